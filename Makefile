@@ -1,0 +1,38 @@
+FUZZTIME ?= 20s
+
+.DEFAULT_GOAL := build
+.PHONY: build test generate check-generate lint fuzz bench ci
+
+build:
+	go build ./...
+
+test:
+	go test -race -count=1 ./...
+
+generate:
+	go generate ./...
+
+# check-generate expects a clean tree, as on a fresh CI clone: afterwards no
+# tracked file may differ and no untracked file may have appeared.
+check-generate: generate
+	@git diff --exit-code || { echo 'make generate changed tracked files: commit the regenerated code'; exit 1; }
+	@dirty=$$(git status --porcelain); \
+	if [ -n "$$dirty" ]; then printf 'tree not clean after make generate:\n%s\n' "$$dirty"; exit 1; fi
+
+lint:
+	@unformatted=$$(git ls-files -z '*.go' | xargs -0 -r gofmt -l) || exit 1; \
+	if [ -n "$$unformatted" ]; then printf 'gofmt: these files are not formatted (run gofmt -w):\n%s\n' "$$unformatted"; exit 1; fi
+	go vet ./...
+	go tool staticcheck ./...
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) .ci/fuzz.sh
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./...
+
+ci:
+	@echo '==> make test' && $(MAKE) --no-print-directory test
+	@echo '==> make lint' && $(MAKE) --no-print-directory lint
+	@echo '==> make check-generate' && $(MAKE) --no-print-directory check-generate
+	@echo '==> make fuzz FUZZTIME=5s' && $(MAKE) --no-print-directory fuzz FUZZTIME=5s

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.yaml")
+	present := filepath.Join(dir, "sluice.yaml")
+	require.NoError(t, os.WriteFile(present, []byte("name: test\nbindings: {}\n"), 0o644))
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // exact, unless prefix
+		wantStderr string // substring; "" means stderr must be empty
+		prefix     bool   // wantStdout is a prefix of stdout
+	}{
+		{
+			name:       "no args",
+			args:       nil,
+			wantCode:   exitOK,
+			wantStdout: usage,
+		},
+		{
+			name:       "help",
+			args:       []string{"help"},
+			wantCode:   exitOK,
+			wantStdout: usage,
+		},
+		{
+			name:       "version",
+			args:       []string{"version"},
+			wantCode:   exitOK,
+			wantStdout: "sluice ",
+			prefix:     true,
+		},
+		{
+			name:       "version extra argument",
+			args:       []string{"version", "x"},
+			wantCode:   exitUsage,
+			wantStderr: "usage: sluice version",
+		},
+		{
+			name:       "start default",
+			args:       []string{"start"},
+			wantCode:   exitOK,
+			wantStdout: fmt.Sprintf("sluice: no bindings yet (config: embedded default, workers: %d)\n", runtime.NumCPU()),
+		},
+		{
+			name:       "start config and workers",
+			args:       []string{"start", "-c", present, "-w", "3"},
+			wantCode:   exitOK,
+			wantStdout: "sluice: no bindings yet (config: " + present + ", workers: 3)\n",
+		},
+		{
+			name:       "start long flags",
+			args:       []string{"start", "--config", present, "--workers", "4", "--engine-dir", dir},
+			wantCode:   exitOK,
+			wantStdout: "sluice: no bindings yet (config: " + present + ", workers: 4)\n",
+		},
+		{
+			name:       "start -c missing file",
+			args:       []string{"start", "-c", missing},
+			wantCode:   exitFail,
+			wantStderr: "sluice: open " + missing + ": no such file or directory\n",
+		},
+		{
+			name:       "start zero workers",
+			args:       []string{"start", "-w", "0"},
+			wantCode:   exitUsage,
+			wantStderr: "-workers must be at least 1, got 0",
+		},
+		{
+			name:       "start extra argument",
+			args:       []string{"start", "extra"},
+			wantCode:   exitUsage,
+			wantStderr: `unexpected argument "extra"`,
+		},
+		{
+			name:       "start help",
+			args:       []string{"start", "-h"},
+			wantCode:   exitOK,
+			wantStderr: "usage: sluice start",
+		},
+		{
+			name:       "unknown command",
+			args:       []string{"frobnicate"},
+			wantCode:   exitUsage,
+			wantStderr: `sluice: unknown command "frobnicate"` + "\n\n" + usage,
+		},
+		{
+			name:       "bad flag",
+			args:       []string{"start", "--bogus"},
+			wantCode:   exitUsage,
+			wantStderr: "flag provided but not defined: -bogus",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, &stdout, &stderr)
+
+			assert.Equal(t, tt.wantCode, code)
+			if tt.prefix {
+				assert.Regexp(t, `^`+tt.wantStdout+`\S+\n$`, stdout.String())
+			} else {
+				assert.Equal(t, tt.wantStdout, stdout.String())
+			}
+			if tt.wantStderr == "" {
+				assert.Empty(t, stderr.String())
+			} else {
+				assert.Contains(t, stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestLoadConfigDefault(t *testing.T) {
+	cfg, err := loadConfig("")
+	require.NoError(t, err)
+	assert.Equal(t, embeddedSource, cfg.source)
+	assert.Contains(t, string(cfg.data), "name: sluice\n")
+	assert.Contains(t, string(cfg.data), "bindings: {}\n")
+}
+
+func TestVersion(t *testing.T) {
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{name: "no build info", info: nil, ok: false, want: "devel"},
+		{name: "empty version", info: &debug.BuildInfo{}, ok: true, want: "devel"},
+		{name: "devel placeholder", info: &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, ok: true, want: "devel"},
+		{name: "tagged", info: &debug.BuildInfo{Main: debug.Module{Version: "v0.3.1"}}, ok: true, want: "v0.3.1"},
+		{
+			name: "pseudo-version",
+			info: &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20260101000000-abcdef123456"}},
+			ok:   true,
+			want: "v0.0.0-20260101000000-abcdef123456",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, version(tt.info, tt.ok))
+		})
+	}
+}

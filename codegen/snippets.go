@@ -1,0 +1,391 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sluicehq/sluice/idl"
+)
+
+// The functions here render the per-field pieces of the reader and builder
+// templates. Each returns Go source; go/format tidies it afterwards.
+
+func isCase(t *typ, f *field) bool {
+	for _, c := range t.Cases {
+		if c.F == f {
+			return true
+		}
+	}
+	return false
+}
+
+// dynName is the reader field that stores a non-constant field offset.
+func dynName(t *typ, f *field) string {
+	if isCase(t, f) {
+		return "oCase"
+	}
+	return "o" + f.Go
+}
+
+// offExpr is the offset of f in the wrapped buffer.
+func offExpr(t *typ, f *field) string {
+	if f.Static && f.Off == 0 {
+		return "f.off"
+	}
+	if f.Static {
+		return fmt.Sprintf("f.off+%d", f.Off)
+	}
+	return "f." + dynName(t, f)
+}
+
+// sizeValue is an int expression for the value of size field s.
+func sizeValue(t *typ, s *field) string {
+	if s.Cat == catVarint {
+		get, _ := varintFuncs(s.Prim)
+		return fmt.Sprintf("func() int { v, _ := %s(f.buf[%s:f.limit]); return int(v) }()", get, offExpr(t, s))
+	}
+	return "int(" + readInt(s.Prim, s.Big, "f.buf", offExpr(t, s), intGoType(s.Prim)) + ")"
+}
+
+// staticPrefix returns how many leading fields have constant offsets and
+// fixed sizes, and their total size: wrap checks them with one comparison.
+func staticPrefix(t *typ) (n, size int) {
+	for _, f := range t.Fields {
+		if !f.Static || f.Size == 0 || f.Cat == catStruct {
+			break
+		}
+		n++
+		size = f.Off + f.Size
+	}
+	return n, size
+}
+
+// prefixCheck renders the single bounds check of the static prefix.
+func prefixCheck(t *typ) string {
+	n, size := staticPrefix(t)
+	if n == 0 {
+		return ""
+	}
+	var ends []string
+	for _, f := range t.Fields[:n] {
+		ends = append(ends, fmt.Sprint(f.Off+f.Size))
+	}
+	return fmt.Sprintf("if limit-p < %d {\nreturn flyweight.FieldAt(%sFieldNames[:], []int{%s}, limit-p), flyweight.ErrShort\n}\np += %d\n",
+		size, lowerFirst(t.Name), strings.Join(ends, ", "), size)
+}
+
+// wrapStep validates f at p and advances p past it.
+func wrapStep(t *typ, f *field) string {
+	if n, _ := staticPrefix(t); f.Ordinal < n && !isCase(t, f) {
+		return ""
+	}
+	var b strings.Builder
+	if !f.Static {
+		fmt.Fprintf(&b, "f.%s = p\n", dynName(t, f))
+	}
+	short := fmt.Sprintf("return %q, flyweight.ErrShort", f.Name)
+	switch f.Cat {
+	case catInt, catEnum, catOctetsN:
+		fmt.Fprintf(&b, "if limit-p < %d { %s }\np += %d\n", f.Size, short, f.Size)
+	case catVarint:
+		get, _ := varintFuncs(f.Prim)
+		fmt.Fprintf(&b, "if _, n := %s(buf[p:limit]); n == 0 { return %q, flyweight.ErrVarint } else { p += n }\n", get, f.Name)
+	case catString:
+		fmt.Fprintf(&b, "if limit-p < %d { %s }\n", f.Width, short)
+		fmt.Fprintf(&b, "if n := %s; n < -1 { return %q, flyweight.ErrLength } else if n > limit-p-%d { %s } else { p += %d + max(n, 0) }\n",
+			strLen(f, "buf", "p"), f.Name, f.Width, short, f.Width)
+	case catOctetsSz:
+		s := f.SizeBy
+		fmt.Fprintf(&b, "{\n n := %s\n", strings.ReplaceAll(sizeValue(t, s), "f.limit", "limit"))
+		if f.Null {
+			fmt.Fprintf(&b, "if n < -1 { return %q, flyweight.ErrLength }\n", f.Name)
+		} else {
+			fmt.Fprintf(&b, "if n < 0 { return %q, flyweight.ErrLength }\n", f.Name)
+		}
+		fmt.Fprintf(&b, "if n > limit-p { %s }\np += max(n, 0)\n}\n", short)
+	case catUnbounded:
+		b.WriteString("p = limit\n")
+	case catStruct:
+		fmt.Fprintf(&b, "{\nvar v %s\nif _, err := v.wrap(buf, p, limit); err != nil { return %q, err }\np = v.limit\n}\n", f.GoType, f.Name)
+	case catArray:
+		fmt.Fprintf(&b, "if _, end, _, err := flyweight.ValidateArray[%s](buf, p, limit, %d, %s); err != nil { return %q, err } else { p = end }\n",
+			f.Elem.View, f.Elem.MinSize, order(f.Big), f.Name)
+	}
+	return b.String()
+}
+
+// strLen reads the signed length prefix of string field f at buf[at:].
+func strLen(f *field, buf, at string) string {
+	switch f.Width {
+	case 1:
+		return fmt.Sprintf("int(int8(%s[%s]))", buf, at)
+	case 2:
+		return fmt.Sprintf("int(int16(%s.Uint16(%s[%s:])))", order(f.Big), buf, at)
+	}
+	return fmt.Sprintf("int(int32(%s.Uint32(%s[%s:])))", order(f.Big), buf, at)
+}
+
+// getters renders the reader accessors of f.
+func getters(t *typ, f *field) string {
+	var b strings.Builder
+	o := offExpr(t, f)
+	recv := "func (f *" + t.Name + ") "
+	onlyCase := ""
+	if isCase(t, f) {
+		onlyCase = fmt.Sprintf(" It is meaningful only when Kind() is %s.", caseConst(t, f))
+	}
+	switch f.Cat {
+	case catInt, catEnum:
+		typeName := f.GoType
+		fmt.Fprintf(&b, "// %s returns %s.%s\n%s%s() %s { return %s }\n\n", f.Go, f.Name, onlyCase, recv, f.Go, typeName, readInt(f.Prim, f.Big, "f.buf", o, typeName))
+		if f.Static && f.SizeFor == nil && !isCase(t, f) && !(t.Union && f == t.Kind) {
+			fmt.Fprintf(&b, "// Set%s overwrites %s in place.\n%sSet%s(v %s) { %s }\n\n", f.Go, f.Name, recv, f.Go, typeName, writeInt(f.Prim, f.Big, "f.buf", o, "v"))
+		}
+	case catVarint:
+		get, _ := varintFuncs(f.Prim)
+		fmt.Fprintf(&b, "// %s returns %s.%s\n%s%s() %s { v, _ := %s(f.buf[%s:f.limit]); return v }\n\n", f.Go, f.Name, onlyCase, recv, f.Go, f.GoType, get, o)
+	case catString:
+		fmt.Fprintf(&b, "// Has%s reports whether %s is not null.%s\n%sHas%s() bool { return %s >= 0 }\n\n", f.Go, f.Name, onlyCase, recv, f.Go, strLen(f, "f.buf", o))
+		fmt.Fprintf(&b, "// %s returns the bytes of %s, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.%s\n", f.Go, f.Name, onlyCase)
+		fmt.Fprintf(&b, "%s%s() []byte {\n o := %s\n n := %s\n if n < 0 { return nil }\n o += %d\n return f.buf[o : o+n : o+n]\n}\n\n", recv, f.Go, o, strLen(f, "f.buf", "o"), f.Width)
+		fmt.Fprintf(&b, "// %sString returns a copy of %s (\"\" when null).\n%s%sString() string { return string(f.%s()) }\n\n", f.Go, f.Name, recv, f.Go, f.Go)
+	case catOctetsN:
+		fmt.Fprintf(&b, "// %s returns the %d bytes of %s. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.\n", f.Go, f.N, f.Name)
+		fmt.Fprintf(&b, "%s%s() []byte { o := %s; return f.buf[o : o+%d : o+%d] }\n\n", recv, f.Go, o, f.N, f.N)
+	case catOctetsSz:
+		if f.Null {
+			fmt.Fprintf(&b, "// Has%s reports whether %s is not null.\n%sHas%s() bool { return %s >= 0 }\n\n", f.Go, f.Name, recv, f.Go, sizeValue(t, f.SizeBy))
+		}
+		fmt.Fprintf(&b, "// %s returns the bytes of %s, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.\n", f.Go, f.Name)
+		fmt.Fprintf(&b, "%s%s() []byte {\n n := %s\n if n < 0 { return nil }\n o := %s\n return f.buf[o : o+n : o+n]\n}\n\n", recv, f.Go, sizeValue(t, f.SizeBy), o)
+	case catUnbounded:
+		fmt.Fprintf(&b, "// %s returns the bytes of %s, up to the limit. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.\n", f.Go, f.Name)
+		fmt.Fprintf(&b, "%s%s() []byte { return f.buf[%s:f.limit:f.limit] }\n\n", recv, f.Go, o)
+	case catStruct:
+		fmt.Fprintf(&b, "// %s returns a view of %s over the same buffer.%s\n%s%s() %s {\n var v %s\n v.wrap(f.buf, %s, f.limit)\n return v\n}\n\n", f.Go, f.Name, onlyCase, recv, f.Go, f.GoType, f.GoType, o)
+	case catArray:
+		fmt.Fprintf(&b, "// %s returns a view of the items of %s.%s\n%s%s() flyweight.Array[%s] {\n o := %s\n n := int(int32(%s.Uint32(f.buf[o:])))\n c := int(int32(%s.Uint32(f.buf[o+4:])))\n return flyweight.MakeArray[%s](f.buf, o+8, o+8+n, c)\n}\n\n",
+			f.Go, f.Name, onlyCase, recv, f.Go, elemArgs(f), o, order(f.Big), order(f.Big), elemArgs(f))
+	}
+	return b.String()
+}
+
+func elemArgs(f *field) string { return f.Elem.View + ", *" + f.Elem.View }
+
+func builderArgs(f *field) string {
+	return f.Elem.Builder + ", *" + f.Elem.Builder + ", " + orderType(f.Big)
+}
+
+func caseConst(t *typ, f *field) string {
+	for _, c := range t.Cases {
+		if c.F == f {
+			return c.Const
+		}
+	}
+	return ""
+}
+
+// childField declares the builder's storage for f: a size field's position
+// or a nested builder.
+func childField(t *typ, f *field) string {
+	switch {
+	case f.SizeFor != nil:
+		return fmt.Sprintf("p%s int // where %s is written\n", f.Go, f.Name)
+	case f.Cat == catStruct:
+		return fmt.Sprintf("b%s %s\n", f.Go, f.Elem.Builder)
+	case f.Cat == catArray:
+		return fmt.Sprintf("a%s flyweight.ArrayBuilder[%s]\n", f.Go, builderArgs(f))
+	}
+	return ""
+}
+
+// ordinal of the field a setter writes: union cases share the kind's.
+func ordinal(f *field) int { return f.Ordinal }
+
+// setters renders the builder setters of f.
+func setters(t *typ, f *field) string {
+	if f.SizeFor != nil || (t.Union && f == t.Kind) {
+		return ""
+	}
+	var b strings.Builder
+	bt := t.Name + "Builder"
+	recv := "func (b *" + bt + ") "
+	i := ordinal(f)
+	// pre writes the union kind before the case value.
+	pre := ""
+	caseNote := ""
+	if isCase(t, f) {
+		k := t.Kind
+		pre = fmt.Sprintf("if !b.room(%d, %d) { return false }\n%s\nb.p += %d\n", i, k.Size, writeInt(k.Prim, k.Big, "b.buf", "b.p", caseConst(t, f)), k.Size)
+		caseNote = fmt.Sprintf(" It selects case %s.", caseConst(t, f))
+	}
+	begin := func() string {
+		if pre == "" {
+			return fmt.Sprintf("b.advance(%d)", i)
+		}
+		return fmt.Sprintf("b.advance(%d) && func() bool {\n%sreturn true }()", i, pre)
+	}
+	done := fmt.Sprintf("b.next = %d\n", i+1)
+	switch f.Cat {
+	case catInt, catEnum:
+		fmt.Fprintf(&b, "// %s sets %s.%s\n%s%s(v %s) *%s {\n if %s && b.room(%d, %d) {\n %s\n b.p += %d\n %s }\n return b\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, f.GoType, bt, begin(), i, f.Size, writeInt(f.Prim, f.Big, "b.buf", "b.p", "v"), f.Size, done)
+	case catVarint:
+		_, put := varintFuncs(f.Prim)
+		fmt.Fprintf(&b, "// %s sets %s.%s\n%s%s(v %s) *%s {\n if %s {\n if n := (%s)(b.buf[b.p:b.max], v); n == 0 { b.fail(%d, flyweight.ErrOverflow) } else { b.p += n\n %s }\n }\n return b\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, f.GoType, bt, begin(), put, i, done)
+	case catString:
+		for _, v := range []struct{ suffix, param, put string }{
+			{"", "v string", "putStr"}, {"Bytes", "v []byte", "putBytes"},
+		} {
+			fmt.Fprintf(&b, "// %s%s sets %s.%s\n%s%s%s(%s) *%s {\n if %s {\n b.%s(%d, %d, false, v)\n }\n return b\n}\n\n",
+				f.Go, v.suffix, f.Name, caseNote, recv, f.Go, v.suffix, v.param, bt, begin(), v.put, i, f.Width)
+		}
+		fmt.Fprintf(&b, "// %sNull sets %s to null (length -1).%s\n%s%sNull() *%s {\n if %s {\n b.putStr(%d, %d, true, \"\")\n }\n return b\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, bt, begin(), i, f.Width)
+	case catOctetsN:
+		fmt.Fprintf(&b, "// %s sets the %d bytes of %s; v must be exactly that long.%s\n%s%s(v []byte) *%s {\n if !%s { return b }\n if len(v) != %d { b.fail(%d, flyweight.ErrLength); return b }\n if b.room(%d, %d) {\n copy(b.buf[b.p:], v)\n b.p += %d\n %s }\n return b\n}\n\n",
+			f.Go, f.N, f.Name, caseNote, recv, f.Go, bt, begin(), f.N, i, i, f.N, f.N, done)
+	case catOctetsSz:
+		fmt.Fprintf(&b, "// %s copies v into %s and sets %s to its length.%s\n%s%s(v []byte) *%s {\n if p := b.%sReserve(len(v)); p != nil { copy(p, v) }\n return b\n}\n\n",
+			f.Go, f.Name, f.SizeBy.Name, caseNote, recv, f.Go, bt, f.Go)
+		fmt.Fprintf(&b, "// %sReserve sets %s to n and returns the n bytes of %s to fill in place, or nil when the builder failed. The slice aliases the builder's buffer.%s\n%s%sReserve(n int) []byte {\n if !%s || !b.size%s(n) || !b.room(%d, n) { return nil }\n p := b.buf[b.p : b.p+n : b.p+n]\n b.p += n\n %s return p\n}\n\n",
+			f.Go, f.SizeBy.Name, f.Name, caseNote, recv, f.Go, begin(), f.Go, i, done)
+		if f.Null {
+			fmt.Fprintf(&b, "// %sNull sets %s to null (%s = -1).%s\n%s%sNull() *%s {\n if %s && b.size%s(-1) {\n %s }\n return b\n}\n\n",
+				f.Go, f.Name, f.SizeBy.Name, caseNote, recv, f.Go, bt, begin(), f.Go, done)
+		}
+		b.WriteString(sizeWriter(t, f))
+	case catUnbounded:
+		fmt.Fprintf(&b, "// %s copies v into %s.%s\n%s%s(v []byte) *%s {\n if p := b.%sReserve(len(v)); p != nil { copy(p, v) }\n return b\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, bt, f.Go)
+		fmt.Fprintf(&b, "// %sReserve returns the next n bytes as %s, to fill in place, or nil when the builder failed. The slice aliases the builder's buffer.\n%s%sReserve(n int) []byte {\n if !%s || !b.room(%d, n) { return nil }\n p := b.buf[b.p : b.p+n : b.p+n]\n b.p += n\n %s return p\n}\n\n",
+			f.Go, f.Name, recv, f.Go, begin(), i, done)
+		fmt.Fprintf(&b, "// %sSlot returns where %s starts and the builder's max limit, so that another builder can write it in place; finish with %sEnd. ok is false when the builder failed.\n%s%sSlot() (off, maxLimit int, ok bool) {\n if !%s { return 0, 0, false }\n return b.p, b.max, true\n}\n\n",
+			f.Go, f.Name, f.Go, recv, f.Go, begin())
+		fmt.Fprintf(&b, "// %sEnd ends %s at limit, after it was written in place from %sSlot.\n%s%sEnd(limit int) *%s {\n if b.err != nil { return b }\n if b.next != %d || limit < b.p || limit > b.max { b.fail(%d, flyweight.ErrBounds); return b }\n b.p = limit\n %s return b\n}\n\n",
+			f.Go, f.Name, f.Go, recv, f.Go, bt, i, i, done)
+	case catStruct:
+		fmt.Fprintf(&b, "// %s starts %s and returns its builder, which writes in place until the next setter or Build.%s\n%s%s() *%s {\n if !%s { return b.b%s.Wrap(b.buf[:0], 0, 0) }\n b.open = %d\n b.next = %d\n return b.b%s.Wrap(b.buf, b.p, b.max)\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, f.Elem.Builder, begin(), f.Go, childID(t, f), i+1, f.Go)
+	case catArray:
+		fmt.Fprintf(&b, "// %s starts the array %s and returns its builder; add items with Item. It is finished by the next setter or Build.%s\n%s%s() *flyweight.ArrayBuilder[%s] {\n if !%s { return b.a%s.Init(b.buf[:0], 0, 0).Fail(flyweight.ErrOrder) }\n b.open = %d\n b.next = %d\n return b.a%s.Init(b.buf, b.p, b.max)\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, builderArgs(f), begin(), f.Go, childID(t, f), i+1, f.Go)
+	}
+	return b.String()
+}
+
+// sizeWriter renders the helper that writes the size field of octets f.
+func sizeWriter(t *typ, f *field) string {
+	s := f.SizeBy
+	var b strings.Builder
+	fmt.Fprintf(&b, "func (b *%sBuilder) size%s(n int) bool {\n", t.Name, f.Go)
+	if s.Cat == catVarint {
+		_, put := varintFuncs(s.Prim)
+		min, max, _ := s.Prim.Range()
+		fmt.Fprintf(&b, " if n < %d || n > %d { b.fail(%d, flyweight.ErrRange); return false }\n", min, max, f.Ordinal)
+		fmt.Fprintf(&b, " w := (%s)(b.buf[b.p:b.max], %s(n))\n if w == 0 { b.fail(%d, flyweight.ErrOverflow); return false }\n b.p += w\n return true\n}\n\n", put, s.GoType, f.Ordinal)
+		return b.String()
+	}
+	min, max, umax := s.Prim.Range()
+	if !s.Prim.IsSigned() {
+		min = -1 // -1 is not encodable: checked below
+		_ = max
+		fmt.Fprintf(&b, " if n < 0 || uint64(n) > %d { b.fail(%d, flyweight.ErrRange); return false }\n", umax, f.Ordinal)
+	} else {
+		fmt.Fprintf(&b, " if n < %d || n > %d { b.fail(%d, flyweight.ErrRange); return false }\n", min, max, f.Ordinal)
+	}
+	fmt.Fprintf(&b, " %s\n return true\n}\n\n", writeInt(s.Prim, s.Big, "b.buf", "b.p"+s.Go, "n"))
+	return b.String()
+}
+
+// fillCase renders the case of the builder's fill method that writes the
+// default of a field that was not set.
+func fillCase(t *typ, f *field) string {
+	missing := fmt.Sprintf("b.fail(%d, flyweight.ErrMissing)\nreturn false\n", f.Ordinal)
+	var body string
+	room := func(n int) string {
+		return fmt.Sprintf("if !b.room(%d, %d) { return false }\n", f.Ordinal, n)
+	}
+	switch {
+	case f.SizeFor != nil && f.Cat == catVarint:
+		body = "// written with the octets it sizes\n"
+	case f.SizeFor != nil:
+		body = fmt.Sprintf("%sb.p%s = b.p\nb.p += %d\n", room(f.Size), f.Go, f.Size)
+	case t.Union && f == t.Kind:
+		body = missing
+	case f.Cat == catInt || f.Cat == catEnum:
+		if f.Default == nil {
+			body = missing
+		} else {
+			body = room(f.Size) + "v := " + defaultLit(f) + "\n" + writeInt(f.Prim, f.Big, "b.buf", "b.p", "v") + fmt.Sprintf("\nb.p += %d\n", f.Size)
+		}
+	case f.Cat == catVarint:
+		if f.Default == nil {
+			body = missing
+		} else {
+			_, put := varintFuncs(f.Prim)
+			body = fmt.Sprintf("n := (%s)(b.buf[b.p:b.max], %s)\nif n == 0 { b.fail(%d, flyweight.ErrOverflow); return false }\nb.p += n\n", put, defaultLit(f), f.Ordinal)
+		}
+	case f.Cat == catString:
+		switch {
+		case f.Default == nil:
+			body = missing
+		case f.Null:
+			body = fmt.Sprintf("return b.putStr(%d, %d, true, \"\")\n", f.Ordinal, f.Width)
+		default:
+			body = fmt.Sprintf("return b.putStr(%d, %d, false, %q)\n", f.Ordinal, f.Width, f.Default.Str)
+		}
+	case f.Cat == catOctetsSz:
+		if f.Null {
+			body = fmt.Sprintf("return b.size%s(-1)\n", f.Go)
+		} else {
+			body = missing
+		}
+	case f.Cat == catOctetsN:
+		body = missing
+	case f.Cat == catUnbounded:
+		body = "// empty\n"
+	case f.Cat == catStruct:
+		body = fmt.Sprintf("b.b%s.Wrap(b.buf, b.p, b.max)\nlimit, err := b.b%s.BuildLimit()\nif err != nil { b.err = err; return false }\nb.p = limit\n", f.Go, f.Go)
+	case f.Cat == catArray:
+		body = fmt.Sprintf("limit, err := b.a%s.Init(b.buf, b.p, b.max).BuildLimit()\nif err != nil { b.fail(%d, err); return false }\nb.p = limit\n", f.Go, f.Ordinal)
+	}
+	return fmt.Sprintf("case %d:\n%s", f.Ordinal, body)
+}
+
+// childID identifies the open nested builder: the field's ordinal, or for
+// a union case (which shares the kind's ordinal) 1000 plus the case index.
+func childID(t *typ, f *field) int {
+	for i, c := range t.Cases {
+		if c.F == f {
+			return 1000 + i
+		}
+	}
+	return f.Ordinal
+}
+
+// closeCase renders the case of closeChild that finishes f's nested builder.
+func closeCase(t *typ, f *field) string {
+	switch f.Cat {
+	case catStruct:
+		return fmt.Sprintf("case %d:\nlimit, err = b.b%s.BuildLimit()\n", childID(t, f), f.Go)
+	case catArray:
+		return fmt.Sprintf("case %d:\nlimit, err = b.a%s.BuildLimit()\n", childID(t, f), f.Go)
+	}
+	return ""
+}
+
+func defaultLit(f *field) string {
+	d := f.Default
+	switch d.Kind {
+	case idl.IdentValue:
+		return f.GoType + constName(d.Ident)
+	case idl.IntValue:
+		if d.Uint {
+			return fmt.Sprintf("%s(%d)", f.GoType, uint64(d.Int))
+		}
+		return fmt.Sprintf("%s(%d)", f.GoType, d.Int)
+	}
+	return "0"
+}

@@ -1,0 +1,59 @@
+// Package engine is the Sluice runtime: workers, rings, streams and flow
+// control.
+//
+// A configuration wires bindings (tcp, http, mcp, …) into a pipeline. The
+// bindings never call each other: a binding writes a frame into the inbound
+// ring of the worker that owns the target stream, and that worker's loop
+// dispatches the frame to the stream's handler. Each binding is therefore a
+// single-threaded state machine per stream, driven only by frames. The frame
+// layout, type ids and stream-id scheme are Zilla's (ARCHITECTURE.md §3), so
+// Zilla's wire-order scripts read the same against Sluice.
+//
+// This package is being built up issue by issue; this comment states the
+// model it is built to.
+//
+// # Streams and frames
+//
+// A stream has two directions. The initial direction runs from the initiator
+// to the target and the reply direction runs back. Every direction goes
+// through the same lifecycle:
+//
+//  1. BEGIN opens the direction. It carries the routing ids and a typed
+//     extension (for example the HTTP headers or the MCP request kind).
+//  2. DATA carries payload bytes, charged against the receiver's window.
+//     FLUSH moves the stream forward without payload, to send an extension
+//     or to push a deferred BEGIN out.
+//  3. END closes the direction in order; ABORT closes it abruptly. Either
+//     one retires the stream handler for that direction.
+//
+// Throttle frames travel against the data, on the same stream id:
+//
+//   - WINDOW grants the sender credit.
+//   - RESET refuses the direction and retires its throttle handler.
+//   - CHALLENGE asks the sender to act, for example to authorize again.
+//   - SIGNAL is raised by the engine itself to deliver a due timer or the
+//     completion of asynchronous work back on the stream's worker.
+//
+// # Flow control
+//
+// Each direction tracks sequence, acknowledge, maximum and padding. A
+// sender may write while sequence - acknowledge + reserved <= maximum, and
+// every DATA reserves its length plus the padding. A full ring refuses the
+// write rather than blocking or dropping it; flow control keeps a
+// well-behaved pipeline from filling one.
+//
+// # Stream ids
+//
+// Stream ids are int64 values with a fixed layout:
+//
+//   - Initial ids are odd; the reply id is replyID = initialID &^ 1.
+//   - Bits 62..56 hold the worker that allocated the id and bits 54..48 the
+//     target worker the initial stream is delivered to.
+//   - Stream id 0 is reserved for system messages.
+//
+// # Workers
+//
+// There are N workers (sluice start -w, by default one per CPU). Each owns
+// an inbound ring, the sockets it serves, a timer wheel and a buffer pool,
+// so the hot path needs no locks and allocates nothing.
+package engine

@@ -1,0 +1,3 @@
+package frame
+
+//go:generate go run ../../codegen -idl ../../idl/core.idl -out .
