@@ -223,7 +223,7 @@ func setters(t *typ, f *field) string {
 		if pre == "" {
 			return fmt.Sprintf("b.advance(%d)", i)
 		}
-		return fmt.Sprintf("b.advance(%d) && func() bool {\n%sreturn true }()", i, pre)
+		return fmt.Sprintf("(b.advance(%d) && func() bool {\n%sreturn true }())", i, pre)
 	}
 	done := fmt.Sprintf("b.next = %d\n", i+1)
 	switch f.Cat {
@@ -238,11 +238,11 @@ func setters(t *typ, f *field) string {
 		for _, v := range []struct{ suffix, param, put string }{
 			{"", "v string", "putStr"}, {"Bytes", "v []byte", "putBytes"},
 		} {
-			fmt.Fprintf(&b, "// %s%s sets %s.%s\n%s%s%s(%s) *%s {\n if %s {\n b.%s(%d, %d, false, v)\n }\n return b\n}\n\n",
-				f.Go, v.suffix, f.Name, caseNote, recv, f.Go, v.suffix, v.param, bt, begin(), v.put, i, f.Width)
+			fmt.Fprintf(&b, "// %s%s sets %s.%s\n%s%s%s(%s) *%s {\n if %s && b.%s(%d, %d, false, v) {\n %s }\n return b\n}\n\n",
+				f.Go, v.suffix, f.Name, caseNote, recv, f.Go, v.suffix, v.param, bt, begin(), v.put, i, f.Width, done)
 		}
-		fmt.Fprintf(&b, "// %sNull sets %s to null (length -1).%s\n%s%sNull() *%s {\n if %s {\n b.putStr(%d, %d, true, \"\")\n }\n return b\n}\n\n",
-			f.Go, f.Name, caseNote, recv, f.Go, bt, begin(), i, f.Width)
+		fmt.Fprintf(&b, "// %sNull sets %s to null (length -1).%s\n%s%sNull() *%s {\n if %s && b.putStr(%d, %d, true, \"\") {\n %s }\n return b\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, bt, begin(), i, f.Width, done)
 	case catOctetsN:
 		fmt.Fprintf(&b, "// %s sets the %d bytes of %s; v must be exactly that long.%s\n%s%s(v []byte) *%s {\n if !%s { return b }\n if len(v) != %d { b.fail(%d, flyweight.ErrLength); return b }\n if b.room(%d, %d) {\n copy(b.buf[b.p:], v)\n b.p += %d\n %s }\n return b\n}\n\n",
 			f.Go, f.N, f.Name, caseNote, recv, f.Go, bt, begin(), f.N, i, i, f.N, f.N, done)

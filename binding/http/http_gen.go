@@ -170,8 +170,15 @@ func (b *HttpHeaderBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpHeaderBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpHeaderBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -226,7 +233,6 @@ func (b *HttpHeaderBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -237,54 +243,53 @@ func (b *HttpHeaderBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // Name sets name.
 func (b *HttpHeaderBuilder) Name(v string) *HttpHeaderBuilder {
-	if b.advance(0) {
-		b.putStr(0, 1, false, v)
+	if b.advance(0) && b.putStr(0, 1, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // NameBytes sets name.
 func (b *HttpHeaderBuilder) NameBytes(v []byte) *HttpHeaderBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 1, false, v)
+	if b.advance(0) && b.putBytes(0, 1, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // NameNull sets name to null (length -1).
 func (b *HttpHeaderBuilder) NameNull() *HttpHeaderBuilder {
-	if b.advance(0) {
-		b.putStr(0, 1, true, "")
+	if b.advance(0) && b.putStr(0, 1, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Value sets value.
 func (b *HttpHeaderBuilder) Value(v string) *HttpHeaderBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ValueBytes sets value.
 func (b *HttpHeaderBuilder) ValueBytes(v []byte) *HttpHeaderBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ValueNull sets value to null (length -1).
 func (b *HttpHeaderBuilder) ValueNull() *HttpHeaderBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -444,8 +449,15 @@ func (b *HttpBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -515,7 +527,6 @@ func (b *HttpBeginExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -526,7 +537,6 @@ func (b *HttpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -723,8 +733,15 @@ func (b *HttpFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -802,7 +819,6 @@ func (b *HttpFlushExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -813,7 +829,6 @@ func (b *HttpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1010,8 +1025,15 @@ func (b *HttpEndExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpEndExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpEndExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1081,7 +1103,6 @@ func (b *HttpEndExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1092,7 +1113,6 @@ func (b *HttpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1281,8 +1301,15 @@ func (b *HttpResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpResetExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpResetExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1352,7 +1379,6 @@ func (b *HttpResetExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1363,7 +1389,6 @@ func (b *HttpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1556,8 +1581,15 @@ func (b *HttpChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *HttpChallengeExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *HttpChallengeExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1627,7 +1659,6 @@ func (b *HttpChallengeExBuilder) putStr(i, width int, null bool, s string) bool 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1638,7 +1669,6 @@ func (b *HttpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) boo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 

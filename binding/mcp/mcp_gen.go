@@ -517,8 +517,15 @@ func (b *McpBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -611,7 +618,6 @@ func (b *McpBeginExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -622,7 +628,6 @@ func (b *McpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -648,14 +653,14 @@ func (b *McpBeginExBuilder) TypeID(v int32) *McpBeginExBuilder {
 
 // Lifecycle starts lifecycle and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindLifecycle.
 func (b *McpBeginExBuilder) Lifecycle() *McpLifecycleBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindLifecycle)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bLifecycle.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1000
@@ -665,14 +670,14 @@ func (b *McpBeginExBuilder) Lifecycle() *McpLifecycleBeginExBuilder {
 
 // ToolsList starts toolsList and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindToolsList.
 func (b *McpBeginExBuilder) ToolsList() *McpToolsListBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindToolsList)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bToolsList.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1001
@@ -682,14 +687,14 @@ func (b *McpBeginExBuilder) ToolsList() *McpToolsListBeginExBuilder {
 
 // ToolsCall starts toolsCall and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindToolsCall.
 func (b *McpBeginExBuilder) ToolsCall() *McpToolsCallBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindToolsCall)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bToolsCall.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1002
@@ -699,14 +704,14 @@ func (b *McpBeginExBuilder) ToolsCall() *McpToolsCallBeginExBuilder {
 
 // PromptsList starts promptsList and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindPromptsList.
 func (b *McpBeginExBuilder) PromptsList() *McpPromptsListBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindPromptsList)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bPromptsList.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1003
@@ -716,14 +721,14 @@ func (b *McpBeginExBuilder) PromptsList() *McpPromptsListBeginExBuilder {
 
 // PromptsGet starts promptsGet and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindPromptsGet.
 func (b *McpBeginExBuilder) PromptsGet() *McpPromptsGetBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindPromptsGet)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bPromptsGet.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1004
@@ -733,14 +738,14 @@ func (b *McpBeginExBuilder) PromptsGet() *McpPromptsGetBeginExBuilder {
 
 // ResourcesList starts resourcesList and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindResourcesList.
 func (b *McpBeginExBuilder) ResourcesList() *McpResourcesListBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindResourcesList)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesList.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1005
@@ -750,14 +755,14 @@ func (b *McpBeginExBuilder) ResourcesList() *McpResourcesListBeginExBuilder {
 
 // ResourcesRead starts resourcesRead and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindResourcesRead.
 func (b *McpBeginExBuilder) ResourcesRead() *McpResourcesReadBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindResourcesRead)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesRead.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1006
@@ -767,14 +772,14 @@ func (b *McpBeginExBuilder) ResourcesRead() *McpResourcesReadBeginExBuilder {
 
 // ResourcesTemplatesList starts resourcesTemplatesList and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindResourcesTemplatesList.
 func (b *McpBeginExBuilder) ResourcesTemplatesList() *McpResourcesTemplatesListBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindResourcesTemplatesList)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesTemplatesList.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1007
@@ -784,14 +789,14 @@ func (b *McpBeginExBuilder) ResourcesTemplatesList() *McpResourcesTemplatesListB
 
 // ResourcesSubscribe starts resourcesSubscribe and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindResourcesSubscribe.
 func (b *McpBeginExBuilder) ResourcesSubscribe() *McpResourcesSubscribeBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindResourcesSubscribe)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesSubscribe.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1008
@@ -801,14 +806,14 @@ func (b *McpBeginExBuilder) ResourcesSubscribe() *McpResourcesSubscribeBeginExBu
 
 // ResourcesUnsubscribe starts resourcesUnsubscribe and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindResourcesUnsubscribe.
 func (b *McpBeginExBuilder) ResourcesUnsubscribe() *McpResourcesUnsubscribeBeginExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpBeginExKindResourcesUnsubscribe)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesUnsubscribe.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1009
@@ -1011,8 +1016,15 @@ func (b *McpLifecycleBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpLifecycleBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpLifecycleBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1073,7 +1085,6 @@ func (b *McpLifecycleBeginExBuilder) putStr(i, width int, null bool, s string) b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1084,30 +1095,29 @@ func (b *McpLifecycleBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpLifecycleBeginExBuilder) SessionID(v string) *McpLifecycleBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpLifecycleBeginExBuilder) SessionIDBytes(v []byte) *McpLifecycleBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpLifecycleBeginExBuilder) SessionIDNull() *McpLifecycleBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -1124,24 +1134,24 @@ func (b *McpLifecycleBeginExBuilder) Capabilities(v uint16) *McpLifecycleBeginEx
 
 // AuthCallback sets authCallback.
 func (b *McpLifecycleBeginExBuilder) AuthCallback(v string) *McpLifecycleBeginExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, false, v)
+	if b.advance(2) && b.putStr(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // AuthCallbackBytes sets authCallback.
 func (b *McpLifecycleBeginExBuilder) AuthCallbackBytes(v []byte) *McpLifecycleBeginExBuilder {
-	if b.advance(2) {
-		b.putBytes(2, 2, false, v)
+	if b.advance(2) && b.putBytes(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // AuthCallbackNull sets authCallback to null (length -1).
 func (b *McpLifecycleBeginExBuilder) AuthCallbackNull() *McpLifecycleBeginExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, true, "")
+	if b.advance(2) && b.putStr(2, 2, true, "") {
+		b.next = 3
 	}
 	return b
 }
@@ -1309,8 +1319,15 @@ func (b *McpToolsListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpToolsListBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpToolsListBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1369,7 +1386,6 @@ func (b *McpToolsListBeginExBuilder) putStr(i, width int, null bool, s string) b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1380,30 +1396,29 @@ func (b *McpToolsListBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpToolsListBeginExBuilder) SessionID(v string) *McpToolsListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpToolsListBeginExBuilder) SessionIDBytes(v []byte) *McpToolsListBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpToolsListBeginExBuilder) SessionIDNull() *McpToolsListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -1625,8 +1640,15 @@ func (b *McpToolsCallBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpToolsCallBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpToolsCallBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1697,7 +1719,6 @@ func (b *McpToolsCallBeginExBuilder) putStr(i, width int, null bool, s string) b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1708,54 +1729,53 @@ func (b *McpToolsCallBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpToolsCallBeginExBuilder) SessionID(v string) *McpToolsCallBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpToolsCallBeginExBuilder) SessionIDBytes(v []byte) *McpToolsCallBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpToolsCallBeginExBuilder) SessionIDNull() *McpToolsCallBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Name sets name.
 func (b *McpToolsCallBeginExBuilder) Name(v string) *McpToolsCallBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // NameBytes sets name.
 func (b *McpToolsCallBeginExBuilder) NameBytes(v []byte) *McpToolsCallBeginExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // NameNull sets name to null (length -1).
 func (b *McpToolsCallBeginExBuilder) NameNull() *McpToolsCallBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -1943,8 +1963,15 @@ func (b *McpPromptsListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpPromptsListBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpPromptsListBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2003,7 +2030,6 @@ func (b *McpPromptsListBeginExBuilder) putStr(i, width int, null bool, s string)
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2014,30 +2040,29 @@ func (b *McpPromptsListBeginExBuilder) putBytes(i, width int, null bool, s []byt
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpPromptsListBeginExBuilder) SessionID(v string) *McpPromptsListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpPromptsListBeginExBuilder) SessionIDBytes(v []byte) *McpPromptsListBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpPromptsListBeginExBuilder) SessionIDNull() *McpPromptsListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -2259,8 +2284,15 @@ func (b *McpPromptsGetBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpPromptsGetBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpPromptsGetBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2331,7 +2363,6 @@ func (b *McpPromptsGetBeginExBuilder) putStr(i, width int, null bool, s string) 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2342,54 +2373,53 @@ func (b *McpPromptsGetBeginExBuilder) putBytes(i, width int, null bool, s []byte
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpPromptsGetBeginExBuilder) SessionID(v string) *McpPromptsGetBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpPromptsGetBeginExBuilder) SessionIDBytes(v []byte) *McpPromptsGetBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpPromptsGetBeginExBuilder) SessionIDNull() *McpPromptsGetBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Name sets name.
 func (b *McpPromptsGetBeginExBuilder) Name(v string) *McpPromptsGetBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // NameBytes sets name.
 func (b *McpPromptsGetBeginExBuilder) NameBytes(v []byte) *McpPromptsGetBeginExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // NameNull sets name to null (length -1).
 func (b *McpPromptsGetBeginExBuilder) NameNull() *McpPromptsGetBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -2577,8 +2607,15 @@ func (b *McpResourcesListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesListBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesListBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2637,7 +2674,6 @@ func (b *McpResourcesListBeginExBuilder) putStr(i, width int, null bool, s strin
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2648,30 +2684,29 @@ func (b *McpResourcesListBeginExBuilder) putBytes(i, width int, null bool, s []b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpResourcesListBeginExBuilder) SessionID(v string) *McpResourcesListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesListBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesListBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpResourcesListBeginExBuilder) SessionIDNull() *McpResourcesListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -2893,8 +2928,15 @@ func (b *McpResourcesReadBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesReadBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesReadBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2965,7 +3007,6 @@ func (b *McpResourcesReadBeginExBuilder) putStr(i, width int, null bool, s strin
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2976,54 +3017,53 @@ func (b *McpResourcesReadBeginExBuilder) putBytes(i, width int, null bool, s []b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpResourcesReadBeginExBuilder) SessionID(v string) *McpResourcesReadBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesReadBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesReadBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpResourcesReadBeginExBuilder) SessionIDNull() *McpResourcesReadBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // URI sets uri.
 func (b *McpResourcesReadBeginExBuilder) URI(v string) *McpResourcesReadBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesReadBeginExBuilder) URIBytes(v []byte) *McpResourcesReadBeginExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URINull sets uri to null (length -1).
 func (b *McpResourcesReadBeginExBuilder) URINull() *McpResourcesReadBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -3211,8 +3251,15 @@ func (b *McpResourcesTemplatesListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesTemplatesListBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesTemplatesListBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -3271,7 +3318,6 @@ func (b *McpResourcesTemplatesListBeginExBuilder) putStr(i, width int, null bool
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3282,30 +3328,29 @@ func (b *McpResourcesTemplatesListBeginExBuilder) putBytes(i, width int, null bo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpResourcesTemplatesListBeginExBuilder) SessionID(v string) *McpResourcesTemplatesListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesTemplatesListBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesTemplatesListBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpResourcesTemplatesListBeginExBuilder) SessionIDNull() *McpResourcesTemplatesListBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -3527,8 +3572,15 @@ func (b *McpResourcesSubscribeBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesSubscribeBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesSubscribeBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -3599,7 +3651,6 @@ func (b *McpResourcesSubscribeBeginExBuilder) putStr(i, width int, null bool, s 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3610,54 +3661,53 @@ func (b *McpResourcesSubscribeBeginExBuilder) putBytes(i, width int, null bool, 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpResourcesSubscribeBeginExBuilder) SessionID(v string) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesSubscribeBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpResourcesSubscribeBeginExBuilder) SessionIDNull() *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // URI sets uri.
 func (b *McpResourcesSubscribeBeginExBuilder) URI(v string) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesSubscribeBeginExBuilder) URIBytes(v []byte) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URINull sets uri to null (length -1).
 func (b *McpResourcesSubscribeBeginExBuilder) URINull() *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -3889,8 +3939,15 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesUnsubscribeBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesUnsubscribeBeginExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -3961,7 +4018,6 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) putStr(i, width int, null bool, 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3972,54 +4028,53 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) putBytes(i, width int, null bool
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpResourcesUnsubscribeBeginExBuilder) SessionID(v string) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesUnsubscribeBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpResourcesUnsubscribeBeginExBuilder) SessionIDNull() *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // URI sets uri.
 func (b *McpResourcesUnsubscribeBeginExBuilder) URI(v string) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesUnsubscribeBeginExBuilder) URIBytes(v []byte) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URINull sets uri to null (length -1).
 func (b *McpResourcesUnsubscribeBeginExBuilder) URINull() *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -4384,8 +4439,15 @@ func (b *McpFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -4478,7 +4540,6 @@ func (b *McpFlushExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4489,7 +4550,6 @@ func (b *McpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4515,14 +4575,14 @@ func (b *McpFlushExBuilder) TypeID(v int32) *McpFlushExBuilder {
 
 // Resumable starts resumable and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindResumable.
 func (b *McpFlushExBuilder) Resumable() *McpResumableFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindResumable)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResumable.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1000
@@ -4532,14 +4592,14 @@ func (b *McpFlushExBuilder) Resumable() *McpResumableFlushExBuilder {
 
 // ToolsListChanged starts toolsListChanged and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindToolsListChanged.
 func (b *McpFlushExBuilder) ToolsListChanged() *McpToolsListChangedFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindToolsListChanged)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bToolsListChanged.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1001
@@ -4549,14 +4609,14 @@ func (b *McpFlushExBuilder) ToolsListChanged() *McpToolsListChangedFlushExBuilde
 
 // PromptsListChanged starts promptsListChanged and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindPromptsListChanged.
 func (b *McpFlushExBuilder) PromptsListChanged() *McpPromptsListChangedFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindPromptsListChanged)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bPromptsListChanged.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1002
@@ -4566,14 +4626,14 @@ func (b *McpFlushExBuilder) PromptsListChanged() *McpPromptsListChangedFlushExBu
 
 // ResourcesListChanged starts resourcesListChanged and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindResourcesListChanged.
 func (b *McpFlushExBuilder) ResourcesListChanged() *McpResourcesListChangedFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindResourcesListChanged)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesListChanged.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1003
@@ -4583,14 +4643,14 @@ func (b *McpFlushExBuilder) ResourcesListChanged() *McpResourcesListChangedFlush
 
 // Progress starts progress and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindProgress.
 func (b *McpFlushExBuilder) Progress() *McpProgressFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindProgress)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bProgress.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1004
@@ -4600,14 +4660,14 @@ func (b *McpFlushExBuilder) Progress() *McpProgressFlushExBuilder {
 
 // Suspend starts suspend and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindSuspend.
 func (b *McpFlushExBuilder) Suspend() *McpSuspendFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindSuspend)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bSuspend.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1005
@@ -4617,14 +4677,14 @@ func (b *McpFlushExBuilder) Suspend() *McpSuspendFlushExBuilder {
 
 // ElicitCallback starts elicitCallback and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindElicitCallback.
 func (b *McpFlushExBuilder) ElicitCallback() *McpElicitCallbackFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindElicitCallback)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bElicitCallback.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1006
@@ -4634,14 +4694,14 @@ func (b *McpFlushExBuilder) ElicitCallback() *McpElicitCallbackFlushExBuilder {
 
 // ElicitComplete starts elicitComplete and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindElicitComplete.
 func (b *McpFlushExBuilder) ElicitComplete() *McpElicitCompleteFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindElicitComplete)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bElicitComplete.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1007
@@ -4651,14 +4711,14 @@ func (b *McpFlushExBuilder) ElicitComplete() *McpElicitCompleteFlushExBuilder {
 
 // ElicitResponse starts elicitResponse and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindElicitResponse.
 func (b *McpFlushExBuilder) ElicitResponse() *McpElicitResponseFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindElicitResponse)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bElicitResponse.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1008
@@ -4668,14 +4728,14 @@ func (b *McpFlushExBuilder) ElicitResponse() *McpElicitResponseFlushExBuilder {
 
 // ResourcesUpdated starts resourcesUpdated and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindResourcesUpdated.
 func (b *McpFlushExBuilder) ResourcesUpdated() *McpResourcesUpdatedFlushExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpFlushExKindResourcesUpdated)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResourcesUpdated.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1009
@@ -4834,8 +4894,15 @@ func (b *McpResumableFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResumableFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResumableFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -4885,7 +4952,6 @@ func (b *McpResumableFlushExBuilder) putStr(i, width int, null bool, s string) b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4896,30 +4962,29 @@ func (b *McpResumableFlushExBuilder) putBytes(i, width int, null bool, s []byte)
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpResumableFlushExBuilder) ID(v string) *McpResumableFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResumableFlushExBuilder) IDBytes(v []byte) *McpResumableFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpResumableFlushExBuilder) IDNull() *McpResumableFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -5075,8 +5140,15 @@ func (b *McpToolsListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpToolsListChangedFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpToolsListChangedFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5126,7 +5198,6 @@ func (b *McpToolsListChangedFlushExBuilder) putStr(i, width int, null bool, s st
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5137,30 +5208,29 @@ func (b *McpToolsListChangedFlushExBuilder) putBytes(i, width int, null bool, s 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpToolsListChangedFlushExBuilder) ID(v string) *McpToolsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpToolsListChangedFlushExBuilder) IDBytes(v []byte) *McpToolsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpToolsListChangedFlushExBuilder) IDNull() *McpToolsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -5316,8 +5386,15 @@ func (b *McpPromptsListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpPromptsListChangedFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpPromptsListChangedFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5367,7 +5444,6 @@ func (b *McpPromptsListChangedFlushExBuilder) putStr(i, width int, null bool, s 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5378,30 +5454,29 @@ func (b *McpPromptsListChangedFlushExBuilder) putBytes(i, width int, null bool, 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpPromptsListChangedFlushExBuilder) ID(v string) *McpPromptsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpPromptsListChangedFlushExBuilder) IDBytes(v []byte) *McpPromptsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpPromptsListChangedFlushExBuilder) IDNull() *McpPromptsListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -5557,8 +5632,15 @@ func (b *McpResourcesListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesListChangedFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesListChangedFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5608,7 +5690,6 @@ func (b *McpResourcesListChangedFlushExBuilder) putStr(i, width int, null bool, 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5619,30 +5700,29 @@ func (b *McpResourcesListChangedFlushExBuilder) putBytes(i, width int, null bool
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpResourcesListChangedFlushExBuilder) ID(v string) *McpResourcesListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResourcesListChangedFlushExBuilder) IDBytes(v []byte) *McpResourcesListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpResourcesListChangedFlushExBuilder) IDNull() *McpResourcesListChangedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -5886,8 +5966,15 @@ func (b *McpProgressFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpProgressFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpProgressFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5957,7 +6044,6 @@ func (b *McpProgressFlushExBuilder) putStr(i, width int, null bool, s string) bo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5968,54 +6054,53 @@ func (b *McpProgressFlushExBuilder) putBytes(i, width int, null bool, s []byte) 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpProgressFlushExBuilder) ID(v string) *McpProgressFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpProgressFlushExBuilder) IDBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpProgressFlushExBuilder) IDNull() *McpProgressFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Token sets token.
 func (b *McpProgressFlushExBuilder) Token(v string) *McpProgressFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // TokenBytes sets token.
 func (b *McpProgressFlushExBuilder) TokenBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // TokenNull sets token to null (length -1).
 func (b *McpProgressFlushExBuilder) TokenNull() *McpProgressFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -6042,24 +6127,24 @@ func (b *McpProgressFlushExBuilder) Total(v int64) *McpProgressFlushExBuilder {
 
 // Message sets message.
 func (b *McpProgressFlushExBuilder) Message(v string) *McpProgressFlushExBuilder {
-	if b.advance(4) {
-		b.putStr(4, 2, false, v)
+	if b.advance(4) && b.putStr(4, 2, false, v) {
+		b.next = 5
 	}
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpProgressFlushExBuilder) MessageBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(4) {
-		b.putBytes(4, 2, false, v)
+	if b.advance(4) && b.putBytes(4, 2, false, v) {
+		b.next = 5
 	}
 	return b
 }
 
 // MessageNull sets message to null (length -1).
 func (b *McpProgressFlushExBuilder) MessageNull() *McpProgressFlushExBuilder {
-	if b.advance(4) {
-		b.putStr(4, 2, true, "")
+	if b.advance(4) && b.putStr(4, 2, true, "") {
+		b.next = 5
 	}
 	return b
 }
@@ -6200,8 +6285,15 @@ func (b *McpSuspendFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpSuspendFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpSuspendFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -6256,7 +6348,6 @@ func (b *McpSuspendFlushExBuilder) putStr(i, width int, null bool, s string) boo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -6267,7 +6358,6 @@ func (b *McpSuspendFlushExBuilder) putBytes(i, width int, null bool, s []byte) b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -6464,8 +6554,15 @@ func (b *McpElicitCallbackFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpElicitCallbackFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpElicitCallbackFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -6519,7 +6616,6 @@ func (b *McpElicitCallbackFlushExBuilder) putStr(i, width int, null bool, s stri
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -6530,54 +6626,53 @@ func (b *McpElicitCallbackFlushExBuilder) putBytes(i, width int, null bool, s []
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // URL sets url.
 func (b *McpElicitCallbackFlushExBuilder) URL(v string) *McpElicitCallbackFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // URLBytes sets url.
 func (b *McpElicitCallbackFlushExBuilder) URLBytes(v []byte) *McpElicitCallbackFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // URLNull sets url to null (length -1).
 func (b *McpElicitCallbackFlushExBuilder) URLNull() *McpElicitCallbackFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // CorrelationID sets correlationId.
 func (b *McpElicitCallbackFlushExBuilder) CorrelationID(v string) *McpElicitCallbackFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitCallbackFlushExBuilder) CorrelationIDBytes(v []byte) *McpElicitCallbackFlushExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // CorrelationIDNull sets correlationId to null (length -1).
 func (b *McpElicitCallbackFlushExBuilder) CorrelationIDNull() *McpElicitCallbackFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -6733,8 +6828,15 @@ func (b *McpElicitCompleteFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpElicitCompleteFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpElicitCompleteFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -6785,7 +6887,6 @@ func (b *McpElicitCompleteFlushExBuilder) putStr(i, width int, null bool, s stri
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -6796,30 +6897,29 @@ func (b *McpElicitCompleteFlushExBuilder) putBytes(i, width int, null bool, s []
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpElicitCompleteFlushExBuilder) ID(v string) *McpElicitCompleteFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpElicitCompleteFlushExBuilder) IDBytes(v []byte) *McpElicitCompleteFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpElicitCompleteFlushExBuilder) IDNull() *McpElicitCompleteFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -6985,8 +7085,15 @@ func (b *McpElicitResponseFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpElicitResponseFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpElicitResponseFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -7041,7 +7148,6 @@ func (b *McpElicitResponseFlushExBuilder) putStr(i, width int, null bool, s stri
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -7052,30 +7158,29 @@ func (b *McpElicitResponseFlushExBuilder) putBytes(i, width int, null bool, s []
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // CorrelationID sets correlationId.
 func (b *McpElicitResponseFlushExBuilder) CorrelationID(v string) *McpElicitResponseFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitResponseFlushExBuilder) CorrelationIDBytes(v []byte) *McpElicitResponseFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // CorrelationIDNull sets correlationId to null (length -1).
 func (b *McpElicitResponseFlushExBuilder) CorrelationIDNull() *McpElicitResponseFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -7273,8 +7378,15 @@ func (b *McpResourcesUpdatedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResourcesUpdatedFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResourcesUpdatedFlushExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -7328,7 +7440,6 @@ func (b *McpResourcesUpdatedFlushExBuilder) putStr(i, width int, null bool, s st
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -7339,54 +7450,53 @@ func (b *McpResourcesUpdatedFlushExBuilder) putBytes(i, width int, null bool, s 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpResourcesUpdatedFlushExBuilder) ID(v string) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResourcesUpdatedFlushExBuilder) IDBytes(v []byte) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpResourcesUpdatedFlushExBuilder) IDNull() *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // URI sets uri.
 func (b *McpResourcesUpdatedFlushExBuilder) URI(v string) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesUpdatedFlushExBuilder) URIBytes(v []byte) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URINull sets uri to null (length -1).
 func (b *McpResourcesUpdatedFlushExBuilder) URINull() *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -7602,8 +7712,15 @@ func (b *McpChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpChallengeExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpChallengeExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -7675,7 +7792,6 @@ func (b *McpChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -7686,7 +7802,6 @@ func (b *McpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -7712,14 +7827,14 @@ func (b *McpChallengeExBuilder) TypeID(v int32) *McpChallengeExBuilder {
 
 // Resume starts resume and returns its builder, which writes in place until the next setter or Build. It selects case McpChallengeExKindResume.
 func (b *McpChallengeExBuilder) Resume() *McpResumeChallengeExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpChallengeExKindResume)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bResume.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1000
@@ -7729,14 +7844,14 @@ func (b *McpChallengeExBuilder) Resume() *McpResumeChallengeExBuilder {
 
 // Suspended starts suspended and returns its builder, which writes in place until the next setter or Build. It selects case McpChallengeExKindSuspended.
 func (b *McpChallengeExBuilder) Suspended() *McpSuspendedChallengeExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpChallengeExKindSuspended)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bSuspended.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1001
@@ -7746,14 +7861,14 @@ func (b *McpChallengeExBuilder) Suspended() *McpSuspendedChallengeExBuilder {
 
 // ElicitCreate starts elicitCreate and returns its builder, which writes in place until the next setter or Build. It selects case McpChallengeExKindElicitCreate.
 func (b *McpChallengeExBuilder) ElicitCreate() *McpElicitCreateChallengeExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpChallengeExKindElicitCreate)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bElicitCreate.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1002
@@ -7912,8 +8027,15 @@ func (b *McpResumeChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResumeChallengeExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResumeChallengeExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -7963,7 +8085,6 @@ func (b *McpResumeChallengeExBuilder) putStr(i, width int, null bool, s string) 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -7974,30 +8095,29 @@ func (b *McpResumeChallengeExBuilder) putBytes(i, width int, null bool, s []byte
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpResumeChallengeExBuilder) ID(v string) *McpResumeChallengeExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResumeChallengeExBuilder) IDBytes(v []byte) *McpResumeChallengeExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpResumeChallengeExBuilder) IDNull() *McpResumeChallengeExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -8126,8 +8246,15 @@ func (b *McpSuspendedChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpSuspendedChallengeExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpSuspendedChallengeExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -8173,7 +8300,6 @@ func (b *McpSuspendedChallengeExBuilder) putStr(i, width int, null bool, s strin
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -8184,7 +8310,6 @@ func (b *McpSuspendedChallengeExBuilder) putBytes(i, width int, null bool, s []b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -8435,8 +8560,15 @@ func (b *McpElicitCreateChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpElicitCreateChallengeExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpElicitCreateChallengeExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -8497,7 +8629,6 @@ func (b *McpElicitCreateChallengeExBuilder) putStr(i, width int, null bool, s st
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -8508,102 +8639,101 @@ func (b *McpElicitCreateChallengeExBuilder) putBytes(i, width int, null bool, s 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // ID sets id.
 func (b *McpElicitCreateChallengeExBuilder) ID(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpElicitCreateChallengeExBuilder) IDBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // IDNull sets id to null (length -1).
 func (b *McpElicitCreateChallengeExBuilder) IDNull() *McpElicitCreateChallengeExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // URL sets url.
 func (b *McpElicitCreateChallengeExBuilder) URL(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URLBytes sets url.
 func (b *McpElicitCreateChallengeExBuilder) URLBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // URLNull sets url to null (length -1).
 func (b *McpElicitCreateChallengeExBuilder) URLNull() *McpElicitCreateChallengeExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
 
 // Message sets message.
 func (b *McpElicitCreateChallengeExBuilder) Message(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, false, v)
+	if b.advance(2) && b.putStr(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpElicitCreateChallengeExBuilder) MessageBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(2) {
-		b.putBytes(2, 2, false, v)
+	if b.advance(2) && b.putBytes(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // MessageNull sets message to null (length -1).
 func (b *McpElicitCreateChallengeExBuilder) MessageNull() *McpElicitCreateChallengeExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, true, "")
+	if b.advance(2) && b.putStr(2, 2, true, "") {
+		b.next = 3
 	}
 	return b
 }
 
 // CorrelationID sets correlationId.
 func (b *McpElicitCreateChallengeExBuilder) CorrelationID(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(3) {
-		b.putStr(3, 2, false, v)
+	if b.advance(3) && b.putStr(3, 2, false, v) {
+		b.next = 4
 	}
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitCreateChallengeExBuilder) CorrelationIDBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(3) {
-		b.putBytes(3, 2, false, v)
+	if b.advance(3) && b.putBytes(3, 2, false, v) {
+		b.next = 4
 	}
 	return b
 }
 
 // CorrelationIDNull sets correlationId to null (length -1).
 func (b *McpElicitCreateChallengeExBuilder) CorrelationIDNull() *McpElicitCreateChallengeExBuilder {
-	if b.advance(3) {
-		b.putStr(3, 2, true, "")
+	if b.advance(3) && b.putStr(3, 2, true, "") {
+		b.next = 4
 	}
 	return b
 }
@@ -8796,8 +8926,15 @@ func (b *McpResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpResetExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpResetExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -8866,7 +9003,6 @@ func (b *McpResetExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -8877,7 +9013,6 @@ func (b *McpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -8903,14 +9038,14 @@ func (b *McpResetExBuilder) TypeID(v int32) *McpResetExBuilder {
 
 // Bearer starts bearer and returns its builder, which writes in place until the next setter or Build. It selects case McpResetExKindBearer.
 func (b *McpResetExBuilder) Bearer() *McpBearerResetExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpResetExKindBearer)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bBearer.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1000
@@ -8920,14 +9055,14 @@ func (b *McpResetExBuilder) Bearer() *McpBearerResetExBuilder {
 
 // Error starts error and returns its builder, which writes in place until the next setter or Build. It selects case McpResetExKindError.
 func (b *McpResetExBuilder) Error() *McpErrorResetExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpResetExKindError)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bError.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1001
@@ -9160,8 +9295,15 @@ func (b *McpBearerResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpBearerResetExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpBearerResetExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -9221,7 +9363,6 @@ func (b *McpBearerResetExBuilder) putStr(i, width int, null bool, s string) bool
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -9232,78 +9373,77 @@ func (b *McpBearerResetExBuilder) putBytes(i, width int, null bool, s []byte) bo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // Realm sets realm.
 func (b *McpBearerResetExBuilder) Realm(v string) *McpBearerResetExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // RealmBytes sets realm.
 func (b *McpBearerResetExBuilder) RealmBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // RealmNull sets realm to null (length -1).
 func (b *McpBearerResetExBuilder) RealmNull() *McpBearerResetExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Scopes sets scopes.
 func (b *McpBearerResetExBuilder) Scopes(v string) *McpBearerResetExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ScopesBytes sets scopes.
 func (b *McpBearerResetExBuilder) ScopesBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ScopesNull sets scopes to null (length -1).
 func (b *McpBearerResetExBuilder) ScopesNull() *McpBearerResetExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
 
 // ResourceMetadata sets resourceMetadata.
 func (b *McpBearerResetExBuilder) ResourceMetadata(v string) *McpBearerResetExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, false, v)
+	if b.advance(2) && b.putStr(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ResourceMetadataBytes sets resourceMetadata.
 func (b *McpBearerResetExBuilder) ResourceMetadataBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(2) {
-		b.putBytes(2, 2, false, v)
+	if b.advance(2) && b.putBytes(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ResourceMetadataNull sets resourceMetadata to null (length -1).
 func (b *McpBearerResetExBuilder) ResourceMetadataNull() *McpBearerResetExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, true, "")
+	if b.advance(2) && b.putStr(2, 2, true, "") {
+		b.next = 3
 	}
 	return b
 }
@@ -9479,8 +9619,15 @@ func (b *McpErrorResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpErrorResetExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpErrorResetExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -9534,7 +9681,6 @@ func (b *McpErrorResetExBuilder) putStr(i, width int, null bool, s string) bool 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -9545,7 +9691,6 @@ func (b *McpErrorResetExBuilder) putBytes(i, width int, null bool, s []byte) boo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -9561,24 +9706,24 @@ func (b *McpErrorResetExBuilder) Code(v int32) *McpErrorResetExBuilder {
 
 // Message sets message.
 func (b *McpErrorResetExBuilder) Message(v string) *McpErrorResetExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpErrorResetExBuilder) MessageBytes(v []byte) *McpErrorResetExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // MessageNull sets message to null (length -1).
 func (b *McpErrorResetExBuilder) MessageNull() *McpErrorResetExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -9750,8 +9895,15 @@ func (b *McpAbortExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpAbortExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpAbortExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -9813,7 +9965,6 @@ func (b *McpAbortExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -9824,7 +9975,6 @@ func (b *McpAbortExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -9850,24 +10000,24 @@ func (b *McpAbortExBuilder) TypeID(v int32) *McpAbortExBuilder {
 
 // Reason sets reason.
 func (b *McpAbortExBuilder) Reason(v string) *McpAbortExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, false, v)
+	if b.advance(2) && b.putStr(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ReasonBytes sets reason.
 func (b *McpAbortExBuilder) ReasonBytes(v []byte) *McpAbortExBuilder {
-	if b.advance(2) {
-		b.putBytes(2, 2, false, v)
+	if b.advance(2) && b.putBytes(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ReasonNull sets reason to null (length -1).
 func (b *McpAbortExBuilder) ReasonNull() *McpAbortExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, true, "")
+	if b.advance(2) && b.putStr(2, 2, true, "") {
+		b.next = 3
 	}
 	return b
 }
@@ -10018,8 +10168,15 @@ func (b *McpEndExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpEndExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpEndExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -10086,7 +10243,6 @@ func (b *McpEndExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -10097,7 +10253,6 @@ func (b *McpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -10357,8 +10512,15 @@ func (b *McpEventExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpEventExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpEventExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -10433,7 +10595,6 @@ func (b *McpEventExBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -10444,7 +10605,6 @@ func (b *McpEventExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -10470,14 +10630,14 @@ func (b *McpEventExBuilder) TypeID(v int32) *McpEventExBuilder {
 
 // SessionEstablished starts sessionEstablished and returns its builder, which writes in place until the next setter or Build. It selects case McpEventExKindSessionEstablished.
 func (b *McpEventExBuilder) SessionEstablished() *McpSessionEstablishedExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpEventExKindSessionEstablished)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bSessionEstablished.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1000
@@ -10487,14 +10647,14 @@ func (b *McpEventExBuilder) SessionEstablished() *McpSessionEstablishedExBuilder
 
 // SessionClosed starts sessionClosed and returns its builder, which writes in place until the next setter or Build. It selects case McpEventExKindSessionClosed.
 func (b *McpEventExBuilder) SessionClosed() *McpSessionClosedExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpEventExKindSessionClosed)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bSessionClosed.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1001
@@ -10504,14 +10664,14 @@ func (b *McpEventExBuilder) SessionClosed() *McpSessionClosedExBuilder {
 
 // AuthorizationFailed starts authorizationFailed and returns its builder, which writes in place until the next setter or Build. It selects case McpEventExKindAuthorizationFailed.
 func (b *McpEventExBuilder) AuthorizationFailed() *McpAuthorizationFailedExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpEventExKindAuthorizationFailed)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bAuthorizationFailed.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1002
@@ -10521,14 +10681,14 @@ func (b *McpEventExBuilder) AuthorizationFailed() *McpAuthorizationFailedExBuild
 
 // ElicitationTimeout starts elicitationTimeout and returns its builder, which writes in place until the next setter or Build. It selects case McpEventExKindElicitationTimeout.
 func (b *McpEventExBuilder) ElicitationTimeout() *McpElicitationTimeoutExBuilder {
-	if !b.advance(2) && func() bool {
+	if !(b.advance(2) && func() bool {
 		if !b.room(2, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(McpEventExKindElicitationTimeout)
 		b.p += 1
 		return true
-	}() {
+	}()) {
 		return b.bElicitationTimeout.Wrap(b.buf[:0], 0, 0)
 	}
 	b.open = 1003
@@ -10687,8 +10847,15 @@ func (b *McpSessionEstablishedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpSessionEstablishedExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpSessionEstablishedExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -10739,7 +10906,6 @@ func (b *McpSessionEstablishedExBuilder) putStr(i, width int, null bool, s strin
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -10750,30 +10916,29 @@ func (b *McpSessionEstablishedExBuilder) putBytes(i, width int, null bool, s []b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpSessionEstablishedExBuilder) SessionID(v string) *McpSessionEstablishedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpSessionEstablishedExBuilder) SessionIDBytes(v []byte) *McpSessionEstablishedExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpSessionEstablishedExBuilder) SessionIDNull() *McpSessionEstablishedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
@@ -10961,8 +11126,15 @@ func (b *McpSessionClosedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpSessionClosedExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpSessionClosedExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -11016,7 +11188,6 @@ func (b *McpSessionClosedExBuilder) putStr(i, width int, null bool, s string) bo
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -11027,54 +11198,53 @@ func (b *McpSessionClosedExBuilder) putBytes(i, width int, null bool, s []byte) 
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpSessionClosedExBuilder) SessionID(v string) *McpSessionClosedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpSessionClosedExBuilder) SessionIDBytes(v []byte) *McpSessionClosedExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpSessionClosedExBuilder) SessionIDNull() *McpSessionClosedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Reason sets reason.
 func (b *McpSessionClosedExBuilder) Reason(v string) *McpSessionClosedExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ReasonBytes sets reason.
 func (b *McpSessionClosedExBuilder) ReasonBytes(v []byte) *McpSessionClosedExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ReasonNull sets reason to null (length -1).
 func (b *McpSessionClosedExBuilder) ReasonNull() *McpSessionClosedExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
@@ -11306,8 +11476,15 @@ func (b *McpAuthorizationFailedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpAuthorizationFailedExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpAuthorizationFailedExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -11367,7 +11544,6 @@ func (b *McpAuthorizationFailedExBuilder) putStr(i, width int, null bool, s stri
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -11378,78 +11554,77 @@ func (b *McpAuthorizationFailedExBuilder) putBytes(i, width int, null bool, s []
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // Realm sets realm.
 func (b *McpAuthorizationFailedExBuilder) Realm(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // RealmBytes sets realm.
 func (b *McpAuthorizationFailedExBuilder) RealmBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // RealmNull sets realm to null (length -1).
 func (b *McpAuthorizationFailedExBuilder) RealmNull() *McpAuthorizationFailedExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // Scopes sets scopes.
 func (b *McpAuthorizationFailedExBuilder) Scopes(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ScopesBytes sets scopes.
 func (b *McpAuthorizationFailedExBuilder) ScopesBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ScopesNull sets scopes to null (length -1).
 func (b *McpAuthorizationFailedExBuilder) ScopesNull() *McpAuthorizationFailedExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }
 
 // ResourceMetadata sets resourceMetadata.
 func (b *McpAuthorizationFailedExBuilder) ResourceMetadata(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, false, v)
+	if b.advance(2) && b.putStr(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ResourceMetadataBytes sets resourceMetadata.
 func (b *McpAuthorizationFailedExBuilder) ResourceMetadataBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(2) {
-		b.putBytes(2, 2, false, v)
+	if b.advance(2) && b.putBytes(2, 2, false, v) {
+		b.next = 3
 	}
 	return b
 }
 
 // ResourceMetadataNull sets resourceMetadata to null (length -1).
 func (b *McpAuthorizationFailedExBuilder) ResourceMetadataNull() *McpAuthorizationFailedExBuilder {
-	if b.advance(2) {
-		b.putStr(2, 2, true, "")
+	if b.advance(2) && b.putStr(2, 2, true, "") {
+		b.next = 3
 	}
 	return b
 }
@@ -11647,8 +11822,15 @@ func (b *McpElicitationTimeoutExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *McpElicitationTimeoutExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpElicitationTimeoutExBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -11703,7 +11885,6 @@ func (b *McpElicitationTimeoutExBuilder) putStr(i, width int, null bool, s strin
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -11714,54 +11895,53 @@ func (b *McpElicitationTimeoutExBuilder) putBytes(i, width int, null bool, s []b
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
 // SessionID sets sessionId.
 func (b *McpElicitationTimeoutExBuilder) SessionID(v string) *McpElicitationTimeoutExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, false, v)
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpElicitationTimeoutExBuilder) SessionIDBytes(v []byte) *McpElicitationTimeoutExBuilder {
-	if b.advance(0) {
-		b.putBytes(0, 2, false, v)
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
 	}
 	return b
 }
 
 // SessionIDNull sets sessionId to null (length -1).
 func (b *McpElicitationTimeoutExBuilder) SessionIDNull() *McpElicitationTimeoutExBuilder {
-	if b.advance(0) {
-		b.putStr(0, 2, true, "")
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
 	}
 	return b
 }
 
 // ElicitationID sets elicitationId.
 func (b *McpElicitationTimeoutExBuilder) ElicitationID(v string) *McpElicitationTimeoutExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, false, v)
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ElicitationIDBytes sets elicitationId.
 func (b *McpElicitationTimeoutExBuilder) ElicitationIDBytes(v []byte) *McpElicitationTimeoutExBuilder {
-	if b.advance(1) {
-		b.putBytes(1, 2, false, v)
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
 	}
 	return b
 }
 
 // ElicitationIDNull sets elicitationId to null (length -1).
 func (b *McpElicitationTimeoutExBuilder) ElicitationIDNull() *McpElicitationTimeoutExBuilder {
-	if b.advance(1) {
-		b.putStr(1, 2, true, "")
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
 	}
 	return b
 }

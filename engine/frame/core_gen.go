@@ -156,8 +156,15 @@ func (b *ExtensionBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *ExtensionBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *ExtensionBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -216,7 +223,6 @@ func (b *ExtensionBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -227,7 +233,6 @@ func (b *ExtensionBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -433,8 +438,15 @@ func (b *FrameBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *FrameBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *FrameBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -529,7 +541,6 @@ func (b *FrameBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -540,7 +551,6 @@ func (b *FrameBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -833,8 +843,15 @@ func (b *BeginBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *BeginBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *BeginBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -944,7 +961,6 @@ func (b *BeginBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -955,7 +971,6 @@ func (b *BeginBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1349,8 +1364,15 @@ func (b *DataBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *DataBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *DataBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -1474,7 +1496,6 @@ func (b *DataBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1485,7 +1506,6 @@ func (b *DataBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -1885,8 +1905,15 @@ func (b *EndBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *EndBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *EndBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2000,7 +2027,6 @@ func (b *EndBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2011,7 +2037,6 @@ func (b *EndBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2353,8 +2378,15 @@ func (b *AbortBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *AbortBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *AbortBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2452,7 +2484,6 @@ func (b *AbortBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2463,7 +2494,6 @@ func (b *AbortBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2797,8 +2827,15 @@ func (b *FlushBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *FlushBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *FlushBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -2908,7 +2945,6 @@ func (b *FlushBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -2919,7 +2955,6 @@ func (b *FlushBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3261,8 +3296,15 @@ func (b *ResetBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *ResetBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *ResetBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -3360,7 +3402,6 @@ func (b *ResetBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3371,7 +3412,6 @@ func (b *ResetBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3717,8 +3757,15 @@ func (b *WindowBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *WindowBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *WindowBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -3837,7 +3884,6 @@ func (b *WindowBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -3848,7 +3894,6 @@ func (b *WindowBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4216,8 +4261,15 @@ func (b *SignalBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *SignalBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *SignalBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -4334,7 +4386,6 @@ func (b *SignalBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4345,7 +4396,6 @@ func (b *SignalBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4696,8 +4746,15 @@ func (b *ChallengeBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *ChallengeBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *ChallengeBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -4795,7 +4852,6 @@ func (b *ChallengeBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -4806,7 +4862,6 @@ func (b *ChallengeBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5138,8 +5193,15 @@ func (b *RedirectBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *RedirectBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *RedirectBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5241,7 +5303,6 @@ func (b *RedirectBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5252,7 +5313,6 @@ func (b *RedirectBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5551,8 +5611,15 @@ func (b *EventBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i.
+// fields before field i. The common case, field i is next, inlines.
 func (b *EventBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *EventBuilder) advanceSlow(i int) bool {
 	if b.open >= 0 {
 		b.closeChild()
 	}
@@ -5618,7 +5685,6 @@ func (b *EventBuilder) putStr(i, width int, null bool, s string) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
@@ -5629,7 +5695,6 @@ func (b *EventBuilder) putBytes(i, width int, null bool, s []byte) bool {
 		return false
 	}
 	b.p = p
-	b.next = i + 1
 	return true
 }
 
