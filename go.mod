@@ -14,4 +14,7 @@ require (
 	honnef.co/go/tools v0.8.2 // indirect
 )
 
-tool honnef.co/go/tools/cmd/staticcheck
+tool (
+	github.com/sluicehq/sluice/codegen
+	honnef.co/go/tools/cmd/staticcheck
+)

@@ -1,3 +1,3 @@
 package http
 
-//go:generate go run ../../codegen -idl ../../idl/http.idl -dep ../../idl/core.idl -out .
+//go:generate go tool codegen -idl ../../idl/http.idl -dep ../../idl/core.idl -out .

@@ -1,3 +1,3 @@
 package mcp
 
-//go:generate go run ../../codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .
+//go:generate go tool codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .

@@ -1,3 +1,3 @@
 package frame
 
-//go:generate go run ../../codegen -idl ../../idl/core.idl -out .
+//go:generate go tool codegen -idl ../../idl/core.idl -out .
