@@ -2,6 +2,10 @@ package frame_test
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/sluicehq/sluice/engine/frame"
@@ -38,15 +42,42 @@ func copyHeader[B headerSetter[B]](b B, h headerGetter) B {
 		Timestamp(h.Timestamp()).TraceID(h.TraceID()).Authorization(h.Authorization())
 }
 
+var writeCorpus = flag.Bool("write-corpus", false, "write the seed corpus under testdata/fuzz")
+
+// seeds adds a valid frame, a truncated one and an empty input. With
+// -write-corpus it also stores them as the committed seed corpus, which
+// go test replays on every run.
 func seeds(f *testing.F, build func(buf []byte) (int, error)) {
 	buf := make([]byte, 256)
 	n, err := build(buf)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(buf[:n])
-	f.Add(buf[:n/2])
-	f.Add([]byte{})
+	inputs := [][]byte{buf[:n], buf[:n/2], {}}
+	for i, in := range inputs {
+		f.Add(in)
+		if *writeCorpus {
+			dir := filepath.Join("testdata", "fuzz", f.Name())
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				f.Fatal(err)
+			}
+			entry := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", in)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d", i)), []byte(entry), 0o644); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestSeedCorpus checks that every frame fuzz target has its committed
+// seed corpus.
+func TestSeedCorpus(t *testing.T) {
+	for _, name := range []string{"Begin", "Data", "End", "Abort", "Flush", "Reset", "Window", "Signal", "Challenge", "Redirect"} {
+		entries, err := os.ReadDir(filepath.Join("testdata", "fuzz", "FuzzWrap"+name))
+		if err != nil || len(entries) < 3 {
+			t.Errorf("FuzzWrap%s: seed corpus missing (go test ./engine/frame -run Fuzz -write-corpus): %v", name, err)
+		}
+	}
 }
 
 func FuzzWrapBegin(f *testing.F) {
