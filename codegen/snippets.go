@@ -104,7 +104,7 @@ func wrapStep(t *typ, f *field) string {
 		}
 		fmt.Fprintf(&b, "if n > limit-p { %s }\np += max(n, 0)\n}\n", short)
 	case catUnbounded:
-		b.WriteString("p = limit\n")
+		b.WriteString("p += limit - p // runs to the limit\n")
 	case catStruct:
 		fmt.Fprintf(&b, "{\nvar v %s\nif _, err := v.wrap(buf, p, limit); err != nil { return %q, err }\np = v.limit\n}\n", f.GoType, f.Name)
 	case catArray:

@@ -706,7 +706,7 @@ func (f *Begin) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 84
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -1200,7 +1200,7 @@ func (f *Data) wrap(buf []byte, off, limit int) (string, error) {
 	}
 
 	f.oExtension = p
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -1768,7 +1768,7 @@ func (f *End) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 80
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -2253,7 +2253,7 @@ func (f *Abort) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 68
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -2690,7 +2690,7 @@ func (f *Flush) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 80
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -3171,7 +3171,7 @@ func (f *Reset) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 68
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -4617,7 +4617,7 @@ func (f *Challenge) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 68
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -5058,7 +5058,7 @@ func (f *Redirect) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 76
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
@@ -5516,7 +5516,7 @@ func (f *Event) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 28
 
-	p = limit
+	p += limit - p // runs to the limit
 
 	f.limit = p
 	return "", nil
