@@ -27,6 +27,13 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"lower":       lowerFirst,
 	"isModule":    func(s string) bool { return strings.Contains(s, ".") },
 	"prefixCheck": prefixCheck,
+	"listGetters": listGetters,
+	"readKind":    func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },
+	"writeKind":   func(k idl.PrimKind, big bool, at, v string) string { return writeInt(k, big, "b.buf", at, v) },
+	"readMask":    func(big bool, at string) string { return readInt(idl.Uint64, big, "buf", at, "uint64") },
+	"writeMask":   func(big bool, at string) string { return writeInt(idl.Uint64, big, "b.buf", at, "b.mask") },
+	"add":         func(a, b int) int { return a + b },
+	"kindMax":     func(k idl.PrimKind) uint64 { _, _, m := k.Range(); return m },
 	"kindRead": func(t *typ) string {
 		return readInt(t.Kind.Prim, t.Kind.Big, "f.buf", offExpr(t, t.Kind), t.Kind.GoType)
 	},
@@ -84,7 +91,11 @@ func Generate(f *idl.File, opts Options) ([]byte, error) {
 				data.Aliases = append(data.Aliases, a)
 			}
 		case *idl.List:
-			return nil, fmt.Errorf("%s: list %s: the Go generator does not support list types yet", d.Pos, d.Name)
+			t, err := g.listType(d)
+			if err != nil {
+				return nil, err
+			}
+			data.Types = append(data.Types, t)
 		}
 	}
 	for _, t := range data.Types {
@@ -101,13 +112,20 @@ func Generate(f *idl.File, opts Options) ([]byte, error) {
 		}
 	}
 	for _, t := range data.Types {
+		if t.List {
+			imports["math/bits"] = true
+		}
 		imports["encoding/binary"] = true
 		imports["github.com/sluicehq/sluice/idl/flyweight"] = true
-		if err := templates.ExecuteTemplate(&body, "reader.tmpl", t); err != nil {
+		reader, builder := "reader.tmpl", "builder.tmpl"
+		if t.List {
+			reader, builder = "list_reader.tmpl", "list_builder.tmpl"
+		}
+		if err := templates.ExecuteTemplate(&body, reader, t); err != nil {
 			return nil, err
 		}
 		if data.Builders {
-			if err := templates.ExecuteTemplate(&body, "builder.tmpl", t); err != nil {
+			if err := templates.ExecuteTemplate(&body, builder, t); err != nil {
 				return nil, err
 			}
 		}
@@ -209,6 +227,35 @@ func (g *generator) unionType(u *idl.Union) (*typ, error) {
 	return t, nil
 }
 
+func (g *generator) listType(l *idl.List) (*typ, error) {
+	t := &typ{Name: l.Name, Doc: scopeDoc(l), List: true, Big: l.Scope.ByteOrder == idl.Network,
+		HasMissing: l.HasMissing, Missing: l.Missing}
+	t.LenKind = l.LengthType.Resolved.(*idl.Primitive).Kind
+	t.CountKind = l.CountType.Resolved.(*idl.Primitive).Kind
+	if len(l.Fields) > 64 {
+		return nil, fmt.Errorf("%s: list %s: at most 64 fields", l.Pos, l.Name)
+	}
+	if err := g.fields(t, l.Fields); err != nil {
+		return nil, err
+	}
+	for i, f := range t.Fields {
+		f.Static = false
+		if l.Fields[i].Required {
+			t.Required |= 1 << i
+		}
+	}
+	t.Fixed = -1
+	t.MinSize = listHeaderSize(t.LenKind, t.CountKind, t.HasMissing)
+	return t, nil
+}
+
+func listHeaderSize(l, c idl.PrimKind, missing bool) int {
+	if missing {
+		return l.Size() + c.Size()
+	}
+	return l.Size() + c.Size() + 8
+}
+
 // fields lays out fields in encoding order and computes static offsets.
 func (g *generator) fields(t *typ, fs []*idl.Field) error {
 	off, static := 0, true
@@ -297,7 +344,7 @@ func (g *generator) field(t *typ, f *idl.Field, ordinal int, big bool) (*field, 
 			return nil, fmt.Errorf("%s: field %s: enum %s must have a fixed-width base", f.Pos, f.Name, rt.Name)
 		}
 		gf.Cat, gf.Prim, gf.Size, gf.GoType = catEnum, k, k.Size(), rt.Name
-	case *idl.Struct, *idl.Union:
+	case *idl.Struct, *idl.Union, *idl.List:
 		gf.Cat, gf.GoType = catStruct, rt.TypeName()
 		gf.Elem = elemType{View: rt.TypeName(), Builder: rt.TypeName() + "Builder", MinSize: declMinSize(rt)}
 		if s, ok := rt.(*idl.Struct); ok {
@@ -359,6 +406,8 @@ func declMinSize(t idl.Type) int {
 	switch t := t.(type) {
 	case *idl.Struct:
 		return sum(t.AllFields())
+	case *idl.List:
+		return listHeaderSize(t.LengthType.Resolved.(*idl.Primitive).Kind, t.CountType.Resolved.(*idl.Primitive).Kind, t.HasMissing)
 	case *idl.Union:
 		n := sum(t.ParentFields()) + kindSize(t)
 		least := -1
@@ -406,7 +455,7 @@ func fieldMinSize(f *idl.Field) int {
 		return 1
 	case *idl.Enum:
 		return rt.BaseKind().Size()
-	case *idl.Struct, *idl.Union:
+	case *idl.Struct, *idl.Union, *idl.List:
 		return declMinSize(rt)
 	}
 	return 0
@@ -414,7 +463,7 @@ func fieldMinSize(f *idl.Field) int {
 
 func elemOf(t idl.Type, big bool) (elemType, error) {
 	switch rt := t.(type) {
-	case *idl.Struct, *idl.Union:
+	case *idl.Struct, *idl.Union, *idl.List:
 		return elemType{View: rt.TypeName(), Builder: rt.TypeName() + "Builder", MinSize: declMinSize(rt)}, nil
 	case *idl.Enum:
 		if rt.BaseKind().Size() == 0 || rt.BaseKind().Size() == 3 {

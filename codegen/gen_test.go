@@ -89,11 +89,6 @@ func TestGenerateErrors(t *testing.T) {
 		want string
 	}{
 		{
-			name: "list",
-			src:  "scope s { list<uint8, uint8> L { int8 a; } }",
-			want: "t.idl:1:30: list L: the Go generator does not support list types yet",
-		},
-		{
 			name: "same name in two scopes",
 			src:  "scope s { scope a { struct X { int8 v; } } scope b { struct X { int8 v; } } }",
 			want: "X is declared again",

@@ -66,6 +66,14 @@ type typ struct {
 	Big     bool
 	Fixed   int // encoded size when every field is fixed, else -1
 	MinSize int
+
+	// Lists: the header and which fields are required.
+	List       bool
+	LenKind    idl.PrimKind
+	CountKind  idl.PrimKind
+	HasMissing bool
+	Missing    int64
+	Required   uint64 // bit i: field i is required
 }
 
 type ucase struct {

@@ -226,6 +226,9 @@ func setters(t *typ, f *field) string {
 		return fmt.Sprintf("(b.advance(%d) && func() bool {\n%sreturn true }())", i, pre)
 	}
 	done := fmt.Sprintf("b.next = %d\n", i+1)
+	if t.List {
+		done = fmt.Sprintf("b.setPresent(%d)\n", i)
+	}
 	switch f.Cat {
 	case catInt, catEnum:
 		fmt.Fprintf(&b, "// %s sets %s.%s\n%s%s(v %s) *%s {\n if %s && b.room(%d, %d) {\n %s\n b.p += %d\n %s }\n return b\n}\n\n",
@@ -266,11 +269,11 @@ func setters(t *typ, f *field) string {
 		fmt.Fprintf(&b, "// %sEnd ends %s at limit, after it was written in place from %sSlot.\n%s%sEnd(limit int) *%s {\n if b.err != nil { return b }\n if b.next != %d || limit < b.p || limit > b.max { b.fail(%d, flyweight.ErrBounds); return b }\n b.p = limit\n %s return b\n}\n\n",
 			f.Go, f.Name, f.Go, recv, f.Go, bt, i, i, done)
 	case catStruct:
-		fmt.Fprintf(&b, "// %s starts %s and returns its builder, which writes in place until the next setter or Build.%s\n%s%s() *%s {\n if !%s { return b.b%s.Wrap(b.buf[:0], 0, 0) }\n b.open = %d\n b.next = %d\n return b.b%s.Wrap(b.buf, b.p, b.max)\n}\n\n",
-			f.Go, f.Name, caseNote, recv, f.Go, f.Elem.Builder, begin(), f.Go, childID(t, f), i+1, f.Go)
+		fmt.Fprintf(&b, "// %s starts %s and returns its builder, which writes in place until the next setter or Build.%s\n%s%s() *%s {\n if !%s { return b.b%s.Wrap(b.buf[:0], 0, 0) }\n b.open = %d\n %s return b.b%s.Wrap(b.buf, b.p, b.max)\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, f.Elem.Builder, begin(), f.Go, childID(t, f), done, f.Go)
 	case catArray:
-		fmt.Fprintf(&b, "// %s starts the array %s and returns its builder; add items with Item. It is finished by the next setter or Build.%s\n%s%s() *flyweight.ArrayBuilder[%s] {\n if !%s { return b.a%s.Init(b.buf[:0], 0, 0).Fail(flyweight.ErrOrder) }\n b.open = %d\n b.next = %d\n return b.a%s.Init(b.buf, b.p, b.max)\n}\n\n",
-			f.Go, f.Name, caseNote, recv, f.Go, builderArgs(f), begin(), f.Go, childID(t, f), i+1, f.Go)
+		fmt.Fprintf(&b, "// %s starts the array %s and returns its builder; add items with Item. It is finished by the next setter or Build.%s\n%s%s() *flyweight.ArrayBuilder[%s] {\n if !%s { return b.a%s.Init(b.buf[:0], 0, 0).Fail(flyweight.ErrOrder) }\n b.open = %d\n %s return b.a%s.Init(b.buf, b.p, b.max)\n}\n\n",
+			f.Go, f.Name, caseNote, recv, f.Go, builderArgs(f), begin(), f.Go, childID(t, f), done, f.Go)
 	}
 	return b.String()
 }
@@ -388,4 +391,43 @@ func defaultLit(f *field) string {
 		return fmt.Sprintf("%s(%d)", f.GoType, d.Int)
 	}
 	return "0"
+}
+
+// listGetters renders the accessors of a list field: HasX, and getters that
+// return the default (or the zero value) when the field is absent.
+func listGetters(t *typ, f *field) string {
+	var b strings.Builder
+	recv := "func (f *" + t.Name + ") "
+	bit := fmt.Sprintf("f.present&(1<<%d) != 0", f.Ordinal)
+	fmt.Fprintf(&b, "// Has%s reports whether %s is present.\n%sHas%s() bool { return %s }\n\n", f.Go, f.Name, recv, f.Go, bit)
+	o := offExpr(t, f)
+	zero := "0"
+	if f.Default != nil && (f.Cat == catInt || f.Cat == catEnum || f.Cat == catVarint) {
+		zero = defaultLit(f)
+	}
+	switch f.Cat {
+	case catInt, catEnum:
+		fmt.Fprintf(&b, "// %s returns %s, or its default when absent.\n%s%s() %s {\n if !(%s) { return %s }\n return %s\n}\n\n",
+			f.Go, f.Name, recv, f.Go, f.GoType, bit, zero, readInt(f.Prim, f.Big, "f.buf", o, f.GoType))
+	case catVarint:
+		get, _ := varintFuncs(f.Prim)
+		fmt.Fprintf(&b, "// %s returns %s, or its default when absent.\n%s%s() %s {\n if !(%s) { return %s }\n v, _ := %s(f.buf[%s:f.limit])\n return v\n}\n\n",
+			f.Go, f.Name, recv, f.Go, f.GoType, bit, zero, get, o)
+	case catString:
+		def := `""`
+		if f.Default != nil && f.Default.Kind == idl.StringValue {
+			def = fmt.Sprintf("%q", f.Default.Str)
+		}
+		fmt.Fprintf(&b, "// %s returns the bytes of %s, nil when absent or null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.\n", f.Go, f.Name)
+		fmt.Fprintf(&b, "%s%s() []byte {\n if !(%s) { return nil }\n o := %s\n n := %s\n if n < 0 { return nil }\n o += %d\n return f.buf[o : o+n : o+n]\n}\n\n", recv, f.Go, bit, o, strLen(f, "f.buf", "o"), f.Width)
+		fmt.Fprintf(&b, "// %sString returns a copy of %s, or its default when absent.\n%s%sString() string {\n if !(%s) { return %s }\n return string(f.%s())\n}\n\n", f.Go, f.Name, recv, f.Go, bit, def, f.Go)
+	case catOctetsN:
+		fmt.Fprintf(&b, "// %s returns the %d bytes of %s, nil when absent. The slice aliases the wrapped buffer.\n%s%s() []byte {\n if !(%s) { return nil }\n o := %s\n return f.buf[o : o+%d : o+%d]\n}\n\n", f.Go, f.N, f.Name, recv, f.Go, bit, o, f.N, f.N)
+	case catStruct:
+		fmt.Fprintf(&b, "// %s returns a view of %s; the zero view when absent.\n%s%s() %s {\n var v %s\n if %s { v.wrap(f.buf, %s, f.limit) }\n return v\n}\n\n", f.Go, f.Name, recv, f.Go, f.GoType, f.GoType, bit, o)
+	case catArray:
+		fmt.Fprintf(&b, "// %s returns a view of the items of %s; empty when absent.\n%s%s() flyweight.Array[%s] {\n if !(%s) { return flyweight.Array[%s]{} }\n o := %s\n n := int(int32(%s.Uint32(f.buf[o:])))\n c := int(int32(%s.Uint32(f.buf[o+4:])))\n return flyweight.MakeArray[%s](f.buf, o+8, o+8+n, c)\n}\n\n",
+			f.Go, f.Name, recv, f.Go, elemArgs(f), bit, elemArgs(f), o, order(f.Big), order(f.Big), elemArgs(f))
+	}
+	return b.String()
 }
