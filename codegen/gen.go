@@ -112,7 +112,7 @@ func Generate(f *idl.File, opts Options) ([]byte, error) {
 		}
 	}
 	for _, t := range data.Types {
-		if t.List {
+		if t.List && (!t.HasMissing || t.Required != 0) {
 			imports["math/bits"] = true
 		}
 		imports["encoding/binary"] = true

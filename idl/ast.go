@@ -316,6 +316,9 @@ type EnumValue struct {
 	Name     string
 	Value    int64 // the explicit value, or the ordinal
 	Explicit bool
+	// Uint reports that Value holds the uint64 bits of a value above
+	// math.MaxInt64 (possible only with a uint64 base), as Value.Uint does.
+	Uint bool
 }
 
 // Typedef is "typedef Target as Name;".
