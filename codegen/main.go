@@ -1,13 +1,3 @@
-// Command codegen turns IDL files into Go flyweights: zero-copy reader views
-// and in-place builders, one Go file per IDL file.
-//
-//	go tool codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .
-//
-// -idl names the file to generate; -dep names files whose types it refers
-// to (their declarations are resolved but not generated: a union that
-// extends core::stream::Extension inlines the parent's fields). The output
-// is <idl base name>_gen.go in -out, in the package named by -pkg (default:
-// the output directory's name).
 package main
 
 import (

@@ -491,3 +491,37 @@ func TestBuildInPlace(t *testing.T) {
 	data.SetStreamID(77)
 	assert.Equal(t, int64(77), data.StreamID())
 }
+
+// TestHeaderExtensionEvent round-trips the three structs that are not frames:
+// the common header on its own, the extension prefix and the event record.
+func TestHeaderExtensionEvent(t *testing.T) {
+	buf := make([]byte, 128)
+
+	var hb frame.FrameBuilder
+	h, err := setHeader(hb.Wrap(buf, 4, len(buf))).Build()
+	require.NoError(t, err)
+	assert.Equal(t, frame.FrameSize, h.Sizeof())
+	assert.Equal(t, unhex(t, header), buf[4:4+frame.FrameSize])
+	var hr frame.Frame
+	require.NoError(t, hr.Wrap(buf, 4, len(buf)))
+	assertHeader(t, &hr)
+
+	var eb frame.ExtensionBuilder
+	e, err := eb.Wrap(buf, 0, len(buf)).TypeID(7).Build()
+	require.NoError(t, err)
+	assert.Equal(t, unhex(t, "00 00 00 00 00 00 00 00 07 00 00 00"), buf[:e.Limit()])
+	assert.Equal(t, int64(0), e.CompositeID())
+	assert.Equal(t, int32(7), e.TypeID())
+
+	var vb frame.EventBuilder
+	ev, err := vb.Wrap(buf, 0, len(buf)).ID(3).Timestamp(4).TraceID(5).NamespacedID(6).Extension([]byte("x")).Build()
+	require.NoError(t, err)
+	assert.Equal(t, unhex(t, `03 00 00 00 04 00 00 00 00 00 00 00 05 00 00 00 00 00 00 00 06 00 00 00 00 00 00 00 78`), buf[:ev.Limit()])
+	var er frame.Event
+	require.NoError(t, er.Wrap(buf, 0, ev.Limit()))
+	assert.Equal(t, int32(3), er.ID())
+	assert.Equal(t, int64(4), er.Timestamp())
+	assert.Equal(t, int64(5), er.TraceID())
+	assert.Equal(t, int64(6), er.NamespacedID())
+	assert.Equal(t, []byte("x"), er.Extension())
+}

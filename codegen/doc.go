@@ -1,0 +1,23 @@
+// Command codegen turns IDL files into Go flyweights: zero-copy reader views
+// and in-place builders, one Go file per IDL file.
+//
+// Each construct has its own template in templates/ (enum, reader, builder,
+// list reader, list builder, alias, file header); the per-field pieces are
+// rendered by the functions in snippets.go, and the result goes through
+// go/format. Declarations are emitted in source order, so the output is
+// byte-identical across runs.
+//
+// For every struct, union and list T it writes a reader T (Wrap, TryWrap,
+// Offset, Limit, Sizeof, Buffer and one getter per field; Kind and one
+// accessor per case for unions) and a builder TBuilder (Wrap, setters in IDL
+// order, Build and BuildLimit). Enums become typed constants with String and
+// Valid; typedefs of structs, unions and enums become Go aliases.
+//
+//	go tool codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .
+//
+// -idl names the file to generate; -dep names files whose types it refers
+// to (their declarations are resolved but not generated: a union that
+// extends core::stream::Extension inlines the parent's fields). The output
+// is <idl base name>_gen.go in -out, in the package named by -pkg (default:
+// the output directory's name).
+package main
