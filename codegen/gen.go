@@ -28,6 +28,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"isModule":    func(s string) bool { return strings.Contains(s, ".") },
 	"prefixCheck": prefixCheck,
 	"listGetters": listGetters,
+	"wrapRoom":    wrapRoom,
 	"readKind":    func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },
 	"writeKind":   func(k idl.PrimKind, big bool, at, v string) string { return writeInt(k, big, "b.buf", at, v) },
 	"readMask":    func(big bool, at string) string { return readInt(idl.Uint64, big, "buf", at, "uint64") },

@@ -231,6 +231,12 @@ func setters(t *typ, f *field) string {
 	}
 	switch f.Cat {
 	case catInt, catEnum:
+		if n, _ := staticPrefix(t); f.Ordinal < n && !t.List && !isCase(t, f) {
+			// Wrap checked that the whole static prefix fits.
+			fmt.Fprintf(&b, "// %s sets %s.\n%s%s(v %s) *%s {\n if %s {\n %s\n b.p += %d\n %s }\n return b\n}\n\n",
+				f.Go, f.Name, recv, f.Go, f.GoType, bt, begin(), writeInt(f.Prim, f.Big, "b.buf", "b.p", "v"), f.Size, done)
+			break
+		}
 		fmt.Fprintf(&b, "// %s sets %s.%s\n%s%s(v %s) *%s {\n if %s && b.room(%d, %d) {\n %s\n b.p += %d\n %s }\n return b\n}\n\n",
 			f.Go, f.Name, caseNote, recv, f.Go, f.GoType, bt, begin(), i, f.Size, writeInt(f.Prim, f.Big, "b.buf", "b.p", "v"), f.Size, done)
 	case catVarint:
@@ -430,4 +436,19 @@ func listGetters(t *typ, f *field) string {
 			f.Go, f.Name, recv, f.Go, elemArgs(f), bit, elemArgs(f), o, order(f.Big), order(f.Big), elemArgs(f))
 	}
 	return b.String()
+}
+
+// wrapRoom renders the builder Wrap's check that the static prefix fits, so
+// that the prefix setters need no check of their own.
+func wrapRoom(t *typ) string {
+	n, size := staticPrefix(t)
+	if n == 0 || t.List {
+		return ""
+	}
+	var ends []string
+	for _, f := range t.Fields[:n] {
+		ends = append(ends, fmt.Sprint(f.Off+f.Size))
+	}
+	return fmt.Sprintf("else if maxLimit-off < %d {\nb.err = &flyweight.Error{Type: %q, Field: flyweight.FieldAt(%sFieldNames[:], []int{%s}, maxLimit-off), Err: flyweight.ErrOverflow}\n}",
+		size, t.Name, lowerFirst(t.Name), strings.Join(ends, ", "))
 }

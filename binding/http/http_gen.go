@@ -419,6 +419,8 @@ func (b *HttpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpBeginExBui
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "HttpBeginEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "HttpBeginEx", Field: flyweight.FieldAt(httpBeginExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -542,7 +544,7 @@ func (b *HttpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpBeginExBuilder) CompositeID(v int64) *HttpBeginExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -552,7 +554,7 @@ func (b *HttpBeginExBuilder) CompositeID(v int64) *HttpBeginExBuilder {
 
 // TypeID sets typeId.
 func (b *HttpBeginExBuilder) TypeID(v int32) *HttpBeginExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -703,6 +705,8 @@ func (b *HttpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpFlushExBui
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "HttpFlushEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 20 {
+		b.err = &flyweight.Error{Type: "HttpFlushEx", Field: flyweight.FieldAt(httpFlushExFieldNames[:], []int{8, 12, 20}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -834,7 +838,7 @@ func (b *HttpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpFlushExBuilder) CompositeID(v int64) *HttpFlushExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -844,7 +848,7 @@ func (b *HttpFlushExBuilder) CompositeID(v int64) *HttpFlushExBuilder {
 
 // TypeID sets typeId.
 func (b *HttpFlushExBuilder) TypeID(v int32) *HttpFlushExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -854,7 +858,7 @@ func (b *HttpFlushExBuilder) TypeID(v int32) *HttpFlushExBuilder {
 
 // PromiseID sets promiseId.
 func (b *HttpFlushExBuilder) PromiseID(v int64) *HttpFlushExBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -995,6 +999,8 @@ func (b *HttpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpEndExBuilder
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "HttpEndEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "HttpEndEx", Field: flyweight.FieldAt(httpEndExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -1118,7 +1124,7 @@ func (b *HttpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpEndExBuilder) CompositeID(v int64) *HttpEndExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -1128,7 +1134,7 @@ func (b *HttpEndExBuilder) CompositeID(v int64) *HttpEndExBuilder {
 
 // TypeID sets typeId.
 func (b *HttpEndExBuilder) TypeID(v int32) *HttpEndExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -1271,6 +1277,8 @@ func (b *HttpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpResetExBui
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "HttpResetEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "HttpResetEx", Field: flyweight.FieldAt(httpResetExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -1394,7 +1402,7 @@ func (b *HttpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpResetExBuilder) CompositeID(v int64) *HttpResetExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -1404,7 +1412,7 @@ func (b *HttpResetExBuilder) CompositeID(v int64) *HttpResetExBuilder {
 
 // TypeID sets typeId.
 func (b *HttpResetExBuilder) TypeID(v int32) *HttpResetExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -1551,6 +1559,8 @@ func (b *HttpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpChalle
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "HttpChallengeEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "HttpChallengeEx", Field: flyweight.FieldAt(httpChallengeExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -1674,7 +1684,7 @@ func (b *HttpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) boo
 
 // CompositeID sets compositeId.
 func (b *HttpChallengeExBuilder) CompositeID(v int64) *HttpChallengeExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -1684,7 +1694,7 @@ func (b *HttpChallengeExBuilder) CompositeID(v int64) *HttpChallengeExBuilder {
 
 // TypeID sets typeId.
 func (b *HttpChallengeExBuilder) TypeID(v int32) *HttpChallengeExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2

@@ -487,6 +487,8 @@ func (b *McpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBeginExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpBeginEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpBeginEx", Field: flyweight.FieldAt(mcpBeginExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -633,7 +635,7 @@ func (b *McpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpBeginExBuilder) CompositeID(v int64) *McpBeginExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -643,7 +645,7 @@ func (b *McpBeginExBuilder) CompositeID(v int64) *McpBeginExBuilder {
 
 // TypeID sets typeId.
 func (b *McpBeginExBuilder) TypeID(v int32) *McpBeginExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -4409,6 +4411,8 @@ func (b *McpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpFlushExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpFlushEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpFlushEx", Field: flyweight.FieldAt(mcpFlushExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -4555,7 +4559,7 @@ func (b *McpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpFlushExBuilder) CompositeID(v int64) *McpFlushExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -4565,7 +4569,7 @@ func (b *McpFlushExBuilder) CompositeID(v int64) *McpFlushExBuilder {
 
 // TypeID sets typeId.
 func (b *McpFlushExBuilder) TypeID(v int32) *McpFlushExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -6255,6 +6259,8 @@ func (b *McpSuspendFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpSuspe
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 8 {
+		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Field: flyweight.FieldAt(mcpSuspendFlushExFieldNames[:], []int{8}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -6363,7 +6369,7 @@ func (b *McpSuspendFlushExBuilder) putBytes(i, width int, null bool, s []byte) b
 
 // Retry sets retry.
 func (b *McpSuspendFlushExBuilder) Retry(v int64) *McpSuspendFlushExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -7682,6 +7688,8 @@ func (b *McpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpChalleng
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpChallengeEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpChallengeEx", Field: flyweight.FieldAt(mcpChallengeExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -7807,7 +7815,7 @@ func (b *McpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool
 
 // CompositeID sets compositeId.
 func (b *McpChallengeExBuilder) CompositeID(v int64) *McpChallengeExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -7817,7 +7825,7 @@ func (b *McpChallengeExBuilder) CompositeID(v int64) *McpChallengeExBuilder {
 
 // TypeID sets typeId.
 func (b *McpChallengeExBuilder) TypeID(v int32) *McpChallengeExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -8896,6 +8904,8 @@ func (b *McpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResetExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpResetEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpResetEx", Field: flyweight.FieldAt(mcpResetExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -9018,7 +9028,7 @@ func (b *McpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpResetExBuilder) CompositeID(v int64) *McpResetExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -9028,7 +9038,7 @@ func (b *McpResetExBuilder) CompositeID(v int64) *McpResetExBuilder {
 
 // TypeID sets typeId.
 func (b *McpResetExBuilder) TypeID(v int32) *McpResetExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -9589,6 +9599,8 @@ func (b *McpErrorResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpErrorRe
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpErrorResetEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 4 {
+		b.err = &flyweight.Error{Type: "McpErrorResetEx", Field: flyweight.FieldAt(mcpErrorResetExFieldNames[:], []int{4}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -9696,7 +9708,7 @@ func (b *McpErrorResetExBuilder) putBytes(i, width int, null bool, s []byte) boo
 
 // Code sets code.
 func (b *McpErrorResetExBuilder) Code(v int32) *McpErrorResetExBuilder {
-	if b.advance(0) && b.room(0, 4) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 1
@@ -9865,6 +9877,8 @@ func (b *McpAbortExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAbortExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpAbortEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "McpAbortEx", Field: flyweight.FieldAt(mcpAbortExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -9980,7 +9994,7 @@ func (b *McpAbortExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpAbortExBuilder) CompositeID(v int64) *McpAbortExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -9990,7 +10004,7 @@ func (b *McpAbortExBuilder) CompositeID(v int64) *McpAbortExBuilder {
 
 // TypeID sets typeId.
 func (b *McpAbortExBuilder) TypeID(v int32) *McpAbortExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -10138,6 +10152,8 @@ func (b *McpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEndExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpEndEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpEndEx", Field: flyweight.FieldAt(mcpEndExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -10258,7 +10274,7 @@ func (b *McpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpEndExBuilder) CompositeID(v int64) *McpEndExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -10268,7 +10284,7 @@ func (b *McpEndExBuilder) CompositeID(v int64) *McpEndExBuilder {
 
 // TypeID sets typeId.
 func (b *McpEndExBuilder) TypeID(v int32) *McpEndExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -10278,7 +10294,7 @@ func (b *McpEndExBuilder) TypeID(v int32) *McpEndExBuilder {
 
 // Outcome sets outcome.
 func (b *McpEndExBuilder) Outcome(v McpOutcome) *McpEndExBuilder {
-	if b.advance(2) && b.room(2, 1) {
+	if b.advance(2) {
 		b.buf[b.p] = byte(v)
 		b.p += 1
 		b.next = 3
@@ -10482,6 +10498,8 @@ func (b *McpEventExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEventExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "McpEventEx", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 13 {
+		b.err = &flyweight.Error{Type: "McpEventEx", Field: flyweight.FieldAt(mcpEventExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -10610,7 +10628,7 @@ func (b *McpEventExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpEventExBuilder) CompositeID(v int64) *McpEventExBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -10620,7 +10638,7 @@ func (b *McpEventExBuilder) CompositeID(v int64) *McpEventExBuilder {
 
 // TypeID sets typeId.
 func (b *McpEventExBuilder) TypeID(v int32) *McpEventExBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2

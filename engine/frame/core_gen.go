@@ -126,6 +126,8 @@ func (b *ExtensionBuilder) Wrap(buf []byte, off, maxLimit int) *ExtensionBuilder
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Extension", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 12 {
+		b.err = &flyweight.Error{Type: "Extension", Field: flyweight.FieldAt(extensionFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -238,7 +240,7 @@ func (b *ExtensionBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *ExtensionBuilder) CompositeID(v int64) *ExtensionBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -248,7 +250,7 @@ func (b *ExtensionBuilder) CompositeID(v int64) *ExtensionBuilder {
 
 // TypeID sets typeId.
 func (b *ExtensionBuilder) TypeID(v int32) *ExtensionBuilder {
-	if b.advance(1) && b.room(1, 4) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 2
@@ -408,6 +410,8 @@ func (b *FrameBuilder) Wrap(buf []byte, off, maxLimit int) *FrameBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Frame", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 68 {
+		b.err = &flyweight.Error{Type: "Frame", Field: flyweight.FieldAt(frameFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -556,7 +560,7 @@ func (b *FrameBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *FrameBuilder) OriginID(v int64) *FrameBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -566,7 +570,7 @@ func (b *FrameBuilder) OriginID(v int64) *FrameBuilder {
 
 // RoutedID sets routedId.
 func (b *FrameBuilder) RoutedID(v int64) *FrameBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -576,7 +580,7 @@ func (b *FrameBuilder) RoutedID(v int64) *FrameBuilder {
 
 // StreamID sets streamId.
 func (b *FrameBuilder) StreamID(v int64) *FrameBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -586,7 +590,7 @@ func (b *FrameBuilder) StreamID(v int64) *FrameBuilder {
 
 // Sequence sets sequence.
 func (b *FrameBuilder) Sequence(v int64) *FrameBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -596,7 +600,7 @@ func (b *FrameBuilder) Sequence(v int64) *FrameBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *FrameBuilder) Acknowledge(v int64) *FrameBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -606,7 +610,7 @@ func (b *FrameBuilder) Acknowledge(v int64) *FrameBuilder {
 
 // Maximum sets maximum.
 func (b *FrameBuilder) Maximum(v int32) *FrameBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -616,7 +620,7 @@ func (b *FrameBuilder) Maximum(v int32) *FrameBuilder {
 
 // Timestamp sets timestamp.
 func (b *FrameBuilder) Timestamp(v int64) *FrameBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -626,7 +630,7 @@ func (b *FrameBuilder) Timestamp(v int64) *FrameBuilder {
 
 // TraceID sets traceId.
 func (b *FrameBuilder) TraceID(v int64) *FrameBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -636,7 +640,7 @@ func (b *FrameBuilder) TraceID(v int64) *FrameBuilder {
 
 // Authorization sets authorization.
 func (b *FrameBuilder) Authorization(v int64) *FrameBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -813,6 +817,8 @@ func (b *BeginBuilder) Wrap(buf []byte, off, maxLimit int) *BeginBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Begin", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 84 {
+		b.err = &flyweight.Error{Type: "Begin", Field: flyweight.FieldAt(beginFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 84}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -976,7 +982,7 @@ func (b *BeginBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *BeginBuilder) OriginID(v int64) *BeginBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -986,7 +992,7 @@ func (b *BeginBuilder) OriginID(v int64) *BeginBuilder {
 
 // RoutedID sets routedId.
 func (b *BeginBuilder) RoutedID(v int64) *BeginBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -996,7 +1002,7 @@ func (b *BeginBuilder) RoutedID(v int64) *BeginBuilder {
 
 // StreamID sets streamId.
 func (b *BeginBuilder) StreamID(v int64) *BeginBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -1006,7 +1012,7 @@ func (b *BeginBuilder) StreamID(v int64) *BeginBuilder {
 
 // Sequence sets sequence.
 func (b *BeginBuilder) Sequence(v int64) *BeginBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -1016,7 +1022,7 @@ func (b *BeginBuilder) Sequence(v int64) *BeginBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *BeginBuilder) Acknowledge(v int64) *BeginBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -1026,7 +1032,7 @@ func (b *BeginBuilder) Acknowledge(v int64) *BeginBuilder {
 
 // Maximum sets maximum.
 func (b *BeginBuilder) Maximum(v int32) *BeginBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -1036,7 +1042,7 @@ func (b *BeginBuilder) Maximum(v int32) *BeginBuilder {
 
 // Timestamp sets timestamp.
 func (b *BeginBuilder) Timestamp(v int64) *BeginBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -1046,7 +1052,7 @@ func (b *BeginBuilder) Timestamp(v int64) *BeginBuilder {
 
 // TraceID sets traceId.
 func (b *BeginBuilder) TraceID(v int64) *BeginBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -1056,7 +1062,7 @@ func (b *BeginBuilder) TraceID(v int64) *BeginBuilder {
 
 // Authorization sets authorization.
 func (b *BeginBuilder) Authorization(v int64) *BeginBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -1066,7 +1072,7 @@ func (b *BeginBuilder) Authorization(v int64) *BeginBuilder {
 
 // Affinity sets affinity.
 func (b *BeginBuilder) Affinity(v int64) *BeginBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -1076,7 +1082,7 @@ func (b *BeginBuilder) Affinity(v int64) *BeginBuilder {
 
 // RedirectedID sets redirectedId.
 func (b *BeginBuilder) RedirectedID(v int64) *BeginBuilder {
-	if b.advance(10) && b.room(10, 8) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 11
@@ -1334,6 +1340,8 @@ func (b *DataBuilder) Wrap(buf []byte, off, maxLimit int) *DataBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Data", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 85 {
+		b.err = &flyweight.Error{Type: "Data", Field: flyweight.FieldAt(dataFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 69, 77, 81, 85}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -1511,7 +1519,7 @@ func (b *DataBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *DataBuilder) OriginID(v int64) *DataBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -1521,7 +1529,7 @@ func (b *DataBuilder) OriginID(v int64) *DataBuilder {
 
 // RoutedID sets routedId.
 func (b *DataBuilder) RoutedID(v int64) *DataBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -1531,7 +1539,7 @@ func (b *DataBuilder) RoutedID(v int64) *DataBuilder {
 
 // StreamID sets streamId.
 func (b *DataBuilder) StreamID(v int64) *DataBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -1541,7 +1549,7 @@ func (b *DataBuilder) StreamID(v int64) *DataBuilder {
 
 // Sequence sets sequence.
 func (b *DataBuilder) Sequence(v int64) *DataBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -1551,7 +1559,7 @@ func (b *DataBuilder) Sequence(v int64) *DataBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *DataBuilder) Acknowledge(v int64) *DataBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -1561,7 +1569,7 @@ func (b *DataBuilder) Acknowledge(v int64) *DataBuilder {
 
 // Maximum sets maximum.
 func (b *DataBuilder) Maximum(v int32) *DataBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -1571,7 +1579,7 @@ func (b *DataBuilder) Maximum(v int32) *DataBuilder {
 
 // Timestamp sets timestamp.
 func (b *DataBuilder) Timestamp(v int64) *DataBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -1581,7 +1589,7 @@ func (b *DataBuilder) Timestamp(v int64) *DataBuilder {
 
 // TraceID sets traceId.
 func (b *DataBuilder) TraceID(v int64) *DataBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -1591,7 +1599,7 @@ func (b *DataBuilder) TraceID(v int64) *DataBuilder {
 
 // Authorization sets authorization.
 func (b *DataBuilder) Authorization(v int64) *DataBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -1601,7 +1609,7 @@ func (b *DataBuilder) Authorization(v int64) *DataBuilder {
 
 // Flags sets flags.
 func (b *DataBuilder) Flags(v uint8) *DataBuilder {
-	if b.advance(9) && b.room(9, 1) {
+	if b.advance(9) {
 		b.buf[b.p] = byte(v)
 		b.p += 1
 		b.next = 10
@@ -1611,7 +1619,7 @@ func (b *DataBuilder) Flags(v uint8) *DataBuilder {
 
 // BudgetID sets budgetId.
 func (b *DataBuilder) BudgetID(v int64) *DataBuilder {
-	if b.advance(10) && b.room(10, 8) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 11
@@ -1621,7 +1629,7 @@ func (b *DataBuilder) BudgetID(v int64) *DataBuilder {
 
 // Reserved sets reserved.
 func (b *DataBuilder) Reserved(v int32) *DataBuilder {
-	if b.advance(11) && b.room(11, 4) {
+	if b.advance(11) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 12
@@ -1875,6 +1883,8 @@ func (b *EndBuilder) Wrap(buf []byte, off, maxLimit int) *EndBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "End", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 80 {
+		b.err = &flyweight.Error{Type: "End", Field: flyweight.FieldAt(endFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -2042,7 +2052,7 @@ func (b *EndBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *EndBuilder) OriginID(v int64) *EndBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -2052,7 +2062,7 @@ func (b *EndBuilder) OriginID(v int64) *EndBuilder {
 
 // RoutedID sets routedId.
 func (b *EndBuilder) RoutedID(v int64) *EndBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -2062,7 +2072,7 @@ func (b *EndBuilder) RoutedID(v int64) *EndBuilder {
 
 // StreamID sets streamId.
 func (b *EndBuilder) StreamID(v int64) *EndBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -2072,7 +2082,7 @@ func (b *EndBuilder) StreamID(v int64) *EndBuilder {
 
 // Sequence sets sequence.
 func (b *EndBuilder) Sequence(v int64) *EndBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -2082,7 +2092,7 @@ func (b *EndBuilder) Sequence(v int64) *EndBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *EndBuilder) Acknowledge(v int64) *EndBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -2092,7 +2102,7 @@ func (b *EndBuilder) Acknowledge(v int64) *EndBuilder {
 
 // Maximum sets maximum.
 func (b *EndBuilder) Maximum(v int32) *EndBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -2102,7 +2112,7 @@ func (b *EndBuilder) Maximum(v int32) *EndBuilder {
 
 // Timestamp sets timestamp.
 func (b *EndBuilder) Timestamp(v int64) *EndBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -2112,7 +2122,7 @@ func (b *EndBuilder) Timestamp(v int64) *EndBuilder {
 
 // TraceID sets traceId.
 func (b *EndBuilder) TraceID(v int64) *EndBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -2122,7 +2132,7 @@ func (b *EndBuilder) TraceID(v int64) *EndBuilder {
 
 // Authorization sets authorization.
 func (b *EndBuilder) Authorization(v int64) *EndBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -2132,7 +2142,7 @@ func (b *EndBuilder) Authorization(v int64) *EndBuilder {
 
 // BudgetID sets budgetId.
 func (b *EndBuilder) BudgetID(v int64) *EndBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -2142,7 +2152,7 @@ func (b *EndBuilder) BudgetID(v int64) *EndBuilder {
 
 // Reserved sets reserved.
 func (b *EndBuilder) Reserved(v int32) *EndBuilder {
-	if b.advance(10) && b.room(10, 4) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 11
@@ -2348,6 +2358,8 @@ func (b *AbortBuilder) Wrap(buf []byte, off, maxLimit int) *AbortBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Abort", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 68 {
+		b.err = &flyweight.Error{Type: "Abort", Field: flyweight.FieldAt(abortFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -2499,7 +2511,7 @@ func (b *AbortBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *AbortBuilder) OriginID(v int64) *AbortBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -2509,7 +2521,7 @@ func (b *AbortBuilder) OriginID(v int64) *AbortBuilder {
 
 // RoutedID sets routedId.
 func (b *AbortBuilder) RoutedID(v int64) *AbortBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -2519,7 +2531,7 @@ func (b *AbortBuilder) RoutedID(v int64) *AbortBuilder {
 
 // StreamID sets streamId.
 func (b *AbortBuilder) StreamID(v int64) *AbortBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -2529,7 +2541,7 @@ func (b *AbortBuilder) StreamID(v int64) *AbortBuilder {
 
 // Sequence sets sequence.
 func (b *AbortBuilder) Sequence(v int64) *AbortBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -2539,7 +2551,7 @@ func (b *AbortBuilder) Sequence(v int64) *AbortBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *AbortBuilder) Acknowledge(v int64) *AbortBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -2549,7 +2561,7 @@ func (b *AbortBuilder) Acknowledge(v int64) *AbortBuilder {
 
 // Maximum sets maximum.
 func (b *AbortBuilder) Maximum(v int32) *AbortBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -2559,7 +2571,7 @@ func (b *AbortBuilder) Maximum(v int32) *AbortBuilder {
 
 // Timestamp sets timestamp.
 func (b *AbortBuilder) Timestamp(v int64) *AbortBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -2569,7 +2581,7 @@ func (b *AbortBuilder) Timestamp(v int64) *AbortBuilder {
 
 // TraceID sets traceId.
 func (b *AbortBuilder) TraceID(v int64) *AbortBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -2579,7 +2591,7 @@ func (b *AbortBuilder) TraceID(v int64) *AbortBuilder {
 
 // Authorization sets authorization.
 func (b *AbortBuilder) Authorization(v int64) *AbortBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -2797,6 +2809,8 @@ func (b *FlushBuilder) Wrap(buf []byte, off, maxLimit int) *FlushBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Flush", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 80 {
+		b.err = &flyweight.Error{Type: "Flush", Field: flyweight.FieldAt(flushFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -2960,7 +2974,7 @@ func (b *FlushBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *FlushBuilder) OriginID(v int64) *FlushBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -2970,7 +2984,7 @@ func (b *FlushBuilder) OriginID(v int64) *FlushBuilder {
 
 // RoutedID sets routedId.
 func (b *FlushBuilder) RoutedID(v int64) *FlushBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -2980,7 +2994,7 @@ func (b *FlushBuilder) RoutedID(v int64) *FlushBuilder {
 
 // StreamID sets streamId.
 func (b *FlushBuilder) StreamID(v int64) *FlushBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -2990,7 +3004,7 @@ func (b *FlushBuilder) StreamID(v int64) *FlushBuilder {
 
 // Sequence sets sequence.
 func (b *FlushBuilder) Sequence(v int64) *FlushBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -3000,7 +3014,7 @@ func (b *FlushBuilder) Sequence(v int64) *FlushBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *FlushBuilder) Acknowledge(v int64) *FlushBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -3010,7 +3024,7 @@ func (b *FlushBuilder) Acknowledge(v int64) *FlushBuilder {
 
 // Maximum sets maximum.
 func (b *FlushBuilder) Maximum(v int32) *FlushBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -3020,7 +3034,7 @@ func (b *FlushBuilder) Maximum(v int32) *FlushBuilder {
 
 // Timestamp sets timestamp.
 func (b *FlushBuilder) Timestamp(v int64) *FlushBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -3030,7 +3044,7 @@ func (b *FlushBuilder) Timestamp(v int64) *FlushBuilder {
 
 // TraceID sets traceId.
 func (b *FlushBuilder) TraceID(v int64) *FlushBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -3040,7 +3054,7 @@ func (b *FlushBuilder) TraceID(v int64) *FlushBuilder {
 
 // Authorization sets authorization.
 func (b *FlushBuilder) Authorization(v int64) *FlushBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -3050,7 +3064,7 @@ func (b *FlushBuilder) Authorization(v int64) *FlushBuilder {
 
 // BudgetID sets budgetId.
 func (b *FlushBuilder) BudgetID(v int64) *FlushBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -3060,7 +3074,7 @@ func (b *FlushBuilder) BudgetID(v int64) *FlushBuilder {
 
 // Reserved sets reserved.
 func (b *FlushBuilder) Reserved(v int32) *FlushBuilder {
-	if b.advance(10) && b.room(10, 4) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 11
@@ -3266,6 +3280,8 @@ func (b *ResetBuilder) Wrap(buf []byte, off, maxLimit int) *ResetBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Reset", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 68 {
+		b.err = &flyweight.Error{Type: "Reset", Field: flyweight.FieldAt(resetFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -3417,7 +3433,7 @@ func (b *ResetBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *ResetBuilder) OriginID(v int64) *ResetBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -3427,7 +3443,7 @@ func (b *ResetBuilder) OriginID(v int64) *ResetBuilder {
 
 // RoutedID sets routedId.
 func (b *ResetBuilder) RoutedID(v int64) *ResetBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -3437,7 +3453,7 @@ func (b *ResetBuilder) RoutedID(v int64) *ResetBuilder {
 
 // StreamID sets streamId.
 func (b *ResetBuilder) StreamID(v int64) *ResetBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -3447,7 +3463,7 @@ func (b *ResetBuilder) StreamID(v int64) *ResetBuilder {
 
 // Sequence sets sequence.
 func (b *ResetBuilder) Sequence(v int64) *ResetBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -3457,7 +3473,7 @@ func (b *ResetBuilder) Sequence(v int64) *ResetBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *ResetBuilder) Acknowledge(v int64) *ResetBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -3467,7 +3483,7 @@ func (b *ResetBuilder) Acknowledge(v int64) *ResetBuilder {
 
 // Maximum sets maximum.
 func (b *ResetBuilder) Maximum(v int32) *ResetBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -3477,7 +3493,7 @@ func (b *ResetBuilder) Maximum(v int32) *ResetBuilder {
 
 // Timestamp sets timestamp.
 func (b *ResetBuilder) Timestamp(v int64) *ResetBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -3487,7 +3503,7 @@ func (b *ResetBuilder) Timestamp(v int64) *ResetBuilder {
 
 // TraceID sets traceId.
 func (b *ResetBuilder) TraceID(v int64) *ResetBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -3497,7 +3513,7 @@ func (b *ResetBuilder) TraceID(v int64) *ResetBuilder {
 
 // Authorization sets authorization.
 func (b *ResetBuilder) Authorization(v int64) *ResetBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -3727,6 +3743,8 @@ func (b *WindowBuilder) Wrap(buf []byte, off, maxLimit int) *WindowBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Window", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 85 {
+		b.err = &flyweight.Error{Type: "Window", Field: flyweight.FieldAt(windowFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 85}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -3899,7 +3917,7 @@ func (b *WindowBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *WindowBuilder) OriginID(v int64) *WindowBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -3909,7 +3927,7 @@ func (b *WindowBuilder) OriginID(v int64) *WindowBuilder {
 
 // RoutedID sets routedId.
 func (b *WindowBuilder) RoutedID(v int64) *WindowBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -3919,7 +3937,7 @@ func (b *WindowBuilder) RoutedID(v int64) *WindowBuilder {
 
 // StreamID sets streamId.
 func (b *WindowBuilder) StreamID(v int64) *WindowBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -3929,7 +3947,7 @@ func (b *WindowBuilder) StreamID(v int64) *WindowBuilder {
 
 // Sequence sets sequence.
 func (b *WindowBuilder) Sequence(v int64) *WindowBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -3939,7 +3957,7 @@ func (b *WindowBuilder) Sequence(v int64) *WindowBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *WindowBuilder) Acknowledge(v int64) *WindowBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -3949,7 +3967,7 @@ func (b *WindowBuilder) Acknowledge(v int64) *WindowBuilder {
 
 // Maximum sets maximum.
 func (b *WindowBuilder) Maximum(v int32) *WindowBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -3959,7 +3977,7 @@ func (b *WindowBuilder) Maximum(v int32) *WindowBuilder {
 
 // Timestamp sets timestamp.
 func (b *WindowBuilder) Timestamp(v int64) *WindowBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -3969,7 +3987,7 @@ func (b *WindowBuilder) Timestamp(v int64) *WindowBuilder {
 
 // TraceID sets traceId.
 func (b *WindowBuilder) TraceID(v int64) *WindowBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -3979,7 +3997,7 @@ func (b *WindowBuilder) TraceID(v int64) *WindowBuilder {
 
 // Authorization sets authorization.
 func (b *WindowBuilder) Authorization(v int64) *WindowBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -3989,7 +4007,7 @@ func (b *WindowBuilder) Authorization(v int64) *WindowBuilder {
 
 // BudgetID sets budgetId.
 func (b *WindowBuilder) BudgetID(v int64) *WindowBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -3999,7 +4017,7 @@ func (b *WindowBuilder) BudgetID(v int64) *WindowBuilder {
 
 // Padding sets padding.
 func (b *WindowBuilder) Padding(v int32) *WindowBuilder {
-	if b.advance(10) && b.room(10, 4) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 11
@@ -4009,7 +4027,7 @@ func (b *WindowBuilder) Padding(v int32) *WindowBuilder {
 
 // Minimum sets minimum.
 func (b *WindowBuilder) Minimum(v int32) *WindowBuilder {
-	if b.advance(11) && b.room(11, 4) {
+	if b.advance(11) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 12
@@ -4019,7 +4037,7 @@ func (b *WindowBuilder) Minimum(v int32) *WindowBuilder {
 
 // Capabilities sets capabilities.
 func (b *WindowBuilder) Capabilities(v uint8) *WindowBuilder {
-	if b.advance(12) && b.room(12, 1) {
+	if b.advance(12) {
 		b.buf[b.p] = byte(v)
 		b.p += 1
 		b.next = 13
@@ -4231,6 +4249,8 @@ func (b *SignalBuilder) Wrap(buf []byte, off, maxLimit int) *SignalBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Signal", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 88 {
+		b.err = &flyweight.Error{Type: "Signal", Field: flyweight.FieldAt(signalFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 88}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -4401,7 +4421,7 @@ func (b *SignalBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *SignalBuilder) OriginID(v int64) *SignalBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -4411,7 +4431,7 @@ func (b *SignalBuilder) OriginID(v int64) *SignalBuilder {
 
 // RoutedID sets routedId.
 func (b *SignalBuilder) RoutedID(v int64) *SignalBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -4421,7 +4441,7 @@ func (b *SignalBuilder) RoutedID(v int64) *SignalBuilder {
 
 // StreamID sets streamId.
 func (b *SignalBuilder) StreamID(v int64) *SignalBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -4431,7 +4451,7 @@ func (b *SignalBuilder) StreamID(v int64) *SignalBuilder {
 
 // Sequence sets sequence.
 func (b *SignalBuilder) Sequence(v int64) *SignalBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -4441,7 +4461,7 @@ func (b *SignalBuilder) Sequence(v int64) *SignalBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *SignalBuilder) Acknowledge(v int64) *SignalBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -4451,7 +4471,7 @@ func (b *SignalBuilder) Acknowledge(v int64) *SignalBuilder {
 
 // Maximum sets maximum.
 func (b *SignalBuilder) Maximum(v int32) *SignalBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -4461,7 +4481,7 @@ func (b *SignalBuilder) Maximum(v int32) *SignalBuilder {
 
 // Timestamp sets timestamp.
 func (b *SignalBuilder) Timestamp(v int64) *SignalBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -4471,7 +4491,7 @@ func (b *SignalBuilder) Timestamp(v int64) *SignalBuilder {
 
 // TraceID sets traceId.
 func (b *SignalBuilder) TraceID(v int64) *SignalBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -4481,7 +4501,7 @@ func (b *SignalBuilder) TraceID(v int64) *SignalBuilder {
 
 // Authorization sets authorization.
 func (b *SignalBuilder) Authorization(v int64) *SignalBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -4491,7 +4511,7 @@ func (b *SignalBuilder) Authorization(v int64) *SignalBuilder {
 
 // CancelID sets cancelId.
 func (b *SignalBuilder) CancelID(v int64) *SignalBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -4501,7 +4521,7 @@ func (b *SignalBuilder) CancelID(v int64) *SignalBuilder {
 
 // SignalID sets signalId.
 func (b *SignalBuilder) SignalID(v int32) *SignalBuilder {
-	if b.advance(10) && b.room(10, 4) {
+	if b.advance(10) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 11
@@ -4511,7 +4531,7 @@ func (b *SignalBuilder) SignalID(v int32) *SignalBuilder {
 
 // ContextID sets contextId.
 func (b *SignalBuilder) ContextID(v int32) *SignalBuilder {
-	if b.advance(11) && b.room(11, 4) {
+	if b.advance(11) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 12
@@ -4716,6 +4736,8 @@ func (b *ChallengeBuilder) Wrap(buf []byte, off, maxLimit int) *ChallengeBuilder
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Challenge", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 68 {
+		b.err = &flyweight.Error{Type: "Challenge", Field: flyweight.FieldAt(challengeFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -4867,7 +4889,7 @@ func (b *ChallengeBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *ChallengeBuilder) OriginID(v int64) *ChallengeBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -4877,7 +4899,7 @@ func (b *ChallengeBuilder) OriginID(v int64) *ChallengeBuilder {
 
 // RoutedID sets routedId.
 func (b *ChallengeBuilder) RoutedID(v int64) *ChallengeBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -4887,7 +4909,7 @@ func (b *ChallengeBuilder) RoutedID(v int64) *ChallengeBuilder {
 
 // StreamID sets streamId.
 func (b *ChallengeBuilder) StreamID(v int64) *ChallengeBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -4897,7 +4919,7 @@ func (b *ChallengeBuilder) StreamID(v int64) *ChallengeBuilder {
 
 // Sequence sets sequence.
 func (b *ChallengeBuilder) Sequence(v int64) *ChallengeBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -4907,7 +4929,7 @@ func (b *ChallengeBuilder) Sequence(v int64) *ChallengeBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *ChallengeBuilder) Acknowledge(v int64) *ChallengeBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -4917,7 +4939,7 @@ func (b *ChallengeBuilder) Acknowledge(v int64) *ChallengeBuilder {
 
 // Maximum sets maximum.
 func (b *ChallengeBuilder) Maximum(v int32) *ChallengeBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -4927,7 +4949,7 @@ func (b *ChallengeBuilder) Maximum(v int32) *ChallengeBuilder {
 
 // Timestamp sets timestamp.
 func (b *ChallengeBuilder) Timestamp(v int64) *ChallengeBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -4937,7 +4959,7 @@ func (b *ChallengeBuilder) Timestamp(v int64) *ChallengeBuilder {
 
 // TraceID sets traceId.
 func (b *ChallengeBuilder) TraceID(v int64) *ChallengeBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -4947,7 +4969,7 @@ func (b *ChallengeBuilder) TraceID(v int64) *ChallengeBuilder {
 
 // Authorization sets authorization.
 func (b *ChallengeBuilder) Authorization(v int64) *ChallengeBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -5163,6 +5185,8 @@ func (b *RedirectBuilder) Wrap(buf []byte, off, maxLimit int) *RedirectBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Redirect", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 76 {
+		b.err = &flyweight.Error{Type: "Redirect", Field: flyweight.FieldAt(redirectFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -5318,7 +5342,7 @@ func (b *RedirectBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *RedirectBuilder) OriginID(v int64) *RedirectBuilder {
-	if b.advance(0) && b.room(0, 8) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 1
@@ -5328,7 +5352,7 @@ func (b *RedirectBuilder) OriginID(v int64) *RedirectBuilder {
 
 // RoutedID sets routedId.
 func (b *RedirectBuilder) RoutedID(v int64) *RedirectBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -5338,7 +5362,7 @@ func (b *RedirectBuilder) RoutedID(v int64) *RedirectBuilder {
 
 // StreamID sets streamId.
 func (b *RedirectBuilder) StreamID(v int64) *RedirectBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -5348,7 +5372,7 @@ func (b *RedirectBuilder) StreamID(v int64) *RedirectBuilder {
 
 // Sequence sets sequence.
 func (b *RedirectBuilder) Sequence(v int64) *RedirectBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
@@ -5358,7 +5382,7 @@ func (b *RedirectBuilder) Sequence(v int64) *RedirectBuilder {
 
 // Acknowledge sets acknowledge.
 func (b *RedirectBuilder) Acknowledge(v int64) *RedirectBuilder {
-	if b.advance(4) && b.room(4, 8) {
+	if b.advance(4) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 5
@@ -5368,7 +5392,7 @@ func (b *RedirectBuilder) Acknowledge(v int64) *RedirectBuilder {
 
 // Maximum sets maximum.
 func (b *RedirectBuilder) Maximum(v int32) *RedirectBuilder {
-	if b.advance(5) && b.room(5, 4) {
+	if b.advance(5) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 6
@@ -5378,7 +5402,7 @@ func (b *RedirectBuilder) Maximum(v int32) *RedirectBuilder {
 
 // Timestamp sets timestamp.
 func (b *RedirectBuilder) Timestamp(v int64) *RedirectBuilder {
-	if b.advance(6) && b.room(6, 8) {
+	if b.advance(6) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 7
@@ -5388,7 +5412,7 @@ func (b *RedirectBuilder) Timestamp(v int64) *RedirectBuilder {
 
 // TraceID sets traceId.
 func (b *RedirectBuilder) TraceID(v int64) *RedirectBuilder {
-	if b.advance(7) && b.room(7, 8) {
+	if b.advance(7) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 8
@@ -5398,7 +5422,7 @@ func (b *RedirectBuilder) TraceID(v int64) *RedirectBuilder {
 
 // Authorization sets authorization.
 func (b *RedirectBuilder) Authorization(v int64) *RedirectBuilder {
-	if b.advance(8) && b.room(8, 8) {
+	if b.advance(8) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 9
@@ -5408,7 +5432,7 @@ func (b *RedirectBuilder) Authorization(v int64) *RedirectBuilder {
 
 // Affinity sets affinity.
 func (b *RedirectBuilder) Affinity(v int64) *RedirectBuilder {
-	if b.advance(9) && b.room(9, 8) {
+	if b.advance(9) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 10
@@ -5581,6 +5605,8 @@ func (b *EventBuilder) Wrap(buf []byte, off, maxLimit int) *EventBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
 		b.err = &flyweight.Error{Type: "Event", Err: flyweight.ErrBounds}
+	} else if maxLimit-off < 28 {
+		b.err = &flyweight.Error{Type: "Event", Field: flyweight.FieldAt(eventFieldNames[:], []int{4, 12, 20, 28}, maxLimit-off), Err: flyweight.ErrOverflow}
 	}
 	return b
 }
@@ -5700,7 +5726,7 @@ func (b *EventBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // ID sets id.
 func (b *EventBuilder) ID(v int32) *EventBuilder {
-	if b.advance(0) && b.room(0, 4) {
+	if b.advance(0) {
 		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
 		b.p += 4
 		b.next = 1
@@ -5710,7 +5736,7 @@ func (b *EventBuilder) ID(v int32) *EventBuilder {
 
 // Timestamp sets timestamp.
 func (b *EventBuilder) Timestamp(v int64) *EventBuilder {
-	if b.advance(1) && b.room(1, 8) {
+	if b.advance(1) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 2
@@ -5720,7 +5746,7 @@ func (b *EventBuilder) Timestamp(v int64) *EventBuilder {
 
 // TraceID sets traceId.
 func (b *EventBuilder) TraceID(v int64) *EventBuilder {
-	if b.advance(2) && b.room(2, 8) {
+	if b.advance(2) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 3
@@ -5730,7 +5756,7 @@ func (b *EventBuilder) TraceID(v int64) *EventBuilder {
 
 // NamespacedID sets namespacedId.
 func (b *EventBuilder) NamespacedID(v int64) *EventBuilder {
-	if b.advance(3) && b.room(3, 8) {
+	if b.advance(3) {
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
 		b.next = 4
