@@ -14,8 +14,9 @@ Usage:
 
 The commands are:
 
-	start    load a configuration and run the engine
-	version  print the sluice version
+	start     load a configuration and run the engine
+	validate  check a configuration and report every problem
+	version   print the sluice version
 
 Run "sluice <command> -h" for the flags of a command.
 `
@@ -45,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case "start":
 		return runStart(rest, stdout, stderr)
+	case "validate":
+		return runValidate(rest, stdout, stderr)
 	case "version":
 		return runVersion(rest, stdout, stderr)
 	default:

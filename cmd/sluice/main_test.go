@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -53,34 +51,34 @@ func TestRun(t *testing.T) {
 			wantStderr: "usage: sluice version",
 		},
 		{
-			name:       "start default",
-			args:       []string{"start"},
-			wantCode:   exitOK,
-			wantStdout: fmt.Sprintf("sluice: no bindings yet (config: embedded default, workers: %d)\n", runtime.NumCPU()),
-		},
-		{
-			name:       "start config and workers",
-			args:       []string{"start", "-c", present, "-w", "3"},
-			wantCode:   exitOK,
-			wantStdout: "sluice: no bindings yet (config: " + present + ", workers: 3)\n",
-		},
-		{
-			name:       "start long flags",
-			args:       []string{"start", "--config", present, "--workers", "4", "--engine-dir", dir},
-			wantCode:   exitOK,
-			wantStdout: "sluice: no bindings yet (config: " + present + ", workers: 4)\n",
-		},
-		{
 			name:       "start -c missing file",
 			args:       []string{"start", "-c", missing},
-			wantCode:   exitFail,
+			wantCode:   exitUsage,
 			wantStderr: "sluice: open " + missing + ": no such file or directory\n",
+		},
+		{
+			name:       "validate default",
+			args:       []string{"validate"},
+			wantCode:   exitOK,
+			wantStdout: "sluice.yaml (embedded): valid (1 bindings)\n",
+		},
+		{
+			name:       "validate file",
+			args:       []string{"validate", "-c", present},
+			wantCode:   exitOK,
+			wantStdout: present + ": valid (0 bindings)\n",
+		},
+		{
+			name:       "validate missing file",
+			args:       []string{"validate", "--config", missing},
+			wantCode:   exitUsage,
+			wantStderr: "no such file or directory",
 		},
 		{
 			name:       "start zero workers",
 			args:       []string{"start", "-w", "0"},
 			wantCode:   exitUsage,
-			wantStderr: "-workers must be at least 1, got 0",
+			wantStderr: "-workers must be between 1 and 128, got 0",
 		},
 		{
 			name:       "start extra argument",
@@ -130,9 +128,10 @@ func TestRun(t *testing.T) {
 func TestLoadConfigDefault(t *testing.T) {
 	cfg, err := loadConfig("")
 	require.NoError(t, err)
-	assert.Equal(t, embeddedSource, cfg.source)
-	assert.Contains(t, string(cfg.data), "name: sluice\n")
-	assert.Contains(t, string(cfg.data), "bindings: {}\n")
+	assert.Equal(t, embeddedSource, cfg.File)
+	assert.Equal(t, "sluice", cfg.Name)
+	require.Len(t, cfg.Bindings, 1)
+	assert.Equal(t, "echo", cfg.Bindings[0].Type)
 }
 
 func TestVersion(t *testing.T) {

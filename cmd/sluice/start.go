@@ -1,22 +1,22 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/engine"
 )
-
-// defaultConfig is the configuration start uses when no -c is given.
-//
-//go:embed sluice.yaml
-var defaultConfig []byte
-
-// embeddedSource names the embedded default configuration in messages.
-const embeddedSource = "embedded default"
 
 const startUsage = `usage: sluice start [-c file] [-w n] [-e dir]
 
@@ -25,27 +25,17 @@ const startUsage = `usage: sluice start [-c file] [-w n] [-e dir]
   -e, --engine-dir dir   directory for the workers' ring files (default .sluice/engine)
 `
 
-// config is a configuration as loaded, before it is parsed.
-type config struct {
-	// source is the file path, or embeddedSource.
-	source string
-	data   []byte
-}
-
-// loadConfig reads the configuration file at path, or the embedded default
-// when path is empty.
-func loadConfig(path string) (config, error) {
-	if path == "" {
-		return config{source: embeddedSource, data: defaultConfig}, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return config{}, err
-	}
-	return config{source: path, data: data}, nil
-}
+// stopTimeout bounds the drain after SIGINT or SIGTERM.
+const stopTimeout = 2 * time.Second
 
 func runStart(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return startEngine(ctx, args, stdout, stderr)
+}
+
+// startEngine runs the engine until ctx is done, then stops it.
+func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		configPath string
 		workers    int
@@ -74,24 +64,47 @@ func runStart(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return startUsageError(fs, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-	case workers < 1:
-		return startUsageError(fs, fmt.Sprintf("-workers must be at least 1, got %d", workers))
+		return usageError(fs, "start", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	case workers < 1 || workers > engine.MaxWorkers:
+		return usageError(fs, "start", fmt.Sprintf("-workers must be between 1 and %d, got %d", engine.MaxWorkers, workers))
 	case engineDir == "":
-		return startUsageError(fs, "-engine-dir must not be empty")
+		return usageError(fs, "start", "-engine-dir must not be empty")
 	}
 
+	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg, err := loadConfig(configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: %v\n", err)
+		return exitUsage
+	}
+	e, err := engine.New(cfg, engine.WithWorkers(workers), engine.WithDir(engineDir),
+		engine.WithLogger(log), engine.WithBindings(binding.Factory))
+	if err != nil {
+		fmt.Fprintf(stderr, "sluice: %v\n", err)
+		return exitUsage
+	}
+	if err := e.Start(); err != nil {
+		fmt.Fprintf(stderr, "sluice: %v\n", err)
 		return exitFail
 	}
-	fmt.Fprintf(stdout, "sluice: no bindings yet (config: %s, workers: %d)\n", cfg.source, workers)
+	log.Info("started", "namespace", cfg.Name, "config", cfg.File, "engine", engineDir,
+		"workers", workers, "bindings", e.BindingNames())
+	fmt.Fprintf(stdout, "sluice: started %s with %d workers\n", cfg.Name, workers)
+
+	<-ctx.Done()
+	log.Info("stopping", "reason", context.Cause(ctx))
+	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := e.Stop(stopCtx); err != nil {
+		fmt.Fprintf(stderr, "sluice: %v\n", err)
+		return exitFail
+	}
+	log.Info("stopped")
 	return exitOK
 }
 
-func startUsageError(fs *flag.FlagSet, msg string) int {
-	fmt.Fprintf(fs.Output(), "sluice start: %s\n", msg)
+func usageError(fs *flag.FlagSet, cmd, msg string) int {
+	fmt.Fprintf(fs.Output(), "sluice %s: %s\n", cmd, msg)
 	fs.Usage()
 	return exitUsage
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	_ "embed"
+	"os"
+
+	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/all"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+// defaultConfig is the configuration start uses when no -c is given.
+//
+//go:embed sluice.yaml
+var defaultConfig []byte
+
+// embeddedSource names the embedded default configuration in messages.
+const embeddedSource = "sluice.yaml (embedded)"
+
+// loadConfig reads, validates and returns the configuration file at path,
+// or the embedded default when path is empty.
+func loadConfig(path string) (*config.Config, error) {
+	schema, err := config.NewSchema(fragments()...)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return config.Load(embeddedSource, defaultConfig, schema)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(path, src, schema)
+}
+
+// fragments gathers the config schema fragments of every compiled-in
+// binding, store, guard and exporter type.
+func fragments() []config.Fragment {
+	return binding.Fragments()
+}

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/ring"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Workers is the number of workers; 0 means one per CPU.
+	Workers int
+	// Dir is the engine directory. Each worker's ring is the mmap'd file
+	// Dir/data<N>, readable from outside. Empty means rings on the heap.
+	Dir string
+	// RingCapacity is the data capacity of each worker's ring in bytes, a
+	// power of two.
+	RingCapacity int
+	// SlotCapacity bounds one frame: the worker's write buffer holds it.
+	SlotCapacity int
+	// Pin pins each worker's thread to a CPU where the OS allows it.
+	Pin bool
+	// Timestamps stamps the frames the engine builds with the clock.
+	Timestamps bool
+	// Logger receives the engine's structured logs.
+	Logger *slog.Logger
+	// Clock is the engine's time source.
+	Clock func() time.Time
+	// Bindings resolves a binding type to its factory.
+	Bindings func(typ string) (Binding, error)
+}
+
+// Option sets an Options field.
+type Option func(*Options)
+
+// WithWorkers sets the number of workers.
+func WithWorkers(n int) Option { return func(o *Options) { o.Workers = n } }
+
+// WithDir sets the engine directory for the mmap'd rings.
+func WithDir(dir string) Option { return func(o *Options) { o.Dir = dir } }
+
+// WithRingCapacity sets each worker's ring capacity in bytes.
+func WithRingCapacity(n int) Option { return func(o *Options) { o.RingCapacity = n } }
+
+// WithPin turns CPU pinning on or off.
+func WithPin(pin bool) Option { return func(o *Options) { o.Pin = pin } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
+
+// WithClock sets the time source.
+func WithClock(clock func() time.Time) Option { return func(o *Options) { o.Clock = clock } }
+
+// WithBindings sets the binding type resolver.
+func WithBindings(lookup func(typ string) (Binding, error)) Option {
+	return func(o *Options) { o.Bindings = lookup }
+}
+
+// Engine runs the workers of one process and the bindings of one
+// configuration.
+type Engine struct {
+	opts     Options
+	cfg      *config.Config
+	log      *slog.Logger
+	clock    func() time.Time
+	labels   *Labels
+	budgets  *Budgets
+	workers  []*Worker
+	rings    []*ring.Ring
+	ids      map[string]int64
+	attached []*attached
+
+	mu      sync.Mutex
+	started bool
+	stopped bool
+}
+
+type attached struct {
+	binding Binding
+	cfg     *BindingConfig
+}
+
+// ErrStopped reports a call on an engine that has stopped.
+var ErrStopped = errors.New("engine: stopped")
+
+// New prepares an engine for cfg. Nothing runs until Start.
+func New(cfg *config.Config, opts ...Option) (*Engine, error) {
+	o := Options{
+		Workers:      runtime.NumCPU(),
+		RingCapacity: 1 << 22,
+		SlotCapacity: 32 << 10,
+		Pin:          true,
+		Timestamps:   true,
+		Logger:       slog.Default(),
+		Clock:        time.Now,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Workers > MaxWorkers {
+		return nil, fmt.Errorf("engine: %d workers: at most %d", o.Workers, MaxWorkers)
+	}
+	e := &Engine{
+		opts:    o,
+		cfg:     cfg,
+		log:     o.Logger,
+		clock:   o.Clock,
+		labels:  NewLabels(),
+		budgets: newBudgets(),
+		ids:     map[string]int64{},
+	}
+	if cfg == nil {
+		cfg = &config.Config{Name: "sluice"}
+		e.cfg = cfg
+	}
+	ns := e.labels.Supply(cfg.Name)
+	for _, b := range cfg.Bindings {
+		e.ids[b.Name] = BindingID(ns, e.labels.Supply(b.Name))
+	}
+	for _, b := range cfg.Bindings {
+		if o.Bindings == nil {
+			return nil, fmt.Errorf("engine: binding %s: no binding types registered", b.Name)
+		}
+		factory, err := o.Bindings(b.Type)
+		if err != nil {
+			return nil, fmt.Errorf("engine: binding %s: %w", b.Name, err)
+		}
+		bc := &BindingConfig{
+			ID:        e.ids[b.Name],
+			Namespace: cfg.Name,
+			Name:      b.Name,
+			Type:      b.Type,
+			Kind:      b.Kind,
+			TypeID:    e.labels.Supply(b.Type),
+			Config:    b,
+		}
+		if b.Exit != "" {
+			bc.ExitID = e.ids[b.Exit]
+		}
+		e.attached = append(e.attached, &attached{binding: factory, cfg: bc})
+	}
+	return e, nil
+}
+
+// Labels returns the engine's label table.
+func (e *Engine) Labels() *Labels { return e.labels }
+
+// Workers returns the number of workers.
+func (e *Engine) Workers() int { return e.opts.Workers }
+
+// Worker returns worker i.
+func (e *Engine) Worker(i int) *Worker { return e.workers[i] }
+
+// Budgets returns the shared credit pools.
+func (e *Engine) Budgets() *Budgets { return e.budgets }
+
+// Dir returns the engine directory, "" when the rings live on the heap.
+func (e *Engine) Dir() string { return e.opts.Dir }
+
+// BindingNames returns the configured binding names, sorted.
+func (e *Engine) BindingNames() []string {
+	names := make([]string, 0, len(e.ids))
+	for n := range e.ids {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (e *Engine) resolveID(name string) (int64, bool) {
+	id, ok := e.ids[name]
+	return id, ok
+}
+
+// ResolveID returns the id of the binding named name.
+func (e *Engine) ResolveID(name string) (int64, bool) { return e.resolveID(name) }
+
+// Start creates the rings, starts the workers and attaches every binding
+// to every worker. On error nothing is left running.
+func (e *Engine) Start() (err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.started {
+		return errors.New("engine: already started")
+	}
+	e.started = true
+	defer func() {
+		if err != nil {
+			e.shutdown()
+		}
+	}()
+	if e.opts.Dir != "" {
+		if err := os.MkdirAll(e.opts.Dir, 0o755); err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+	}
+	for i := 0; i < e.opts.Workers; i++ {
+		var r *ring.Ring
+		var err error
+		if e.opts.Dir != "" {
+			r, err = ring.Map(filepath.Join(e.opts.Dir, fmt.Sprintf("data%d", i)), e.opts.RingCapacity)
+		} else {
+			r, err = ring.NewHeap(e.opts.RingCapacity)
+		}
+		if err != nil {
+			return fmt.Errorf("engine: ring of worker %d: %w", i, err)
+		}
+		e.rings = append(e.rings, r)
+		w, err := newWorker(e, i, r)
+		if err != nil {
+			return err
+		}
+		e.workers = append(e.workers, w)
+	}
+	for _, w := range e.workers {
+		ready := make(chan error, 1)
+		w.running = true
+		go w.run(ready)
+		if err := <-ready; err != nil {
+			return err
+		}
+	}
+	for _, a := range e.attached {
+		if err := e.onEachWorker(func(w *Worker) error { return w.attach(a.binding, a.cfg) }); err != nil {
+			return err
+		}
+		e.log.Info("binding attached", "namespace", a.cfg.Namespace, "binding", a.cfg.Name,
+			"type", a.cfg.Type, "kind", a.cfg.Kind, "workers", len(e.workers))
+	}
+	return nil
+}
+
+// onEachWorker runs fn on every worker's thread and waits for all of them.
+func (e *Engine) onEachWorker(fn func(w *Worker) error) error {
+	errs := make([]error, len(e.workers))
+	var wg sync.WaitGroup
+	for i, w := range e.workers {
+		wg.Add(1)
+		w.Dispatch(func() {
+			defer wg.Done()
+			errs[i] = fn(w)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Execute runs fn on worker i's thread and waits for it.
+func (e *Engine) Execute(i int, fn func(w *Worker)) error {
+	e.mu.Lock()
+	stopped := e.stopped
+	e.mu.Unlock()
+	if stopped {
+		return ErrStopped
+	}
+	done := make(chan struct{})
+	e.workers[i].Dispatch(func() {
+		defer close(done)
+		fn(e.workers[i])
+	})
+	<-done
+	return nil
+}
+
+// Detach detaches the binding named name from every worker: its open
+// streams are sent ABORT and RESET and it receives no new ones.
+func (e *Engine) Detach(name string) error {
+	id, ok := e.ids[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownBinding, name)
+	}
+	return e.onEachWorker(func(w *Worker) error {
+		w.detach(id)
+		return nil
+	})
+}
+
+// Stop stops the workers: each detaches its bindings (aborting their open
+// streams), and the rings are unmapped. It waits until ctx is done for the
+// workers to finish.
+func (e *Engine) Stop(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return nil
+	}
+	return e.stopWorkers(ctx)
+}
+
+func (e *Engine) stopWorkers(ctx context.Context) error {
+	e.stopped = true
+	for _, w := range e.workers {
+		w.stopping.Store(true)
+		w.poller.wake()
+	}
+	for _, w := range e.workers {
+		if !w.running {
+			_ = w.poller.close()
+			continue
+		}
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+			return fmt.Errorf("engine: stop: worker %d: %w", w.index, ctx.Err())
+		}
+	}
+	var errs []error
+	for _, w := range e.workers {
+		if w.running {
+			errs = append(errs, w.poller.close())
+		}
+	}
+	for _, r := range e.rings {
+		errs = append(errs, r.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// shutdown undoes a failed Start.
+func (e *Engine) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := e.stopWorkers(ctx); err != nil {
+		e.log.Error("engine shutdown", "err", err)
+	}
+}
+
+// String describes the engine for logs.
+func (e *Engine) String() string {
+	return fmt.Sprintf("engine{namespace=%s workers=%d bindings=%s}", e.cfg.Name, e.opts.Workers,
+		strings.Join(e.BindingNames(), ","))
+}

@@ -1,0 +1,448 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/echo"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain checks that the engine tests leave no goroutine and no file
+// descriptor behind.
+func TestMain(m *testing.M) {
+	// The Go runtime opens its own epoll instance and eventfd the first
+	// time it needs its network poller; let it, before taking the baseline.
+	if r, w, err := os.Pipe(); err == nil {
+		r.Close()
+		w.Close()
+	}
+	time.Sleep(time.Millisecond)
+	goroutines := runtime.NumGoroutine()
+	fds := openFDs()
+	code := m.Run()
+	if code == 0 {
+		deadline := time.Now().Add(2 * time.Second)
+		for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > goroutines {
+			fmt.Fprintf(os.Stderr, "leaked goroutines: %d before, %d after\n", goroutines, n)
+			code = 1
+		}
+		if n := openFDs(); n > fds {
+			fmt.Fprintf(os.Stderr, "leaked file descriptors: %d before, %d after\n", fds, n)
+			entries, _ := os.ReadDir("/proc/self/fd")
+			for _, e := range entries {
+				link, _ := os.Readlink("/proc/self/fd/" + e.Name())
+				fmt.Fprintf(os.Stderr, "  fd %s -> %s\n", e.Name(), link)
+			}
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func openFDs() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	return len(entries)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// start runs an engine with an echo binding named app0 on n workers.
+func start(t *testing.T, n int, opts ...engine.Option) *engine.Engine {
+	t.Helper()
+	cfg := &config.Config{Name: "test", Bindings: []*config.Binding{{Name: "app0", Type: "echo", Kind: "server"}}}
+	opts = append([]engine.Option{
+		engine.WithWorkers(n), engine.WithRingCapacity(1 << 16), engine.WithPin(false),
+		engine.WithLogger(quiet), engine.WithBindings(binding.Factory),
+	}, opts...)
+	e, err := engine.New(cfg, opts...)
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, e.Stop(ctx))
+	})
+	return e
+}
+
+// received is one frame a test client saw, decoded.
+type received struct {
+	typ      frame.FrameType
+	streamID int64
+	seq, ack int64
+	max      int32
+	payload  string
+	ext      string
+	signalID int32
+}
+
+// client plays the initiator of one stream from a worker's thread and
+// reports every frame it receives on a channel.
+type client struct {
+	e         *engine.Engine
+	worker    int
+	originID  int64
+	routedID  int64
+	initialID int64
+	frames    chan received
+	initial   engine.Flow // sent
+	reply     engine.Flow // received
+}
+
+func newClient(e *engine.Engine, worker int, routed string) *client {
+	routedID, ok := e.ResolveID(routed)
+	if !ok {
+		routedID = 0x7777 // names no binding
+	}
+	return &client{e: e, worker: worker, originID: 0x1_0000_0042, routedID: routedID, frames: make(chan received, 64)}
+}
+
+func (c *client) onMessage(t frame.FrameType, buf []byte) {
+	r := received{typ: t}
+	var h frame.Frame
+	if h.TryWrap(buf, 0, len(buf)) {
+		r.streamID, r.seq, r.ack, r.max = h.StreamID(), h.Sequence(), h.Acknowledge(), h.Maximum()
+	}
+	switch t {
+	case frame.FrameBegin:
+		var b frame.Begin
+		if b.TryWrap(buf, 0, len(buf)) {
+			r.ext = string(b.Extension())
+		}
+	case frame.FrameData:
+		var d frame.Data
+		if d.TryWrap(buf, 0, len(buf)) {
+			r.payload, r.ext = string(d.Payload()), string(d.Extension())
+			_ = c.reply.OnData(&d)
+		}
+	case frame.FrameWindow:
+		var w frame.Window
+		if w.TryWrap(buf, 0, len(buf)) {
+			_ = c.initial.OnWindow(&w)
+		}
+	case frame.FrameSignal:
+		var s frame.Signal
+		if s.TryWrap(buf, 0, len(buf)) {
+			r.signalID = s.SignalID()
+		}
+	}
+	c.frames <- r
+}
+
+// on runs fn on the client's worker.
+func (c *client) on(t *testing.T, fn func(w *engine.Worker)) {
+	t.Helper()
+	require.NoError(t, c.e.Execute(c.worker, fn))
+}
+
+func (c *client) begin(t *testing.T, target int, ext string) {
+	t.Helper()
+	c.on(t, func(w *engine.Worker) {
+		c.initialID = w.SupplyInitialIDOn(target)
+		var b frame.BeginBuilder
+		buf := w.WriteBuffer()
+		n, err := b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
+			Sequence(0).Acknowledge(0).Maximum(0).Affinity(0).Extension([]byte(ext)).BuildLimit()
+		require.NoError(t, err)
+		require.NoError(t, w.NewStream(buf[:n], c.onMessage))
+	})
+}
+
+// window grants the reply direction max bytes of credit.
+func (c *client) window(t *testing.T, max int32) {
+	t.Helper()
+	c.on(t, func(w *engine.Worker) {
+		c.reply.Grant(max)
+		var b frame.WindowBuilder
+		buf := w.WriteBuffer()
+		n, err := b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(engine.ReplyID(c.initialID)).
+			Sequence(c.reply.Seq).Acknowledge(c.reply.Ack).Maximum(c.reply.Max).BudgetID(0).Padding(0).BuildLimit()
+		require.NoError(t, err)
+		require.NoError(t, w.Send(frame.FrameWindow, buf[:n]))
+	})
+}
+
+// data sends payload if the window allows it and reports whether it did.
+func (c *client) data(t *testing.T, payload string) bool {
+	t.Helper()
+	sent := false
+	c.on(t, func(w *engine.Worker) {
+		if !c.initial.CanSend(len(payload)) {
+			return
+		}
+		seq := c.initial.Seq
+		reserved := c.initial.Send(len(payload))
+		var b frame.DataBuilder
+		buf := w.WriteBuffer()
+		n, err := b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
+			Sequence(seq).Acknowledge(c.initial.Ack).Maximum(c.initial.Max).
+			BudgetID(0).Reserved(reserved).Payload([]byte(payload)).BuildLimit()
+		require.NoError(t, err)
+		require.NoError(t, w.Send(frame.FrameData, buf[:n]))
+		sent = true
+	})
+	return sent
+}
+
+func (c *client) end(t *testing.T) {
+	t.Helper()
+	c.on(t, func(w *engine.Worker) {
+		var b frame.EndBuilder
+		buf := w.WriteBuffer()
+		n, err := b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
+			Sequence(c.initial.Seq).Acknowledge(c.initial.Ack).Maximum(c.initial.Max).BuildLimit()
+		require.NoError(t, err)
+		require.NoError(t, w.Send(frame.FrameEnd, buf[:n]))
+	})
+}
+
+// expect waits for the next frame and checks its type.
+func (c *client) expect(t *testing.T, typ frame.FrameType) received {
+	t.Helper()
+	select {
+	case r := <-c.frames:
+		require.Equal(t, typ, r.typ, "received %+v", r)
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatalf("timed out waiting for %s", typ)
+		return received{}
+	}
+}
+
+func (c *client) expectNone(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case r := <-c.frames:
+		t.Fatalf("unexpected frame %+v", r)
+	case <-time.After(wait):
+	}
+}
+
+func TestStreamAcrossWorkers(t *testing.T) {
+	e := start(t, 2)
+	c := newClient(e, 0, "app0")
+	c.begin(t, 1, "hello-ext")
+	assert.Equal(t, 0, engine.ClientIndex(c.initialID))
+	assert.Equal(t, 1, engine.ServerIndex(c.initialID))
+
+	begin := c.expect(t, frame.FrameBegin)
+	assert.Equal(t, engine.ReplyID(c.initialID), begin.streamID)
+	assert.Equal(t, "hello-ext", begin.ext)
+
+	c.window(t, 8192)
+	win := c.expect(t, frame.FrameWindow)
+	assert.Equal(t, c.initialID, win.streamID)
+	assert.Equal(t, int32(8192), win.max)
+
+	require.True(t, c.data(t, "hello"))
+	data := c.expect(t, frame.FrameData)
+	assert.Equal(t, "hello", data.payload)
+	assert.Equal(t, engine.ReplyID(c.initialID), data.streamID)
+
+	c.end(t)
+	c.expect(t, frame.FrameEnd)
+
+	// Both sides forget the stream once it is closed both ways.
+	require.Eventually(t, func() bool {
+		open := 0
+		for i := 0; i < 2; i++ {
+			require.NoError(t, e.Execute(i, func(w *engine.Worker) {
+				s, th := w.Streams()
+				open += s + th
+			}))
+		}
+		return open == 0
+	}, 2*time.Second, 10*time.Millisecond)
+}
+
+// TestZeroWindowBlocksThenResumes opens a stream whose receiver grants no
+// credit: the writer may not send until a WINDOW arrives.
+func TestZeroWindowBlocksThenResumes(t *testing.T) {
+	e := start(t, 2)
+	c := newClient(e, 0, "app0")
+	c.begin(t, 1, "")
+	c.expect(t, frame.FrameBegin)
+
+	c.window(t, 0)
+	zero := c.expect(t, frame.FrameWindow)
+	assert.Equal(t, int32(0), zero.max)
+	assert.False(t, c.data(t, "blocked"), "a zero window must block the writer")
+	c.expectNone(t, 50*time.Millisecond)
+
+	c.window(t, 4)
+	c.expect(t, frame.FrameWindow)
+	assert.False(t, c.data(t, "12345"), "5 bytes do not fit a 4-byte window")
+	require.True(t, c.data(t, "1234"))
+	assert.Equal(t, "1234", c.expect(t, frame.FrameData).payload)
+	assert.False(t, c.data(t, "5"), "the window is spent until acknowledged")
+
+	c.window(t, 4) // acknowledges the 4 bytes echoed back
+	c.expect(t, frame.FrameWindow)
+	require.True(t, c.data(t, "5"))
+	assert.Equal(t, "5", c.expect(t, frame.FrameData).payload)
+}
+
+func TestResetOnUnroutableBegin(t *testing.T) {
+	e := start(t, 2)
+	c := newClient(e, 1, "nowhere")
+	c.begin(t, 0, "")
+	reset := c.expect(t, frame.FrameReset)
+	assert.Equal(t, c.initialID, reset.streamID)
+}
+
+func TestSignalAtAndCancel(t *testing.T) {
+	e := start(t, 1)
+	c := newClient(e, 0, "app0")
+	c.begin(t, 0, "")
+	c.expect(t, frame.FrameBegin)
+
+	var kept, cancelled int64
+	start := time.Now()
+	c.on(t, func(w *engine.Worker) {
+		kept = w.SignalAt(time.Now().Add(30*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 7, 0)
+		cancelled = w.SignalAt(time.Now().Add(10*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 8, 0)
+		assert.True(t, w.Cancel(cancelled))
+		assert.False(t, w.Cancel(cancelled))
+	})
+	sig := c.expect(t, frame.FrameSignal)
+	assert.Equal(t, int32(7), sig.signalID)
+	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
+	c.expectNone(t, 50*time.Millisecond)
+	c.on(t, func(w *engine.Worker) { assert.False(t, w.Cancel(kept), "a fired signal cannot be cancelled") })
+
+	c.on(t, func(w *engine.Worker) { w.SignalNow(c.originID, c.routedID, c.initialID, 0, 9, 0) })
+	assert.Equal(t, int32(9), c.expect(t, frame.FrameSignal).signalID)
+}
+
+// recorder is a binding that accepts every stream and reports each frame
+// its handler receives.
+type recorder struct{ frames chan frame.FrameType }
+
+func (r *recorder) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return r, nil
+}
+
+func (r *recorder) NewStream(frame.FrameType, []byte) engine.MessageConsumer {
+	return func(t frame.FrameType, _ []byte) { r.frames <- t }
+}
+
+func TestDetachAbortsAndResets(t *testing.T) {
+	rec := &recorder{frames: make(chan frame.FrameType, 16)}
+	cfg := &config.Config{Name: "test", Bindings: []*config.Binding{
+		{Name: "app0", Type: "echo", Kind: "server"},
+		{Name: "rec0", Type: "recorder", Kind: "server"},
+	}}
+	lookup := func(typ string) (engine.Binding, error) {
+		if typ == "recorder" {
+			return rec, nil
+		}
+		return binding.Factory(typ)
+	}
+	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
+		engine.WithLogger(quiet), engine.WithBindings(lookup))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	defer func() { require.NoError(t, e.Stop(context.Background())) }()
+
+	// The detached binding's own handlers see ABORT for the initial
+	// direction and RESET for the reply, as if both peers had gone.
+	r := newClient(e, 0, "rec0")
+	r.begin(t, 1, "")
+	assert.Equal(t, frame.FrameBegin, <-rec.frames)
+	require.NoError(t, e.Detach("rec0"))
+	got := []frame.FrameType{<-rec.frames, <-rec.frames}
+	assert.ElementsMatch(t, []frame.FrameType{frame.FrameAbort, frame.FrameReset}, got)
+
+	// Echo reacts to its synthesized ABORT by aborting its reply, so the
+	// initiator learns the stream is gone.
+	c := newClient(e, 0, "app0")
+	c.begin(t, 1, "")
+	c.expect(t, frame.FrameBegin)
+	c.window(t, 1024)
+	c.expect(t, frame.FrameWindow)
+	require.NoError(t, e.Detach("app0"))
+	assert.Equal(t, engine.ReplyID(c.initialID), c.expect(t, frame.FrameAbort).streamID)
+	require.NoError(t, e.Execute(1, func(w *engine.Worker) {
+		s, th := w.Streams()
+		assert.Zero(t, s+th, "the detached binding's streams are forgotten")
+	}))
+
+	// A detached binding takes no new streams.
+	c2 := newClient(e, 0, "app0")
+	c2.begin(t, 1, "")
+	c2.expect(t, frame.FrameReset)
+}
+
+func TestDispatchFromAnyGoroutine(t *testing.T) {
+	e := start(t, 2)
+	done := make(chan int, 2)
+	for i := 0; i < 2; i++ {
+		w := e.Worker(i)
+		go w.Dispatch(func() { done <- w.Index() })
+	}
+	got := map[int]bool{<-done: true, <-done: true}
+	assert.Equal(t, map[int]bool{0: true, 1: true}, got)
+}
+
+func TestMappedRings(t *testing.T) {
+	dir := t.TempDir()
+	e := start(t, 2, engine.WithDir(dir))
+	for _, name := range []string{"data0", "data1"} {
+		st, err := os.Stat(dir + "/" + name)
+		require.NoError(t, err)
+		assert.Greater(t, st.Size(), int64(1<<16))
+	}
+	c := newClient(e, 1, "app0")
+	c.begin(t, 0, "mapped")
+	assert.Equal(t, "mapped", c.expect(t, frame.FrameBegin).ext)
+}
+
+func TestBudgetsAcrossWorkers(t *testing.T) {
+	e := start(t, 2)
+	budgets := e.Budgets()
+	var budgetID int64
+	resumed := make(chan int, 1)
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) {
+		budgetID = w.SupplyBudgetID()
+		assert.Equal(t, int64(100), budgets.Credit(w, budgetID, 100))
+	}))
+	require.NoError(t, e.Execute(1, func(w *engine.Worker) {
+		assert.Equal(t, int64(60), budgets.Claim(w, budgetID, 10, 60, nil))
+		assert.Equal(t, int64(40), budgets.Claim(w, budgetID, 10, 60, func() { resumed <- w.Index() }))
+		assert.Equal(t, int64(0), budgets.Claim(w, budgetID, 10, 60, nil), "less than the minimum is no claim")
+	}))
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) { budgets.Credit(w, budgetID, 50) }))
+	select {
+	case i := <-resumed:
+		assert.Equal(t, 1, i, "the resume runs on the debitor's worker")
+	case <-time.After(5 * time.Second):
+		t.Fatal("debitor was not resumed")
+	}
+	assert.Equal(t, int64(50), budgets.Remaining(budgetID))
+}
+
+func TestNewErrors(t *testing.T) {
+	cfg := &config.Config{Name: "test", Bindings: []*config.Binding{{Name: "app0", Type: "nope", Kind: "server"}}}
+	_, err := engine.New(cfg, engine.WithBindings(binding.Factory))
+	assert.ErrorIs(t, err, binding.ErrUnknownType)
+	_, err = engine.New(nil, engine.WithWorkers(engine.MaxWorkers+1))
+	assert.Error(t, err)
+}

@@ -1,0 +1,9 @@
+package guard
+
+// Unregister removes a type registered by a test, so the test can run
+// again under -count.
+func Unregister(typ string) {
+	registry.Lock()
+	defer registry.Unlock()
+	delete(registry.types, typ)
+}

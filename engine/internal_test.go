@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+func TestStreamIDs(t *testing.T) {
+	id := streamID(3, 5, 42)
+	assert.True(t, IsInitial(id))
+	assert.Equal(t, 3, ClientIndex(id))
+	assert.Equal(t, 5, ServerIndex(id))
+	assert.Equal(t, id&^1, ReplyID(id))
+	assert.False(t, IsInitial(ReplyID(id)))
+	assert.Equal(t, int64(0x0305_0000_0000_002b), id)
+
+	// Stream frames on the initial id and throttles on the reply id go to
+	// the server; the rest go back to the client.
+	assert.Equal(t, 5, targetIndex(id, false))
+	assert.Equal(t, 3, targetIndex(id, true))
+	assert.Equal(t, 3, targetIndex(ReplyID(id), false))
+	assert.Equal(t, 5, targetIndex(ReplyID(id), true))
+
+	b := BindingID(7, 9)
+	assert.Equal(t, int64(7)<<32|9, b)
+	assert.Equal(t, int32(7), NamespaceID(b))
+	assert.Equal(t, int32(9), LocalID(b))
+}
+
+func TestLabels(t *testing.T) {
+	l := NewLabels()
+	a := l.Supply("http")
+	assert.Equal(t, int32(1), a)
+	assert.Equal(t, a, l.Supply("http"))
+	assert.Equal(t, int32(2), l.Supply("mcp"))
+	assert.Equal(t, "mcp", l.Name(2))
+	assert.Equal(t, "", l.Name(99))
+	_, ok := l.Lookup("tcp")
+	assert.False(t, ok)
+}
+
+func TestTimerWheel(t *testing.T) {
+	base := time.Unix(1000, 0)
+	w := newTimerWheel(time.Millisecond, base)
+	var fired []int64
+	rec := func(id int64) func() { return func() { fired = append(fired, id) } }
+	w.schedule(1, base.Add(5*time.Millisecond), rec(1))
+	w.schedule(2, base.Add(2*time.Millisecond), rec(2))
+	w.schedule(3, base.Add(2*time.Second), rec(3)) // several turns of the wheel out
+	w.schedule(4, base.Add(3*time.Millisecond), rec(4))
+	assert.True(t, w.cancel(4))
+
+	assert.Equal(t, 0, w.expire(base.Add(time.Millisecond), 100))
+	assert.Equal(t, 1, w.expire(base.Add(2*time.Millisecond), 100))
+	assert.Equal(t, 1, w.expire(base.Add(10*time.Millisecond), 100))
+	assert.Equal(t, []int64{2, 1}, fired)
+	assert.Equal(t, 0, w.expire(base.Add(600*time.Millisecond), 100), "a timer a turn out stays armed")
+	assert.True(t, w.pending())
+	assert.Equal(t, 1, w.expire(base.Add(5*time.Second), 100))
+	assert.Equal(t, []int64{2, 1, 3}, fired)
+	assert.False(t, w.pending())
+
+	// A timer scheduled in the past fires on the next expiry, and a
+	// firing timer may schedule another into the same slot.
+	w.schedule(5, base, func() {
+		fired = append(fired, 5)
+		w.schedule(6, base, rec(6))
+	})
+	assert.Equal(t, 1, w.expire(base.Add(6*time.Second), 100))
+	assert.Equal(t, 1, w.expire(base.Add(7*time.Second), 100))
+	assert.Equal(t, []int64{2, 1, 3, 5, 6}, fired)
+
+	// The batch limit defers the rest to the next pass.
+	for i := int64(10); i < 15; i++ {
+		w.schedule(i, base.Add(8*time.Second), rec(i))
+	}
+	assert.Equal(t, 2, w.expire(base.Add(9*time.Second), 2))
+	assert.Equal(t, 3, w.expire(base.Add(9*time.Second), 10))
+}
+
+func TestFlow(t *testing.T) {
+	buf := make([]byte, 256)
+	window := func(seq, ack int64, max int32, pad int32) *frame.Window {
+		var b frame.WindowBuilder
+		w, err := b.Wrap(buf, 0, len(buf)).OriginID(1).RoutedID(2).StreamID(3).
+			Sequence(seq).Acknowledge(ack).Maximum(max).BudgetID(0).Padding(pad).Build()
+		require.NoError(t, err)
+		return &w
+	}
+	var sender Flow
+	assert.False(t, sender.CanSend(1), "no credit before the first WINDOW")
+	require.NoError(t, sender.OnWindow(window(0, 0, 100, 10)))
+	assert.True(t, sender.CanSend(90))
+	assert.False(t, sender.CanSend(91), "padding counts against the window")
+	assert.Equal(t, int32(60), sender.Send(50))
+	assert.Equal(t, int64(40), sender.Available())
+	assert.ErrorIs(t, sender.OnWindow(window(60, 70, 100, 10)), ErrSequence, "ack beyond seq")
+	assert.ErrorIs(t, sender.OnWindow(window(100, 0, 100, 10)), ErrSequence, "seq beyond what was sent")
+	require.NoError(t, sender.OnWindow(window(60, 60, 100, 10)))
+	assert.Equal(t, int64(100), sender.Available())
+
+	data := func(seq int64, reserved int32) *frame.Data {
+		var b frame.DataBuilder
+		d, err := b.Wrap(buf, 0, len(buf)).OriginID(1).RoutedID(2).StreamID(3).
+			Sequence(seq).Acknowledge(0).Maximum(0).BudgetID(0).Reserved(reserved).Payload(nil).Build()
+		require.NoError(t, err)
+		return &d
+	}
+	var receiver Flow
+	receiver.Grant(100)
+	require.NoError(t, receiver.OnData(data(0, 60)))
+	assert.ErrorIs(t, receiver.OnData(data(60, 41)), ErrWindowOverrun)
+	assert.ErrorIs(t, receiver.OnData(data(10, 1)), ErrSequence)
+	require.NoError(t, receiver.OnData(data(60, 40)))
+	assert.True(t, receiver.Grant(100))
+	assert.Equal(t, int64(100), receiver.Ack)
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// poller is a worker's epoll instance plus the eventfd producers use to wake
+// the worker when it is parked. Sockets registered here are served on the
+// worker's own thread (the tcp binding registers its fds).
+type poller struct {
+	epfd     int
+	efd      int
+	events   [64]unix.EpollEvent
+	handlers map[int32]func(events uint32)
+}
+
+var wakeValue = [8]byte{1}
+
+func newPoller() (*poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("engine: epoll_create1: %w", err)
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, fmt.Errorf("engine: eventfd: %w", err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &ev); err != nil {
+		unix.Close(efd)
+		unix.Close(epfd)
+		return nil, fmt.Errorf("engine: epoll_ctl eventfd: %w", err)
+	}
+	return &poller{epfd: epfd, efd: efd, handlers: map[int32]func(uint32){}}, nil
+}
+
+// register adds fd with the epoll events mask; fn runs on the worker thread.
+func (p *poller) register(fd int, events uint32, fn func(events uint32)) error {
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return fmt.Errorf("engine: epoll_ctl add %d: %w", fd, err)
+	}
+	p.handlers[int32(fd)] = fn
+	return nil
+}
+
+// modify changes the events mask of a registered fd.
+func (p *poller) modify(fd int, events uint32) error {
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
+		return fmt.Errorf("engine: epoll_ctl mod %d: %w", fd, err)
+	}
+	return nil
+}
+
+// unregister removes fd.
+func (p *poller) unregister(fd int) error {
+	delete(p.handlers, int32(fd))
+	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil {
+		return fmt.Errorf("engine: epoll_ctl del %d: %w", fd, err)
+	}
+	return nil
+}
+
+// poll waits up to timeoutMs (0 = do not block, -1 = until woken) and runs
+// the handlers of the ready fds. It returns how many were ready.
+func (p *poller) poll(timeoutMs int) int {
+	n, err := unix.EpollWait(p.epfd, p.events[:], timeoutMs)
+	if err != nil {
+		return 0 // EINTR: the loop comes round again
+	}
+	for i := 0; i < n; i++ {
+		ev := &p.events[i]
+		if int(ev.Fd) == p.efd {
+			var buf [8]byte
+			_, _ = unix.Read(p.efd, buf[:])
+			continue
+		}
+		if fn := p.handlers[ev.Fd]; fn != nil {
+			fn(ev.Events)
+		}
+	}
+	return n
+}
+
+// wake makes a blocked poll return. Safe from any goroutine.
+func (p *poller) wake() {
+	_, _ = unix.Write(p.efd, wakeValue[:])
+}
+
+func (p *poller) close() error {
+	err1 := unix.Close(p.efd)
+	err2 := unix.Close(p.epfd)
+	if err1 != nil {
+		return err1
+	}
+	return err2
+}

@@ -1,0 +1,105 @@
+package engine
+
+import "time"
+
+// wheelSlots is the number of slots of a timer wheel; a power of two.
+const wheelSlots = 512
+
+// timerWheel is a hashed timing wheel owned by one worker: scheduling and
+// expiry are O(1) per timer, and a timer further out than one turn of the
+// wheel simply stays in its slot until its tick comes round. Zilla's
+// workers use Agrona's DeadlineTimerWheel the same way (ZILLA.md §3).
+type timerWheel struct {
+	tick   time.Duration
+	start  time.Time
+	cursor int64 // the last tick expired
+	slots  [wheelSlots][]*timer
+	byID   map[int64]*timer
+	count  int
+}
+
+type timer struct {
+	id   int64
+	tick int64
+	fire func()
+}
+
+func newTimerWheel(tick time.Duration, now time.Time) *timerWheel {
+	return &timerWheel{tick: tick, start: now, byID: map[int64]*timer{}}
+}
+
+func (w *timerWheel) tickOf(t time.Time) int64 {
+	d := t.Sub(w.start)
+	n := int64(d / w.tick)
+	if d%w.tick != 0 {
+		n++ // never fire early
+	}
+	return n
+}
+
+// schedule arms fire at deadline under id.
+func (w *timerWheel) schedule(id int64, deadline time.Time, fire func()) {
+	tick := max(w.tickOf(deadline), w.cursor+1)
+	t := &timer{id: id, tick: tick, fire: fire}
+	slot := &w.slots[tick&(wheelSlots-1)]
+	*slot = append(*slot, t)
+	w.byID[id] = t
+	w.count++
+}
+
+// cancel disarms the timer id, reporting whether it was armed.
+func (w *timerWheel) cancel(id int64) bool {
+	t, ok := w.byID[id]
+	if !ok {
+		return false
+	}
+	delete(w.byID, id)
+	t.fire = nil
+	w.count--
+	return true
+}
+
+// expire fires the timers due at now, at most limit of them, and returns
+// how many fired.
+func (w *timerWheel) expire(now time.Time, limit int) int {
+	if w.count == 0 {
+		w.cursor = max(w.cursor, int64(now.Sub(w.start)/w.tick))
+		return 0
+	}
+	nowTick := int64(now.Sub(w.start) / w.tick)
+	fired := 0
+	steps := min(nowTick-w.cursor, wheelSlots)
+	for s := int64(1); s <= steps && fired < limit; s++ {
+		slot := &w.slots[(w.cursor+s)&(wheelSlots-1)]
+		// Detach the slot: a timer that fires may schedule into it.
+		items := *slot
+		*slot = nil
+		kept := items[:0]
+		for _, t := range items {
+			switch {
+			case t.fire == nil: // cancelled
+			case t.tick <= nowTick && fired < limit:
+				delete(w.byID, t.id)
+				w.count--
+				fired++
+				fire := t.fire
+				t.fire = nil
+				fire()
+			default:
+				kept = append(kept, t)
+			}
+		}
+		clear(items[len(kept):])
+		*slot = append(kept, *slot...)
+		if fired >= limit {
+			// Resume from this slot next time.
+			w.cursor += s - 1
+			return fired
+		}
+	}
+	w.cursor = nowTick
+	return fired
+}
+
+// pending reports whether any timer is armed.
+func (w *timerWheel) pending() bool { return w.count > 0 }

@@ -1,0 +1,534 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/ring"
+)
+
+// Idle strategy (ZILLA.md §8 "Backoff"): spin, then yield, then park in
+// epoll_wait until a producer, a socket or a timer wakes the worker.
+const (
+	idleSpins  = 64
+	idleYields = 64
+	// readBatch bounds the records drained per loop pass, so sockets and
+	// timers are served even under a flood of frames.
+	readBatch = 256
+	// expireBatch bounds the timers fired per loop pass.
+	expireBatch = 256
+	// timerTick is the resolution of the timer wheel.
+	timerTick = time.Millisecond
+)
+
+// entry is a registered stream or throttle handler and the binding that
+// owns it, so that detaching the binding can close it.
+type entry struct {
+	fn    MessageConsumer
+	owner int64
+}
+
+// Worker is one engine thread: it owns an inbound ring, an epoll poller,
+// a timer wheel and the handlers of the streams it serves. Every method
+// except Dispatch and Index must be called on the worker's own thread, that
+// is from a MessageConsumer, a Handler, a timer or a dispatched function.
+type Worker struct {
+	index  int
+	engine *Engine
+	ring   *ring.Ring
+	poller *poller
+	timers *timerWheel
+	log    *slog.Logger
+
+	running  bool // set by Start before the loop runs
+	parked   atomic.Bool
+	stopping atomic.Bool
+	done     chan struct{}
+
+	streams   map[int64]entry
+	throttles map[int64]entry
+	handlers  map[int64]Handler
+	configs   map[int64]*BindingConfig
+
+	streamCounter int64
+	traceCounter  int64
+	budgetCounter int64
+	cancelCounter int64
+
+	taskMu  sync.Mutex
+	tasks   []func()
+	spare   []func()
+	pending atomic.Int32
+
+	writeBuf []byte
+	header   frame.Frame
+	signal   frame.SignalBuilder
+	reset    frame.ResetBuilder
+	abort    frame.AbortBuilder
+	readFn   func(int32, []byte)
+}
+
+// ErrUnknownBinding reports a frame or stream for a binding that is not
+// attached to the worker.
+var ErrUnknownBinding = errors.New("engine: unknown binding")
+
+func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
+	p, err := newPoller()
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{
+		index:     index,
+		engine:    e,
+		ring:      r,
+		poller:    p,
+		timers:    newTimerWheel(timerTick, e.clock()),
+		log:       e.log.With("worker", index),
+		done:      make(chan struct{}),
+		streams:   map[int64]entry{},
+		throttles: map[int64]entry{},
+		handlers:  map[int64]Handler{},
+		configs:   map[int64]*BindingConfig{},
+		writeBuf:  make([]byte, e.opts.SlotCapacity+1024),
+	}
+	w.readFn = w.handleRead
+	return w, nil
+}
+
+// Index returns the worker's index, 0 to Workers-1.
+func (w *Worker) Index() int { return w.index }
+
+// Engine returns the engine the worker belongs to.
+func (w *Worker) Engine() *Engine { return w.engine }
+
+// WriteBuffer returns the worker's scratch buffer for building frames
+// before Send copies them into a ring. It is reused by every call.
+func (w *Worker) WriteBuffer() []byte { return w.writeBuf }
+
+// Labels returns the process-wide label table.
+func (w *Worker) Labels() *Labels { return w.engine.labels }
+
+// Now returns the engine clock's time.
+func (w *Worker) Now() time.Time { return w.engine.clock() }
+
+// SupplyInitialID allocates an initial stream id for a stream to the
+// binding routedID. The stream lands on this worker (ZILLA.md §3: "prefer
+// the local worker").
+func (w *Worker) SupplyInitialID(routedID int64) int64 {
+	return w.SupplyInitialIDOn(w.index)
+}
+
+// SupplyInitialIDOn allocates an initial stream id whose stream is served
+// by worker target.
+func (w *Worker) SupplyInitialIDOn(target int) int64 {
+	w.streamCounter += 2
+	return streamID(w.index, target, w.streamCounter)
+}
+
+// SupplyTraceID allocates a trace id.
+func (w *Worker) SupplyTraceID() int64 {
+	w.traceCounter++
+	return int64(w.index)<<clientShift | w.traceCounter&counterMask
+}
+
+// SupplyBudgetID allocates a budget id owned by this worker.
+func (w *Worker) SupplyBudgetID() int64 {
+	w.budgetCounter++
+	return int64(w.index)<<clientShift | w.budgetCounter&counterMask
+}
+
+// ResolveID returns the id of the binding named name in the worker's
+// namespace.
+func (w *Worker) ResolveID(name string) (int64, bool) {
+	return w.engine.resolveID(name)
+}
+
+// NewStream opens a stream from this worker. buf holds the initial BEGIN,
+// whose stream id came from SupplyInitialID; sender receives the reply
+// frames and the throttle frames of the initial direction.
+func (w *Worker) NewStream(buf []byte, sender MessageConsumer) error {
+	if !w.header.TryWrap(buf, 0, len(buf)) {
+		return errors.New("engine: new stream: malformed BEGIN")
+	}
+	id := w.header.StreamID()
+	if !IsInitial(id) || ClientIndex(id) != w.index {
+		return fmt.Errorf("engine: new stream: id %#x was not allocated by worker %d", id, w.index)
+	}
+	owner := w.header.OriginID()
+	if err := w.Send(frame.FrameBegin, buf); err != nil {
+		return err
+	}
+	w.throttles[id] = entry{fn: sender, owner: owner}
+	w.streams[ReplyID(id)] = entry{fn: sender, owner: owner}
+	return nil
+}
+
+// Send writes one frame into the ring of the worker that serves its
+// stream. A full ring refuses the frame with ring.ErrFull.
+func (w *Worker) Send(t frame.FrameType, buf []byte) error {
+	if len(buf) < frame.HeaderSize {
+		return errors.New("engine: send: frame shorter than its header")
+	}
+	if !w.header.TryWrap(buf, 0, len(buf)) {
+		return errors.New("engine: send: malformed frame")
+	}
+	id := w.header.StreamID()
+	target := w.engine.workers[targetIndex(id, t.IsThrottle())]
+	if err := target.ring.Write(int32(t), buf); err != nil {
+		return err
+	}
+	if target.parked.Load() {
+		target.poller.wake()
+	}
+	// The sender of END or ABORT expects no further throttle frames, and
+	// the sender of RESET no further data (ZILLA.md §3).
+	switch t {
+	case frame.FrameEnd, frame.FrameAbort:
+		delete(w.throttles, id)
+	case frame.FrameReset:
+		delete(w.streams, id)
+	}
+	return nil
+}
+
+// Dispatch runs fn on the worker's thread. It is safe from any goroutine
+// and is how asynchronous completions (stores, guards) come back.
+func (w *Worker) Dispatch(fn func()) {
+	w.taskMu.Lock()
+	w.tasks = append(w.tasks, fn)
+	w.taskMu.Unlock()
+	w.pending.Add(1)
+	if w.parked.Load() {
+		w.poller.wake()
+	}
+}
+
+// SignalAt delivers a SIGNAL frame to the throttle handler of streamID at
+// deadline, and returns an id for Cancel.
+func (w *Worker) SignalAt(deadline time.Time, originID, routedID, streamID, traceID int64, signalID, contextID int32) int64 {
+	w.cancelCounter++
+	cancelID := w.cancelCounter
+	w.timers.schedule(cancelID, deadline, func() {
+		w.deliverSignal(cancelID, originID, routedID, streamID, traceID, signalID, contextID)
+	})
+	return cancelID
+}
+
+// SignalNow delivers a SIGNAL frame to the throttle handler of streamID as
+// soon as the worker reads its ring.
+func (w *Worker) SignalNow(originID, routedID, streamID, traceID int64, signalID, contextID int32) {
+	w.deliverSignal(-1, originID, routedID, streamID, traceID, signalID, contextID)
+}
+
+// TimerAt runs fn on the worker's thread at deadline, and returns an id for
+// Cancel.
+func (w *Worker) TimerAt(deadline time.Time, fn func()) int64 {
+	w.cancelCounter++
+	w.timers.schedule(w.cancelCounter, deadline, fn)
+	return w.cancelCounter
+}
+
+// Cancel disarms a signal or timer, reporting whether it was still armed.
+func (w *Worker) Cancel(cancelID int64) bool { return w.timers.cancel(cancelID) }
+
+// RegisterFD adds a socket to the worker's poller; fn runs on the worker's
+// thread with the ready epoll events.
+func (w *Worker) RegisterFD(fd int, events uint32, fn func(events uint32)) error {
+	return w.poller.register(fd, events, fn)
+}
+
+// ModifyFD changes the epoll events of a registered socket.
+func (w *Worker) ModifyFD(fd int, events uint32) error { return w.poller.modify(fd, events) }
+
+// UnregisterFD removes a socket from the worker's poller.
+func (w *Worker) UnregisterFD(fd int) error { return w.poller.unregister(fd) }
+
+func (w *Worker) deliverSignal(cancelID, originID, routedID, streamID, traceID int64, signalID, contextID int32) {
+	n, err := w.signal.Wrap(w.writeBuf, 0, len(w.writeBuf)).
+		OriginID(originID).RoutedID(routedID).StreamID(streamID).
+		Sequence(0).Acknowledge(0).Maximum(0).Timestamp(w.timestamp()).TraceID(traceID).
+		CancelID(cancelID).SignalID(signalID).ContextID(contextID).
+		BuildLimit()
+	if err != nil {
+		w.log.Error("build signal", "err", err)
+		return
+	}
+	if err := w.ring.Write(int32(frame.FrameSignal), w.writeBuf[:n]); err != nil {
+		w.log.Error("signal refused", "stream", streamID, "err", err)
+	}
+}
+
+func (w *Worker) timestamp() int64 {
+	if !w.engine.opts.Timestamps {
+		return 0
+	}
+	return w.engine.clock().UnixNano()
+}
+
+// run is the worker loop: poll sockets, fire timers, drain the ring, run
+// dispatched tasks, and back off when there was nothing to do.
+func (w *Worker) run(ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w.pin()
+	ready <- nil
+	defer close(w.done)
+
+	idle := 0
+	for !w.stopping.Load() {
+		work := w.poller.poll(0)
+		work += w.timers.expire(w.engine.clock(), expireBatch)
+		work += w.ring.Read(w.readFn, readBatch)
+		work += w.runTasks()
+		if work > 0 {
+			idle = 0
+			continue
+		}
+		idle++
+		switch {
+		case idle <= idleSpins:
+		case idle <= idleSpins+idleYields:
+			runtime.Gosched()
+		default:
+			w.park()
+			idle = 0
+		}
+	}
+	w.drainOnStop()
+}
+
+// park blocks in epoll_wait until woken. A producer writes the eventfd only
+// when it sees parked set after its commit; setting parked before the last
+// look at the ring means one of the two always sees the other.
+func (w *Worker) park() {
+	w.parked.Store(true)
+	if w.ring.Size() > 0 || w.pending.Load() > 0 || w.stopping.Load() {
+		w.parked.Store(false)
+		return
+	}
+	timeout := -1
+	if w.timers.pending() {
+		timeout = int(timerTick / time.Millisecond)
+	}
+	w.poller.poll(timeout)
+	w.parked.Store(false)
+}
+
+// pin locks the worker's thread to one CPU where the OS allows it; where it
+// does not (containers, restricted cpusets), the worker runs unpinned.
+func (w *Worker) pin() {
+	if !w.engine.opts.Pin {
+		return
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return
+	}
+	cpus := make([]int, 0, set.Count())
+	for cpu := 0; cpu < 1024 && len(cpus) < set.Count(); cpu++ {
+		if set.IsSet(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	if len(cpus) == 0 {
+		return
+	}
+	var one unix.CPUSet
+	one.Set(cpus[w.index%len(cpus)])
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		w.log.Debug("cpu pinning not permitted", "err", err)
+	}
+}
+
+func (w *Worker) runTasks() int {
+	if w.pending.Load() == 0 {
+		return 0
+	}
+	w.taskMu.Lock()
+	tasks := w.tasks
+	w.tasks = w.spare[:0]
+	w.taskMu.Unlock()
+	for i, fn := range tasks {
+		w.pending.Add(-1)
+		fn()
+		tasks[i] = nil
+	}
+	w.spare = tasks[:0]
+	return len(tasks)
+}
+
+// handleRead dispatches one frame read from the ring.
+func (w *Worker) handleRead(msgType int32, buf []byte) {
+	t := frame.FrameType(msgType)
+	if !w.header.TryWrap(buf, 0, len(buf)) {
+		w.log.Error("malformed frame dropped", "type", t, "length", len(buf))
+		return
+	}
+	id := w.header.StreamID()
+	if id == 0 {
+		w.handleSystem(t, buf)
+		return
+	}
+	if t.IsThrottle() {
+		if e, ok := w.throttles[id]; ok {
+			if t == frame.FrameReset {
+				delete(w.throttles, id)
+			}
+			e.fn(t, buf)
+		}
+		return
+	}
+	if e, ok := w.streams[id]; ok {
+		if t == frame.FrameEnd || t == frame.FrameAbort {
+			delete(w.streams, id)
+		}
+		e.fn(t, buf)
+		return
+	}
+	if t == frame.FrameBegin && IsInitial(id) {
+		w.handleBeginInitial(buf, id)
+	}
+}
+
+func (w *Worker) handleBeginInitial(buf []byte, id int64) {
+	routedID := w.header.RoutedID()
+	h := w.handlers[routedID]
+	var fn MessageConsumer
+	if h != nil {
+		fn = h.NewStream(frame.FrameBegin, buf)
+	}
+	if fn == nil {
+		w.refuse(buf)
+		return
+	}
+	w.streams[id] = entry{fn: fn, owner: routedID}
+	w.throttles[ReplyID(id)] = entry{fn: fn, owner: routedID}
+	fn(frame.FrameBegin, buf)
+}
+
+// refuse answers an unroutable or refused BEGIN with RESET.
+func (w *Worker) refuse(begin []byte) {
+	var h frame.Frame
+	if !h.TryWrap(begin, 0, len(begin)) {
+		return
+	}
+	n, err := w.reset.Wrap(w.writeBuf, 0, len(w.writeBuf)).
+		OriginID(h.OriginID()).RoutedID(h.RoutedID()).StreamID(h.StreamID()).
+		Sequence(h.Sequence()).Acknowledge(h.Acknowledge()).Maximum(0).
+		Timestamp(w.timestamp()).TraceID(h.TraceID()).Authorization(h.Authorization()).
+		BuildLimit()
+	if err == nil {
+		err = w.Send(frame.FrameReset, w.writeBuf[:n])
+	}
+	if err != nil {
+		w.log.Error("reset of refused stream failed", "stream", h.StreamID(), "err", err)
+	}
+}
+
+// handleSystem handles frames on stream id 0: budget credit and resumes.
+func (w *Worker) handleSystem(t frame.FrameType, buf []byte) {
+	switch t {
+	case frame.FrameFlush:
+		var f frame.Flush
+		if f.TryWrap(buf, 0, len(buf)) {
+			w.engine.budgets.resume(w, f.BudgetID())
+		}
+	}
+}
+
+// attach attaches a configured binding on this worker's thread.
+func (w *Worker) attach(b Binding, cfg *BindingConfig) error {
+	h, err := b.Attach(w, cfg)
+	if err != nil {
+		return fmt.Errorf("%s.%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	w.handlers[cfg.ID] = h
+	w.configs[cfg.ID] = cfg
+	return nil
+}
+
+// detach closes every stream the binding still has open on this worker,
+// sending its handlers ABORT and RESET as if the peers had, and then
+// releases the binding (ZILLA.md §3).
+func (w *Worker) detach(id int64) {
+	for sid, e := range w.streams {
+		if e.owner == id {
+			delete(w.streams, sid)
+			w.synthesize(frame.FrameAbort, sid, e)
+		}
+	}
+	for sid, e := range w.throttles {
+		if e.owner == id {
+			delete(w.throttles, sid)
+			w.synthesize(frame.FrameReset, sid, e)
+		}
+	}
+	if d, ok := w.handlers[id].(Detacher); ok {
+		d.Detach()
+	}
+	delete(w.handlers, id)
+	delete(w.configs, id)
+}
+
+// synthesize delivers an ABORT or RESET built by the engine to e, with
+// sequence MaxInt64 as Zilla does, so the handler cleans up and tells its
+// own peers.
+func (w *Worker) synthesize(t frame.FrameType, id int64, e entry) {
+	buf := make([]byte, frame.HeaderSize+16)
+	var n int
+	var err error
+	if t == frame.FrameAbort {
+		n, err = w.abort.Wrap(buf, 0, len(buf)).OriginID(0).RoutedID(e.owner).StreamID(id).
+			Sequence(1<<63 - 1).Acknowledge(0).Maximum(0).BuildLimit()
+	} else {
+		n, err = w.reset.Wrap(buf, 0, len(buf)).OriginID(0).RoutedID(e.owner).StreamID(id).
+			Sequence(1<<63 - 1).Acknowledge(0).Maximum(0).BuildLimit()
+	}
+	if err != nil {
+		w.log.Error("synthesize", "frame", t, "err", err)
+		return
+	}
+	e.fn(t, buf[:n])
+}
+
+// drainOnStop detaches every binding, so open streams are aborted and
+// sockets released. The engine closes the poller once every worker is done,
+// since until then a peer may still wake this one.
+func (w *Worker) drainOnStop() {
+	for id := range w.handlers {
+		w.detach(id)
+	}
+	w.runTasks()
+}
+
+// Streams returns the number of open stream and throttle registrations, for
+// tests and diagnostics.
+func (w *Worker) Streams() (streams, throttles int) { return len(w.streams), len(w.throttles) }
+
+// systemFlush tells peer that budget id has credit again.
+func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
+	var b frame.FlushBuilder
+	n, err := b.Wrap(w.writeBuf, 0, len(w.writeBuf)).OriginID(0).RoutedID(0).StreamID(0).
+		Sequence(0).Acknowledge(0).Maximum(0).BudgetID(budgetID).BuildLimit()
+	if err == nil {
+		err = peer.ring.Write(int32(frame.FrameFlush), w.writeBuf[:n])
+	}
+	if err != nil {
+		w.log.Error("budget flush refused", "budget", budgetID, "err", err)
+		return
+	}
+	if peer.parked.Load() {
+		peer.poller.wake()
+	}
+}
+
+// Budgets returns the process-wide shared credit pools.
+func (w *Worker) Budgets() *Budgets { return w.engine.budgets }
