@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 // Options configure an Engine.
@@ -28,7 +29,10 @@ type Options struct {
 	// power of two.
 	RingCapacity int
 	// SlotCapacity bounds one frame: the worker's write buffer holds it.
+	// It is also the size of a buffer pool slot.
 	SlotCapacity int
+	// BufferSlots is the number of slots in each worker's buffer pool.
+	BufferSlots int
 	// Pin pins each worker's thread to a CPU where the OS allows it.
 	Pin bool
 	// Timestamps stamps the frames the engine builds with the clock.
@@ -81,6 +85,9 @@ type Engine struct {
 	ids      map[string]int64
 	attached []*attached
 
+	telemetry  *telemetry.Registry
+	components components
+
 	mu      sync.Mutex
 	started bool
 	stopped bool
@@ -100,6 +107,7 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 		Workers:      runtime.NumCPU(),
 		RingCapacity: 1 << 22,
 		SlotCapacity: 32 << 10,
+		BufferSlots:  64,
 		Pin:          true,
 		Timestamps:   true,
 		Logger:       slog.Default(),
@@ -123,6 +131,7 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 		budgets: newBudgets(),
 		ids:     map[string]int64{},
 	}
+	e.telemetry = telemetry.NewRegistry(o.Workers)
 	if cfg == nil {
 		cfg = &config.Config{Name: "sluice"}
 		e.cfg = cfg
@@ -208,6 +217,9 @@ func (e *Engine) Start() (err error) {
 			return fmt.Errorf("engine: %w", err)
 		}
 	}
+	if err := e.openComponents(); err != nil {
+		return err
+	}
 	for i := 0; i < e.opts.Workers; i++ {
 		var r *ring.Ring
 		var err error
@@ -233,6 +245,9 @@ func (e *Engine) Start() (err error) {
 		if err := <-ready; err != nil {
 			return err
 		}
+	}
+	if err := e.onEachWorker(func(w *Worker) error { w.attachComponents(); return nil }); err != nil {
+		return err
 	}
 	for _, a := range e.attached {
 		if err := e.onEachWorker(func(w *Worker) error { return w.attach(a.binding, a.cfg) }); err != nil {
@@ -327,6 +342,7 @@ func (e *Engine) stopWorkers(ctx context.Context) error {
 	for _, r := range e.rings {
 		errs = append(errs, r.Close())
 	}
+	errs = append(errs, e.closeComponents(ctx))
 	return errors.Join(errs...)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -445,4 +446,116 @@ func TestNewErrors(t *testing.T) {
 	assert.ErrorIs(t, err, binding.ErrUnknownType)
 	_, err = engine.New(nil, engine.WithWorkers(engine.MaxWorkers+1))
 	assert.Error(t, err)
+}
+
+func TestStreamMetrics(t *testing.T) {
+	e := start(t, 2)
+	c := newClient(e, 0, "app0")
+	c.begin(t, 1, "")
+	c.expect(t, frame.FrameBegin)
+	c.window(t, 100)
+	c.expect(t, frame.FrameWindow)
+	require.True(t, c.data(t, "hello"))
+	c.expect(t, frame.FrameData)
+	c.end(t)
+	c.expect(t, frame.FrameEnd)
+
+	got := map[string]int64{}
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == "app0" {
+			got[s.Name] = s.Value
+		}
+	}
+	assert.Equal(t, int64(1), got[telemetry.StreamOpensReceived], "echo accepted one stream")
+	assert.Equal(t, int64(1), got[telemetry.StreamOpensSent], "and opened its reply")
+	assert.Equal(t, int64(5), got[telemetry.StreamDataReceived])
+	assert.Equal(t, int64(5), got[telemetry.StreamDataSent])
+	assert.Equal(t, int64(1), got[telemetry.StreamClosesReceived])
+	assert.Equal(t, int64(1), got[telemetry.StreamClosesSent])
+	assert.Equal(t, int64(0), got[telemetry.StreamActiveReceived])
+	assert.Equal(t, int64(0), got[telemetry.StreamErrorsReceived])
+}
+
+// TestComponents configures a memory store, a test guard and a prometheus
+// exporter, and uses them from two workers.
+func TestComponents(t *testing.T) {
+	src := `name: test
+bindings:
+  app0:
+    type: echo
+    kind: server
+stores:
+  cache0:
+    type: memory
+guards:
+  guard0:
+    type: test
+    options:
+      credentials: secret
+      roles: [read]
+telemetry:
+  exporters:
+    prom0:
+      type: prometheus
+      options:
+        port: 0
+`
+	frags := append(binding.Fragments(), engine.ComponentFragments()...)
+	schema, err := config.NewSchema(frags...)
+	require.NoError(t, err)
+	cfg, err := config.Load("test.yaml", []byte(src), schema)
+	require.NoError(t, err)
+
+	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
+		engine.WithLogger(quiet), engine.WithBindings(binding.Factory))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	defer func() { require.NoError(t, e.Stop(context.Background())) }()
+
+	stored := make(chan bool, 1)
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) {
+		h, ok := w.Store("cache0")
+		require.True(t, ok)
+		h.PutIfAbsent("k", []byte("from-0"), time.Minute, func(_ []byte, ok bool) { stored <- ok })
+	}))
+	require.True(t, <-stored)
+	value := make(chan string, 1)
+	require.NoError(t, e.Execute(1, func(w *engine.Worker) {
+		h, _ := w.Store("cache0")
+		h.Get("k", func(v []byte, _ bool) {
+			assert.Equal(t, 1, w.Index(), "completions run on the calling worker")
+			value <- string(v)
+		})
+	}))
+	assert.Equal(t, "from-0", <-value, "one store per name, shared by the workers")
+
+	require.NoError(t, e.Execute(1, func(w *engine.Worker) {
+		g, ok := w.Guard("guard0")
+		require.True(t, ok)
+		session := g.Reauthorize(0, 0, 0, "secret")
+		assert.NotZero(t, session)
+		assert.True(t, g.Verify(session, []string{"read"}))
+		assert.False(t, g.Verify(session, []string{"write"}))
+		assert.Zero(t, g.Reauthorize(0, 0, 0, "wrong"))
+	}))
+}
+
+func TestBufferPool(t *testing.T) {
+	e := start(t, 1)
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) {
+		p := w.BufferPool()
+		a, b := p.Acquire(1), p.Acquire(3)
+		require.NotEqual(t, engine.NoSlot, a)
+		require.NotEqual(t, a, b)
+		copy(p.Buffer(a), "partial")
+		assert.Equal(t, "partial", string(p.Buffer(a)[:7]))
+		assert.Equal(t, 2, p.Acquired())
+		p.Release(a)
+		p.Release(b)
+		assert.Equal(t, 0, p.Acquired())
+		for i := 0; i < 64; i++ {
+			require.NotEqual(t, engine.NoSlot, p.Acquire(int64(2*i+1)))
+		}
+		assert.Equal(t, engine.NoSlot, p.Acquire(999), "a full pool refuses")
+	}))
 }

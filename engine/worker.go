@@ -12,7 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/guard"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/engine/store"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 // Idle strategy (ZILLA.md §8 "Backoff"): spin, then yield, then park in
@@ -32,8 +35,9 @@ const (
 // entry is a registered stream or throttle handler and the binding that
 // owns it, so that detaching the binding can close it.
 type entry struct {
-	fn    MessageConsumer
-	owner int64
+	fn      MessageConsumer
+	owner   int64
+	metrics *streamMetrics
 }
 
 // Worker is one engine thread: it owns an inbound ring, an epoll poller,
@@ -57,6 +61,10 @@ type Worker struct {
 	throttles map[int64]entry
 	handlers  map[int64]Handler
 	configs   map[int64]*BindingConfig
+	metrics   map[int64]*streamMetrics
+	stores    map[string]store.Handler
+	guards    map[string]guard.Handler
+	pool      *BufferPool
 
 	streamCounter int64
 	traceCounter  int64
@@ -97,6 +105,10 @@ func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
 		throttles: map[int64]entry{},
 		handlers:  map[int64]Handler{},
 		configs:   map[int64]*BindingConfig{},
+		metrics:   map[int64]*streamMetrics{},
+		stores:    map[string]store.Handler{},
+		guards:    map[string]guard.Handler{},
+		pool:      newBufferPool(e.opts.BufferSlots, e.opts.SlotCapacity),
 		writeBuf:  make([]byte, e.opts.SlotCapacity+1024),
 	}
 	w.readFn = w.handleRead
@@ -166,8 +178,9 @@ func (w *Worker) NewStream(buf []byte, sender MessageConsumer) error {
 	if err := w.Send(frame.FrameBegin, buf); err != nil {
 		return err
 	}
-	w.throttles[id] = entry{fn: sender, owner: owner}
-	w.streams[ReplyID(id)] = entry{fn: sender, owner: owner}
+	m := w.metrics[owner]
+	w.throttles[id] = entry{fn: sender, owner: owner, metrics: m}
+	w.streams[ReplyID(id)] = entry{fn: sender, owner: owner, metrics: m}
 	return nil
 }
 
@@ -181,9 +194,13 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 		return errors.New("engine: send: malformed frame")
 	}
 	id := w.header.StreamID()
-	target := w.engine.workers[targetIndex(id, t.IsThrottle())]
+	throttle := t.IsThrottle()
+	target := w.engine.workers[targetIndex(id, throttle)]
 	if err := target.ring.Write(int32(t), buf); err != nil {
 		return err
+	}
+	if m := w.metrics[senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)]; m != nil {
+		m.sent(t, buf)
 	}
 	if target.parked.Load() {
 		target.poller.wake()
@@ -382,6 +399,7 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 			if t == frame.FrameReset {
 				delete(w.throttles, id)
 			}
+			e.metrics.received(t, buf)
 			e.fn(t, buf)
 		}
 		return
@@ -390,6 +408,7 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 		if t == frame.FrameEnd || t == frame.FrameAbort {
 			delete(w.streams, id)
 		}
+		e.metrics.received(t, buf)
 		e.fn(t, buf)
 		return
 	}
@@ -409,8 +428,10 @@ func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 		w.refuse(buf)
 		return
 	}
-	w.streams[id] = entry{fn: fn, owner: routedID}
-	w.throttles[ReplyID(id)] = entry{fn: fn, owner: routedID}
+	m := w.metrics[routedID]
+	w.streams[id] = entry{fn: fn, owner: routedID, metrics: m}
+	w.throttles[ReplyID(id)] = entry{fn: fn, owner: routedID, metrics: m}
+	m.received(frame.FrameBegin, buf)
 	fn(frame.FrameBegin, buf)
 }
 
@@ -450,6 +471,11 @@ func (w *Worker) attach(b Binding, cfg *BindingConfig) error {
 	if err != nil {
 		return fmt.Errorf("%s.%s: %w", cfg.Namespace, cfg.Name, err)
 	}
+	labels, err := telemetry.BindingLabels(cfg.Namespace, cfg.Name)
+	if err != nil {
+		return fmt.Errorf("%s.%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	w.metrics[cfg.ID] = newStreamMetrics(w.Metrics(), labels)
 	w.handlers[cfg.ID] = h
 	w.configs[cfg.ID] = cfg
 	return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/all"
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 )
 
@@ -37,5 +38,5 @@ func loadConfig(path string) (*config.Config, error) {
 // fragments gathers the config schema fragments of every compiled-in
 // binding, store, guard and exporter type.
 func fragments() []config.Fragment {
-	return binding.Fragments()
+	return append(binding.Fragments(), engine.ComponentFragments()...)
 }
