@@ -9,8 +9,18 @@
 // layout, type ids and stream-id scheme are Zilla's (ARCHITECTURE.md §3), so
 // Zilla's wire-order scripts read the same against Sluice.
 //
-// This package is being built up issue by issue; this comment states the
-// model it is built to.
+// An [Engine] is built from a loaded configuration and a binding resolver,
+// then started; every configured binding is attached to every [Worker]:
+//
+//	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithBindings(binding.Factory))
+//	err = e.Start()
+//	defer e.Stop(ctx)
+//
+// A binding implements [Binding] (its per-worker Attach) and [Handler]
+// (NewStream, offered each initial BEGIN routed to it). Handlers write
+// frames with [Worker.Send] and open streams of their own with
+// [Worker.NewStream]; both copy the frame into the ring of the worker that
+// serves the stream, even when that is the same worker.
 //
 // # Streams and frames
 //
@@ -53,7 +63,22 @@
 //
 // # Workers
 //
-// There are N workers (sluice start -w, by default one per CPU). Each owns
-// an inbound ring, the sockets it serves, a timer wheel and a buffer pool,
-// so the hot path needs no locks and allocates nothing.
+// There are N workers (sluice start -w, by default one per CPU). Each is a
+// goroutine locked to its OS thread and pinned to a CPU where the OS allows
+// it, and owns an inbound ring, an epoll poller for the sockets it serves, a
+// timer wheel ([Worker.SignalAt], [Worker.TimerAt]) and a [BufferPool], so
+// the hot path needs no locks and allocates nothing. Its loop polls sockets,
+// fires due timers, drains its ring in bounded batches and runs the
+// functions other goroutines handed it with [Worker.Dispatch]; when idle it
+// spins, yields, then parks in epoll_wait. A producer writes the worker's
+// eventfd only when it sees the worker parked, so a busy pipeline makes no
+// wake-up syscalls.
+//
+// # Components
+//
+// Configured stores, guards and telemetry exporters are created once per
+// process; each worker attaches to the stores and guards ([Worker.Store],
+// [Worker.Guard]), whose asynchronous completions come back through
+// Dispatch. Every binding's streams are counted per worker (opens, closes,
+// errors, bytes and active streams, each way) in [Engine.Telemetry].
 package engine
