@@ -43,6 +43,9 @@ type Options struct {
 	Clock func() time.Time
 	// Bindings resolves a binding type to its factory.
 	Bindings func(typ string) (Binding, error)
+	// External attaches bindings that the configuration names (as an exit)
+	// but does not declare, such as a spec script playing app0.
+	External map[string]Binding
 }
 
 // Option sets an Options field.
@@ -65,6 +68,18 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 
 // WithClock sets the time source.
 func WithClock(clock func() time.Time) Option { return func(o *Options) { o.Clock = clock } }
+
+// WithExternal attaches b under name, a binding the configuration refers
+// to without declaring it: the engine-driven spec runner plays such
+// bindings from outside the config.
+func WithExternal(name string, b Binding) Option {
+	return func(o *Options) {
+		if o.External == nil {
+			o.External = map[string]Binding{}
+		}
+		o.External[name] = b
+	}
+}
 
 // WithBindings sets the binding type resolver.
 func WithBindings(lookup func(typ string) (Binding, error)) Option {
@@ -140,6 +155,17 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	for _, b := range cfg.Bindings {
 		e.ids[b.Name] = BindingID(ns, e.labels.Supply(b.Name))
 	}
+	external := make([]string, 0, len(o.External))
+	for name := range o.External {
+		if _, dup := e.ids[name]; dup {
+			return nil, fmt.Errorf("engine: external binding %s is also declared in the configuration", name)
+		}
+		external = append(external, name)
+	}
+	sort.Strings(external)
+	for _, name := range external {
+		e.ids[name] = BindingID(ns, e.labels.Supply(name))
+	}
 	for _, b := range cfg.Bindings {
 		if o.Bindings == nil {
 			return nil, fmt.Errorf("engine: binding %s: no binding types registered", b.Name)
@@ -161,6 +187,13 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 			bc.ExitID = e.ids[b.Exit]
 		}
 		e.attached = append(e.attached, &attached{binding: factory, cfg: bc})
+	}
+	for _, name := range external {
+		b := &config.Binding{Name: name, Type: "external", Kind: "external"}
+		e.attached = append(e.attached, &attached{binding: o.External[name], cfg: &BindingConfig{
+			ID: e.ids[name], Namespace: cfg.Name, Name: name, Type: b.Type, Kind: b.Kind,
+			TypeID: e.labels.Supply(b.Type), Config: b,
+		}})
 	}
 	return e, nil
 }

@@ -559,3 +559,21 @@ func TestBufferPool(t *testing.T) {
 		assert.Equal(t, engine.NoSlot, p.Acquire(999), "a full pool refuses")
 	}))
 }
+
+// TestExternalBinding attaches a binding the configuration only names, as
+// the engine-driven spec runner does.
+func TestExternalBinding(t *testing.T) {
+	rec := &recorder{frames: make(chan frame.FrameType, 4)}
+	e := start(t, 2, engine.WithExternal("ext0", rec))
+	id, ok := e.ResolveID("ext0")
+	require.True(t, ok)
+	appID, _ := e.ResolveID("app0")
+	assert.NotEqual(t, appID, id)
+	c := newClient(e, 0, "ext0")
+	c.begin(t, 1, "")
+	assert.Equal(t, frame.FrameBegin, <-rec.frames)
+
+	_, err := engine.New(&config.Config{Name: "test", Bindings: []*config.Binding{{Name: "app0", Type: "echo", Kind: "server"}}},
+		engine.WithExternal("app0", rec), engine.WithBindings(binding.Factory))
+	assert.ErrorContains(t, err, "also declared")
+}
