@@ -1,13 +1,13 @@
 package http_test
 
 // Black-box tests of the flyweights generated from idl/http.idl. They use only
-// the exported API, so a template change that breaks users fails here.
+// the exported API, so a template change that breaks users fails here. The
+// round-trip machinery is shared with the other bindings' tests, in
+// internal/flyweighttest.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/idl/flyweight"
+	"github.com/sluicehq/sluice/internal/flyweighttest"
 )
 
 // Distinctive values: every byte differs, so a wrong width, offset or byte
@@ -25,75 +26,35 @@ const (
 	tid int32 = 0x0a0b0c0d
 )
 
-// sentinel fills the bytes a builder must not touch.
-const sentinel = 0xa5
+// Short names for what the tables below use most.
+type enc = flyweighttest.Enc
+
+var (
+	text  = flyweighttest.Text
+	null  = flyweighttest.Null
+	strOf = flyweighttest.StrOf
+)
 
 // ---------------------------------------------------------------------------
 // Hand encoding of the expected bytes (little-endian, see idl/http.idl).
 
-type enc []byte
+// encodeHeader encodes an HttpHeader: the name as a string8, the value as a
+// string16.
+func encodeHeader(h hdr) enc { return enc{}.NStr8(h.name).NStr16(h.value) }
 
-// add appends to a copy, so that encodings sharing a prefix never alias.
-func (e enc) add(b ...byte) enc { return append(e[:len(e):len(e)], b...) }
-
-func (e enc) i32(v int32) enc { return e.add(binary.LittleEndian.AppendUint32(nil, uint32(v))...) }
-func (e enc) i64(v int64) enc { return e.add(binary.LittleEndian.AppendUint64(nil, uint64(v))...) }
-
-// str8 is a string8: an int8 length, -1 for null, then the bytes.
-func (e enc) str8(s nstr) enc {
-	if s.null {
-		return e.add(0xff)
+// encodeHeaders encodes the items of an HttpHeader[], for enc.Array.
+func encodeHeaders(hs ...hdr) []enc {
+	items := make([]enc, len(hs))
+	for i, h := range hs {
+		items[i] = encodeHeader(h)
 	}
-	return e.add(byte(len(s.s))).add([]byte(s.s)...)
-}
-
-// str16 is a string16: an int16 length, -1 for null, then the bytes.
-func (e enc) str16(s nstr) enc {
-	if s.null {
-		return e.add(0xff, 0xff)
-	}
-	return e.add(binary.LittleEndian.AppendUint16(nil, uint16(len(s.s)))...).add([]byte(s.s)...)
-}
-
-func (e enc) header(h hdr) enc { return e.str8(h.name).str16(h.value) }
-
-// headers is an HttpHeader[]: int32 byte length of the items, int32 count,
-// then the items.
-func (e enc) headers(hs ...hdr) enc {
-	var items enc
-	for _, h := range hs {
-		items = items.header(h)
-	}
-	return e.i32(int32(len(items))).i32(int32(len(hs))).add(items...)
+	return items
 }
 
 // ---------------------------------------------------------------------------
 // Decoded values.
 
-// nstr is a decoded string field: its text, or null.
-type nstr struct {
-	null bool
-	s    string
-}
-
-func text(s string) nstr { return nstr{s: s} }
-
-var null = nstr{null: true}
-
-// strOf reads a string field through its three getters (HasX, X, XString)
-// and folds them into one value; getters that disagree give a value that
-// matches nothing.
-func strOf(has bool, b []byte, s string) nstr {
-	if has != (b != nil) || s != string(b) || cap(b) != len(b) {
-		return nstr{s: fmt.Sprintf("inconsistent getters: Has=%v bytes=%q (cap %d) string=%q", has, b, cap(b), s)}
-	}
-	if !has {
-		return null
-	}
-	return text(s)
-}
-
-type hdr struct{ name, value nstr }
+type hdr struct{ name, value flyweighttest.NStr }
 
 func readHeader(v *http.HttpHeader) []any {
 	return []any{strOf(v.HasName(), v.Name(), v.NameString()), strOf(v.HasValue(), v.Value(), v.ValueString())}
@@ -142,124 +103,26 @@ type headerArrayBuilder = flyweight.ArrayBuilder[http.HttpHeaderBuilder, *http.H
 func addHeaders(a *headerArrayBuilder, hs ...hdr) {
 	for _, h := range hs {
 		ib := a.Item()
-		if h.name.null {
+		if h.name.Null {
 			ib.NameNull()
 		} else {
-			ib.Name(h.name.s)
+			ib.Name(h.name.S)
 		}
-		if h.value.null {
+		if h.value.Null {
 			ib.ValueNull()
 		} else {
-			ib.Value(h.value.s)
+			ib.Value(h.value.S)
 		}
 	}
 }
 
 // ---------------------------------------------------------------------------
-// Type-erased round-trip cases.
-
-// reader is the API every generated view has.
-type reader[V any] interface {
-	*V
-	Wrap(buf []byte, off, limit int) error
-	TryWrap(buf []byte, off, limit int) bool
-	Offset() int
-	Limit() int
-	Sizeof() int
-	Buffer() []byte
-}
-
-// builder is the API every generated builder has.
-type builder[B, V any] interface {
-	*B
-	Wrap(buf []byte, off, maxLimit int) *B
-	Build() (V, error)
-	BuildLimit() (int, error)
-	Limit() int
-}
-
-// span is what a reader says about where its value lies.
-type span struct {
-	off, limit, size int
-	sameBuf          bool // Buffer() is the wrapped slice
-	try              bool // TryWrap's answer
-}
-
-// structCase is one scenario of one generated type, erased of its types.
-type structCase struct {
-	name string
-	typ  string // the Go type name, as reported in *flyweight.Error
-	body enc    // the expected encoding
-	want []any  // the expected getter values
-	// build runs the scenario's setters at buf[off:maxLimit], then Build,
-	// and reads the returned view.
-	build func(buf []byte, off, maxLimit int) (limit int, got []any, err error)
-	// buildLimit runs the setters, then BuildLimit; builderLimit is the
-	// builder's Limit() afterwards.
-	buildLimit func(buf []byte, off, maxLimit int) (limit, builderLimit int, err error)
-	// wrap wraps a fresh reader over buf[off:limit] and reads it.
-	wrap func(buf []byte, off, limit int) (span, []any, error)
-}
-
-type structType[B any, PB builder[B, V], V any, PV reader[V]] struct {
-	read func(*V) []any
-}
-
-func typeName[V any]() string { return reflect.TypeFor[V]().Name() }
-
-func (st structType[B, PB, V, PV]) scenario(name string, set func(*B), body enc, want ...any) structCase {
-	typ := typeName[V]()
-	start := func(buf []byte, off, maxLimit int) PB {
-		var b B
-		PB(&b).Wrap(buf, off, maxLimit)
-		if set != nil {
-			set(&b)
-		}
-		return &b
-	}
-	return structCase{
-		name: typ + "/" + name,
-		typ:  typ,
-		body: body,
-		want: want,
-		build: func(buf []byte, off, maxLimit int) (int, []any, error) {
-			v, err := start(buf, off, maxLimit).Build()
-			if err != nil {
-				return 0, nil, err
-			}
-			return PV(&v).Limit(), st.read(&v), nil
-		},
-		buildLimit: func(buf []byte, off, maxLimit int) (int, int, error) {
-			b := start(buf, off, maxLimit)
-			limit, err := b.BuildLimit()
-			return limit, b.Limit(), err
-		},
-		wrap: func(buf []byte, off, limit int) (span, []any, error) {
-			var probe V
-			sp := span{try: PV(&probe).TryWrap(buf, off, limit)}
-			var v V
-			if err := PV(&v).Wrap(buf, off, limit); err != nil {
-				return sp, nil, err
-			}
-			b := PV(&v).Buffer()
-			sp.off, sp.limit, sp.size = PV(&v).Offset(), PV(&v).Limit(), PV(&v).Sizeof()
-			sp.sameBuf = len(b) == len(buf) && (len(b) == 0 || &b[0] == &buf[0])
-			return sp, st.read(&v), nil
-		},
-	}
-}
-
-// extBuilder is a builder of a struct that extends core::stream::Extension.
-type extBuilder[B, V any] interface {
-	builder[B, V]
-	CompositeID(int64) *B
-	TypeID(int32) *B
-}
+// Round-trip cases.
 
 // headerExtCases are the scenarios of the extensions whose only own field
 // is an HttpHeader[] (HttpBeginEx, HttpEndEx, HttpResetEx, HttpChallengeEx).
-func headerExtCases[B any, PB extBuilder[B, V], V any, PV reader[V]](arr func(*B) *headerArrayBuilder, read func(*V) []any) []structCase {
-	st := structType[B, PB, V, PV]{read: read}
+func headerExtCases[B any, PB flyweighttest.ExtBuilder[B, V], V any, PV flyweighttest.Reader[V]](arr func(*B) *headerArrayBuilder, read func(*V) []any) []flyweighttest.Case {
+	st := flyweighttest.Type[B, PB, V, PV]{Read: read}
 	ids := func(b *B, c int64, t int32) *B { return PB(PB(b).CompositeID(c)).TypeID(t) }
 	two := []hdr{{text(":method"), text("GET")}, {text(":path"), text("/index.html")}}
 	several := []hdr{
@@ -269,79 +132,79 @@ func headerExtCases[B any, PB extBuilder[B, V], V any, PV reader[V]](arr func(*B
 		{null, text("null name")},
 		{text(strings.Repeat("n", 127)), text(strings.Repeat("v", 300))},
 	}
-	return []structCase{
-		st.scenario("two items",
+	return []flyweighttest.Case{
+		st.Scenario("two items",
 			func(b *B) { addHeaders(arr(ids(b, cid, tid)), two...) },
-			enc{}.i64(cid).i32(tid).headers(two...),
+			enc{}.I64(cid).I32(tid).Array(encodeHeaders(two...)...),
 			cid, tid, 2, two),
-		st.scenario("array setter never called",
+		st.Scenario("array setter never called",
 			func(b *B) { ids(b, cid, tid) },
-			enc{}.i64(cid).i32(tid).headers(),
+			enc{}.I64(cid).I32(tid).Array(),
 			cid, tid, 0, []hdr(nil)),
-		st.scenario("array setter called with no items",
+		st.Scenario("array setter called with no items",
 			func(b *B) { arr(ids(b, cid, tid)) },
-			enc{}.i64(cid).i32(tid).headers(),
+			enc{}.I64(cid).I32(tid).Array(),
 			cid, tid, 0, []hdr(nil)),
-		st.scenario("several items with empty, null and longest strings",
+		st.Scenario("several items with empty, null and longest strings",
 			func(b *B) { addHeaders(arr(ids(b, -cid, -tid)), several...) },
-			enc{}.i64(-cid).i32(-tid).headers(several...),
+			enc{}.I64(-cid).I32(-tid).Array(encodeHeaders(several...)...),
 			-cid, -tid, len(several), several),
-		st.scenario("compositeId skipped takes default 0",
+		st.Scenario("compositeId skipped takes default 0",
 			func(b *B) { addHeaders(arr(PB(b).TypeID(tid)), two[:1]...) },
-			enc{}.i64(0).i32(tid).headers(two[:1]...),
+			enc{}.I64(0).I32(tid).Array(encodeHeaders(two[:1]...)...),
 			int64(0), tid, 1, two[:1]),
 	}
 }
 
-func httpCases() []structCase {
-	header := structType[http.HttpHeaderBuilder, *http.HttpHeaderBuilder, http.HttpHeader, *http.HttpHeader]{read: readHeader}
-	flush := structType[http.HttpFlushExBuilder, *http.HttpFlushExBuilder, http.HttpFlushEx, *http.HttpFlushEx]{read: readFlushEx}
+func httpCases() []flyweighttest.Case {
+	header := flyweighttest.Type[http.HttpHeaderBuilder, *http.HttpHeaderBuilder, http.HttpHeader, *http.HttpHeader]{Read: readHeader}
+	flush := flyweighttest.Type[http.HttpFlushExBuilder, *http.HttpFlushExBuilder, http.HttpFlushEx, *http.HttpFlushEx]{Read: readFlushEx}
 	push := []hdr{{text(":method"), text("GET")}, {text(":path"), text("/style.css")}, {text(":authority"), text("example.com")}}
 	long := strings.Repeat("n", 127)
 
-	cases := []structCase{
-		header.scenario("all set",
+	cases := []flyweighttest.Case{
+		header.Scenario("all set",
 			func(b *http.HttpHeaderBuilder) { b.Name("content-type").Value("application/json") },
-			enc{}.str8(text("content-type")).str16(text("application/json")),
+			enc{}.NStr8(text("content-type")).NStr16(text("application/json")),
 			text("content-type"), text("application/json")),
-		header.scenario("empty strings",
+		header.Scenario("empty strings",
 			func(b *http.HttpHeaderBuilder) { b.Name("").Value("") },
-			enc{}.str8(text("")).str16(text("")),
+			enc{}.NStr8(text("")).NStr16(text("")),
 			text(""), text("")),
-		header.scenario("null strings",
+		header.Scenario("null strings",
 			func(b *http.HttpHeaderBuilder) { b.NameNull().ValueNull() },
-			enc{}.str8(null).str16(null),
+			enc{}.NStr8(null).NStr16(null),
 			null, null),
-		header.scenario("bytes setters",
+		header.Scenario("bytes setters",
 			func(b *http.HttpHeaderBuilder) { b.NameBytes([]byte("x-bin")).ValueBytes([]byte{0, 0xff, 'z'}) },
-			enc{}.str8(text("x-bin")).str16(text("\x00\xffz")),
+			enc{}.NStr8(text("x-bin")).NStr16(text("\x00\xffz")),
 			text("x-bin"), text("\x00\xffz")),
-		header.scenario("nil bytes are empty, not null",
+		header.Scenario("nil bytes are empty, not null",
 			func(b *http.HttpHeaderBuilder) { b.NameBytes(nil).ValueBytes(nil) },
-			enc{}.str8(text("")).str16(text("")),
+			enc{}.NStr8(text("")).NStr16(text("")),
 			text(""), text("")),
-		header.scenario("longest string8 name and value over 255 bytes",
+		header.Scenario("longest string8 name and value over 255 bytes",
 			func(b *http.HttpHeaderBuilder) { b.Name(long).Value(strings.Repeat("v", 300)) },
-			enc{}.str8(text(long)).str16(text(strings.Repeat("v", 300))),
+			enc{}.NStr8(text(long)).NStr16(text(strings.Repeat("v", 300))),
 			text(long), text(strings.Repeat("v", 300))),
 
-		flush.scenario("all set",
+		flush.Scenario("all set",
 			func(b *http.HttpFlushExBuilder) {
 				addHeaders(b.CompositeID(cid).TypeID(tid).PromiseID(0x1112131415161718).Promise(), push...)
 			},
-			enc{}.i64(cid).i32(tid).i64(0x1112131415161718).headers(push...),
+			enc{}.I64(cid).I32(tid).I64(0x1112131415161718).Array(encodeHeaders(push...)...),
 			cid, tid, int64(0x1112131415161718), 3, push),
-		flush.scenario("defaults",
+		flush.Scenario("defaults",
 			func(b *http.HttpFlushExBuilder) { b.TypeID(tid) },
-			enc{}.i64(0).i32(tid).i64(0).headers(),
+			enc{}.I64(0).I32(tid).I64(0).Array(),
 			int64(0), tid, int64(0), 0, []hdr(nil)),
-		flush.scenario("promiseId skipped before promise",
+		flush.Scenario("promiseId skipped before promise",
 			func(b *http.HttpFlushExBuilder) { addHeaders(b.CompositeID(cid).TypeID(tid).Promise(), push[:2]...) },
-			enc{}.i64(cid).i32(tid).i64(0).headers(push[:2]...),
+			enc{}.I64(cid).I32(tid).I64(0).Array(encodeHeaders(push[:2]...)...),
 			cid, tid, int64(0), 2, push[:2]),
-		flush.scenario("promise with no items",
+		flush.Scenario("promise with no items",
 			func(b *http.HttpFlushExBuilder) { b.CompositeID(cid).TypeID(tid).PromiseID(-5).Promise() },
-			enc{}.i64(cid).i32(tid).i64(-5).headers(),
+			enc{}.I64(cid).I32(tid).I64(-5).Array(),
 			cid, tid, int64(-5), 0, []hdr(nil)),
 	}
 	cases = append(cases, headerExtCases((*http.HttpBeginExBuilder).Headers, readBeginEx)...)
@@ -351,75 +214,8 @@ func httpCases() []structCase {
 	return cases
 }
 
-func filled(n int, b byte) []byte {
-	buf := make([]byte, n)
-	for i := range buf {
-		buf[i] = b
-	}
-	return buf
-}
-
-// assertUntouched checks that the builder left b as filled.
-func assertUntouched(t *testing.T, b []byte, what string) {
-	t.Helper()
-	for i, c := range b {
-		if c != sentinel {
-			assert.Failf(t, "builder wrote outside its value", "%s: byte %d is %#x", what, i, c)
-			return
-		}
-	}
-}
-
-// checkRoundTrip builds c at buf[off:], compares the bytes with c.body, and
-// reads them back with Build's view, a fresh reader, and a fresh reader over
-// the hand-encoded body.
-func checkRoundTrip(t *testing.T, c structCase, off int) {
-	t.Helper()
-	const pad = 16
-	buf := filled(off+len(c.body)+pad, sentinel)
-	limit, got, err := c.build(buf, off, len(buf))
-	require.NoError(t, err, "Build")
-	assert.Equal(t, c.want, got, "getters of the view Build returned")
-	require.GreaterOrEqual(t, limit, off, "Build's view ends before it starts")
-	assert.Equal(t, off+len(c.body), limit, "Build's view Limit()")
-	assert.Equal(t, []byte(c.body), buf[off:limit], "encoding")
-	assertUntouched(t, buf[:off], "before the value")
-	assertUntouched(t, buf[limit:], "after the value")
-
-	buf2 := filled(len(buf), sentinel)
-	limit2, builderLimit, err := c.buildLimit(buf2, off, len(buf2))
-	require.NoError(t, err, "BuildLimit")
-	assert.Equal(t, limit, limit2, "BuildLimit")
-	assert.Equal(t, limit, builderLimit, "builder Limit() after BuildLimit")
-	assert.Equal(t, buf, buf2, "Build and BuildLimit write the same bytes")
-
-	sp, got, err := c.wrap(buf, off, limit)
-	require.NoError(t, err, "Wrap of the built bytes")
-	assert.Equal(t, c.want, got, "getters of a fresh reader")
-	assert.Equal(t, span{off: off, limit: limit, size: limit - off, sameBuf: true, try: true}, sp)
-	assert.Equal(t, sp.off+sp.size, sp.limit, "Limit() == Offset() + Sizeof()")
-
-	sp, _, err = c.wrap(buf, off, len(buf))
-	require.NoError(t, err, "Wrap with bytes after the value")
-	assert.Equal(t, limit, sp.limit, "bytes after the value are not part of it")
-
-	hand := enc(filled(off, 0x5a)).add(c.body...)
-	sp, got, err = c.wrap(hand, off, len(hand))
-	require.NoError(t, err, "Wrap of the hand-encoded bytes")
-	assert.Equal(t, c.want, got, "getters over the hand-encoded bytes")
-	assert.Equal(t, len(hand), sp.limit, "Limit() over the hand-encoded bytes")
-}
-
 func TestRoundTrip(t *testing.T) {
-	for _, tc := range httpCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, off := range []int{0, 7} {
-				t.Run(fmt.Sprintf("offset %d", off), func(t *testing.T) {
-					checkRoundTrip(t, tc, off)
-				})
-			}
-		})
-	}
+	flyweighttest.RunRoundTrip(t, httpCases())
 }
 
 // TestEncodingHttpBeginEx pins the wire format byte for byte.
@@ -450,279 +246,192 @@ func TestEncodingHttpBeginEx(t *testing.T) {
 }
 
 func TestWrapTruncated(t *testing.T) {
-	for _, tc := range httpCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			full := []byte(tc.body)
-			for k := 0; k < len(full); k++ {
-				for _, buf := range [][]byte{full[:k:k], full} {
-					sp, _, err := tc.wrap(buf, 0, k)
-					require.Errorf(t, err, "Wrap of %d of %d bytes", k, len(full))
-					assert.ErrorIsf(t, err, flyweight.ErrShort, "Wrap of %d of %d bytes", k, len(full))
-					assert.Falsef(t, sp.try, "TryWrap of %d of %d bytes", k, len(full))
-					var fe *flyweight.Error
-					if assert.ErrorAs(t, err, &fe) {
-						assert.Equal(t, tc.typ, fe.Type)
-						assert.NotEmpty(t, fe.Field, "the field in which the buffer ends")
-					}
-				}
-			}
-		})
-	}
+	flyweighttest.RunWrapTruncated(t, httpCases())
 }
 
 func TestBuildOverflow(t *testing.T) {
-	for _, tc := range httpCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			const off = 3
-			for k := 0; k < len(tc.body); k++ {
-				buf := filled(off+len(tc.body)+8, sentinel)
-				_, _, err := tc.build(buf, off, off+k)
-				require.Errorf(t, err, "Build with room for %d of %d bytes", k, len(tc.body))
-				assert.ErrorIsf(t, err, flyweight.ErrOverflow, "Build with room for %d of %d bytes", k, len(tc.body))
-				assertUntouched(t, buf[:off], "before the value")
-				assertUntouched(t, buf[off+k:], fmt.Sprintf("past maxLimit %d", off+k))
-			}
-		})
-	}
-}
-
-// wrapAs wraps a fresh V over all of buf.
-func wrapAs[V any, PV reader[V]](buf []byte) error {
-	var v V
-	return PV(&v).Wrap(buf, 0, len(buf))
+	flyweighttest.RunBuildOverflow(t, httpCases())
 }
 
 func TestWrapErrors(t *testing.T) {
-	ext := enc{}.i64(cid).i32(tid)
-	item := enc{}.header(hdr{text("ab"), text("cd")}) // 7 bytes
-	tests := []struct {
-		name  string
-		wrap  func([]byte) error
-		buf   enc
-		want  error
-		typ   string
-		field string
-	}{
-		{name: "array length negative", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(-1).i32(0), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "array count negative", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(0).i32(-1), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "array count max int32 with no items", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(0).i32(1<<31 - 1), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "array count max int32 with one item", wrap: wrapAs[http.HttpEndEx],
-			buf: ext.i32(int32(len(item))).i32(1<<31 - 1).add(item...), want: flyweight.ErrLength, typ: "HttpEndEx", field: "trailers"},
-		{name: "array count more than the items", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(int32(len(item))).i32(2).add(item...), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "array count fewer than the items", wrap: wrapAs[http.HttpResetEx],
-			buf: ext.i32(int32(2 * len(item))).i32(1).add(item...).add(item...), want: flyweight.ErrLength, typ: "HttpResetEx", field: "headers"},
-		{name: "array length past the end", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(1000).i32(1).add(item...), want: flyweight.ErrShort, typ: "HttpBeginEx", field: "headers"},
-		{name: "array length max int32", wrap: wrapAs[http.HttpChallengeEx],
-			buf: ext.i32(1<<31 - 1).i32(1).add(item...), want: flyweight.ErrShort, typ: "HttpChallengeEx", field: "headers"},
-		{name: "item name overruns the array length", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(3).i32(1).add(item...), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "item name length -2", wrap: wrapAs[http.HttpBeginEx],
-			buf: ext.i32(3).i32(1).add(0xfe, 0x00, 0x00), want: flyweight.ErrLength, typ: "HttpBeginEx", field: "headers"},
-		{name: "item value length -2", wrap: wrapAs[http.HttpFlushEx],
-			buf: ext.i64(0).i32(3).i32(1).add(0x00, 0xfe, 0xff), want: flyweight.ErrLength, typ: "HttpFlushEx", field: "promise"},
-		{name: "name length -2", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.add(0xfe).str16(text("v")), want: flyweight.ErrLength, typ: "HttpHeader", field: "name"},
-		{name: "name length -128", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.add(0x80).str16(text("v")), want: flyweight.ErrLength, typ: "HttpHeader", field: "name"},
-		{name: "value length -2", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.str8(text("n")).add(0xfe, 0xff), want: flyweight.ErrLength, typ: "HttpHeader", field: "value"},
-		{name: "value length -32768", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.str8(text("n")).add(0x00, 0x80), want: flyweight.ErrLength, typ: "HttpHeader", field: "value"},
-		{name: "name longer than the buffer", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.add(0x7f, 'a', 'b'), want: flyweight.ErrShort, typ: "HttpHeader", field: "name"},
-		{name: "value length max int16", wrap: wrapAs[http.HttpHeader],
-			buf: enc{}.str8(text("n")).add(0xff, 0x7f, 'v'), want: flyweight.ErrShort, typ: "HttpHeader", field: "value"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.wrap(tc.buf)
-			require.Error(t, err)
-			assert.ErrorIs(t, err, tc.want)
-			var fe *flyweight.Error
-			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, tc.typ, fe.Type)
-			assert.Equal(t, tc.field, fe.Field)
-			assert.Contains(t, err.Error(), tc.typ+"."+tc.field)
-		})
-	}
+	ext := enc{}.I64(cid).I32(tid)
+	item := encodeHeader(hdr{text("ab"), text("cd")}) // 7 bytes
+	flyweighttest.RunWrapErrors(t, []flyweighttest.WrapError{
+		{Name: "array length negative", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(-1).I32(0), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "array count negative", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(0).I32(-1), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "array count max int32 with no items", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(0).I32(1<<31 - 1), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "array count max int32 with one item", Wrap: flyweighttest.WrapAs[http.HttpEndEx],
+			Buf: ext.I32(int32(len(item))).I32(1<<31 - 1).Add(item...), Want: flyweight.ErrLength, Type: "HttpEndEx", Field: "trailers"},
+		{Name: "array count more than the items", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(int32(len(item))).I32(2).Add(item...), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "array count fewer than the items", Wrap: flyweighttest.WrapAs[http.HttpResetEx],
+			Buf: ext.I32(int32(2 * len(item))).I32(1).Add(item...).Add(item...), Want: flyweight.ErrLength, Type: "HttpResetEx", Field: "headers"},
+		{Name: "array length past the end", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(1000).I32(1).Add(item...), Want: flyweight.ErrShort, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "array length max int32", Wrap: flyweighttest.WrapAs[http.HttpChallengeEx],
+			Buf: ext.I32(1<<31 - 1).I32(1).Add(item...), Want: flyweight.ErrShort, Type: "HttpChallengeEx", Field: "headers"},
+		{Name: "item name overruns the array length", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(3).I32(1).Add(item...), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "item name length -2", Wrap: flyweighttest.WrapAs[http.HttpBeginEx],
+			Buf: ext.I32(3).I32(1).Add(0xfe, 0x00, 0x00), Want: flyweight.ErrLength, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "item value length -2", Wrap: flyweighttest.WrapAs[http.HttpFlushEx],
+			Buf: ext.I64(0).I32(3).I32(1).Add(0x00, 0xfe, 0xff), Want: flyweight.ErrLength, Type: "HttpFlushEx", Field: "promise"},
+		{Name: "name length -2", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.Add(0xfe).NStr16(text("v")), Want: flyweight.ErrLength, Type: "HttpHeader", Field: "name"},
+		{Name: "name length -128", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.Add(0x80).NStr16(text("v")), Want: flyweight.ErrLength, Type: "HttpHeader", Field: "name"},
+		{Name: "value length -2", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.NStr8(text("n")).Add(0xfe, 0xff), Want: flyweight.ErrLength, Type: "HttpHeader", Field: "value"},
+		{Name: "value length -32768", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.NStr8(text("n")).Add(0x00, 0x80), Want: flyweight.ErrLength, Type: "HttpHeader", Field: "value"},
+		{Name: "name longer than the buffer", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.Add(0x7f, 'a', 'b'), Want: flyweight.ErrShort, Type: "HttpHeader", Field: "name"},
+		{Name: "value length max int16", Wrap: flyweighttest.WrapAs[http.HttpHeader],
+			Buf: enc{}.NStr8(text("n")).Add(0xff, 0x7f, 'v'), Want: flyweight.ErrShort, Type: "HttpHeader", Field: "value"},
+	})
 }
 
 func TestWrapBounds(t *testing.T) {
-	buf := enc{}.header(hdr{text("a"), text("b")})
-	tests := []struct {
-		name       string
-		off, limit int
-	}{
-		{name: "negative offset", off: -1, limit: len(buf)},
-		{name: "offset past limit", off: 3, limit: 2},
-		{name: "limit past the buffer", off: 0, limit: len(buf) + 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var v http.HttpHeader
-			err := v.Wrap(buf, tc.off, tc.limit)
-			assert.ErrorIs(t, err, flyweight.ErrBounds)
-			assert.False(t, v.TryWrap(buf, tc.off, tc.limit))
-			var b http.HttpBeginEx
-			assert.ErrorIs(t, b.Wrap(buf, tc.off, tc.limit), flyweight.ErrBounds)
-		})
-	}
+	buf := encodeHeader(hdr{text("a"), text("b")})
+	flyweighttest.RunWrapBounds(t, buf, func(t *testing.T, off, limit int) {
+		var v http.HttpHeader
+		err := v.Wrap(buf, off, limit)
+		assert.ErrorIs(t, err, flyweight.ErrBounds)
+		assert.False(t, v.TryWrap(buf, off, limit))
+		var b http.HttpBeginEx
+		assert.ErrorIs(t, b.Wrap(buf, off, limit), flyweight.ErrBounds)
+	})
 }
 
 func TestBuildErrors(t *testing.T) {
 	errCustom := errors.New("custom")
-	tests := []struct {
-		name  string
-		build func(buf []byte) error
-		want  error
-		typ   string // "" when the error is not a *flyweight.Error
-		field string
-	}{
-		{name: "header with nothing set", build: func(buf []byte) error {
+	flyweighttest.RunBuildErrors(t, []flyweighttest.BuildError{
+		{Name: "header with nothing set", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpHeader", field: "name"},
-		{name: "header without name", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpHeader", Field: "name"},
+		{Name: "header without name", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Value("v").Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpHeader", field: "name"},
-		{name: "header without value", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpHeader", Field: "name"},
+		{Name: "header without value", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Name("n").Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpHeader", field: "value"},
-		{name: "typeId missing", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpHeader", Field: "value"},
+		{Name: "typeId missing", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).CompositeID(1).Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpBeginEx", field: "typeId"},
-		{name: "typeId missing before the array", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpBeginEx", Field: "typeId"},
+		{Name: "typeId missing before the array", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			addHeaders(b.Wrap(buf, 0, len(buf)).Headers(), hdr{text("a"), text("b")})
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpBeginEx", field: "typeId"},
-		{name: "item without name", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpBeginEx", Field: "typeId"},
+		{Name: "item without name", Build: func(buf []byte) error {
 			var b http.HttpEndExBuilder
 			b.Wrap(buf, 0, len(buf)).TypeID(1).Trailers().Item().Value("v")
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpHeader", field: "name"},
-		{name: "item without value, then another item", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpHeader", Field: "name"},
+		{Name: "item without value, then another item", Build: func(buf []byte) error {
 			var b http.HttpResetExBuilder
 			h := b.Wrap(buf, 0, len(buf)).TypeID(1).Headers()
 			h.Item().Name("n")
 			h.Item().Name("m").Value("v")
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrMissing, typ: "HttpHeader", field: "value"},
-		{name: "compositeId after typeId", build: func(buf []byte) error {
+		}, Want: flyweight.ErrMissing, Type: "HttpHeader", Field: "value"},
+		{Name: "compositeId after typeId", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).TypeID(1).CompositeID(2).Build()
 			return err
-		}, want: flyweight.ErrOrder, typ: "HttpBeginEx", field: "compositeId"},
-		{name: "typeId twice", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOrder, Type: "HttpBeginEx", Field: "compositeId"},
+		{Name: "typeId twice", Build: func(buf []byte) error {
 			var b http.HttpChallengeExBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).TypeID(1).TypeID(2).Build()
 			return err
-		}, want: flyweight.ErrOrder, typ: "HttpChallengeEx", field: "typeId"},
-		{name: "array setter twice", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOrder, Type: "HttpChallengeEx", Field: "typeId"},
+		{Name: "array setter twice", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			addHeaders(b.Wrap(buf, 0, len(buf)).TypeID(1).Headers(), hdr{text("a"), text("b")})
 			addHeaders(b.Headers(), hdr{text("c"), text("d")})
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrOrder, typ: "HttpBeginEx", field: "headers"},
-		{name: "promiseId after promise", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOrder, Type: "HttpBeginEx", Field: "headers"},
+		{Name: "promiseId after promise", Build: func(buf []byte) error {
 			var b http.HttpFlushExBuilder
 			b.Wrap(buf, 0, len(buf)).TypeID(1).Promise()
 			_, err := b.PromiseID(3).Build()
 			return err
-		}, want: flyweight.ErrOrder, typ: "HttpFlushEx", field: "promiseId"},
-		{name: "header name after value", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOrder, Type: "HttpFlushEx", Field: "promiseId"},
+		{Name: "header name after value", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Name("a").Value("b").Name("c").Build()
 			return err
-		}, want: flyweight.ErrOrder, typ: "HttpHeader", field: "name"},
-		{name: "name too long for string8", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOrder, Type: "HttpHeader", Field: "name"},
+		{Name: "name too long for string8", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Name(strings.Repeat("n", 128)).Value("v").Build()
 			return err
-		}, want: flyweight.ErrRange, typ: "HttpHeader", field: "name"},
-		{name: "name bytes too long for string8", build: func(buf []byte) error {
+		}, Want: flyweight.ErrRange, Type: "HttpHeader", Field: "name"},
+		{Name: "name bytes too long for string8", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).NameBytes(make([]byte, 200)).Value("v").Build()
 			return err
-		}, want: flyweight.ErrRange, typ: "HttpHeader", field: "name"},
-		{name: "item name too long for string8", build: func(buf []byte) error {
+		}, Want: flyweight.ErrRange, Type: "HttpHeader", Field: "name"},
+		{Name: "item name too long for string8", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			addHeaders(b.Wrap(buf, 0, len(buf)).TypeID(1).Headers(), hdr{text(strings.Repeat("n", 128)), text("v")})
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrRange, typ: "HttpHeader", field: "name"},
-		{name: "value too long for string16", build: func(buf []byte) error {
+		}, Want: flyweight.ErrRange, Type: "HttpHeader", Field: "name"},
+		{Name: "value too long for string16", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).Name("n").Value(strings.Repeat("v", 1<<15)).Build()
 			return err
-		}, want: flyweight.ErrRange, typ: "HttpHeader", field: "value"},
-		{name: "tiny buffer", build: func(buf []byte) error {
+		}, Want: flyweight.ErrRange, Type: "HttpHeader", Field: "value"},
+		{Name: "tiny buffer", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			addHeaders(b.Wrap(buf, 0, 4).CompositeID(1).TypeID(2).Headers(), hdr{text("a"), text("b")})
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrOverflow, typ: "HttpBeginEx", field: "compositeId"},
-		{name: "no room for an item", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOverflow, Type: "HttpBeginEx", Field: "compositeId"},
+		{Name: "no room for an item", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			addHeaders(b.Wrap(buf, 0, 22).CompositeID(1).TypeID(2).Headers(), hdr{text("a"), text("b")})
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrOverflow, typ: "HttpHeader", field: "value"},
-		{name: "offset past maxLimit", build: func(buf []byte) error {
+		}, Want: flyweight.ErrOverflow, Type: "HttpHeader", Field: "value"},
+		{Name: "offset past maxLimit", Build: func(buf []byte) error {
 			var b http.HttpBeginExBuilder
 			_, err := b.Wrap(buf, 8, 4).TypeID(1).Build()
 			return err
-		}, want: flyweight.ErrBounds, typ: "HttpBeginEx"},
-		{name: "maxLimit past the buffer", build: func(buf []byte) error {
+		}, Want: flyweight.ErrBounds, Type: "HttpBeginEx"},
+		{Name: "maxLimit past the buffer", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			_, err := b.Wrap(buf, 0, len(buf)+1).Name("n").Value("v").Build()
 			return err
-		}, want: flyweight.ErrBounds, typ: "HttpHeader"},
-		{name: "errors are sticky", build: func(buf []byte) error {
+		}, Want: flyweight.ErrBounds, Type: "HttpHeader"},
+		{Name: "errors are sticky", Build: func(buf []byte) error {
 			var b http.HttpHeaderBuilder
 			b.Wrap(buf, 0, len(buf)).Name(strings.Repeat("n", 128)).NameNull().Value("v")
 			_, err := b.Build()
 			return err
-		}, want: flyweight.ErrRange, typ: "HttpHeader", field: "name"},
-		{name: "Fail", build: func(buf []byte) error {
+		}, Want: flyweight.ErrRange, Type: "HttpHeader", Field: "name"},
+		{Name: "Fail", Build: func(buf []byte) error {
 			var b http.HttpFlushExBuilder
 			_, err := b.Wrap(buf, 0, len(buf)).TypeID(1).Fail(errCustom).PromiseID(2).Build()
 			return err
-		}, want: errCustom},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.build(make([]byte, 1<<16+64))
-			require.Error(t, err)
-			assert.ErrorIs(t, err, tc.want)
-			if tc.typ == "" {
-				return
-			}
-			var fe *flyweight.Error
-			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, tc.typ, fe.Type)
-			assert.Equal(t, tc.field, fe.Field)
-			if tc.field != "" {
-				assert.Contains(t, err.Error(), tc.typ+"."+tc.field)
-			}
-		})
-	}
+		}, Want: errCustom},
+	})
 }
 
 // TestBuildFailedReturnsZeroView checks that a failed Build returns no view.
@@ -735,7 +444,7 @@ func TestBuildFailedReturnsZeroView(t *testing.T) {
 
 func TestSetInPlace(t *testing.T) {
 	push := []hdr{{text(":path"), text("/a")}}
-	buf := enc{}.i64(cid).i32(tid).i64(9).headers(push...)
+	buf := enc{}.I64(cid).I32(tid).I64(9).Array(encodeHeaders(push...)...)
 	var v http.HttpFlushEx
 	require.NoError(t, v.Wrap(buf, 0, len(buf)))
 	v.SetCompositeID(-1)
@@ -804,14 +513,14 @@ func TestSetInPlace(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			buf := []byte(enc{}.add(1, 2, 3).i64(0).i32(0).headers(push...))
+			buf := []byte(enc{}.Add(1, 2, 3).I64(0).I32(0).Array(encodeHeaders(push...)...))
 			require.NoError(t, tc.set(buf, 3))
 			c, ty, err := tc.read(buf, 3)
 			require.NoError(t, err)
 			assert.Equal(t, cid, c)
 			assert.Equal(t, tid, ty)
 			assert.Equal(t, []byte{1, 2, 3}, buf[:3], "bytes before the value")
-			assert.Equal(t, []byte(enc{}.headers(push...)), buf[15:], "the array")
+			assert.Equal(t, []byte(enc{}.Array(encodeHeaders(push...)...)), buf[15:], "the array")
 		})
 	}
 }
@@ -819,7 +528,7 @@ func TestSetInPlace(t *testing.T) {
 // TestGettersAlias checks that string getters view the buffer without
 // copying, and that appending to one cannot overwrite the next field.
 func TestGettersAlias(t *testing.T) {
-	buf := enc{}.header(hdr{text("ab"), text("cd")})
+	buf := encodeHeader(hdr{text("ab"), text("cd")})
 	var v http.HttpHeader
 	require.NoError(t, v.Wrap(buf, 0, len(buf)))
 	name := v.Name()
@@ -833,7 +542,7 @@ func TestGettersAlias(t *testing.T) {
 // TestArrayAllStopsEarly checks that breaking out of All stops the iteration.
 func TestArrayAllStopsEarly(t *testing.T) {
 	hs := []hdr{{text("a"), text("1")}, {text("b"), text("2")}, {text("c"), text("3")}}
-	buf := enc{}.i64(cid).i32(tid).headers(hs...)
+	buf := enc{}.I64(cid).I32(tid).Array(encodeHeaders(hs...)...)
 	var v http.HttpBeginEx
 	require.NoError(t, v.Wrap(buf, 0, len(buf)))
 	var seen []string
