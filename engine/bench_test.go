@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/sluicehq/sluice/binding"
@@ -83,29 +84,31 @@ func BenchmarkRoundTrip(b *testing.B) {
 		workers int
 		target  int
 	}{{"cross-worker", 2, 1}, {"same-worker", 1, 0}} {
-		b.Run(bc.name, func(b *testing.B) {
-			cfg := &config.Config{Name: "bench", Bindings: []*config.Binding{{Name: "app0", Type: "echo", Kind: "server"}}}
-			e, err := engine.New(cfg, engine.WithWorkers(bc.workers), engine.WithPin(true),
-				engine.WithLogger(quiet), engine.WithBindings(binding.Factory))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := e.Start(); err != nil {
-				b.Fatal(err)
-			}
-			defer func() { _ = e.Stop(context.Background()) }()
-			routedID, _ := e.ResolveID("app0")
-			r := &roundTrip{w: e.Worker(0), routedID: routedID, target: bc.target, payload: make([]byte, 64)}
-			r.onMsg = r.onMessage
-			b.ReportAllocs()
-			b.ResetTimer()
-			r.left, r.done = b.N, make(chan struct{})
-			if err := e.Execute(0, func(*engine.Worker) { r.next() }); err != nil {
-				b.Fatal(err)
-			}
-			<-r.done
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "streams/s")
-		})
+		for _, pin := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/pin=%v", bc.name, pin), func(b *testing.B) {
+				cfg := &config.Config{Name: "bench", Bindings: []*config.Binding{{Name: "app0", Type: "echo", Kind: "server"}}}
+				e, err := engine.New(cfg, engine.WithWorkers(bc.workers), engine.WithPin(pin),
+					engine.WithLogger(quiet), engine.WithBindings(binding.Factory))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := e.Start(); err != nil {
+					b.Fatal(err)
+				}
+				defer func() { _ = e.Stop(context.Background()) }()
+				routedID, _ := e.ResolveID("app0")
+				r := &roundTrip{w: e.Worker(0), routedID: routedID, target: bc.target, payload: make([]byte, 64)}
+				r.onMsg = r.onMessage
+				b.ReportAllocs()
+				b.ResetTimer()
+				r.left, r.done = b.N, make(chan struct{})
+				if err := e.Execute(0, func(*engine.Worker) { r.next() }); err != nil {
+					b.Fatal(err)
+				}
+				<-r.done
+				b.StopTimer()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "streams/s")
+			})
+		}
 	}
 }

@@ -65,7 +65,7 @@
 //
 // There are N workers (sluice start -w, by default one per CPU). Each is a
 // goroutine locked to its OS thread and pinned to a CPU where the OS allows
-// it, and owns an inbound ring, an epoll poller for the sockets it serves, a
+// it and the workers leave a CPU free, and owns an inbound ring, an epoll poller for the sockets it serves, a
 // timer wheel ([Worker.SignalAt], [Worker.TimerAt]) and a [BufferPool], so
 // the hot path needs no locks and allocates nothing. Its loop polls sockets,
 // fires due timers, drains its ring in bounded batches and runs the

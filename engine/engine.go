@@ -33,7 +33,8 @@ type Options struct {
 	SlotCapacity int
 	// BufferSlots is the number of slots in each worker's buffer pool.
 	BufferSlots int
-	// Pin pins each worker's thread to a CPU where the OS allows it.
+	// Pin pins each worker's thread to a CPU where the OS allows it and
+	// the workers leave at least one CPU free (see Worker.pin).
 	Pin bool
 	// Timestamps stamps the frames the engine builds with the clock.
 	Timestamps bool
