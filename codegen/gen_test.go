@@ -77,7 +77,7 @@ func TestGolden(t *testing.T) {
 func TestFixturePackageIsCurrent(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join("testdata", "fixture.golden"))
 	require.NoError(t, err)
-	pkg, err := os.ReadFile(filepath.Join("internal", "fixture", "fixture_gen.go"))
+	pkg, err := os.ReadFile(filepath.Join("..", "internal", "fixture", "fixture_gen.go"))
 	require.NoError(t, err)
 	assert.Equal(t, string(golden), string(pkg))
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/idl"
 	"github.com/sluicehq/sluice/idl/dynamic"
-	"github.com/sluicehq/sluice/idl/dynamic/internal/fixture"
 	"github.com/sluicehq/sluice/idl/flyweight"
+	"github.com/sluicehq/sluice/internal/fixture"
 )
 
 // generated runs fill on a generated builder and returns the bytes written.

@@ -25,8 +25,8 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/idl"
 	"github.com/sluicehq/sluice/idl/dynamic"
-	"github.com/sluicehq/sluice/idl/dynamic/internal/fixture"
 	"github.com/sluicehq/sluice/idl/flyweight"
+	"github.com/sluicehq/sluice/internal/fixture"
 )
 
 // Schemas.
