@@ -1,0 +1,45 @@
+package binding_test
+
+import (
+	"testing"
+
+	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/all"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegistry(t *testing.T) {
+	info, err := binding.Lookup("echo")
+	require.NoError(t, err)
+	assert.Equal(t, "binding.echo", info.ID())
+	assert.Equal(t, []string{"server"}, info.Kinds)
+
+	_, err = binding.Lookup("nope")
+	assert.ErrorIs(t, err, binding.ErrUnknownType)
+	assert.EqualError(t, err, `binding: unknown type "nope"`)
+
+	a, err := binding.Factory("echo")
+	require.NoError(t, err)
+	b, err := binding.Factory("echo")
+	require.NoError(t, err)
+	assert.Equal(t, a, b, "one factory per type per process")
+
+	var types []string
+	for _, f := range binding.Fragments() {
+		assert.Equal(t, "binding", f.Kind)
+		types = append(types, f.Type)
+	}
+	assert.Contains(t, types, "echo")
+}
+
+func TestRegisterPanics(t *testing.T) {
+	newEcho := func() engine.Binding { b, _ := binding.Factory("echo"); return b }
+	assert.PanicsWithValue(t, `binding: register "echo": already registered`, func() {
+		binding.Register(binding.Info{Type: "echo", Kinds: []string{"server"}, New: newEcho})
+	})
+	assert.Panics(t, func() { binding.Register(binding.Info{Type: "x", New: newEcho}) }, "no kinds")
+	assert.Panics(t, func() { binding.Register(binding.Info{Kinds: []string{"server"}, New: newEcho}) }, "no type")
+	assert.Panics(t, func() { binding.Register(binding.Info{Type: "y", Kinds: []string{"server"}}) }, "no New")
+}
