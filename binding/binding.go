@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"github.com/sluicehq/sluice/engine/spi"
 	"sync"
 
 	"github.com/sluicehq/sluice/engine"
@@ -31,8 +31,9 @@ type Info struct {
 func (i Info) ID() string { return "binding." + i.Type }
 
 var (
-	mu        sync.RWMutex
-	registry  = map[string]Info{}
+	registry = spi.NewRegistry[Info]("binding", ErrUnknownType)
+
+	mu        sync.Mutex
 	instances = map[string]engine.Binding{}
 )
 
@@ -44,37 +45,24 @@ var ErrUnknownType = errors.New("binding: unknown type")
 // panics on an empty, incomplete or duplicate registration, which is a
 // programming error.
 func Register(info Info) {
-	if info.Type == "" || info.New == nil || len(info.Kinds) == 0 {
-		panic(fmt.Sprintf("binding: register %q: type, kinds and New are required", info.Type))
+	if info.Type != "" && (info.New == nil || len(info.Kinds) == 0) {
+		panic(fmt.Sprintf("binding: Register %q: kinds and New are required", info.Type))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := registry[info.Type]; dup {
-		panic(fmt.Sprintf("binding: register %q: already registered", info.Type))
-	}
-	registry[info.Type] = info
+	registry.Register(info.Type, info)
 }
 
 // Lookup returns the registered type typ.
-func Lookup(typ string) (Info, error) {
-	mu.RLock()
-	defer mu.RUnlock()
-	info, ok := registry[typ]
-	if !ok {
-		return Info{}, fmt.Errorf("%w %q", ErrUnknownType, typ)
-	}
-	return info, nil
-}
+func Lookup(typ string) (Info, error) { return registry.Lookup(typ) }
 
 // List returns the registered types sorted by name.
 func List() []Info {
-	mu.RLock()
-	defer mu.RUnlock()
-	infos := make([]Info, 0, len(registry))
-	for _, info := range registry {
-		infos = append(infos, info)
+	types := registry.Types()
+	infos := make([]Info, 0, len(types))
+	for _, typ := range types {
+		if info, err := registry.Lookup(typ); err == nil {
+			infos = append(infos, info)
+		}
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Type < infos[j].Type })
 	return infos
 }
 

@@ -36,7 +36,7 @@ func TestRegistry(t *testing.T) {
 
 func TestRegisterPanics(t *testing.T) {
 	newEcho := func() engine.Binding { b, _ := binding.Factory("echo"); return b }
-	assert.PanicsWithValue(t, `binding: register "echo": already registered`, func() {
+	assert.PanicsWithValue(t, `binding: Register called twice for type "echo"`, func() {
 		binding.Register(binding.Info{Type: "echo", Kinds: []string{"server"}, New: newEcho})
 	})
 	assert.Panics(t, func() { binding.Register(binding.Info{Type: "x", New: newEcho}) }, "no kinds")

@@ -62,9 +62,13 @@ type Worker struct {
 	handlers  map[int64]Handler
 	configs   map[int64]*BindingConfig
 	metrics   map[int64]*streamMetrics
-	stores    map[string]store.Handler
-	guards    map[string]guard.Handler
-	pool      *BufferPool
+	// lastSender caches the metrics of the binding that sent last, so a
+	// run of frames from one binding skips the map lookup.
+	lastSender        int64
+	lastSenderMetrics *streamMetrics
+	stores            map[string]store.Handler
+	guards            map[string]guard.Handler
+	pool              *BufferPool
 
 	streamCounter int64
 	traceCounter  int64
@@ -199,9 +203,7 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	if err := target.ring.Write(int32(t), buf); err != nil {
 		return err
 	}
-	if m := w.metrics[senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)]; m != nil {
-		m.sent(t, buf)
-	}
+	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
 	if target.parked.Load() {
 		target.poller.wake()
 	}
@@ -509,6 +511,8 @@ func (w *Worker) detach(id int64) {
 	}
 	delete(w.handlers, id)
 	delete(w.configs, id)
+	delete(w.metrics, id)
+	w.lastSender, w.lastSenderMetrics = 0, nil
 }
 
 // synthesize delivers an ABORT or RESET built by the engine to e, with
@@ -565,3 +569,12 @@ func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
 
 // Budgets returns the process-wide shared credit pools.
 func (w *Worker) Budgets() *Budgets { return w.engine.budgets }
+
+// senderMetrics returns the stream metrics of binding id, nil when it is
+// not attached here.
+func (w *Worker) senderMetrics(id int64) *streamMetrics {
+	if id != w.lastSender || w.lastSenderMetrics == nil {
+		w.lastSender, w.lastSenderMetrics = id, w.metrics[id]
+	}
+	return w.lastSenderMetrics
+}

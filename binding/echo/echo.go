@@ -215,37 +215,35 @@ func (s *stream) doFlush(f *frame.Flush) {
 	}
 }
 
-func (s *stream) doEnd(traceID int64, ext []byte) {
-	if s.state&replyClosed != 0 {
-		return
-	}
-	s.state |= replyClosed
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(traceID).Extension(ext).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
-	}
-}
+func (s *stream) doEnd(traceID int64, ext []byte) { s.doClose(frame.FrameEnd, traceID, ext) }
 
-func (s *stream) doAbort(traceID int64, ext []byte) {
+func (s *stream) doAbort(traceID int64, ext []byte) { s.doClose(frame.FrameAbort, traceID, ext) }
+
+// doClose ends the reply with END or ABORT, once.
+func (s *stream) doClose(t frame.FrameType, traceID int64, ext []byte) {
 	if s.state&replyClosed != 0 {
 		return
 	}
 	s.state |= replyClosed
 	h := s.h
 	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(traceID).Extension(ext).
-		BuildLimit()
+	var n int
+	var err error
+	if t == frame.FrameEnd {
+		n, err = h.endB.Wrap(buf, 0, len(buf)).
+			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+			TraceID(traceID).Extension(ext).
+			BuildLimit()
+	} else {
+		n, err = h.abortB.Wrap(buf, 0, len(buf)).
+			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+			TraceID(traceID).Extension(ext).
+			BuildLimit()
+	}
 	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
+		_ = h.w.Send(t, buf[:n])
 	}
 }
 

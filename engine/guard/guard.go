@@ -3,10 +3,8 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sluicehq/sluice/engine/spi"
 	"math"
-	"slices"
-	"sync"
-	"time"
 )
 
 // Session ids and expiry times, as Zilla's GuardHandler defines them. A
@@ -33,37 +31,23 @@ const (
 // session, as opposed to [NotAuthorized] or [NeedsPreauthorize].
 func Authorized(session int64) bool { return session&MaskAuthorized != 0 }
 
-// Dispatcher runs a function on the thread of the worker it belongs to. A
-// [Handler] completes its asynchronous calls through the Dispatcher it was
-// attached with, so callbacks run on the worker's thread.
-type Dispatcher interface {
-	Dispatch(fn func())
-}
+// Dispatcher runs a function on the thread of the worker it belongs to;
+// see [spi.Dispatcher]. A Handler completes each operation through the
+// Dispatcher it was attached with.
+type Dispatcher = spi.Dispatcher
 
 // DispatcherFunc adapts a function to a [Dispatcher].
-type DispatcherFunc func(fn func())
+type DispatcherFunc = spi.DispatcherFunc
 
-// Dispatch calls f(fn).
-func (f DispatcherFunc) Dispatch(fn func()) { f(fn) }
-
-// Clock tells the time that session lifetimes are measured against. It is
-// injected so tests can move time by hand.
-type Clock interface {
-	Now() time.Time
-}
+// Clock tells the time; it is injected so tests can move time by hand.
+type Clock = spi.Clock
 
 // SystemClock is the real [Clock], the default wherever a nil Clock is
 // passed.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+type SystemClock = spi.SystemClock
 
 // ClockFunc adapts a function such as time.Now to a [Clock].
-type ClockFunc func() time.Time
-
-// Now returns f().
-func (f ClockFunc) Now() time.Time { return f() }
+type ClockFunc = spi.ClockFunc
 
 // Handler is one worker's view of a [Guard]. All methods but Preauthorize
 // answer at once from what the guard holds, without I/O, so bindings may
@@ -136,52 +120,24 @@ type Info struct {
 	New func(name string, options map[string]any, clock Clock) (Guard, error)
 }
 
-var registry = struct {
-	sync.RWMutex
-	types map[string]Info
-}{types: make(map[string]Info)}
+var registry = spi.NewRegistry[Info]("guard", ErrUnknownType)
 
 // Register adds a guard type. Call it from an init function. It panics on
 // an empty type, a nil New or a type registered twice: those are
 // programming mistakes that must fail at start-up.
 func Register(info Info) {
-	if info.Type == "" {
-		panic("guard: Register with empty type")
-	}
-	if info.New == nil {
+	if info.New == nil && info.Type != "" {
 		panic(fmt.Sprintf("guard: Register %q with nil New", info.Type))
 	}
-	registry.Lock()
-	defer registry.Unlock()
-	if _, dup := registry.types[info.Type]; dup {
-		panic(fmt.Sprintf("guard: Register called twice for type %q", info.Type))
-	}
-	registry.types[info.Type] = info
+	registry.Register(info.Type, info)
 }
 
 // Lookup returns the registered type typ, or an error wrapping
 // [ErrUnknownType].
-func Lookup(typ string) (Info, error) {
-	registry.RLock()
-	info, ok := registry.types[typ]
-	registry.RUnlock()
-	if !ok {
-		return Info{}, fmt.Errorf("%w %q", ErrUnknownType, typ)
-	}
-	return info, nil
-}
+func Lookup(typ string) (Info, error) { return registry.Lookup(typ) }
 
 // Types returns the registered type names, sorted.
-func Types() []string {
-	registry.RLock()
-	types := make([]string, 0, len(registry.types))
-	for typ := range registry.types {
-		types = append(types, typ)
-	}
-	registry.RUnlock()
-	slices.Sort(types)
-	return types
-}
+func Types() []string { return registry.Types() }
 
 // New looks typ up and creates the guard configured under name. Errors
 // from the type are wrapped with the type and name, as in

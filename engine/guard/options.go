@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sluicehq/sluice/engine/spi"
 	"math"
 	"slices"
 	"time"
@@ -11,17 +12,7 @@ import (
 // checkKeys fails with [ErrUnknownOption] on the first key of options, in
 // sorted order so the error is stable, that is not one of known.
 func checkKeys(options map[string]any, known ...string) error {
-	var unknown []string
-	for key := range options {
-		if !slices.Contains(known, key) {
-			unknown = append(unknown, key)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	slices.Sort(unknown)
-	return fmt.Errorf("%w %q", ErrUnknownOption, unknown[0])
+	return spi.CheckKeys(options, ErrUnknownOption, known...)
 }
 
 func invalid(key string, want string, got any) error {

@@ -13,11 +13,7 @@ func SetSweepInterval(d time.Duration) (restore func()) {
 
 // Unregister removes a type registered by a test, so the test can run
 // again under -count.
-func Unregister(typ string) {
-	registry.Lock()
-	defer registry.Unlock()
-	delete(registry.types, typ)
-}
+func Unregister(typ string) { registry.Unregister(typ) }
 
 // Sweeping reports whether the table behind s runs a background sweep.
 // Call it from the goroutine that creates and closes s.

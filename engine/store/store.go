@@ -3,47 +3,27 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"sync"
+	"github.com/sluicehq/sluice/engine/spi"
 	"time"
 )
 
-// Dispatcher runs a function on the thread of the worker it belongs to. The
-// engine gives every worker its own; a [Handler] completes each operation by
-// handing the callback to the Dispatcher it was attached with, so the
-// callback runs on the worker's thread and never on the caller's stack
-// (unless the Dispatcher itself runs functions inline, as test fakes may).
-type Dispatcher interface {
-	Dispatch(fn func())
-}
+// Dispatcher runs a function on the thread of the worker it belongs to;
+// see [spi.Dispatcher]. A Handler completes each operation through the
+// Dispatcher it was attached with.
+type Dispatcher = spi.Dispatcher
 
 // DispatcherFunc adapts a function to a [Dispatcher].
-type DispatcherFunc func(fn func())
+type DispatcherFunc = spi.DispatcherFunc
 
-// Dispatch calls f(fn).
-func (f DispatcherFunc) Dispatch(fn func()) { f(fn) }
+// Clock tells the time; it is injected so tests can move time by hand.
+type Clock = spi.Clock
 
-// Clock tells the time that TTLs are measured against. It is injected so
-// tests can move time by hand.
-type Clock interface {
-	Now() time.Time
-}
+// SystemClock is the real [Clock], the default wherever a nil Clock is
+// passed.
+type SystemClock = spi.SystemClock
 
-// SystemClock is the real [Clock]. It is the default wherever a nil Clock
-// is passed, and the built-in stores start their background expiry sweep
-// only when they run on it.
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// ClockFunc adapts a function such as time.Now to a [Clock]. The built-in
-// stores start their background sweep only on [SystemClock]; on a
-// ClockFunc, call [Expirer.Expire] from a timer to drop untouched entries.
-type ClockFunc func() time.Time
-
-// Now returns f().
-func (f ClockFunc) Now() time.Time { return f() }
+// ClockFunc adapts a function such as time.Now to a [Clock].
+type ClockFunc = spi.ClockFunc
 
 // Handler is one worker's view of a [Store]. Every method returns at once
 // and completes later by calling its callback through the worker's
@@ -136,52 +116,24 @@ type Info struct {
 	New func(name string, options map[string]any, clock Clock) (Store, error)
 }
 
-var registry = struct {
-	sync.RWMutex
-	types map[string]Info
-}{types: make(map[string]Info)}
+var registry = spi.NewRegistry[Info]("store", ErrUnknownType)
 
 // Register adds a store type. Call it from an init function. It panics on
 // an empty type, a nil New or a type registered twice: those are
 // programming mistakes that must fail at start-up.
 func Register(info Info) {
-	if info.Type == "" {
-		panic("store: Register with empty type")
-	}
-	if info.New == nil {
+	if info.New == nil && info.Type != "" {
 		panic(fmt.Sprintf("store: Register %q with nil New", info.Type))
 	}
-	registry.Lock()
-	defer registry.Unlock()
-	if _, dup := registry.types[info.Type]; dup {
-		panic(fmt.Sprintf("store: Register called twice for type %q", info.Type))
-	}
-	registry.types[info.Type] = info
+	registry.Register(info.Type, info)
 }
 
 // Lookup returns the registered type typ, or an error wrapping
 // [ErrUnknownType].
-func Lookup(typ string) (Info, error) {
-	registry.RLock()
-	info, ok := registry.types[typ]
-	registry.RUnlock()
-	if !ok {
-		return Info{}, fmt.Errorf("%w %q", ErrUnknownType, typ)
-	}
-	return info, nil
-}
+func Lookup(typ string) (Info, error) { return registry.Lookup(typ) }
 
 // Types returns the registered type names, sorted.
-func Types() []string {
-	registry.RLock()
-	types := make([]string, 0, len(registry.types))
-	for typ := range registry.types {
-		types = append(types, typ)
-	}
-	registry.RUnlock()
-	slices.Sort(types)
-	return types
-}
+func Types() []string { return registry.Types() }
 
 // New looks typ up and creates the store configured under name. Errors
 // from the type are wrapped with the type and name, as in

@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sluicehq/sluice/engine/spi"
 	"net"
-	"slices"
-	"sync"
 )
 
 // Exporter serves or pushes a [Registry]'s metrics, configured under
@@ -39,51 +38,23 @@ type ExporterInfo struct {
 	New func(name string, options map[string]any, reg *Registry) (Exporter, error)
 }
 
-var exporters = struct {
-	sync.RWMutex
-	m map[string]ExporterInfo
-}{m: make(map[string]ExporterInfo)}
+var exporters = spi.NewRegistry[ExporterInfo]("telemetry", ErrUnknownType)
 
 // Register adds an exporter type. Call it from init(); it panics on an empty
 // or duplicate type, a nil New, or a Schema that is not valid JSON.
 func Register(info ExporterInfo) {
-	if info.Type == "" {
-		panic("telemetry: Register: empty exporter type")
-	}
-	if info.New == nil {
+	if info.Type != "" && info.New == nil {
 		panic(fmt.Sprintf("telemetry: Register %q: nil New", info.Type))
 	}
 	if len(info.Schema) > 0 && !json.Valid(info.Schema) {
 		panic(fmt.Sprintf("telemetry: Register %q: schema is not valid JSON", info.Type))
 	}
-	exporters.Lock()
-	defer exporters.Unlock()
-	if _, dup := exporters.m[info.Type]; dup {
-		panic(fmt.Sprintf("telemetry: Register %q: exporter type already registered", info.Type))
-	}
-	exporters.m[info.Type] = info
+	exporters.Register(info.Type, info)
 }
 
 // LookupExporter returns the registration of exporter type typ, or an error
 // matching [ErrUnknownType].
-func LookupExporter(typ string) (ExporterInfo, error) {
-	exporters.RLock()
-	defer exporters.RUnlock()
-	info, ok := exporters.m[typ]
-	if !ok {
-		return ExporterInfo{}, fmt.Errorf("%w %q", ErrUnknownType, typ)
-	}
-	return info, nil
-}
+func LookupExporter(typ string) (ExporterInfo, error) { return exporters.Lookup(typ) }
 
 // ExporterTypes returns the registered exporter types, sorted.
-func ExporterTypes() []string {
-	exporters.RLock()
-	defer exporters.RUnlock()
-	types := make([]string, 0, len(exporters.m))
-	for t := range exporters.m {
-		types = append(types, t)
-	}
-	slices.Sort(types)
-	return types
-}
+func ExporterTypes() []string { return exporters.Types() }

@@ -40,8 +40,8 @@ func TestRegister(t *testing.T) {
 		info telemetry.ExporterInfo
 		want string
 	}{
-		{name: "empty type", info: telemetry.ExporterInfo{New: newNop}, want: "telemetry: Register: empty exporter type"},
-		{name: "duplicate", info: telemetry.ExporterInfo{Type: "prometheus", New: newNop}, want: `telemetry: Register "prometheus": exporter type already registered`},
+		{name: "empty type", info: telemetry.ExporterInfo{New: newNop}, want: "telemetry: Register with empty type"},
+		{name: "duplicate", info: telemetry.ExporterInfo{Type: "prometheus", New: newNop}, want: `telemetry: Register called twice for type "prometheus"`},
 		{name: "nil New", info: telemetry.ExporterInfo{Type: "test-nil"}, want: `telemetry: Register "test-nil": nil New`},
 		{name: "bad schema", info: telemetry.ExporterInfo{Type: "test-schema", Schema: json.RawMessage(`{`), New: newNop}, want: `telemetry: Register "test-schema": schema is not valid JSON`},
 	}
