@@ -47,6 +47,9 @@ type Options struct {
 	// External attaches bindings that the configuration names (as an exit)
 	// but does not declare, such as a spec script playing app0.
 	External map[string]Binding
+	// Labels is the label table to use, nil for a new one. A spec runner
+	// shares its table so that zilla:id in scripts and the engine agree.
+	Labels *Labels
 }
 
 // Option sets an Options field.
@@ -69,6 +72,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 
 // WithClock sets the time source.
 func WithClock(clock func() time.Time) Option { return func(o *Options) { o.Clock = clock } }
+
+// WithLabels makes the engine use labels as its label table.
+func WithLabels(labels *Labels) Option { return func(o *Options) { o.Labels = labels } }
 
 // WithExternal attaches b under name, a binding the configuration refers
 // to without declaring it: the engine-driven spec runner plays such
@@ -143,9 +149,12 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 		cfg:     cfg,
 		log:     o.Logger,
 		clock:   o.Clock,
-		labels:  NewLabels(),
+		labels:  o.Labels,
 		budgets: newBudgets(),
 		ids:     map[string]int64{},
+	}
+	if e.labels == nil {
+		e.labels = NewLabels()
 	}
 	e.telemetry = telemetry.NewRegistry(o.Workers)
 	if cfg == nil {

@@ -147,12 +147,12 @@ connected
 `
 	server := `accept "zilla://streams/app0"
 accepted
-read advise zilla:challenge [0x01]
+read advise zilla:redirect [0x01]
 connected
 `
 	err := runPairSrc(t, 2*time.Second, client, server)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unsupported command "read advise zilla:challenge" at server.rpt:3`)
+	assert.Contains(t, err.Error(), `unsupported command "read advise zilla:redirect" at server.rpt:3`)
 }
 
 func TestRunPairAddressMismatch(t *testing.T) {
@@ -163,7 +163,7 @@ accepted
 connected
 `)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `client.rpt:1: client connects to "zilla://streams/app0" but the server accepts "zilla://streams/app1"`)
+	assert.Contains(t, err.Error(), `client.rpt:1: client connects to "zilla://streams/app0" but the scripts accept "zilla://streams/app1"`)
 }
 
 func TestRunPairBarriers(t *testing.T) {
