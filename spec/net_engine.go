@@ -167,29 +167,29 @@ type engineConn struct {
 	server bool
 	err    atomic.Pointer[error]
 
-	originID, routedID  int64
-	initialID, replyID  int64
-	outSeq              int64 // sent, in the data direction
-	outAck, outLimit    int64 // from the peer's last WINDOW: ack and ack+max
-	outMax              int32
-	inSeq, inLimit      int64 // received, and ack+max granted to the peer
-	buf                 []byte
-	begin               core.Begin
-	data                core.Data
-	flush               core.Flush
-	end                 core.End
-	abort               core.Abort
-	reset               core.Reset
-	window              core.Window
-	challenge           core.Challenge
-	beginB              core.BeginBuilder
-	dataB               core.DataBuilder
-	flushB              core.FlushBuilder
-	endB                core.EndBuilder
-	abortB              core.AbortBuilder
-	resetB              core.ResetBuilder
-	windowB             core.WindowBuilder
-	challengeB          core.ChallengeBuilder
+	originID, routedID int64
+	initialID, replyID int64
+	outSeq             int64 // sent, in the data direction
+	outAck, outLimit   int64 // from the peer's last WINDOW: ack and ack+max
+	outMax             int32
+	inSeq, inLimit     int64 // received, and ack+max granted to the peer
+	buf                []byte
+	begin              core.Begin
+	data               core.Data
+	flush              core.Flush
+	end                core.End
+	abort              core.Abort
+	reset              core.Reset
+	window             core.Window
+	challenge          core.Challenge
+	beginB             core.BeginBuilder
+	dataB              core.DataBuilder
+	flushB             core.FlushBuilder
+	endB               core.EndBuilder
+	abortB             core.AbortBuilder
+	resetB             core.ResetBuilder
+	windowB            core.WindowBuilder
+	challengeB         core.ChallengeBuilder
 }
 
 func newEngineConn(w *engine.Worker, server bool) *engineConn {
@@ -294,7 +294,7 @@ func (c *engineConn) emit(f frame) error {
 		c.inLimit += f.credit
 		n, err = c.windowB.Wrap(buf, 0, len(buf)).
 			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.in()).
-			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit-c.inSeq)).
+			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit - c.inSeq)).
 			Authorization(f.authorization).
 			BudgetID(f.budgetID).Padding(int32(f.padding)).Capabilities(f.capabilities).
 			BuildLimit()
@@ -302,14 +302,14 @@ func (c *engineConn) emit(f frame) error {
 		t = core.FrameReset
 		n, err = c.resetB.Wrap(buf, 0, len(buf)).
 			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.in()).
-			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit-c.inSeq)).
+			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit - c.inSeq)).
 			Authorization(f.authorization).Extension(f.ext).
 			BuildLimit()
 	case frameChallenge:
 		t = core.FrameChallenge
 		n, err = c.challengeB.Wrap(buf, 0, len(buf)).
 			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.in()).
-			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit-c.inSeq)).
+			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit - c.inSeq)).
 			Authorization(f.authorization).Extension(f.ext).
 			BuildLimit()
 	default:

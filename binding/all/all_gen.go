@@ -4,4 +4,5 @@ package all
 
 import (
 	_ "github.com/sluicehq/sluice/binding/echo"
+	_ "github.com/sluicehq/sluice/binding/test"
 )
