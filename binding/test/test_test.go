@@ -1,0 +1,777 @@
+package test_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/test"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// clientOrigin is the originId of the test initiator, a binding the
+// engine does not know.
+const clientOrigin = 0x1_0000_0042
+
+// topologies place the initiator and the proxy: on one worker, and on
+// either side of two.
+var topologies = []struct {
+	name           string
+	workers        int
+	client, target int
+}{
+	{name: "one worker", workers: 1, client: 0, target: 0},
+	{name: "worker 0 to 1", workers: 2, client: 0, target: 1},
+	{name: "worker 1 to 0", workers: 2, client: 1, target: 0},
+}
+
+// rec is one frame a peer received, decoded, with a copy of its bytes.
+type rec struct {
+	typ                          frame.FrameType
+	originID, routedID, streamID int64
+	seq, ack                     int64
+	max                          int32
+	traceID, authorization       int64
+	affinity, redirectedID       int64
+	flags                        uint8
+	budgetID                     int64
+	reserved                     int32
+	padding, minimum             int32
+	capabilities                 uint8
+	hasPayload                   bool
+	payload                      string
+	ext                          string
+	at                           time.Time
+	raw                          []byte
+}
+
+func decode(t frame.FrameType, buf []byte) rec {
+	r := rec{typ: t, at: time.Now(), raw: append([]byte(nil), buf...)}
+	var h frame.Frame
+	if !h.TryWrap(buf, 0, len(buf)) {
+		return r
+	}
+	r.originID, r.routedID, r.streamID = h.OriginID(), h.RoutedID(), h.StreamID()
+	r.seq, r.ack, r.max = h.Sequence(), h.Acknowledge(), h.Maximum()
+	r.traceID, r.authorization = h.TraceID(), h.Authorization()
+	switch t {
+	case frame.FrameBegin:
+		var f frame.Begin
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.affinity, r.redirectedID, r.ext = f.Affinity(), f.RedirectedID(), string(f.Extension())
+		}
+	case frame.FrameData:
+		var f frame.Data
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.flags, r.budgetID, r.reserved = f.Flags(), f.BudgetID(), f.Reserved()
+			r.hasPayload, r.payload, r.ext = f.HasPayload(), string(f.Payload()), string(f.Extension())
+		}
+	case frame.FrameFlush:
+		var f frame.Flush
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.budgetID, r.reserved, r.ext = f.BudgetID(), f.Reserved(), string(f.Extension())
+		}
+	case frame.FrameEnd:
+		var f frame.End
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.budgetID, r.reserved, r.ext = f.BudgetID(), f.Reserved(), string(f.Extension())
+		}
+	case frame.FrameAbort:
+		var f frame.Abort
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.ext = string(f.Extension())
+		}
+	case frame.FrameWindow:
+		var f frame.Window
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.budgetID, r.padding, r.minimum, r.capabilities = f.BudgetID(), f.Padding(), f.Minimum(), f.Capabilities()
+		}
+	case frame.FrameReset:
+		var f frame.Reset
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.ext = string(f.Extension())
+		}
+	case frame.FrameChallenge:
+		var f frame.Challenge
+		if f.TryWrap(buf, 0, len(buf)) {
+			r.ext = string(f.Extension())
+		}
+	}
+	return r
+}
+
+// out is a frame a peer sends; the fields a type lacks are ignored.
+type out struct {
+	seq, ack               int64
+	max                    int32
+	traceID, authorization int64
+	affinity, redirectedID int64
+	flags                  uint8
+	budgetID               int64
+	reserved               int32
+	padding, minimum       int32
+	capabilities           uint8
+	payload                []byte // nil sends a null payload
+	ext                    string
+}
+
+func build(buf []byte, t frame.FrameType, originID, routedID, streamID int64, o out) (int, error) {
+	ext := []byte(o.ext)
+	switch t {
+	case frame.FrameBegin:
+		var b frame.BeginBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			Affinity(o.affinity).RedirectedID(o.redirectedID).Extension(ext).BuildLimit()
+	case frame.FrameData:
+		var b frame.DataBuilder
+		d := b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			Flags(o.flags).BudgetID(o.budgetID).Reserved(o.reserved)
+		if o.payload == nil {
+			d.PayloadNull()
+		} else {
+			d.Payload(o.payload)
+		}
+		return d.Extension(ext).BuildLimit()
+	case frame.FrameFlush:
+		var b frame.FlushBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
+	case frame.FrameEnd:
+		var b frame.EndBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
+	case frame.FrameAbort:
+		var b frame.AbortBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			Extension(ext).BuildLimit()
+	case frame.FrameWindow:
+		var b frame.WindowBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			BudgetID(o.budgetID).Padding(o.padding).Minimum(o.minimum).Capabilities(o.capabilities).BuildLimit()
+	case frame.FrameReset:
+		var b frame.ResetBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			Extension(ext).BuildLimit()
+	case frame.FrameChallenge:
+		var b frame.ChallengeBuilder
+		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+			Extension(ext).BuildLimit()
+	}
+	panic("build: unsupported frame type " + t.String())
+}
+
+// peer is one end of a stream, played from its worker's thread: the
+// initiator in front of app0, or the exit app1 behind it.
+type peer struct {
+	e                  *engine.Engine
+	worker             int
+	originID, routedID int64
+	initialID, replyID int64
+	frames             chan rec
+}
+
+func newPeer(e *engine.Engine, worker int, originID, routedID int64) *peer {
+	return &peer{e: e, worker: worker, originID: originID, routedID: routedID, frames: make(chan rec, 256)}
+}
+
+func (p *peer) onMessage(t frame.FrameType, buf []byte) { p.frames <- decode(t, buf) }
+
+// send writes one frame on stream id from the peer's worker.
+func (p *peer) send(t *testing.T, typ frame.FrameType, id int64, o out) {
+	t.Helper()
+	require.NoError(t, p.e.Execute(p.worker, func(w *engine.Worker) {
+		buf := w.WriteBuffer()
+		n, err := build(buf, typ, p.originID, p.routedID, id, o)
+		require.NoError(t, err)
+		require.NoError(t, w.Send(typ, buf[:n]))
+	}))
+}
+
+// expect waits for the next frame and checks its type.
+func (p *peer) expect(t *testing.T, typ frame.FrameType) rec {
+	t.Helper()
+	select {
+	case r := <-p.frames:
+		require.Equal(t, typ.String(), r.typ.String(), "received %+v", r)
+		return r
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "timed out waiting for "+typ.String())
+		return rec{}
+	}
+}
+
+func (p *peer) expectNone(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case r := <-p.frames:
+		require.FailNow(t, "unexpected frame", "%s %+v", r.typ, r)
+	case <-time.After(wait):
+	}
+}
+
+// connect opens a stream from worker client to app0 on worker target.
+func connect(t *testing.T, e *engine.Engine, client, target int, begin out) *peer {
+	t.Helper()
+	app0, ok := e.ResolveID("app0")
+	require.True(t, ok)
+	p := newPeer(e, client, clientOrigin, app0)
+	require.NoError(t, e.Execute(client, func(w *engine.Worker) {
+		p.initialID = w.SupplyInitialIDOn(target)
+		p.replyID = engine.ReplyID(p.initialID)
+		buf := w.WriteBuffer()
+		n, err := build(buf, frame.FrameBegin, p.originID, p.routedID, p.initialID, begin)
+		require.NoError(t, err)
+		require.NoError(t, w.NewStream(buf[:n], p.onMessage))
+	}))
+	return p
+}
+
+// exit plays app1, the exit: it accepts each stream as a peer, except
+// those whose BEGIN extension is refuse.
+type exit struct {
+	e        *engine.Engine
+	refuse   string
+	accepted chan *peer
+}
+
+func newExit() *exit { return &exit{refuse: "refuse", accepted: make(chan *peer, 16)} }
+
+type exitHandler struct {
+	x *exit
+	w *engine.Worker
+}
+
+func (x *exit) Attach(w *engine.Worker, _ *engine.BindingConfig) (engine.Handler, error) {
+	return &exitHandler{x: x, w: w}, nil
+}
+
+func (h *exitHandler) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	var b frame.Begin
+	if !b.TryWrap(buf, 0, len(buf)) || string(b.Extension()) == h.x.refuse {
+		return nil
+	}
+	p := newPeer(h.x.e, h.w.Index(), b.OriginID(), b.RoutedID())
+	p.initialID, p.replyID = b.StreamID(), engine.ReplyID(b.StreamID())
+	h.x.accepted <- p
+	return p.onMessage
+}
+
+func (x *exit) accept(t *testing.T, wait time.Duration) *peer {
+	t.Helper()
+	select {
+	case p := <-x.accepted:
+		return p
+	case <-time.After(wait):
+		require.FailNow(t, "the exit accepted no stream")
+		return nil
+	}
+}
+
+func (x *exit) expectNoAccept(t *testing.T, wait time.Duration) {
+	t.Helper()
+	select {
+	case <-x.accepted:
+		require.FailNow(t, "the exit accepted a stream")
+	case <-time.After(wait):
+	}
+}
+
+func load(t *testing.T, src string) (*config.Config, error) {
+	t.Helper()
+	schema, err := config.NewSchema(binding.Fragments()...)
+	require.NoError(t, err)
+	return config.Load("test.yaml", []byte(src), schema, config.WithExternal("app1"))
+}
+
+// proxyConfig is app0, a test proxy to app1, with the given options
+// block.
+func proxyConfig(options string) string {
+	return "name: test\nbindings:\n  app0:\n    type: test\n    kind: proxy\n" + options + "    exit: app1\n"
+}
+
+func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit) *engine.Engine {
+	t.Helper()
+	opts := []engine.Option{
+		engine.WithWorkers(workers), engine.WithRingCapacity(1 << 14), engine.WithPin(false),
+		engine.WithLogger(quiet), engine.WithBindings(binding.Factory),
+	}
+	if x != nil {
+		opts = append(opts, engine.WithExternal("app1", x))
+	}
+	e, err := engine.New(cfg, opts...)
+	require.NoError(t, err)
+	if x != nil {
+		x.e = e
+	}
+	return e
+}
+
+// start runs an engine whose app0 is a test proxy to the exit x.
+func start(t *testing.T, workers int, options string, x *exit) *engine.Engine {
+	t.Helper()
+	cfg, err := load(t, proxyConfig(options))
+	require.NoError(t, err)
+	e := newEngine(t, workers, cfg, x)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, e.Stop(ctx))
+	})
+	return e
+}
+
+// requireNoStreams waits until no worker has a stream registered.
+func requireNoStreams(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	open := -1
+	assert.Eventually(t, func() bool {
+		open = 0
+		for i := 0; i < e.Workers(); i++ {
+			require.NoError(t, e.Execute(i, func(w *engine.Worker) {
+				s, th := w.Streams()
+				open += s + th
+			}))
+		}
+		return open == 0
+	}, 2*time.Second, 5*time.Millisecond, "registrations left open")
+	assert.Zero(t, open)
+}
+
+func ids(t *testing.T, e *engine.Engine) (app0, app1 int64) {
+	t.Helper()
+	app0, ok := e.ResolveID("app0")
+	require.True(t, ok)
+	app1, ok = e.ResolveID("app1")
+	require.True(t, ok)
+	return app0, app1
+}
+
+// TestForwardsEveryFrame runs a full stream through the proxy and checks
+// that every frame reaches the other side with only its ids changed, and
+// that flow control holds at both ends.
+func TestForwardsEveryFrame(t *testing.T) {
+	for _, tp := range topologies {
+		t.Run(tp.name, func(t *testing.T) {
+			x := newExit()
+			e := start(t, tp.workers, "", x)
+			app0, app1 := ids(t, e)
+
+			c := connect(t, e, tp.client, tp.target, out{traceID: 0x71, authorization: 0x72, affinity: 0x73, redirectedID: 0x75, ext: "begin-ext"})
+			s := x.accept(t, 5*time.Second)
+			b := s.expect(t, frame.FrameBegin)
+			assert.Equal(t, app0, b.originID)
+			assert.Equal(t, app1, b.routedID)
+			assert.Equal(t, s.initialID, b.streamID)
+			assert.True(t, engine.IsInitial(b.streamID))
+			assert.NotEqual(t, c.initialID, b.streamID, "the proxy opens a stream of its own")
+			assert.Equal(t, tp.target, engine.ClientIndex(b.streamID), "allocated by the proxy's worker")
+			assert.Equal(t, tp.target, engine.ServerIndex(b.streamID), "and served there")
+			assert.Equal(t, int64(0x71), b.traceID)
+			assert.Equal(t, int64(0x72), b.authorization)
+			assert.Equal(t, int64(0x73), b.affinity)
+			assert.Equal(t, int64(0), b.redirectedID, "a redirected id means nothing past the proxy")
+			assert.Equal(t, "begin-ext", b.ext)
+
+			// The exit's WINDOW reaches the initiator as it was sent.
+			var clientInitial, exitInitial engine.Flow // sent, received
+			exitInitial.Grant(8192)
+			s.send(t, frame.FrameWindow, s.initialID, out{seq: exitInitial.Seq, ack: exitInitial.Ack, max: exitInitial.Max,
+				traceID: 0x81, budgetID: 0x1234, padding: 5, minimum: 3, capabilities: 1 << frame.CapabilityChallenge})
+			win := c.expect(t, frame.FrameWindow)
+			assert.Equal(t, c.initialID, win.streamID)
+			assert.Equal(t, int64(clientOrigin), win.originID)
+			assert.Equal(t, app0, win.routedID)
+			assert.Equal(t, int64(0), win.seq)
+			assert.Equal(t, int64(0), win.ack)
+			assert.Equal(t, int32(8192), win.max)
+			assert.Equal(t, int64(0x81), win.traceID)
+			assert.Equal(t, int64(0x1234), win.budgetID)
+			assert.Equal(t, int32(5), win.padding)
+			assert.Equal(t, int32(3), win.minimum)
+			assert.Equal(t, uint8(1<<frame.CapabilityChallenge), win.capabilities)
+			require.NoError(t, clientInitial.OnWindow(wrapWindow(t, win)))
+
+			// DATA with a payload, an empty one and a null one.
+			datas := []struct {
+				flags   uint8
+				payload []byte
+				ext     string
+			}{
+				{flags: uint8(frame.FlagDataInit), payload: []byte("hello"), ext: "data-ext"},
+				{flags: 0, payload: []byte{}},
+				{flags: uint8(frame.FlagDataFin), payload: nil, ext: "last"},
+			}
+			for _, d := range datas {
+				require.True(t, clientInitial.CanSend(len(d.payload)))
+				seq := clientInitial.Seq
+				reserved := clientInitial.Send(len(d.payload))
+				c.send(t, frame.FrameData, c.initialID, out{seq: seq, ack: clientInitial.Ack, max: clientInitial.Max,
+					traceID: 0x82, flags: d.flags, budgetID: 0x1234, reserved: reserved, payload: d.payload, ext: d.ext})
+				got := s.expect(t, frame.FrameData)
+				assert.Equal(t, s.initialID, got.streamID)
+				assert.Equal(t, seq, got.seq)
+				assert.Equal(t, int64(0x82), got.traceID)
+				assert.Equal(t, d.flags, got.flags)
+				assert.Equal(t, int64(0x1234), got.budgetID)
+				assert.Equal(t, reserved, got.reserved)
+				assert.Equal(t, d.payload != nil, got.hasPayload, "null stays null, empty stays empty")
+				assert.Equal(t, string(d.payload), got.payload)
+				assert.Equal(t, d.ext, got.ext)
+				require.NoError(t, exitInitial.OnData(wrapData(t, got)), "the exit sees DATA within the window it granted")
+			}
+			assert.Equal(t, int64(5+5+5+0+5), exitInitial.Seq)
+
+			c.send(t, frame.FrameFlush, c.initialID, out{seq: clientInitial.Seq, ack: clientInitial.Ack, max: clientInitial.Max,
+				traceID: 0x83, budgetID: 0x1234, ext: "flush-ext"})
+			flush := s.expect(t, frame.FrameFlush)
+			assert.Equal(t, s.initialID, flush.streamID)
+			assert.Equal(t, clientInitial.Seq, flush.seq)
+			assert.Equal(t, "flush-ext", flush.ext)
+
+			// The exit acknowledges; the initiator's credit comes back.
+			exitInitial.Grant(8192)
+			s.send(t, frame.FrameWindow, s.initialID, out{seq: exitInitial.Seq, ack: exitInitial.Ack, max: exitInitial.Max, padding: 5})
+			ack := c.expect(t, frame.FrameWindow)
+			require.NoError(t, clientInitial.OnWindow(wrapWindow(t, ack)))
+			assert.Equal(t, clientInitial.Seq, clientInitial.Ack)
+			assert.Equal(t, int64(8192), clientInitial.Available())
+
+			// The reply, the other way round.
+			s.send(t, frame.FrameBegin, s.replyID, out{traceID: 0x91, authorization: 0x92, affinity: 0x93, ext: "reply-ext"})
+			rb := c.expect(t, frame.FrameBegin)
+			assert.Equal(t, c.replyID, rb.streamID)
+			assert.Equal(t, int64(clientOrigin), rb.originID)
+			assert.Equal(t, app0, rb.routedID)
+			assert.Equal(t, int64(0x91), rb.traceID)
+			assert.Equal(t, int64(0x92), rb.authorization)
+			assert.Equal(t, int64(0x93), rb.affinity)
+			assert.Equal(t, "reply-ext", rb.ext)
+
+			var clientReply, exitReply engine.Flow // received, sent
+			clientReply.Grant(4096)
+			c.send(t, frame.FrameWindow, c.replyID, out{seq: clientReply.Seq, ack: clientReply.Ack, max: clientReply.Max,
+				budgetID: 0x5678, padding: 2, minimum: 1, capabilities: 1 << frame.CapabilityChallenge})
+			rw := s.expect(t, frame.FrameWindow)
+			assert.Equal(t, s.replyID, rw.streamID)
+			assert.Equal(t, app0, rw.originID)
+			assert.Equal(t, app1, rw.routedID)
+			assert.Equal(t, int32(4096), rw.max)
+			assert.Equal(t, int64(0x5678), rw.budgetID)
+			assert.Equal(t, int32(2), rw.padding)
+			assert.Equal(t, int32(1), rw.minimum)
+			assert.Equal(t, uint8(1<<frame.CapabilityChallenge), rw.capabilities)
+			require.NoError(t, exitReply.OnWindow(wrapWindow(t, rw)))
+
+			seq := exitReply.Seq
+			reserved := exitReply.Send(len("world"))
+			s.send(t, frame.FrameData, s.replyID, out{seq: seq, ack: exitReply.Ack, max: exitReply.Max,
+				flags: uint8(frame.FlagsDataMessage), budgetID: 0x5678, reserved: reserved, payload: []byte("world"), ext: "reply-data-ext"})
+			rd := c.expect(t, frame.FrameData)
+			assert.Equal(t, c.replyID, rd.streamID)
+			assert.Equal(t, "world", rd.payload)
+			assert.Equal(t, "reply-data-ext", rd.ext)
+			assert.Equal(t, uint8(frame.FlagsDataMessage), rd.flags)
+			assert.Equal(t, int32(7), rd.reserved)
+			require.NoError(t, clientReply.OnData(wrapData(t, rd)))
+
+			s.send(t, frame.FrameFlush, s.replyID, out{seq: exitReply.Seq, ack: exitReply.Ack, max: exitReply.Max, ext: "reply-flush"})
+			assert.Equal(t, "reply-flush", c.expect(t, frame.FrameFlush).ext)
+
+			// CHALLENGE both ways.
+			s.send(t, frame.FrameChallenge, s.initialID, out{seq: exitInitial.Seq, ack: exitInitial.Ack, max: exitInitial.Max, ext: "challenge-initial"})
+			ci := c.expect(t, frame.FrameChallenge)
+			assert.Equal(t, c.initialID, ci.streamID)
+			assert.Equal(t, "challenge-initial", ci.ext)
+			c.send(t, frame.FrameChallenge, c.replyID, out{seq: clientReply.Seq, ack: clientReply.Ack, max: clientReply.Max, ext: "challenge-reply"})
+			cr := s.expect(t, frame.FrameChallenge)
+			assert.Equal(t, s.replyID, cr.streamID)
+			assert.Equal(t, "challenge-reply", cr.ext)
+
+			// END both ways.
+			c.send(t, frame.FrameEnd, c.initialID, out{seq: clientInitial.Seq, ack: clientInitial.Ack, max: clientInitial.Max, traceID: 0x84, ext: "end-ext"})
+			end := s.expect(t, frame.FrameEnd)
+			assert.Equal(t, s.initialID, end.streamID)
+			assert.Equal(t, clientInitial.Seq, end.seq)
+			assert.Equal(t, int64(0x84), end.traceID)
+			assert.Equal(t, "end-ext", end.ext)
+			s.send(t, frame.FrameEnd, s.replyID, out{seq: exitReply.Seq, ack: exitReply.Ack, max: exitReply.Max, ext: "reply-end-ext"})
+			rend := c.expect(t, frame.FrameEnd)
+			assert.Equal(t, c.replyID, rend.streamID)
+			assert.Equal(t, "reply-end-ext", rend.ext)
+
+			c.expectNone(t, 20*time.Millisecond)
+			s.expectNone(t, 0)
+			requireNoStreams(t, e)
+		})
+	}
+}
+
+func wrapWindow(t *testing.T, r rec) *frame.Window {
+	t.Helper()
+	var w frame.Window
+	require.True(t, w.TryWrap(r.raw, 0, len(r.raw)))
+	return &w
+}
+
+func wrapData(t *testing.T, r rec) *frame.Data {
+	t.Helper()
+	var d frame.Data
+	require.True(t, d.TryWrap(r.raw, 0, len(r.raw)))
+	return &d
+}
+
+// TestClosing checks that RESET and ABORT reach the other side with
+// their extensions, and that a stream closed both ways leaves no
+// registration on any worker.
+func TestClosing(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, c, s *peer)
+	}{
+		{
+			name: "exit resets initial, initiator resets reply",
+			run: func(t *testing.T, c, s *peer) {
+				s.send(t, frame.FrameReset, s.initialID, out{traceID: 0x61, ext: "reset-initial"})
+				r := c.expect(t, frame.FrameReset)
+				assert.Equal(t, c.initialID, r.streamID)
+				assert.Equal(t, int64(0x61), r.traceID)
+				assert.Equal(t, "reset-initial", r.ext)
+				c.send(t, frame.FrameReset, c.replyID, out{ext: "reset-reply"})
+				rr := s.expect(t, frame.FrameReset)
+				assert.Equal(t, s.replyID, rr.streamID)
+				assert.Equal(t, "reset-reply", rr.ext)
+			},
+		},
+		{
+			name: "initiator aborts, exit aborts reply",
+			run: func(t *testing.T, c, s *peer) {
+				c.send(t, frame.FrameAbort, c.initialID, out{traceID: 0x62, ext: "abort-initial"})
+				a := s.expect(t, frame.FrameAbort)
+				assert.Equal(t, s.initialID, a.streamID)
+				assert.Equal(t, int64(0x62), a.traceID)
+				assert.Equal(t, "abort-initial", a.ext)
+				s.send(t, frame.FrameAbort, s.replyID, out{ext: "abort-reply"})
+				ar := c.expect(t, frame.FrameAbort)
+				assert.Equal(t, c.replyID, ar.streamID)
+				assert.Equal(t, "abort-reply", ar.ext)
+			},
+		},
+		{
+			name: "initiator ends, exit aborts reply",
+			run: func(t *testing.T, c, s *peer) {
+				c.send(t, frame.FrameEnd, c.initialID, out{})
+				s.expect(t, frame.FrameEnd)
+				s.send(t, frame.FrameAbort, s.replyID, out{ext: "gone"})
+				assert.Equal(t, "gone", c.expect(t, frame.FrameAbort).ext)
+			},
+		},
+	}
+	for _, tp := range topologies {
+		for _, tc := range cases {
+			t.Run(tp.name+"/"+tc.name, func(t *testing.T) {
+				x := newExit()
+				e := start(t, tp.workers, "", x)
+				c := connect(t, e, tp.client, tp.target, out{})
+				s := x.accept(t, 5*time.Second)
+				s.expect(t, frame.FrameBegin)
+				s.send(t, frame.FrameBegin, s.replyID, out{})
+				c.expect(t, frame.FrameBegin)
+				tc.run(t, c, s)
+				c.expectNone(t, 20*time.Millisecond)
+				s.expectNone(t, 0)
+				requireNoStreams(t, e)
+			})
+		}
+	}
+}
+
+// TestRefusedByExit: the engine refuses the proxy's stream to an exit
+// that does not accept it, and the initiator sees that RESET.
+func TestRefusedByExit(t *testing.T) {
+	for _, tp := range topologies {
+		t.Run(tp.name, func(t *testing.T) {
+			x := newExit()
+			e := start(t, tp.workers, "", x)
+			c := connect(t, e, tp.client, tp.target, out{traceID: 0x51, ext: x.refuse})
+			r := c.expect(t, frame.FrameReset)
+			assert.Equal(t, c.initialID, r.streamID)
+			assert.Equal(t, int64(0x51), r.traceID)
+			x.expectNoAccept(t, 0)
+
+			// The initiator gives up its reply, as a Zilla initiator
+			// cleans up; the proxy passes that on and forgets the stream.
+			c.send(t, frame.FrameReset, c.replyID, out{})
+			c.expectNone(t, 20*time.Millisecond)
+			requireNoStreams(t, e)
+		})
+	}
+}
+
+// TestDelay holds the BEGIN back by the delay option, through a SIGNAL
+// on the proxy's worker, and forwards the frames that came meanwhile
+// after it, in order.
+func TestDelay(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	for _, option := range []string{"200ms", "PT0.2S"} {
+		for _, tp := range topologies {
+			t.Run(option+"/"+tp.name, func(t *testing.T) {
+				x := newExit()
+				e := start(t, tp.workers, "    options:\n      delay: "+option+"\n", x)
+				started := time.Now()
+				c := connect(t, e, tp.client, tp.target, out{traceID: 0x41, ext: "late"})
+				c.send(t, frame.FrameFlush, c.initialID, out{ext: "early-flush"})
+				c.send(t, frame.FrameEnd, c.initialID, out{ext: "early-end"})
+
+				x.expectNoAccept(t, delay/2)
+				s := x.accept(t, 5*time.Second)
+				b := s.expect(t, frame.FrameBegin)
+				assert.GreaterOrEqual(t, b.at.Sub(started), delay)
+				assert.Equal(t, "late", b.ext)
+				assert.Equal(t, int64(0x41), b.traceID)
+				assert.Equal(t, "early-flush", s.expect(t, frame.FrameFlush).ext)
+				assert.Equal(t, "early-end", s.expect(t, frame.FrameEnd).ext)
+
+				s.send(t, frame.FrameBegin, s.replyID, out{ext: "reply"})
+				assert.Equal(t, "reply", c.expect(t, frame.FrameBegin).ext)
+				s.send(t, frame.FrameEnd, s.replyID, out{})
+				c.expect(t, frame.FrameEnd)
+				c.expectNone(t, 20*time.Millisecond) // the SIGNAL stays with the proxy
+				requireNoStreams(t, e)
+			})
+		}
+	}
+}
+
+// TestDelayReplyReset: a RESET of the reply during the delay releases the
+// BEGIN at once, since the SIGNAL's address is gone with it.
+func TestDelayReplyReset(t *testing.T) {
+	for _, tp := range topologies {
+		t.Run(tp.name, func(t *testing.T) {
+			x := newExit()
+			e := start(t, tp.workers, "    options:\n      delay: 1h\n", x)
+			c := connect(t, e, tp.client, tp.target, out{})
+			c.send(t, frame.FrameReset, c.replyID, out{ext: "no-reply"})
+			s := x.accept(t, 5*time.Second)
+			s.expect(t, frame.FrameBegin)
+			assert.Equal(t, "no-reply", s.expect(t, frame.FrameReset).ext)
+
+			c.send(t, frame.FrameAbort, c.initialID, out{})
+			s.expect(t, frame.FrameAbort)
+			requireNoStreams(t, e)
+		})
+	}
+}
+
+// TestDetach: detaching the proxy relays the ABORTs the engine gives it
+// for both of its incoming directions, so each peer learns the stream is
+// gone; once they close their own directions nothing is left.
+func TestDetach(t *testing.T) {
+	x := newExit()
+	e := start(t, 2, "", x)
+	c := connect(t, e, 0, 1, out{})
+	s := x.accept(t, 5*time.Second)
+	s.expect(t, frame.FrameBegin)
+	s.send(t, frame.FrameBegin, s.replyID, out{})
+	c.expect(t, frame.FrameBegin)
+
+	require.NoError(t, e.Detach("app0"))
+	assert.Equal(t, s.initialID, s.expect(t, frame.FrameAbort).streamID)
+	assert.Equal(t, c.replyID, c.expect(t, frame.FrameAbort).streamID)
+	c.send(t, frame.FrameAbort, c.initialID, out{})
+	s.send(t, frame.FrameAbort, s.replyID, out{})
+	c.expectNone(t, 20*time.Millisecond)
+	s.expectNone(t, 0)
+	requireNoStreams(t, e)
+}
+
+func TestConfig(t *testing.T) {
+	cases := []struct {
+		name    string
+		src     string
+		loadErr string // Load fails with this
+		err     error  // else Start fails with this
+		msg     string
+	}{
+		{name: "go duration", src: proxyConfig("    options:\n      delay: 50ms\n")},
+		{name: "iso duration", src: proxyConfig("    options:\n      delay: PT0.05S\n")},
+		{name: "iso days and time", src: proxyConfig("    options:\n      delay: P1DT2H3M4.5S\n")},
+		{name: "no options", src: proxyConfig("")},
+		{
+			name: "no exit",
+			src:  "name: test\nbindings:\n  app0:\n    type: test\n    kind: proxy\n",
+			err:  test.ErrNoExit, msg: "test.app0: test: kind proxy requires an exit",
+		},
+		{
+			name: "bad delay",
+			src:  proxyConfig("    options:\n      delay: soon\n"),
+			err:  test.ErrDelay, msg: `invalid delay "soon" at test.yaml:7: bindings.app0.options.delay: time: invalid duration "soon"`,
+		},
+		{
+			name: "iso months",
+			src:  proxyConfig("    options:\n      delay: P1M\n"),
+			err:  test.ErrDelay, msg: `unexpected designator 'M'`,
+		},
+		{
+			name: "iso out of order",
+			src:  proxyConfig("    options:\n      delay: PT1S2M\n"),
+			err:  test.ErrDelay, msg: `unexpected designator 'M'`,
+		},
+		{
+			name: "negative",
+			src:  proxyConfig("    options:\n      delay: -5ms\n"),
+			err:  test.ErrDelay, msg: "negative",
+		},
+		{name: "unknown option", src: proxyConfig("    options:\n      delays: 5ms\n"), loadErr: `unknown key "delays"`},
+		{name: "wrong kind", src: "name: test\nbindings:\n  app0:\n    type: test\n    kind: server\n    exit: app1\n", loadErr: "bindings.app0.kind"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := load(t, tc.src)
+			if tc.loadErr != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, config.ErrInvalid)
+				assert.Contains(t, err.Error(), tc.loadErr)
+				return
+			}
+			require.NoError(t, err)
+			e := newEngine(t, 1, cfg, newExit())
+			err = e.Start()
+			if tc.err == nil {
+				require.NoError(t, err)
+				require.NoError(t, e.Stop(context.Background()))
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.err)
+			assert.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}
+
+// TestKindOutsideSchema: a configuration built in code skips the schema,
+// so Attach checks the kind itself.
+func TestKindOutsideSchema(t *testing.T) {
+	cfg := &config.Config{Name: "test", Bindings: []*config.Binding{{Name: "app0", Type: "test", Kind: "server", Exit: "app1"}}}
+	e := newEngine(t, 1, cfg, newExit())
+	err := e.Start()
+	assert.ErrorIs(t, err, test.ErrKind)
+}
