@@ -2,7 +2,10 @@ package spec_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -231,4 +234,42 @@ func TestEvalPositionsFromParse(t *testing.T) {
 	assert.Equal(t, 13, ee.Pos.Line)
 	assert.Equal(t, 6, ee.Pos.Col)
 	assert.Equal(t, "s.rpt", ee.Pos.File)
+}
+
+func TestCoreFunctions(t *testing.T) {
+	e := &spec.Env{Properties: map[string]any{}}
+	eval := func(src string) any {
+		t.Helper()
+		v, err := e.EvalString(src)
+		require.NoError(t, err, src)
+		return v
+	}
+	b := eval(`core:randomBytes(16)`).([]byte)
+	assert.Len(t, b, 16)
+	for _, n := range []int{1, 2, 7, 64} {
+		u := eval(fmt.Sprintf(`core:randomBytesUTF8(%d)`, n)).([]byte)
+		assert.Len(t, u, n)
+		assert.True(t, utf8.Valid(u), "%x", u)
+		bad := eval(fmt.Sprintf(`core:randomBytesInvalidUTF8(%d)`, n)).([]byte)
+		assert.Len(t, bad, n)
+		assert.False(t, utf8.Valid(bad), "%x", bad)
+	}
+	for i := 0; i < 50; i++ {
+		u := eval(`core:randomBytesUnalignedUTF8(10, 5)`).([]byte)
+		require.Len(t, u, 10)
+		assert.True(t, utf8.Valid(u), "%x", u)
+		assert.False(t, utf8.Valid(u[:5]), "the character at 5 straddles the split: %x", u)
+	}
+	a := eval(`core:randomAscii(32)`).([]byte)
+	assert.Len(t, a, 32)
+	assert.Equal(t, "abc", strings.ToLower(eval(`core:randomizeLetterCase("abc")`).(string)))
+	assert.NotEqual(t, "content-type", eval(`core:randomCaseNot("content-type")`))
+	assert.Equal(t, []byte("ell"), eval(`core:copyOfRange("hello", 1, 4)`))
+	assert.Equal(t, "aGk=", eval(`core:base64Encode("hi")`))
+	assert.Equal(t, []byte("hi"), eval(`core:base64Decode("aGk=")`))
+	assert.Len(t, eval(`http:randomBytes(3)`).([]byte), 3, "core helpers reach through IDL namespaces")
+	_, err := e.EvalString(`core:randomBytes("x")`)
+	assert.ErrorContains(t, err, "core:randomBytes: length must be a non-negative integer, got string")
+	_, err = e.EvalString(`core:nope()`)
+	assert.ErrorContains(t, err, "unknown function core:nope")
 }

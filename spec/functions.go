@@ -139,6 +139,11 @@ func (e *Env) Functions(ns string) ([]string, error) {
 			names = append(names, ns+":"+n)
 		}
 	}
+	if ns == "core" {
+		for n := range coreFuncs {
+			names = append(names, ns+":"+n)
+		}
+	}
 	libs, err := e.libraries()
 	if err != nil {
 		return nil, err
@@ -161,11 +166,22 @@ func (e *Env) call(x *Call, args []any) (any, error) {
 			return f(e, x, args)
 		}
 	}
+	if x.Namespace == "core" {
+		if f, ok := coreFuncs[x.Name]; ok {
+			return f(e, x, args)
+		}
+		return nil, evalErrorf(x.Pos, nil, "unknown function %s", qname)
+	}
 	libs, err := e.libraries()
 	if err != nil {
 		return nil, evalErrorf(x.Pos, err, "%s: loading the IDL schema: %v", qname, err)
 	}
 	f, ok := libs.funcs[x.Namespace][x.Name]
+	if !ok && libs.funcs[x.Namespace] != nil {
+		if f, ok := coreFuncs[x.Name]; ok {
+			return f(e, x, args)
+		}
+	}
 	if !ok {
 		if x.Namespace != "zilla" && libs.funcs[x.Namespace] == nil {
 			return nil, evalErrorf(x.Pos, nil, "unknown function %s (no function library %q)", qname, x.Namespace)

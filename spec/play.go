@@ -74,9 +74,14 @@ func newSharedLabels() func(string) int32 {
 
 // play is one run of a set of scripts over a network.
 type play struct {
-	net  network
-	bars *barriers
+	net   network
+	bars  *barriers
+	trace func(file string, received bool, f frame)
 }
+
+// traceKey carries a trace function in a context, for tests that check
+// the order frames travel in.
+type traceKey struct{}
 
 // plan is one connect or accept of a script, its address and options
 // evaluated.
@@ -107,6 +112,7 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 	}
 	schema, _ := dynamic.Builtin()
 	p := &play{net: net, bars: &barriers{m: map[string]chan struct{}{}}}
+	p.trace, _ = ctx.Value(traceKey{}).(func(string, bool, frame))
 	var plans []*plan
 	for _, src := range scripts {
 		sr := &scriptRun{

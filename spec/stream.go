@@ -68,6 +68,9 @@ func (s *stream) unsupported(n Node, what string) error {
 
 func (s *stream) send(ctx context.Context, n Node, f frame) error {
 	f.authorization = s.opts.authorization
+	if t := s.sr.play.trace; t != nil {
+		t(s.sr.script.File, false, f)
+	}
 	if err := s.c.send(ctx, f); err != nil {
 		if ctx.Err() != nil {
 			return s.sr.ctxErr(ctx, n, "room to send "+f.kind.String())
@@ -123,6 +126,9 @@ func (s *stream) flushPending(ctx context.Context, n Node) error {
 
 // absorb takes in one frame from the peer.
 func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
+	if t := s.sr.play.trace; t != nil {
+		t(s.sr.script.File, true, f)
+	}
 	switch f.kind {
 	case frameBegin:
 		s.peerBegun, s.peerBegin = true, f

@@ -16,6 +16,7 @@ The commands are:
 
 	start     load a configuration and run the engine
 	validate  check a configuration and report every problem
+	spec      run wire-order scripts peer to peer, against a config or over tcp
 	version   print the sluice version
 
 Run "sluice <command> -h" for the flags of a command.
@@ -48,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runStart(rest, stdout, stderr)
 	case "validate":
 		return runValidate(rest, stdout, stderr)
+	case "spec":
+		return runSpec(rest, stdout, stderr)
 	case "version":
 		return runVersion(rest, stdout, stderr)
 	default:

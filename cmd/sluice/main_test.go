@@ -158,3 +158,34 @@ func TestVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestSpecCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	dir := filepath.Join("..", "..", "scripts", "engine", "streams", "application", "data.captured")
+	code := run([]string{"spec", filepath.Join(dir, "client"), filepath.Join(dir, "server")}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, out.String(), "ok   ")
+	assert.Contains(t, out.String(), "(peer to peer,")
+
+	out.Reset()
+	errb.Reset()
+	cfg := filepath.Join("..", "..", "scripts", "engine", "config", "proxy.yaml")
+	code = run([]string{"spec", "-c", cfg, "-p", "serverAddress=zilla://streams/app1",
+		filepath.Join(dir, "client"), filepath.Join(dir, "server")}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, out.String(), "(against "+cfg)
+
+	out.Reset()
+	errb.Reset()
+	other := filepath.Join("..", "..", "scripts", "engine", "streams", "application", "abort.reply", "server")
+	code = run([]string{"spec", "-t", "2s", filepath.Join(dir, "client"), other}, &out, &errb)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errb.String(), "FAIL ")
+	assert.Contains(t, errb.String(), "data.captured/client.rpt:12: expected DATA \"world\", observed DATA \"parti\"")
+
+	errb.Reset()
+	assert.Equal(t, exitUsage, run([]string{"spec"}, &out, &errb))
+	assert.Contains(t, errb.String(), "no scripts given")
+	errb.Reset()
+	assert.Equal(t, exitUsage, run([]string{"spec", "-c", cfg, "--live", "x"}, &out, &errb))
+}

@@ -1,0 +1,137 @@
+package spec
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/sluicehq/sluice/binding/echo"
+	_ "github.com/sluicehq/sluice/binding/test"
+)
+
+const engineScenarios = "../scripts/engine/streams/application"
+
+// proxyConfigs names the configuration a scenario runs against when it is
+// not proxy.yaml.
+var proxyConfigs = map[string]string{
+	"signal.deferred.begin": "proxy.delay.yaml",
+}
+
+// echoScenarios holds pairs whose server script plays what the echo
+// binding does; engine-driven, the client script runs against echo.
+const echoScenarios = "../scripts/echo/streams/application"
+
+var echoConfig = filepath.Join("..", "scripts", "echo", "config", "echo.yaml")
+
+func engineConfig(name string) string {
+	return filepath.Join("..", "scripts", "engine", "config", name)
+}
+
+// TestScenariosEngineDriven plays every engine scenario pair through an
+// engine: the client script connects to app0, a transparent test proxy,
+// and the server script plays app0's exit app1.
+func TestScenariosEngineDriven(t *testing.T) {
+	dirs := scenarioDirs(t, filepath.Join("..", "scripts"))
+	n := 0
+	for _, dir := range dirs {
+		if !strings.HasPrefix(filepath.ToSlash(dir), engineScenarios+"/") {
+			continue
+		}
+		n++
+		name := filepath.Base(dir)
+		for _, workers := range []int{1, 2} {
+			t.Run(name+"/workers="+string(rune('0'+workers)), func(t *testing.T) {
+				t.Parallel()
+				cfg := proxyConfigs[name]
+				if cfg == "" {
+					cfg = "proxy.yaml"
+				}
+				start := time.Now()
+				Run(t, Config(engineConfig(cfg), Override("serverAddress", "zilla://streams/app1"), Workers(workers)),
+					filepath.Join(dir, "client"), filepath.Join(dir, "server"))
+				if name == "signal.deferred.begin" {
+					assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "the proxy's delay signal")
+				}
+			})
+		}
+	}
+	require.GreaterOrEqual(t, n, 10)
+}
+
+// TestScenariosAgainstEcho plays client scripts against the echo binding.
+func TestScenariosAgainstEcho(t *testing.T) {
+	n := 0
+	for _, dir := range scenarioDirs(t, filepath.Join("..", "scripts")) {
+		if !strings.HasPrefix(filepath.ToSlash(dir), echoScenarios+"/") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			Run(t, Config(echoConfig), filepath.Join(dir, "client"))
+		})
+	}
+	require.GreaterOrEqual(t, n, 5)
+}
+
+// TestEngineChallengeBeforeWindow checks seed 000's order through the
+// engine: the client sees the CHALLENGE its peer advised before connected
+// ahead of the WINDOW.
+func TestEngineChallengeBeforeWindow(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	trace := func(file string, received bool, f frame) {
+		if received && strings.HasSuffix(file, "client.rpt") {
+			mu.Lock()
+			seen = append(seen, f.kind.String())
+			mu.Unlock()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), traceKey{}, trace), 5*time.Second)
+	defer cancel()
+	dir := filepath.Join(engineScenarios, "challenge.before.window")
+	err := Play(ctx, Config(engineConfig("proxy.yaml"), Override("serverAddress", "zilla://streams/app1")),
+		filepath.Join(dir, "client"), filepath.Join(dir, "server"))
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.GreaterOrEqual(t, len(seen), 3)
+	assert.Equal(t, []string{"CHALLENGE", "WINDOW", "BEGIN"}, seen[:3])
+}
+
+// TestEngineFailureNamesLine checks an engine-driven failure: the frame
+// observed comes from the engine, with its stream id.
+func TestEngineFailureNamesLine(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(echoConfig), source(t, "client.rpt", `connect "zilla://streams/app0"
+connected
+write "hello"
+read "help!"
+`))
+	require.Error(t, err)
+	assert.Regexp(t, `client.rpt:4: expected DATA "help!", observed DATA "hello"`, err.Error())
+}
+
+func TestEngineUnknownBinding(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(echoConfig), source(t, "client.rpt", `connect "zilla://streams/nope"
+connected
+`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `client.rpt:2: connect zilla://streams/nope: the configuration has no binding named "nope"`)
+}
+
+func source(t *testing.T, name, src string) *Source {
+	t.Helper()
+	s, err := Parse(name, []byte(src))
+	require.NoError(t, err)
+	return &Source{Script: s, Src: []byte(src)}
+}
