@@ -1,5 +1,4 @@
-// Package spec is the wire-order script language and, in time, its
-// runners.
+// Package spec is the wire-order script language and its runners.
 //
 // The language is the k3po .rpt dialect that Zilla's specs use, so a script
 // written for Zilla reads the same against Sluice. A script says exactly
@@ -70,11 +69,74 @@
 //		}
 //	}
 //
-// # Still to come
+// # Running scripts
 //
-// This package is being built up issue by issue. Parsing is here; the
-// evaluation of expressions (the zilla:, core:, http: and mcp: function
-// libraries), the transport semantics of zilla:// and tcp://, and the
-// runners (peer to peer in memory, driven against a running engine, and
-// over real TCP against sluice start) arrive with their own issues.
+// [Run] (in tests) and [Play] play a set of scripts together: every stream
+// of every script starts at once, and barriers order them, as under k3po.
+// A [Setup] says where the streams go:
+//
+//   - [PeerToPeer]: the scripts play each other in memory; every connect
+//     must be accepted by one of them. This proves a client.rpt and a
+//     server.rpt agree.
+//   - [Config]: an engine starts from a configuration. A script accepting
+//     zilla://streams/<name> plays the external binding <name>, which the
+//     configuration may name as an exit; a script connecting to
+//     zilla://streams/<name> opens a stream into the configured binding.
+//     Script frames are built as the engine's own and written into the
+//     workers' rings, so the engine cannot tell a script from a binding.
+//   - [Live]: tcp://host:port streams over real sockets, against a server
+//     already running such as sluice start.
+//
+//	spec.Run(t, spec.Config("server.yaml", spec.Root("net", netDir), spec.Root("app", appDir)),
+//		"net/tools.call/client", "app/tools.call/server")
+//
+// [Override] replaces a script property, as k3po's @ScriptProperty does,
+// so one pair can be played peer to peer and, with its accept address
+// moved, behind a binding. The sluice spec command runs the same from a
+// shell.
+//
+// # Transport semantics
+//
+// zilla://streams/<name> follows Zilla's k3po transport. Options on the
+// connect or accept: zilla:window (the credit granted, 65536 by default),
+// zilla:padding (charged per DATA frame), zilla:budgetId,
+// zilla:transmission ("duplex", "half-duplex" or "simplex"),
+// zilla:update (when credit is granted back: "stream" as bytes are read,
+// "proactive" as they arrive, "message" after each read, "handshake" only
+// the initial window, "none" never unless `read option zilla:ack N`
+// acknowledges N bytes), zilla:throttle ("stream" splits writes across the
+// credit, "message" waits until a write fits one frame, "none" ignores
+// credit), zilla:authorization (set on every frame sent, and required of
+// the BEGIN an accept takes), zilla:affinity and zilla:capabilities
+// ("CHALLENGE"). Other options fail as unsupported.
+//
+// A connect sends its BEGIN at connected and, in duplex, waits for the
+// reply BEGIN; it grants the reply its window as soon as that BEGIN
+// arrives. An accept takes the next connection at each accepted block,
+// grants its window at connected, and defers its reply BEGIN in
+// half-duplex until its first write, flush, advisory or close; so an
+// advisory written before connected (`read advise zilla:challenge`) goes
+// out before the WINDOW, the order of seed 000. Writes wait for credit;
+// write option zilla:flags sets the next DATA's flags (a message split
+// across the credit otherwise goes out INIT … FIN) and read option
+// zilla:flags checks them. rejected answers the BEGIN with RESET and a
+// connect expecting that says connect aborted.
+//
+// Reads match literals and expressions exactly, take [0..N] and
+// [0..${len}] byte ranges and (byte|short|int|long:name) numbers into
+// variables, and match /regex/ (Java syntax, with named groups captured)
+// against the data that follows.
+//
+// tcp://host:port streams have no BEGIN, WINDOW or extensions: connected
+// is the connection established, write close a half-close, write abort a
+// reset, read closed end of stream.
+//
+// # Failures
+//
+// The first stream that fails ends the run with
+// "file:line: expected …, observed …" and the script around that line with
+// the line marked. The observed frame shows its type, the engine stream id
+// when there is one, DATA flags other than INIT|FIN, the payload, and an
+// extension decoded by the IDL type the script expected. Every wait is
+// bounded; a deadline reads "file:line: timed out waiting for …".
 package spec

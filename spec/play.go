@@ -181,8 +181,7 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 		mu.Unlock()
 		cancel(errPeerFailed)
 	}
-	var spawn func(fn func() error)
-	spawn = func(fn func() error) {
+	spawn := func(fn func() error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
