@@ -78,17 +78,19 @@
 //   - [PeerToPeer]: the scripts play each other in memory; every connect
 //     must be accepted by one of them. This proves a client.rpt and a
 //     server.rpt agree.
+//
 //   - [Config]: an engine starts from a configuration. A script accepting
 //     zilla://streams/<name> plays the external binding <name>, which the
 //     configuration may name as an exit; a script connecting to
 //     zilla://streams/<name> opens a stream into the configured binding.
 //     Script frames are built as the engine's own and written into the
 //     workers' rings, so the engine cannot tell a script from a binding.
+//
 //   - [Live]: tcp://host:port streams over real sockets, against a server
 //     already running such as sluice start.
 //
-//	spec.Run(t, spec.Config("server.yaml", spec.Root("net", netDir), spec.Root("app", appDir)),
-//		"net/tools.call/client", "app/tools.call/server")
+//     spec.Run(t, spec.Config("server.yaml", spec.Root("net", netDir), spec.Root("app", appDir)),
+//     "net/tools.call/client", "app/tools.call/server")
 //
 // [Override] replaces a script property, as k3po's @ScriptProperty does,
 // so one pair can be played peer to peer and, with its accept address
