@@ -30,6 +30,7 @@ fuzz:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+	bench/http/run.sh
 
 ci:
 	@echo '==> make test' && $(MAKE) --no-print-directory test

@@ -23,6 +23,9 @@ type Info struct {
 	Options json.RawMessage
 	When    json.RawMessage
 	With    json.RawMessage
+	// DefaultExit maps a kind to the exit a binding of that kind gets when
+	// it declares none (see Resolve), e.g. "client": "sys:tcp_client".
+	DefaultExit map[string]string
 	// New returns the type's process-wide factory. It has no side effects.
 	New func() engine.Binding
 }

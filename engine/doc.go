@@ -20,7 +20,10 @@
 // (NewStream, offered each initial BEGIN routed to it). Handlers write
 // frames with [Worker.Send] and open streams of their own with
 // [Worker.NewStream]; both copy the frame into the ring of the worker that
-// serves the stream, even when that is the same worker.
+// serves the stream, even when that is the same worker. [Worker.Claim]
+// is the zero-copy alternative: it reserves room for a frame in that ring,
+// where the binding writes it in place (a socket read goes straight into a
+// DATA payload) and publishes it with [FrameClaim.Commit].
 //
 // # Streams and frames
 //

@@ -314,7 +314,16 @@ func (e *Engine) onEachWorker(fn func(w *Worker) error) error {
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	// A configuration error fails on every worker alike: report it once.
+	seen := map[string]bool{}
+	kept := errs[:0]
+	for _, err := range errs {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			kept = append(kept, err)
+		}
+	}
+	return errors.Join(kept...)
 }
 
 // Execute runs fn on worker i's thread and waits for it.

@@ -125,6 +125,10 @@ func (w *Worker) Index() int { return w.index }
 // Engine returns the engine the worker belongs to.
 func (w *Worker) Engine() *Engine { return w.engine }
 
+// Logger returns the engine's logger with the worker's index attached,
+// for bindings to log their lifecycle events with.
+func (w *Worker) Logger() *slog.Logger { return w.log }
+
 // WriteBuffer returns the worker's scratch buffer for building frames
 // before Send copies them into a ring. It is reused by every call.
 func (w *Worker) WriteBuffer() []byte { return w.writeBuf }

@@ -6,13 +6,13 @@ import (
 )
 
 // builtinFS holds Sluice's own IDL files, the sources of the generated
-// flyweights in engine/frame, binding/http and binding/mcp.
+// flyweights in engine/frame, binding/http, binding/mcp and binding/proxy.
 //
-//go:embed core.idl http.idl mcp.idl
+//go:embed core.idl http.idl mcp.idl proxy.idl
 var builtinFS embed.FS
 
 // builtinNames lists the embedded files in the order they are checked.
-var builtinNames = []string{"core.idl", "http.idl", "mcp.idl"}
+var builtinNames = []string{"core.idl", "http.idl", "mcp.idl", "proxy.idl"}
 
 var builtin = sync.OnceValues(func() ([]*File, error) {
 	files := make([]*File, 0, len(builtinNames))
@@ -33,10 +33,10 @@ var builtin = sync.OnceValues(func() ([]*File, error) {
 	return files, nil
 })
 
-// Builtin returns the embedded core.idl, http.idl and mcp.idl, parsed and
-// checked together. They are parsed once; every call returns the same
-// files, which callers must treat as read-only (in particular, they must
-// not Check them again while others read them).
+// Builtin returns the embedded core.idl, http.idl, mcp.idl and proxy.idl,
+// parsed and checked together. They are parsed once; every call returns
+// the same files, which callers must treat as read-only (in particular,
+// they must not Check them again while others read them).
 func Builtin() ([]*File, error) {
 	files, err := builtin()
 	if err != nil {

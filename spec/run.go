@@ -177,6 +177,9 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err != nil {
 		return err
 	}
+	if err := binding.Resolve(cfg); err != nil {
+		return err
+	}
 	logger := setup.logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))

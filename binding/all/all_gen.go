@@ -4,5 +4,7 @@ package all
 
 import (
 	_ "github.com/sluicehq/sluice/binding/echo"
+	_ "github.com/sluicehq/sluice/binding/http"
+	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/test"
 )

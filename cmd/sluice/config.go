@@ -25,14 +25,23 @@ func loadConfig(path string) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	var cfg *config.Config
 	if path == "" {
-		return config.Load(embeddedSource, defaultConfig, schema)
+		cfg, err = config.Load(embeddedSource, defaultConfig, schema)
+	} else {
+		var src []byte
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
+		cfg, err = config.Load(path, src, schema)
 	}
-	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(path, src, schema)
+	if err := binding.Resolve(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // fragments gathers the config schema fragments of every compiled-in

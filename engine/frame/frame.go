@@ -76,4 +76,10 @@ const (
 	// ExtensionPrefixSize is the size of the compositeId and typeId that
 	// start every frame extension.
 	ExtensionPrefixSize = ExtensionSize
+	// DataPayloadOffset is where a DATA frame's payload starts: the header,
+	// flags, budgetId, reserved and the int32 length (ZILLA.md §1). A
+	// producer that reads bytes straight into a claimed frame puts them
+	// here, then writes the header for the count it got with
+	// DataBuilder.PayloadReserve, which leaves the payload bytes alone.
+	DataPayloadOffset = HeaderSize + 1 + 8 + 4 + 4
 )

@@ -341,6 +341,27 @@ func TestFrameSizes(t *testing.T) {
 	assert.Equal(t, 68, frame.HeaderSize)
 	assert.Equal(t, 12, frame.ExtensionPrefixSize)
 	assert.Equal(t, 85, frame.WindowSize)
+	assert.Equal(t, 85, frame.DataPayloadOffset)
+}
+
+// TestDataPayloadInPlace writes a payload at DataPayloadOffset first and
+// the header after, as a socket read into a claimed frame does: the
+// builder must leave the payload where it is.
+func TestDataPayloadInPlace(t *testing.T) {
+	buf := make([]byte, 128)
+	copy(buf[frame.DataPayloadOffset:], "read first")
+	var b frame.DataBuilder
+	p := b.Wrap(buf, 0, len(buf)).OriginID(1).RoutedID(2).StreamID(3).
+		Sequence(4).Acknowledge(5).Maximum(6).Flags(3).BudgetID(0).Reserved(10).
+		PayloadReserve(10)
+	require.Equal(t, "read first", string(p))
+	limit, err := b.BuildLimit()
+	require.NoError(t, err)
+	assert.Equal(t, frame.DataPayloadOffset+10, limit)
+	var d frame.Data
+	require.NoError(t, d.Wrap(buf, 0, limit))
+	assert.Equal(t, "read first", string(d.Payload()))
+	assert.Equal(t, int32(10), d.Length())
 }
 
 func TestFrameTypes(t *testing.T) {

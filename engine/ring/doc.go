@@ -65,6 +65,16 @@
 //	}
 //	r.Commit(c)
 //
+// A producer that does not know the length in advance (a socket read
+// straight into the payload) claims the most it may write and publishes
+// what it wrote with [Ring.CommitLength]; the rest of the claim becomes
+// padding:
+//
+//	c, _ := r.Claim(int32(frame.FrameData), dataHeader+max)
+//	n, err := unix.Read(fd, c.Buf[dataHeader:])
+//	// … write the header for n bytes into c.Buf[:dataHeader] …
+//	r.CommitLength(c, dataHeader+n)
+//
 // [Ring.Write] claims, copies and commits in one call. The consumer drains in
 // bounded batches with a handler it keeps for the ring's lifetime:
 //

@@ -143,6 +143,34 @@ func (r *Ring) Commit(c Claim) {
 	w.Store(header(recLen, c.msgType))
 }
 
+// CommitLength publishes the first length bytes of a claimed record's
+// payload as the record, for a producer that claimed room for the most it
+// might write and wrote less (a socket read into the payload, say). The
+// claimed space past the record, if any, becomes one padding record that
+// the consumer skips, so the record keeps its place and no other producer
+// is disturbed. length may be anything from 0 to len(c.Buf).
+//
+// It panics like [Ring.Commit] if c is not outstanding, and for a length
+// outside the claim.
+func (r *Ring) CommitLength(c Claim, length int) {
+	w := r.word(int(c.off))
+	claimed := cap(c.Buf)
+	if c.msgType == 0 || w.Load() != header(-int32(claimed+HeaderLength), c.msgType) {
+		misuse(c)
+	}
+	if length < 0 || length > claimed {
+		panic("ring: commit length outside the claim")
+	}
+	// Both ends are 8-aligned, so the rest is 0 or at least a header.
+	used := align(HeaderLength + length)
+	if rest := align(HeaderLength+claimed) - used; rest > 0 {
+		// The padding is stored before the record is published: the
+		// consumer reaches it only through the record's release store.
+		r.word(int(c.off) + used).Store(header(int32(rest), PaddingType))
+	}
+	w.Store(header(int32(HeaderLength+length), c.msgType))
+}
+
 // Abort withdraws a claimed record: it becomes padding, which the consumer
 // skips. It panics like [Ring.Commit] if c is not outstanding.
 func (r *Ring) Abort(c Claim) {

@@ -597,3 +597,72 @@ func TestHeapAlignment(t *testing.T) {
 		assert.Equal(t, len(b), cap(b), "no slack past the trailer")
 	}
 }
+
+// TestCommitLength publishes less than was claimed: the record carries the
+// bytes written, the rest of the claim is skipped as padding, and records
+// claimed after it are read in order.
+func TestCommitLength(t *testing.T) {
+	tests := []struct {
+		name    string
+		claimed int
+		length  int
+	}{
+		{name: "shorter by less than a word", claimed: 13, length: 10},
+		{name: "shorter by many words", claimed: 100, length: 3},
+		{name: "empty", claimed: 64, length: 0},
+		{name: "whole claim", claimed: 24, length: 24},
+		{name: "same aligned size", claimed: 15, length: 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newHeap(t, 1024)
+			c, err := r.Claim(7, tt.claimed)
+			require.NoError(t, err)
+			next, err := r.Claim(8, 4)
+			require.NoError(t, err)
+			fill(c.Buf, 42)
+			want := append([]byte{}, c.Buf[:tt.length]...)
+			copy(next.Buf, "next")
+			r.Commit(next)
+			r.CommitLength(c, tt.length)
+			assert.Equal(t, []record{{7, want}, {8, []byte("next")}}, drain(t, r))
+			assert.Zero(t, r.Size())
+			assert.Equal(t, r.ProducerPosition(), r.ConsumerPosition())
+		})
+	}
+}
+
+// TestCommitLengthAcrossWrap commits short records over and over, so that
+// claims and their padding meet the end of the data region in every
+// alignment.
+func TestCommitLengthAcrossWrap(t *testing.T) {
+	r := newHeap(t, 256)
+	var got []record
+	h := func(msgType int32, payload []byte) {
+		got = append(got, record{msgType, append([]byte{}, payload...)})
+	}
+	for i := range 200 {
+		claimed := 1 + i%31
+		c, err := r.Claim(1, claimed)
+		require.NoError(t, err, "claim %d", i)
+		n := i % (claimed + 1)
+		fill(c.Buf, uint64(i))
+		r.CommitLength(c, n)
+		got = got[:0]
+		r.Read(h, 10)
+		require.Equal(t, []record{{1, pattern(n, uint64(i))}}, got, "record %d", i)
+	}
+	assert.Zero(t, r.Size())
+}
+
+func TestCommitLengthMisuse(t *testing.T) {
+	r := newHeap(t, 1024)
+	c, err := r.Claim(1, 8)
+	require.NoError(t, err)
+	assert.PanicsWithValue(t, "ring: commit length outside the claim", func() { r.CommitLength(c, 9) })
+	assert.PanicsWithValue(t, "ring: commit length outside the claim", func() { r.CommitLength(c, -1) })
+	r.CommitLength(c, 8)
+	assert.PanicsWithValue(t, "ring: commit or abort of a claim that is not outstanding", func() { r.CommitLength(c, 1) })
+	assert.PanicsWithValue(t, "ring: commit or abort of the zero Claim", func() { r.CommitLength(ring.Claim{}, 0) })
+	assert.Len(t, drain(t, r), 1)
+}

@@ -1,0 +1,919 @@
+package http
+
+import (
+	"errors"
+	"net"
+	"strconv"
+
+	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/binding/proxy"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// client is the http client kind on one worker. Each application stream
+// is one request: its BEGIN's HttpBeginEx names :method, :scheme,
+// :authority and :path with the request headers; DATA is the body and END
+// ends it. The request goes out on a keep-alive connection to :authority,
+// taken from the worker's idle pool or opened through the exit (a tcp
+// client) with a ProxyBeginEx naming the host and port. The response comes
+// back on the reply: a BEGIN with :status and the headers, the body as
+// DATA as it arrives (content-length, chunked, or up to the close), and
+// END. A connection the server keeps alive returns to the pool.
+type client struct {
+	w           *engine.Worker
+	cfg         *engine.BindingConfig
+	s           *settings
+	typeID      int32
+	proxyTypeID int32
+	pool        *engine.BufferPool
+	idle        map[string][]*clientConn
+
+	begin   frame.Begin
+	data    frame.Data
+	flush   frame.Flush
+	window  frame.Window
+	beginB  frame.BeginBuilder
+	dataB   frame.DataBuilder
+	endB    frame.EndBuilder
+	abortB  frame.AbortBuilder
+	windowB frame.WindowBuilder
+	resetB  frame.ResetBuilder
+	exB     HttpBeginExBuilder
+	ex      HttpBeginEx
+	proxyB  proxy.ProxyBeginExBuilder
+	head    []byte
+	lower   []byte
+}
+
+func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
+	if s.exitID == 0 {
+		return nil, errors.New("http " + cfg.Name + ": a client needs an exit (a tcp client)")
+	}
+	return &client{
+		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
+		pool: w.BufferPool(), idle: map[string][]*clientConn{},
+		head: make([]byte, 0, 4096), lower: make([]byte, 0, 256),
+	}, nil
+}
+
+// clientExchange is one request stream from the application.
+type clientExchange struct {
+	h                  *client
+	c                  *clientConn
+	originID, routedID int64
+	initialID, replyID int64
+	traceID            int64
+	authorization      int64
+	in                 engine.Flow // request body from the app
+	out                engine.Flow // response to the app
+	method             string
+	chunked            bool // the request body goes out chunked
+	requestEnded       bool
+	replyBegun         bool
+	replyEnded         bool
+	reset              bool // the app refused the response
+}
+
+// Connection states.
+const (
+	connConnecting uint8 = iota
+	connBusy
+	connIdle
+	connClosed
+)
+
+// Response body framings.
+const (
+	bodyNone uint8 = iota
+	bodyLength
+	bodyChunked
+	bodyUntilClose
+)
+
+// clientConn is one connection (a stream to the exit).
+type clientConn struct {
+	h                  *client
+	authority          string
+	initialID, replyID int64
+	traceID            int64
+	state              uint8
+	x                  *clientExchange
+	netOut             engine.Flow // request bytes sent
+	netIn              engine.Flow // response bytes received
+	replyBegun         bool        // the exit answered the connect
+	outSlot, outLen    int
+	slot               int
+	slotOff, slotLen   int
+	pending            []byte
+	resp               h1.ResponseHead
+	headParsed         bool
+	body               uint8
+	remaining          int64
+	dec                h1.ChunkedDecoder
+	keepAlive          bool
+	inEnded, outEnded  bool
+	idleTimer          int64 // the timer that closes the idle connection, or 0
+	inAborted          bool  // the network aborted: fail once buffered body bytes are delivered
+}
+
+// NewStream takes a request stream.
+func (h *client) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	if !h.begin.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	x := &clientExchange{
+		h: h, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
+		initialID: h.begin.StreamID(), replyID: engine.ReplyID(h.begin.StreamID()),
+		traceID: h.begin.TraceID(), authorization: h.begin.Authorization(),
+	}
+	return x.onApp
+}
+
+func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
+	h := x.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			x.in.Seq, x.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
+			x.onBegin(h.begin.Extension())
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			if x.in.OnData(&h.data) != nil || x.c == nil || x.requestEnded {
+				x.fail()
+				return
+			}
+			x.onData(h.data.Payload())
+		}
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			_ = x.in.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameEnd:
+		x.onEnd()
+	case frame.FrameAbort:
+		x.requestEnded = true
+		x.fail()
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			if x.out.OnWindow(&h.window) != nil {
+				x.fail()
+				return
+			}
+			if x.c != nil {
+				x.c.process()
+			}
+		}
+	case frame.FrameReset:
+		x.reset = true
+		x.replyEnded = true
+		x.fail()
+	}
+}
+
+// onBegin picks a connection for the request and writes its head.
+func (x *clientExchange) onBegin(ext []byte) {
+	h := x.h
+	if !h.ex.TryWrap(ext, 0, len(ext)) {
+		x.refuse()
+		return
+	}
+	var method, path, authority []byte
+	var length int64 = -1
+	for _, hd := range h.ex.Headers().All() {
+		switch string(hd.Name()) {
+		case ":method":
+			method = hd.Value()
+		case ":path":
+			path = hd.Value()
+		case ":authority":
+			authority = hd.Value()
+		case "content-length":
+			if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 {
+				length = n
+			}
+		}
+	}
+	if len(method) == 0 || len(path) == 0 || len(authority) == 0 {
+		x.refuse()
+		return
+	}
+	x.method = string(method)
+	c := h.connection(string(authority), x)
+	if c == nil {
+		x.refuse()
+		return
+	}
+	head := h1.AppendRequestLine(h.head[:0], method, path)
+	head = h1.AppendHeader(head, []byte("host"), authority)
+	for _, hd := range h.ex.Headers().All() {
+		name := hd.Name()
+		if len(name) == 0 || name[0] == ':' || hopByHop(name) || asciiEqualFold(name, []byte("host")) {
+			continue
+		}
+		head = h1.AppendHeader(head, name, hd.Value())
+	}
+	switch {
+	case length >= 0:
+	case x.method == "GET" || x.method == "HEAD" || x.method == "DELETE" || x.method == "OPTIONS" || x.method == "TRACE":
+		// No body is expected; one that comes anyway is refused.
+	default:
+		x.chunked = true
+		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
+	}
+	head = append(head, '\r', '\n')
+	h.head = head
+	c.write(head)
+	x.grantRequest()
+}
+
+// connection returns an idle connection to authority, or opens one.
+func (h *client) connection(authority string, x *clientExchange) *clientConn {
+	for list := h.idle[authority]; len(list) > 0; list = h.idle[authority] {
+		c := list[len(list)-1]
+		h.idle[authority] = list[:len(list)-1]
+		if c.state == connIdle {
+			if c.idleTimer != 0 {
+				h.w.Cancel(c.idleTimer)
+				c.idleTimer = 0
+			}
+			c.attach(x)
+			return c
+		}
+	}
+	if len(h.idle[authority]) == 0 {
+		delete(h.idle, authority)
+	}
+	host, port, err := splitAuthority(authority)
+	if err != nil {
+		return nil
+	}
+	c := &clientConn{h: h, authority: authority, slot: -1, outSlot: -1, keepAlive: true}
+	c.initialID = h.w.SupplyInitialID(h.s.exitID)
+	c.replyID = engine.ReplyID(c.initialID)
+	c.traceID = x.traceID
+	buf := h.w.WriteBuffer()
+	b := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).
+		TraceID(c.traceID).Affinity(0)
+	off, max, ok := b.ExtensionSlot()
+	if !ok {
+		return nil
+	}
+	pb := h.proxyB.Wrap(buf, off, max).TypeID(h.proxyTypeID)
+	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
+		Source("").Destination(host).SourcePort(0).DestinationPort(port)
+	limit, err := pb.BuildLimit()
+	if err != nil {
+		return nil
+	}
+	n, err := b.ExtensionEnd(limit).BuildLimit()
+	if err != nil || h.w.NewStream(buf[:n], c.onNet) != nil {
+		return nil
+	}
+	c.attach(x)
+	c.state = connConnecting
+	return c
+}
+
+// splitAuthority reads host[:port], port 80 by default.
+func splitAuthority(a string) (string, uint16, error) {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		// No port.
+		return a, 80, nil
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || p == 0 {
+		return "", 0, errors.New("bad port")
+	}
+	return host, uint16(p), nil
+}
+
+func (c *clientConn) attach(x *clientExchange) {
+	c.x, x.c = x, c
+	c.state = connBusy
+	c.headParsed, c.body, c.remaining = false, bodyNone, 0
+	c.dec.Reset()
+	c.resp.Headers = c.resp.Headers[:0]
+	if c.resp.Headers == nil {
+		c.resp.Headers = make([]h1.Header, 0, c.h.s.limits.MaxHeaders)
+	}
+}
+
+func (x *clientExchange) onData(p []byte) {
+	c := x.c
+	if x.chunked {
+		chunk := append(h1.AppendChunkHeader(x.h.head[:0], len(p)), p...)
+		chunk = append(chunk, '\r', '\n')
+		x.h.head = chunk
+		c.write(chunk)
+	} else {
+		c.write(p)
+	}
+	x.grantRequest()
+}
+
+func (x *clientExchange) onEnd() {
+	x.requestEnded = true
+	if x.c == nil {
+		return
+	}
+	if x.chunked {
+		x.c.write([]byte("0\r\n\r\n"))
+	}
+	x.c.maybeDone()
+}
+
+// grantRequest offers the app what the connection's window allows.
+func (x *clientExchange) grantRequest() {
+	c := x.c
+	h := x.h
+	if c == nil || x.requestEnded {
+		return
+	}
+	pad := c.netOut.Pad
+	if x.chunked {
+		pad += 12
+	}
+	avail := int64(h.pool.SlotCapacity() - c.outLen)
+	if c.netOut.Max > 0 {
+		avail = min(avail, c.netOut.Available()-int64(c.outLen))
+	}
+	if avail < 0 {
+		avail = 0
+	}
+	max := int32(avail)
+	if x.in.Seq == x.in.Ack && max == x.in.Max && pad == x.in.Pad {
+		return
+	}
+	x.in.Ack, x.in.Max, x.in.Pad = x.in.Seq, max, pad
+	buf := h.w.WriteBuffer()
+	n, err := h.windowB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
+		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
+		TraceID(x.traceID).
+		BudgetID(0).Padding(pad).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	}
+}
+
+// refuse resets a request that cannot be sent.
+func (x *clientExchange) refuse() {
+	x.requestEnded = true
+	h := x.h
+	buf := h.w.WriteBuffer()
+	n, err := h.resetB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
+		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
+		TraceID(x.traceID).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameReset, buf[:n])
+	}
+}
+
+// fail ends the exchange abruptly: the app's request is reset and its
+// response aborted, and the connection, whose state is unknown, closes.
+func (x *clientExchange) fail() {
+	if !x.requestEnded {
+		x.refuse()
+	}
+	x.abortReply()
+	if c := x.c; c != nil {
+		x.c = nil
+		c.x = nil
+		c.close(true)
+	}
+}
+
+func (x *clientExchange) abortReply() {
+	if x.replyEnded {
+		return
+	}
+	x.replyEnded = true
+	h := x.h
+	buf := h.w.WriteBuffer()
+	if !x.replyBegun {
+		// The app is told with RESET alone when nothing was answered.
+		return
+	}
+	n, err := h.abortB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
+		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
+		TraceID(x.traceID).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	}
+}
+
+// write sends request bytes on the connection, queueing them until it is
+// connected or has window.
+func (c *clientConn) write(p []byte) {
+	if c.state == connClosed || c.outEnded {
+		return
+	}
+	if c.outLen == 0 && c.netOut.CanSend(len(p)) {
+		c.send(p)
+		return
+	}
+	if c.outSlot < 0 {
+		c.outSlot = c.h.pool.Acquire(c.initialID)
+		if c.outSlot == engine.NoSlot {
+			c.outSlot = -1
+			c.failExchange()
+			return
+		}
+	}
+	b := c.h.pool.Buffer(c.outSlot)
+	if c.outLen+len(p) > len(b) {
+		c.failExchange()
+		return
+	}
+	c.outLen += copy(b[c.outLen:], p)
+	c.flushOut()
+}
+
+func (c *clientConn) flushOut() {
+	for c.outLen > 0 {
+		avail := c.netOut.Available() - int64(c.netOut.Pad)
+		if avail <= 0 {
+			return
+		}
+		b := c.h.pool.Buffer(c.outSlot)
+		n := int(min(avail, int64(c.outLen)))
+		c.send(b[:n])
+		copy(b, b[n:c.outLen])
+		c.outLen -= n
+	}
+	if c.outSlot >= 0 {
+		c.h.pool.Release(c.outSlot)
+		c.outSlot = -1
+	}
+}
+
+func (c *clientConn) send(p []byte) {
+	h := c.h
+	buf := h.w.WriteBuffer()
+	reserved := c.netOut.Send(len(p))
+	n, err := h.dataB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
+		Sequence(c.netOut.Seq - int64(reserved)).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
+		TraceID(c.traceID).
+		Flags(3).BudgetID(c.netOut.Budget).Reserved(reserved).Payload(p).
+		BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameData, buf[:n])
+	}
+	if err != nil {
+		c.failExchange()
+	}
+}
+
+func (c *clientConn) failExchange() {
+	if x := c.x; x != nil {
+		x.fail()
+	} else {
+		c.close(true)
+	}
+}
+
+// onNet handles the connection's reply (the response bytes) and the
+// throttle of its request bytes.
+func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
+	h := c.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			c.replyBegun = true
+			c.netIn.Seq, c.netIn.Ack = h.begin.Sequence(), h.begin.Acknowledge()
+			c.grantNet()
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			if c.netIn.OnData(&h.data) != nil {
+				c.failExchange()
+				return
+			}
+			c.onNetData(h.data.Payload())
+		}
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			_ = c.netIn.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameEnd:
+		c.inEnded = true
+		c.onNetEnd()
+	case frame.FrameAbort:
+		c.inEnded = true
+		c.inAborted = true
+		if c.x != nil && c.headParsed && len(c.input()) > 0 {
+			// Deliver the body bytes already received, then abort.
+			c.process()
+			if len(c.input()) > 0 {
+				return
+			}
+		}
+		c.failExchange()
+		c.close(true)
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			if c.netOut.OnWindow(&h.window) != nil {
+				c.failExchange()
+				return
+			}
+			c.flushOut()
+			if c.x != nil {
+				c.x.grantRequest()
+			}
+		}
+	case frame.FrameReset:
+		c.outEnded = true
+		// Refused (connect failed) or reset mid-request.
+		c.failExchange()
+		c.close(true)
+	}
+}
+
+func (c *clientConn) input() []byte {
+	if c.slot >= 0 {
+		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
+	}
+	return c.pending
+}
+
+func (c *clientConn) consume(n int) {
+	if c.slot >= 0 {
+		c.slotOff += n
+		return
+	}
+	c.pending = c.pending[n:]
+}
+
+func (c *clientConn) onNetData(p []byte) {
+	if c.state == connClosed {
+		return
+	}
+	if c.x == nil {
+		// Bytes with no request outstanding: the connection is broken.
+		c.close(true)
+		return
+	}
+	if c.slot >= 0 {
+		b := c.h.pool.Buffer(c.slot)
+		if c.slotOff > 0 {
+			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
+			c.slotOff = 0
+		}
+		if c.slotLen+len(p) > len(b) {
+			c.failExchange()
+			return
+		}
+		c.slotLen += copy(b[c.slotLen:], p)
+	} else {
+		c.pending = p
+	}
+	c.process()
+	if c.slot >= 0 && c.slotOff == c.slotLen {
+		c.h.pool.Release(c.slot)
+		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	}
+	if c.slot < 0 && len(c.pending) > 0 && c.state != connClosed {
+		c.slot = c.h.pool.Acquire(c.replyID)
+		if c.slot == engine.NoSlot {
+			c.slot = -1
+			c.pending = nil
+			c.failExchange()
+			return
+		}
+		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
+	}
+	c.pending = nil
+	c.grantNet()
+}
+
+// grantNet offers the connection as much window as the buffer has room.
+func (c *clientConn) grantNet() {
+	if c.state == connClosed {
+		return
+	}
+	held := int64(c.slotLen - c.slotOff)
+	max := int32(c.h.pool.SlotCapacity())
+	ack := c.netIn.Seq - held
+	if ack == c.netIn.Ack && max == c.netIn.Max {
+		return
+	}
+	c.netIn.Ack, c.netIn.Max = ack, max
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.windowB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.replyID).
+		Sequence(c.netIn.Seq).Acknowledge(c.netIn.Ack).Maximum(c.netIn.Max).
+		TraceID(c.traceID).
+		BudgetID(0).Padding(0).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	}
+}
+
+// process parses the response head and forwards the body as the app's
+// window allows.
+func (c *clientConn) process() {
+	x := c.x
+	for x != nil && c.x == x && !x.replyEnded {
+		in := c.input()
+		if !c.headParsed {
+			if len(in) == 0 {
+				return
+			}
+			n, err := h1.ParseResponseHead(in, &c.resp, c.h.s.limits)
+			if err != nil {
+				if errors.Is(err, h1.ErrIncomplete) {
+					return
+				}
+				c.failExchange()
+				return
+			}
+			c.consume(n)
+			if c.resp.Status < 200 {
+				// 100 Continue and other interim responses are skipped.
+				continue
+			}
+			c.headParsed = true
+			c.keepAlive = c.resp.KeepAlive
+			switch {
+			case x.method == "HEAD" || c.resp.Status == 204 || c.resp.Status == 304:
+				c.body = bodyNone
+			case c.resp.Chunked:
+				c.body = bodyChunked
+				c.dec.Reset()
+			case c.resp.ContentLength >= 0:
+				c.body, c.remaining = bodyLength, c.resp.ContentLength
+			default:
+				c.body = bodyUntilClose
+				c.keepAlive = false
+			}
+			if !x.doReplyBegin(&c.resp) {
+				c.failExchange()
+				return
+			}
+			if c.body == bodyNone || (c.body == bodyLength && c.remaining == 0) {
+				x.doReplyEnd()
+				c.maybeDone()
+				return
+			}
+			continue
+		}
+		if len(in) == 0 {
+			if c.inAborted {
+				c.failExchange()
+				c.close(true)
+			}
+			return
+		}
+		avail := x.out.Available() - int64(x.out.Pad)
+		if avail <= 0 {
+			return
+		}
+		limit := int(min(avail, int64(len(c.h.w.WriteBuffer())-256)))
+		switch c.body {
+		case bodyLength:
+			n := int(min(int64(len(in)), c.remaining, int64(limit)))
+			x.doReplyData(in[:n])
+			c.consume(n)
+			c.remaining -= int64(n)
+			if c.remaining == 0 {
+				x.doReplyEnd()
+				c.maybeDone()
+				return
+			}
+		case bodyChunked:
+			src := in
+			if len(src) > limit {
+				src = src[:limit]
+			}
+			data, used, done, err := c.dec.Decode(src)
+			if err != nil {
+				c.failExchange()
+				return
+			}
+			if len(data) > 0 {
+				x.doReplyData(data)
+			}
+			c.consume(used)
+			if done {
+				x.doReplyEnd()
+				c.maybeDone()
+				return
+			}
+			if used == 0 {
+				return
+			}
+		case bodyUntilClose:
+			n := min(len(in), limit)
+			x.doReplyData(in[:n])
+			c.consume(n)
+		default:
+			return
+		}
+	}
+}
+
+func (c *clientConn) onNetEnd() {
+	if c.state == connClosed {
+		return
+	}
+	x := c.x
+	if x != nil && c.headParsed && c.body == bodyUntilClose {
+		c.process()
+		if len(c.input()) == 0 {
+			x.doReplyEnd()
+			c.keepAlive = false
+			c.maybeDone()
+			return
+		}
+	}
+	if x != nil && !x.replyEnded {
+		c.failExchange()
+		return
+	}
+	c.close(false)
+}
+
+// maybeDone returns the connection to the pool, or closes it, once both
+// the request and the response are complete.
+func (c *clientConn) maybeDone() {
+	x := c.x
+	if x == nil || !x.requestEnded || !x.replyEnded {
+		return
+	}
+	c.x, x.c = nil, nil
+	if !c.keepAlive || c.inEnded || len(c.input()) > 0 {
+		c.close(false)
+		return
+	}
+	c.state = connIdle
+	c.h.idle[c.authority] = append(c.h.idle[c.authority], c)
+	c.idleTimer = c.h.w.TimerAt(c.h.w.Now().Add(c.h.s.idle), func() {
+		c.idleTimer = 0
+		if c.state == connIdle {
+			c.close(false)
+		}
+	})
+}
+
+// close ends the connection: gracefully with END, or abruptly with ABORT
+// and RESET.
+func (c *clientConn) close(abrupt bool) {
+	if c.state == connClosed {
+		return
+	}
+	c.state = connClosed
+	h := c.h
+	if c.idleTimer != 0 {
+		h.w.Cancel(c.idleTimer)
+		c.idleTimer = 0
+	}
+	if list := h.idle[c.authority]; len(list) > 0 {
+		for i, o := range list {
+			if o == c {
+				h.idle[c.authority] = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(h.idle[c.authority]) == 0 {
+			delete(h.idle, c.authority)
+		}
+	}
+	buf := h.w.WriteBuffer()
+	if !c.outEnded {
+		c.outEnded = true
+		var n int
+		var err error
+		t := frame.FrameEnd
+		if abrupt {
+			t = frame.FrameAbort
+			n, err = h.abortB.Wrap(buf, 0, len(buf)).
+				OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
+				Sequence(c.netOut.Seq).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
+				TraceID(c.traceID).
+				BuildLimit()
+		} else {
+			n, err = h.endB.Wrap(buf, 0, len(buf)).
+				OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
+				Sequence(c.netOut.Seq).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
+				TraceID(c.traceID).
+				BuildLimit()
+		}
+		if err == nil {
+			_ = h.w.Send(t, buf[:n])
+		}
+	}
+	// A graceful close leaves the reply open for the peer's own END.
+	if abrupt && !c.inEnded {
+		c.inEnded = true
+		n, err := h.resetB.Wrap(buf, 0, len(buf)).
+			OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.replyID).
+			Sequence(c.netIn.Seq).Acknowledge(c.netIn.Ack).Maximum(c.netIn.Max).
+			TraceID(c.traceID).
+			BuildLimit()
+		if err == nil {
+			_ = h.w.Send(frame.FrameReset, buf[:n])
+		}
+	}
+	if c.slot >= 0 {
+		h.pool.Release(c.slot)
+		c.slot = -1
+	}
+	if c.outSlot >= 0 {
+		h.pool.Release(c.outSlot)
+		c.outSlot = -1
+	}
+	c.pending = nil
+}
+
+// doReplyBegin answers the app with :status and the response headers.
+func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {
+	h := x.h
+	buf := h.w.WriteBuffer()
+	b := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
+		Sequence(0).Acknowledge(0).Maximum(0).
+		TraceID(x.traceID).Authorization(x.authorization).
+		Affinity(0)
+	off, max, ok := b.ExtensionSlot()
+	if !ok {
+		return false
+	}
+	eb := h.exB.Wrap(buf, off, max).TypeID(h.typeID)
+	hs := eb.Headers()
+	var status [3]byte
+	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
+	for i := range r.Headers {
+		hd := &r.Headers[i]
+		if hopByHop(hd.Name) {
+			continue
+		}
+		hs.Item().NameBytes(lowerInto(&h.lower, hd.Name)).ValueBytes(hd.Value)
+	}
+	limit, err := eb.BuildLimit()
+	if err != nil {
+		return false
+	}
+	n, err := b.ExtensionEnd(limit).BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameBegin, buf[:n])
+	}
+	x.replyBegun = err == nil
+	return x.replyBegun
+}
+
+func lowerInto(dst *[]byte, name []byte) []byte {
+	b := (*dst)[:0]
+	for _, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		b = append(b, ch)
+	}
+	*dst = b
+	return b
+}
+
+func (x *clientExchange) doReplyData(p []byte) {
+	h := x.h
+	buf := h.w.WriteBuffer()
+	reserved := x.out.Send(len(p))
+	n, err := h.dataB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
+		Sequence(x.out.Seq - int64(reserved)).Acknowledge(x.out.Ack).Maximum(x.out.Max).
+		TraceID(x.traceID).
+		Flags(3).BudgetID(x.out.Budget).Reserved(reserved).Payload(p).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameData, buf[:n])
+	}
+}
+
+func (x *clientExchange) doReplyEnd() {
+	if x.replyEnded {
+		return
+	}
+	x.replyEnded = true
+	h := x.h
+	buf := h.w.WriteBuffer()
+	n, err := h.endB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
+		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
+		TraceID(x.traceID).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	}
+}

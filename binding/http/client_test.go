@@ -1,0 +1,32 @@
+package http_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sluicehq/sluice/spec"
+)
+
+// clientScenarios are the scenarios the client kind plays: the application
+// client script drives app0, the http client, and the network server
+// script plays the connection it opens. (The malformed-request scenarios
+// and those about how a server reads requests are the server kind's.)
+var clientScenarios = []string{
+	"request.with.content.length", "request.with.chunked.body", "response.chunked", "keep.alive.two.requests",
+	"head.request", "sse.response", "flow.control.small.window", "response.small.window", "request.large.body",
+	"app.abort.response", "client.abort.mid.body", "expect.continue",
+}
+
+func TestClientEngineDriven(t *testing.T) {
+	for _, name := range clientScenarios {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// One worker: the pool of connections is per worker.
+			spec.Run(t, spec.Config(filepath.Join(scripts, "config", "client.yaml"), spec.Workers(1)),
+				filepath.Join(appDir, name, "client"), filepath.Join(netDir, name, "server"))
+		})
+	}
+}
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }

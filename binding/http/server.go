@@ -1,0 +1,1554 @@
+package http
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/guard"
+)
+
+// server is the http server kind on one worker. Each network stream (a
+// connection, from tcp) is a serverConn; each request on it opens one
+// application stream whose BEGIN carries an HttpBeginEx with the request
+// headers (:method, :scheme, :authority and :path first, then the header
+// fields with lower-case names, hop-by-hop ones dropped), whose DATA is
+// the decoded body and whose END ends it. The application's reply BEGIN
+// carries :status and the response headers; its DATA is the response
+// body, written as it arrives (content-length framed when the app gives a
+// length, chunked one chunk per DATA otherwise, so SSE streams through,
+// and delimited by the close for HTTP/1.0), and its END ends the response
+// with its trailers. Requests on a connection are answered in order:
+// pipelined requests wait in the connection's buffer until the response
+// before them is complete.
+//
+// The server answers by itself, with a short text/plain body, what never
+// reaches the app: malformed or oversized requests (RFC 9112 statuses
+// from package h1, then close), no route (404), authorization (401, 403),
+// and an app that refuses a request with RESET (503, or the :status of
+// its HttpResetEx, then close).
+type server struct {
+	w      *engine.Worker
+	cfg    *engine.BindingConfig
+	s      *settings
+	typeID int32
+	pool   *engine.BufferPool
+
+	// Flyweights reused for every frame.
+	begin   frame.Begin
+	data    frame.Data
+	end     frame.End
+	abort   frame.Abort
+	flush   frame.Flush
+	window  frame.Window
+	reset   frame.Reset
+	beginB  frame.BeginBuilder
+	dataB   frame.DataBuilder
+	endB    frame.EndBuilder
+	abortB  frame.AbortBuilder
+	windowB frame.WindowBuilder
+	resetB  frame.ResetBuilder
+	exB     HttpBeginExBuilder
+	ex      HttpBeginEx
+	endEx   HttpEndEx
+	resetEx HttpResetEx
+	lower   []byte // scratch for lower-casing header names
+	head    []byte // scratch for response heads
+}
+
+func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server {
+	// A head waits in one buffer slot until it is complete: one that may
+	// be larger than a slot could never complete, and the connection
+	// would stall with its window shut instead of getting its 431.
+	if room := w.BufferPool().SlotCapacity() - 1; s.limits.MaxHeaderBytes > room {
+		s.limits.MaxHeaderBytes = room
+	}
+	return &server{
+		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), pool: w.BufferPool(),
+		lower: make([]byte, 0, 256), head: make([]byte, 0, 4096),
+	}
+}
+
+// NewStream accepts each network stream (connection).
+func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	if !h.begin.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	c := &serverConn{
+		h: h, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
+		initialID: h.begin.StreamID(), replyID: engine.ReplyID(h.begin.StreamID()),
+		slot: -1, out: -1,
+	}
+	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
+	c.x.c = c
+	c.x.onApp = c.x.onMessage
+	return c.onNet
+}
+
+// Connection states.
+const (
+	stateHead     uint8 = iota // waiting for a request head
+	stateBody                  // forwarding the request body
+	stateResponse              // the request is complete; waiting for the response
+	stateDraining              // an error response was sent; input is discarded
+	stateClosed
+)
+
+// serverConn is one HTTP/1.1 connection.
+type serverConn struct {
+	h                  *server
+	originID, routedID int64
+	initialID, replyID int64
+	in                 engine.Flow // network bytes received
+	out                int         // slot of response bytes waiting for network window, or -1
+	outLen             int
+	net                engine.Flow // network bytes sent
+	slot               int         // slot of received bytes not yet processed, or -1
+	slotOff, slotLen   int         // the unprocessed bytes are slot[slotOff:slotLen]
+	processing         bool        // process is running: nested calls leave it to the loop
+	state              uint8
+	inEnded            bool // the network END arrived
+	replyBegun         bool
+	replyEnded         bool
+	traceID            int64
+	authorization      int64
+	req                h1.RequestHead
+	x                  exchange
+	pending            []byte // unprocessed input of the DATA being handled
+	closeAfterResponse bool
+	discard            bool // input is read and dropped while the response goes on
+}
+
+// exchange is the request/response in progress on a connection. There is
+// at most one; its consumer is reused across requests.
+type exchange struct {
+	c                 *serverConn
+	onApp             engine.MessageConsumer
+	active            bool
+	initialID         int64 // app stream: request
+	replyID           int64 // app stream: response
+	exitID            int64
+	appOut            engine.Flow // request body sent to the app
+	appIn             engine.Flow // response received from the app
+	requestEnded      bool
+	windowed          bool  // the app has granted credit: it took the stream
+	remaining         int64 // content-length body bytes still to forward, or -1
+	chunked           bool
+	dec               h1.ChunkedDecoder
+	keepAlive         bool
+	head              bool // HEAD request: no response body
+	minor             int  // the request's HTTP/1.x minor version
+	continuePending   bool // 100 Continue is owed once the app grants credit
+	responseBegun     bool
+	responseChunked   bool
+	responseToClose   bool // the body runs until the connection closes (HTTP/1.0)
+	responseBodyless  bool
+	responseRemaining int64
+	session           int64
+	origin            []byte // copy of the Origin header for CORS, in originBuf
+	originBuf         [256]byte
+	bodyBytes         int64
+}
+
+// onNet handles the network stream's frames: the connection's bytes in,
+// and the throttle of the response bytes out.
+func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
+	h := c.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			c.traceID, c.authorization = h.begin.TraceID(), h.begin.Authorization()
+			c.in.Seq, c.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
+			c.doNetBegin()
+			c.grantNet()
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			if err := c.in.OnData(&h.data); err != nil {
+				c.abortAll()
+				return
+			}
+			c.onNetData(h.data.Payload())
+		}
+	case frame.FrameEnd:
+		c.inEnded = true
+		c.onNetEnd()
+	case frame.FrameAbort:
+		c.inEnded = true
+		c.abortAll()
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			_ = c.in.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			if err := c.net.OnWindow(&h.window); err != nil {
+				c.abortAll()
+				return
+			}
+			c.flushOut()
+			c.x.grantResponse()
+			if c.state == stateHead && c.outLen == 0 {
+				c.resume()
+			}
+		}
+	case frame.FrameReset:
+		c.replyEnded = true
+		c.abortAll()
+	}
+}
+
+// input returns the bytes waiting to be processed: the slot's, or those of
+// the DATA being handled.
+func (c *serverConn) input() []byte {
+	if c.slot >= 0 {
+		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
+	}
+	return c.pending
+}
+
+// consume drops n processed bytes from the front of the input. The bytes
+// stay where they are until the next DATA arrives, so views of a parsed
+// head remain valid while the request is handled.
+func (c *serverConn) consume(n int) {
+	if c.slot >= 0 {
+		c.slotOff += n
+		return
+	}
+	c.pending = c.pending[n:]
+}
+
+func (c *serverConn) onNetData(p []byte) {
+	if c.state == stateDraining || c.state == stateClosed || c.discard {
+		c.grantNet()
+		return
+	}
+	if c.slot >= 0 {
+		b := c.h.pool.Buffer(c.slot)
+		if c.slotOff > 0 {
+			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
+			c.slotOff = 0
+		}
+		if c.slotLen+len(p) > len(b) {
+			// The peer sent beyond the window granted.
+			c.abortAll()
+			return
+		}
+		c.slotLen += copy(b[c.slotLen:], p)
+	} else {
+		c.pending = p
+	}
+	c.process()
+	// Keep what was not processed for later.
+	if c.slot >= 0 && c.slotOff == c.slotLen {
+		c.h.pool.Release(c.slot)
+		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	}
+	if c.slot < 0 && len(c.pending) > 0 {
+		c.slot = c.h.pool.Acquire(c.initialID)
+		if c.slot == engine.NoSlot {
+			c.slot = -1
+			c.pending = nil
+			c.abortAll()
+			return
+		}
+		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
+	}
+	c.pending = nil
+	c.grantNet()
+}
+
+// grantNet offers the connection as much window as the buffer has room.
+func (c *serverConn) grantNet() {
+	if c.state == stateClosed {
+		return
+	}
+	held := int64(c.slotLen - c.slotOff)
+	max := int32(c.h.pool.SlotCapacity())
+	ack := c.in.Seq - held
+	if ack == c.in.Ack && max == c.in.Max {
+		return
+	}
+	c.in.Ack, c.in.Max = ack, max
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.windowB.Wrap(buf, 0, len(buf)).
+		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
+		Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
+		TraceID(c.traceID).
+		BudgetID(0).Padding(0).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	}
+}
+
+func (c *serverConn) onNetEnd() {
+	switch c.state {
+	case stateHead, stateBody:
+		// Requests already buffered are still answered, in order; a head
+		// or a body cut short is answered by nextRequest or
+		// bodyCutShort, and an empty buffer ends the reply.
+		c.resume()
+	case stateDraining:
+		c.endReply()
+	}
+}
+
+// resume processes the buffered input after something that may let it
+// move on (app credit, network credit, a response complete) and offers the
+// network the room that frees. Nested in onNetData it does nothing: that
+// handler keeps its own input and grants when done.
+func (c *serverConn) resume() {
+	if c.processing || c.pending != nil {
+		return
+	}
+	c.process()
+	if c.slot >= 0 && c.slotOff == c.slotLen {
+		c.h.pool.Release(c.slot)
+		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	}
+	c.grantNet()
+}
+
+// process parses and forwards as much input as it can.
+func (c *serverConn) process() {
+	if c.processing {
+		return
+	}
+	c.processing = true
+	for c.step() {
+	}
+	c.processing = false
+}
+
+func (c *serverConn) step() bool {
+	switch c.state {
+	case stateHead:
+		return c.nextRequest()
+	case stateBody:
+		if c.x.forwardBody() {
+			return true
+		}
+		if c.inEnded && c.state == stateBody {
+			c.bodyCutShort()
+		}
+	}
+	return false
+}
+
+// bodyCutShort handles the end of the input while a request body is being
+// forwarded. A client may half-close once its request is written: a body
+// that is all here is still forwarded. One cut short abandons the request.
+// A response under way still goes out, as the connection's last;
+// otherwise the client gets a 400, as for a head cut short, and the app an
+// ABORT (and RESET): waiting for its answer could be waiting forever,
+// since a RESET it sends after the ABORT reaches no one.
+func (c *serverConn) bodyCutShort() {
+	switch {
+	case c.x.bodyBuffered():
+	case c.x.responseBegun:
+		c.x.abortRequest()
+		c.dropInput()
+		c.state = stateResponse
+		c.closeAfterResponse = true
+	default:
+		c.fail(400, "incomplete request body")
+	}
+}
+
+// nextRequest parses the next request head and opens its app stream. It
+// reports whether it made progress.
+func (c *serverConn) nextRequest() bool {
+	if c.outLen > 0 || c.closeAfterResponse {
+		return false
+	}
+	in := c.input()
+	if len(in) == 0 {
+		if c.inEnded {
+			c.endReply()
+		}
+		return false
+	}
+	n, err := h1.ParseRequestHead(in, &c.req, c.h.s.limits)
+	if err != nil {
+		var perr *h1.Error
+		if errors.As(err, &perr) {
+			c.fail(perr.Status, perr.Reason)
+			return false
+		}
+		if !errors.Is(err, h1.ErrIncomplete) {
+			c.fail(400, err.Error())
+			return false
+		}
+		if c.inEnded {
+			c.fail(400, "incomplete request")
+		}
+		return false
+	}
+	c.consume(n)
+	c.x.start(&c.req)
+	return true
+}
+
+// fail answers a request the server cannot take (malformed, too large,
+// unsupported) with status, then closes the connection once the response
+// is written. RFC 9112 §6.3 has a server close after a framing error, and
+// nothing after a bad head can be trusted to start the next request. A
+// response already under way cannot be followed by another: the
+// connection is aborted instead.
+func (c *serverConn) fail(status int, reason string) {
+	x := &c.x
+	if x.responseBegun && x.active {
+		c.abortAll()
+		return
+	}
+	x.abortRequest()
+	x.resetResponse()
+	x.release()
+	c.state = stateDraining
+	c.h.head = appendLocalTail(h1.AppendStatusLine(c.h.head[:0], 1, status), status, reason, true, false)
+	c.writeNet(c.h.head)
+	c.dropInput()
+	c.endReply()
+}
+
+// appendLocalTail completes a response the server writes itself, after its
+// status line and any headers of its own: a plain-text body that names the
+// status and, when given, the reason, as net/http words its own errors
+// ("400 Bad Request: malformed request line\n"), its content-type and
+// content-length, and connection: close when closing. bodyless (a HEAD
+// request) leaves the body out.
+func appendLocalTail(head []byte, status int, reason string, closing, bodyless bool) []byte {
+	var scratch [128]byte
+	body := strconv.AppendInt(scratch[:0], int64(status), 10)
+	if text := h1.StatusText(status); text != "" {
+		body = append(append(body, ' '), text...)
+	}
+	if reason != "" {
+		body = append(append(body, ": "...), reason...)
+	}
+	body = append(body, '\n')
+	head = append(head, "content-type: text/plain; charset=utf-8\r\ncontent-length: "...)
+	head = strconv.AppendInt(head, int64(len(body)), 10)
+	head = append(head, '\r', '\n')
+	if closing {
+		head = append(head, "connection: close\r\n"...)
+	}
+	head = append(head, '\r', '\n')
+	if !bodyless {
+		head = append(head, body...)
+	}
+	return head
+}
+
+func (c *serverConn) dropInput() {
+	if c.slot >= 0 {
+		c.h.pool.Release(c.slot)
+		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	}
+	c.pending = nil
+}
+
+// doNetBegin opens the network reply at once: tcp starts writing once it
+// has it.
+func (c *serverConn) doNetBegin() {
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
+		Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
+		TraceID(c.traceID).Authorization(c.authorization).
+		Affinity(0).
+		BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameBegin, buf[:n])
+	}
+	c.replyBegun = err == nil
+}
+
+// writeNet sends response bytes as far as the network window allows and
+// queues the rest.
+func (c *serverConn) writeNet(p []byte) {
+	if c.replyEnded || !c.replyBegun {
+		return
+	}
+	if c.outLen == 0 {
+		p = p[c.sendWindowed(p):]
+		if len(p) == 0 || c.replyEnded {
+			return
+		}
+	}
+	if c.out < 0 {
+		c.out = c.h.pool.Acquire(c.replyID)
+		if c.out == engine.NoSlot {
+			c.out = -1
+			c.abortAll()
+			return
+		}
+	}
+	b := c.h.pool.Buffer(c.out)
+	if c.outLen+len(p) > len(b) {
+		c.abortAll()
+		return
+	}
+	c.outLen += copy(b[c.outLen:], p)
+}
+
+// sendWindowed sends what the network window allows of p, in DATA frames
+// the write buffer can hold, and returns the number of bytes sent.
+func (c *serverConn) sendWindowed(p []byte) int {
+	sent := 0
+	for sent < len(p) && !c.replyEnded {
+		n := int(min(c.net.Available()-int64(c.net.Pad), int64(len(p)-sent), int64(c.maxPayload())))
+		if n <= 0 {
+			break
+		}
+		c.sendNet(p[sent : sent+n])
+		sent += n
+	}
+	return sent
+}
+
+// maxPayload bounds the payload of one DATA frame: the whole frame, header
+// and all, must fit the worker's write buffer.
+func (c *serverConn) maxPayload() int { return len(c.h.w.WriteBuffer()) - frameRoom }
+
+// frameRoom is what a DATA frame's header may take beyond its payload.
+const frameRoom = 256
+
+// flushOut sends what the window allows of the queued response bytes, and
+// ends the reply once they are out if it is to close.
+func (c *serverConn) flushOut() {
+	if c.outLen > 0 {
+		b := c.h.pool.Buffer(c.out)
+		n := c.sendWindowed(b[:c.outLen])
+		if c.replyEnded {
+			return
+		}
+		c.outLen = copy(b, b[n:c.outLen])
+		if c.outLen > 0 {
+			return
+		}
+	}
+	if c.out >= 0 {
+		c.h.pool.Release(c.out)
+		c.out = -1
+	}
+	if c.closeAfterResponse && c.state != stateBody && c.state != stateResponse {
+		c.endReply()
+	}
+}
+
+func (c *serverConn) sendNet(p []byte) {
+	h := c.h
+	buf := h.w.WriteBuffer()
+	reserved := c.net.Send(len(p))
+	n, err := h.dataB.Wrap(buf, 0, len(buf)).
+		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
+		Sequence(c.net.Seq - int64(reserved)).Acknowledge(c.net.Ack).Maximum(c.net.Max).
+		TraceID(c.traceID).
+		Flags(3).BudgetID(c.net.Budget).Reserved(reserved).Payload(p).
+		BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameData, buf[:n])
+	}
+	if err != nil {
+		c.abortAll()
+	}
+}
+
+// endReply ends the network reply (the connection's write side) once the
+// queued bytes are out.
+func (c *serverConn) endReply() {
+	if c.replyEnded || !c.replyBegun {
+		return
+	}
+	if c.outLen > 0 {
+		c.closeAfterResponse = true
+		return
+	}
+	c.replyEnded = true
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.endB.Wrap(buf, 0, len(buf)).
+		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
+		Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
+		TraceID(c.traceID).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	}
+	c.closeIfDone()
+}
+
+// closeIfDone releases the connection once both directions are over.
+func (c *serverConn) closeIfDone() {
+	if c.replyEnded && c.inEnded {
+		c.state = stateClosed
+		c.dropInput()
+		if c.out >= 0 {
+			c.h.pool.Release(c.out)
+			c.out, c.outLen = -1, 0
+		}
+		c.x.release()
+	}
+}
+
+// abortAll tears the connection down: ABORT and RESET on both the network
+// and the app stream in progress.
+func (c *serverConn) abortAll() {
+	if c.state == stateClosed {
+		return
+	}
+	c.x.abortRequest()
+	c.x.resetResponse()
+	c.x.release()
+	h := c.h
+	buf := h.w.WriteBuffer()
+	if !c.replyEnded && c.replyBegun {
+		c.replyEnded = true
+		n, err := h.abortB.Wrap(buf, 0, len(buf)).
+			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
+			Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
+			TraceID(c.traceID).
+			BuildLimit()
+		if err == nil {
+			_ = h.w.Send(frame.FrameAbort, buf[:n])
+		}
+	}
+	if !c.inEnded {
+		c.inEnded = true
+		n, err := h.resetB.Wrap(buf, 0, len(buf)).
+			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
+			Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
+			TraceID(c.traceID).
+			BuildLimit()
+		if err == nil {
+			_ = h.w.Send(frame.FrameReset, buf[:n])
+		}
+	}
+	c.closeIfDone()
+}
+
+// headerValue finds a request header by lower-case name (pseudo-headers
+// included), for routing and authorization.
+func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
+	r := &c.req
+	if len(name) > 0 && name[0] == ':' {
+		switch string(name) {
+		case ":method":
+			return r.Method, true
+		case ":path":
+			return r.Target, true
+		case ":authority":
+			return r.Host, r.Host != nil
+		case ":scheme":
+			return []byte("http"), true
+		}
+		return nil, false
+	}
+	for i := range r.Headers {
+		if asciiEqualFold(r.Headers[i].Name, name) {
+			return r.Headers[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+func asciiEqualFold(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// hop-by-hop headers are the connection's, not the request's.
+func hopByHop(name []byte) bool {
+	switch len(name) {
+	case 2:
+		return asciiEqualFold(name, []byte("te"))
+	case 7:
+		return asciiEqualFold(name, []byte("upgrade")) || asciiEqualFold(name, []byte("trailer"))
+	case 10:
+		return asciiEqualFold(name, []byte("connection")) || asciiEqualFold(name, []byte("keep-alive"))
+	case 17:
+		return asciiEqualFold(name, []byte("transfer-encoding"))
+	}
+	return false
+}
+
+// start begins the exchange for the request head just parsed.
+func (x *exchange) start(r *h1.RequestHead) {
+	c := x.c
+	h := c.h
+	*x = exchange{c: c, onApp: x.onApp, remaining: r.ContentLength, chunked: r.Chunked,
+		keepAlive: r.KeepAlive, head: string(r.Method) == "HEAD", minor: r.Minor}
+	x.dec.Limits = h.s.limits
+	if o, ok := c.headerValue([]byte("origin")); ok && len(o) <= len(x.originBuf) {
+		x.origin = x.originBuf[:copy(x.originBuf[:], o)]
+	}
+	c.state = stateBody
+	if !x.chunked && x.remaining < 0 {
+		x.remaining = 0
+	}
+	if h.s.maxBody >= 0 && x.remaining > h.s.maxBody {
+		c.fail(413, "request body too large")
+		return
+	}
+	if string(r.Method) == "CONNECT" {
+		// Tunnels are not implemented, and a 2xx to CONNECT turns the
+		// connection into one (RFC 9110 §9.3.6); a client may already be
+		// sending tunnel bytes, so the connection closes too.
+		c.fail(501, "CONNECT is not supported")
+		return
+	}
+	if cs := h.s.cors; cs != nil && string(r.Method) == "OPTIONS" && x.origin != nil {
+		if _, ok := c.headerValue([]byte("access-control-request-method")); ok {
+			x.preflight(cs)
+			return
+		}
+	}
+	// Route.
+	exitID := h.s.exitID
+	var rt *route
+	for i := range h.s.routes {
+		if h.s.routes[i].match(c.headerValue) {
+			rt = &h.s.routes[i]
+			exitID = rt.exitID
+			break
+		}
+	}
+	if exitID == 0 {
+		x.respondLocal(404, nil, nil)
+		return
+	}
+	// Authorize.
+	if az := h.s.authz; az != nil {
+		cred, ok := az.credentials(c)
+		if !ok {
+			x.respondLocal(401, az, nil)
+			return
+		}
+		x.session = az.guard.Reauthorize(c.traceID, h.cfg.ID, 0, cred)
+		if x.session == guard.NotAuthorized || x.session == guard.NeedsPreauthorize {
+			x.session = 0
+			x.respondLocal(401, az, nil)
+			return
+		}
+		if rt != nil && rt.roles != nil {
+			if roles, ok := rt.roles[az.guardName]; ok && !az.guard.Verify(x.session, roles) {
+				x.respondLocal(403, nil, nil)
+				return
+			}
+		}
+	}
+	x.exitID = exitID
+	if status := x.doBegin(r); status != 0 {
+		x.respondLocal(status, nil, nil)
+		return
+	}
+	// RFC 9110 §10.1.1: 100 Continue invites the body, so it waits, as
+	// in net/http, until the app is ready to read it: its first credit.
+	// An app that answers first never asks for the body.
+	x.continuePending = r.ExpectContinue && (x.chunked || x.remaining > 0)
+}
+
+// credentials extracts the credentials from the configured header, query
+// parameter or cookie.
+func (az *authorizer) credentials(c *serverConn) (string, bool) {
+	for _, src := range az.sources {
+		var v []byte
+		var ok bool
+		switch src.kind {
+		case 'h':
+			v, ok = c.headerValue(src.name)
+		case 'q':
+			v, ok = queryParam(c.req.Target, src.name)
+		case 'c':
+			if cookies, found := c.headerValue([]byte("cookie")); found {
+				v, ok = cookieValue(cookies, src.name)
+			}
+		}
+		if !ok || !bytes.HasPrefix(v, src.prefix) || !bytes.HasSuffix(v, src.suffix) || len(v) < len(src.prefix)+len(src.suffix) {
+			continue
+		}
+		cred := v[len(src.prefix) : len(v)-len(src.suffix)]
+		if len(cred) > 0 {
+			return string(cred), true
+		}
+	}
+	return "", false
+}
+
+func queryParam(target, name []byte) ([]byte, bool) {
+	_, q, ok := bytes.Cut(target, []byte("?"))
+	if !ok {
+		return nil, false
+	}
+	for len(q) > 0 {
+		var kv []byte
+		kv, q, _ = bytes.Cut(q, []byte("&"))
+		k, v, _ := bytes.Cut(kv, []byte("="))
+		if bytes.Equal(k, name) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func cookieValue(header, name []byte) ([]byte, bool) {
+	for len(header) > 0 {
+		var kv []byte
+		kv, header, _ = bytes.Cut(header, []byte(";"))
+		k, v, _ := bytes.Cut(bytes.TrimSpace(kv), []byte("="))
+		if bytes.Equal(k, name) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// doBegin opens the app stream with the request headers in an HttpBeginEx.
+// It returns 0, or the status to answer when the stream cannot open: 431
+// for headers the extension cannot carry (a name beyond the 255 bytes of
+// its string8, or more than a frame holds), 503 when the engine refuses.
+func (x *exchange) doBegin(r *h1.RequestHead) int {
+	c := x.c
+	h := c.h
+	w := h.w
+	x.initialID = w.SupplyInitialID(x.exitID)
+	x.replyID = engine.ReplyID(x.initialID)
+	buf := w.WriteBuffer()
+	b := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).
+		TraceID(c.traceID).Authorization(x.session).
+		Affinity(0)
+	off, max, ok := b.ExtensionSlot()
+	if !ok {
+		return 503
+	}
+	eb := h.exB.Wrap(buf, off, max).TypeID(h.typeID)
+	hs := eb.Headers()
+	hs.Item().Name(":method").ValueBytes(r.Method)
+	hs.Item().Name(":scheme").Value("http")
+	if r.Host != nil {
+		hs.Item().Name(":authority").ValueBytes(r.Host)
+	}
+	hs.Item().Name(":path").ValueBytes(r.Target)
+	options := false
+	for i := range r.Headers {
+		options = options || asciiEqualFold(r.Headers[i].Name, []byte("connection"))
+	}
+	for i := range r.Headers {
+		hd := &r.Headers[i]
+		if hopByHop(hd.Name) || asciiEqualFold(hd.Name, []byte("host")) || options && connectionOption(r, hd.Name) {
+			continue
+		}
+		if len(hd.Name) > maxHeaderName {
+			return 431
+		}
+		hs.Item().NameBytes(h.lowerName(hd.Name)).ValueBytes(hd.Value)
+	}
+	limit, err := eb.BuildLimit()
+	if err != nil {
+		return 431
+	}
+	n, err := b.ExtensionEnd(limit).BuildLimit()
+	if err != nil {
+		return 431
+	}
+	if err := w.NewStream(buf[:n], x.onApp); err != nil {
+		return 503
+	}
+	x.active = true
+	return 0
+}
+
+// maxHeaderName is the longest name an HttpHeader's string8 holds.
+const maxHeaderName = 255
+
+// connectionOption reports whether name is listed in the request's
+// Connection fields. RFC 9110 §7.6.1: an intermediary removes the fields
+// the connection options name before forwarding a message; they belong to
+// the hop.
+func connectionOption(r *h1.RequestHead, name []byte) bool {
+	for i := range r.Headers {
+		hd := &r.Headers[i]
+		if !asciiEqualFold(hd.Name, []byte("connection")) {
+			continue
+		}
+		for v := hd.Value; len(v) > 0; {
+			var opt []byte
+			opt, v, _ = bytes.Cut(v, []byte(","))
+			if asciiEqualFold(bytes.TrimSpace(opt), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (h *server) lowerName(name []byte) []byte {
+	h.lower = h.lower[:0]
+	for _, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		h.lower = append(h.lower, ch)
+	}
+	return h.lower
+}
+
+// sendContinue writes the 100 Continue owed to an Expect: 100-continue
+// request once the app has granted credit for its body, unless the final
+// response has begun.
+func (x *exchange) sendContinue() {
+	if !x.continuePending || x.responseBegun || x.appOut.Available() <= int64(x.appOut.Pad) {
+		return
+	}
+	x.continuePending = false
+	x.c.writeNet(continueResponse)
+}
+
+var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
+
+// bodyBuffered reports whether the input holds the rest of the request
+// body, so that it can all be forwarded though no more input will come. A
+// malformed chunked body counts as buffered: forwardBody answers it.
+func (x *exchange) bodyBuffered() bool {
+	in := x.c.input()
+	if !x.chunked {
+		return int64(len(in)) >= x.remaining
+	}
+	d := x.dec
+	for len(in) > 0 {
+		_, used, done, err := d.Decode(in)
+		if done || err != nil {
+			return true
+		}
+		in = in[used:]
+	}
+	return false
+}
+
+// forwardBody sends what the app window allows of the request body, and
+// ends the request once the body is through. Nothing moves before the
+// app's first WINDOW, not even the END of a request without a body: the
+// engine drops throttle frames for a stream whose END it has carried, so
+// an app (or the engine, for an exit with no handler) that refuses the
+// stream with RESET would otherwise never be heard, and the client never
+// answered. It reports whether it made progress.
+func (x *exchange) forwardBody() bool {
+	c := x.c
+	if x.requestEnded {
+		c.state = stateResponse
+		return true
+	}
+	if !x.active || !x.windowed {
+		return false
+	}
+	if !x.chunked && x.remaining == 0 {
+		x.endRequest()
+		return true
+	}
+	in := c.input()
+	if len(in) == 0 {
+		return false
+	}
+	avail := x.appOut.Available() - int64(x.appOut.Pad)
+	if avail <= 0 {
+		return false
+	}
+	max := c.h.w.WriteBuffer()
+	limit := int(min(avail, int64(len(max)-256)))
+	if !x.chunked {
+		n := int(min(int64(len(in)), x.remaining, int64(limit)))
+		if !x.sendBody(in[:n]) {
+			return false
+		}
+		c.consume(n)
+		x.remaining -= int64(n)
+		if x.remaining == 0 {
+			x.endRequest()
+		}
+		return true
+	}
+	src := in
+	if len(src) > limit {
+		src = src[:limit]
+	}
+	data, used, done, err := x.dec.Decode(src)
+	if err != nil {
+		status, reason := 400, "malformed chunked body"
+		var perr *h1.Error
+		if errors.As(err, &perr) {
+			status, reason = perr.Status, perr.Reason
+		}
+		c.fail(status, reason)
+		return false
+	}
+	if len(data) > 0 {
+		if c.h.s.maxBody >= 0 && x.bodyBytes+int64(len(data)) > c.h.s.maxBody {
+			c.fail(413, "request body too large")
+			return false
+		}
+		if !x.sendBody(data) {
+			return false
+		}
+	}
+	c.consume(used)
+	if done {
+		x.endRequest()
+	}
+	return used > 0 || done
+}
+
+func (x *exchange) sendBody(p []byte) bool {
+	c := x.c
+	h := c.h
+	buf := h.w.WriteBuffer()
+	reserved := x.appOut.Send(len(p))
+	n, err := h.dataB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
+		Sequence(x.appOut.Seq - int64(reserved)).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
+		TraceID(c.traceID).Authorization(x.session).
+		Flags(3).BudgetID(x.appOut.Budget).Reserved(reserved).Payload(p).
+		BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameData, buf[:n])
+	}
+	if err != nil {
+		c.abortAll()
+		return false
+	}
+	x.bodyBytes += int64(len(p))
+	return true
+}
+
+// endRequest ends the app stream's request side.
+func (x *exchange) endRequest() {
+	c := x.c
+	x.requestEnded = true
+	c.state = stateResponse
+	if !x.active {
+		return
+	}
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.endB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
+		Sequence(x.appOut.Seq).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
+		TraceID(c.traceID).Authorization(x.session).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	}
+}
+
+// abortRequest aborts the request side when the client goes away.
+func (x *exchange) abortRequest() {
+	if !x.active || x.requestEnded {
+		return
+	}
+	x.requestEnded = true
+	c := x.c
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.abortB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
+		Sequence(x.appOut.Seq).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
+		TraceID(c.traceID).Authorization(x.session).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	}
+}
+
+// resetResponse refuses the rest of the response when the connection dies.
+func (x *exchange) resetResponse() {
+	if !x.active {
+		return
+	}
+	c := x.c
+	h := c.h
+	buf := h.w.WriteBuffer()
+	n, err := h.resetB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.replyID).
+		Sequence(x.appIn.Seq).Acknowledge(x.appIn.Ack).Maximum(x.appIn.Max).
+		TraceID(c.traceID).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameReset, buf[:n])
+	}
+	x.active = false
+}
+
+// release ends the exchange's hold on its session.
+func (x *exchange) release() {
+	if x.session != 0 {
+		if az := x.c.h.s.authz; az != nil {
+			az.guard.Deauthorize(x.session)
+		}
+		x.session = 0
+	}
+}
+
+// onMessage handles the app stream's reply frames and the throttle of its
+// request side.
+func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
+	c := x.c
+	h := c.h
+	if !x.active {
+		return
+	}
+	switch t {
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) && h.window.StreamID() == x.initialID {
+			if x.appOut.OnWindow(&h.window) != nil {
+				c.abortAll()
+				return
+			}
+			x.windowed = true
+			x.sendContinue()
+			c.resume()
+		}
+	case frame.FrameReset:
+		// The engine delivers no throttle frame after the request's END,
+		// so a RESET comes while the request is still being forwarded.
+		if h.reset.TryWrap(buf, 0, len(buf)) && h.reset.StreamID() == x.initialID {
+			x.requestEnded = true
+			x.continuePending = false
+			if !x.responseBegun {
+				// The app refused the request. What is left of its body
+				// will not be read, so the connection closes after the
+				// answer: 503, or the 4xx/5xx :status of an HttpResetEx
+				// with its other headers (retry-after, say).
+				status := 503
+				var ex *HttpResetEx
+				if ext := h.reset.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID {
+					ex = &h.resetEx
+					for _, hd := range ex.Headers().All() {
+						if string(hd.Name()) == ":status" {
+							if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 400 && s <= 599 {
+								status = s
+							}
+						}
+					}
+				}
+				x.keepAlive = false
+				x.resetResponse()
+				x.respondLocal(status, nil, ex)
+				return
+			}
+			if c.state == stateBody {
+				// The app has what it needs and is answering. The rest
+				// of the body is read and dropped, so that a client
+				// still sending it is not stalled before it reads the
+				// response, and the connection closes after it.
+				c.dropInput()
+				c.discard = true
+				c.closeAfterResponse = true
+				c.state = stateResponse
+				c.grantNet()
+			}
+		}
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) && h.begin.StreamID() == x.replyID {
+			x.appIn.Seq, x.appIn.Ack = h.begin.Sequence(), h.begin.Acknowledge()
+			x.onResponseBegin(h.begin.Extension())
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) && h.data.StreamID() == x.replyID {
+			if err := x.appIn.OnData(&h.data); err != nil {
+				c.abortAll()
+				return
+			}
+			x.onResponseData(h.data.Payload())
+		}
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == x.replyID {
+			_ = x.appIn.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameEnd:
+		if h.end.TryWrap(buf, 0, len(buf)) && h.end.StreamID() == x.replyID {
+			if !x.responseBegun {
+				// An END without a BEGIN is no response: answer as for an
+				// ABORT, rather than leave the client without one.
+				x.abortRequest()
+				x.active = false
+				x.respondLocal(502, nil, nil)
+				return
+			}
+			x.onResponseEnd(h.end.Extension())
+		}
+	case frame.FrameAbort:
+		if h.abort.TryWrap(buf, 0, len(buf)) && h.abort.StreamID() == x.replyID {
+			x.abortRequest()
+			x.active = false
+			if !x.responseBegun {
+				x.respondLocal(502, nil, nil)
+				return
+			}
+			// A response cut short cannot be completed: close abruptly so
+			// the client sees it was incomplete.
+			c.abortAll()
+		}
+	}
+}
+
+// onResponseBegin writes the response head from the reply HttpBeginEx:
+// the status line, the app's headers in its order (hop-by-hop fields
+// dropped), then the framing the server chooses: the app's content-length
+// when it gave a valid one, else chunked, else (to an HTTP/1.0 client)
+// the body up to the close.
+func (x *exchange) onResponseBegin(ext []byte) {
+	c := x.c
+	h := c.h
+	status := 200
+	var length int64 = -1
+	sse, cacheControl := false, false
+	ok := h.ex.TryWrap(ext, 0, len(ext))
+	if ok {
+		for _, hd := range h.ex.Headers().All() {
+			name := hd.Name()
+			switch {
+			case string(name) == ":status":
+				status = -1
+				if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 100 && s <= 599 {
+					status = s
+				}
+			case asciiEqualFold(name, []byte("content-length")):
+				if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 && length < 0 {
+					length = n
+				}
+			case asciiEqualFold(name, []byte("content-type")):
+				sse = bytes.HasPrefix(hd.Value(), []byte("text/event-stream"))
+			case asciiEqualFold(name, []byte("cache-control")):
+				cacheControl = true
+			}
+		}
+	}
+	if status < 200 {
+		// An interim status cannot end the exchange and an invalid one
+		// cannot be sent: the app's answer is no response.
+		x.abortRequest()
+		x.resetResponse()
+		x.keepAlive = false
+		x.respondLocal(502, nil, nil)
+		return
+	}
+	x.responseBegun = true
+	x.continuePending = false
+	if !x.requestEnded && !x.chunked && x.remaining == 0 {
+		// A request without a body waits for the app's first WINDOW to
+		// end (forwardBody); an app that answers has taken it.
+		x.endRequest()
+	}
+	// RFC 9110 §8.6: no content-length in a 204; RFC 9112 §6.3: a
+	// response to HEAD, a 204 and a 304 end with their head.
+	noLength := status == 204
+	x.responseBodyless = x.head || status == 204 || status == 304
+	head := h1.AppendStatusLine(h.head[:0], 1, status)
+	if ok {
+		wroteLength := false
+		for _, hd := range h.ex.Headers().All() {
+			name := hd.Name()
+			if len(name) == 0 || name[0] == ':' || hopByHop(name) {
+				continue
+			}
+			if asciiEqualFold(name, []byte("content-length")) {
+				// One valid content-length, as parsed, in its place: the
+				// framing must be what the server applies.
+				if wroteLength || length < 0 || noLength {
+					continue
+				}
+				wroteLength = true
+				head = h1.AppendHeader(head, name, strconv.AppendInt(h.lower[:0], length, 10))
+				continue
+			}
+			head = h1.AppendHeader(head, name, hd.Value())
+		}
+	}
+	switch {
+	case x.responseBodyless:
+	case length >= 0:
+		x.responseRemaining = length
+	case x.minor == 0:
+		// RFC 9112 §6.1: no transfer coding to an HTTP/1.0 client; the
+		// body ends with the connection (§6.3).
+		x.responseToClose = true
+		x.keepAlive = false
+	default:
+		x.responseChunked = true
+		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
+	}
+	if sse && !cacheControl {
+		head = h1.AppendHeader(head, []byte("cache-control"), []byte("no-cache"))
+	}
+	head = x.appendCORS(head)
+	if x.closing() {
+		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
+		x.keepAlive = false
+	} else if x.minor == 0 {
+		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
+		// response says so.
+		head = h1.AppendHeader(head, []byte("connection"), []byte("keep-alive"))
+	}
+	head = append(head, '\r', '\n')
+	h.head = head
+	c.writeNet(head)
+	x.grantResponse()
+}
+
+// closing reports whether the connection closes after this response: the
+// request asked for it, the server decided it, the body is not all read,
+// or the client has half-closed with nothing more buffered.
+func (x *exchange) closing() bool {
+	c := x.c
+	switch {
+	case !x.keepAlive || c.closeAfterResponse:
+		return true
+	}
+	return c.inEnded && len(c.input()) == 0
+}
+
+// grantResponse offers the app what the network window allows, less the
+// chunk framing each DATA may need (as padding).
+func (x *exchange) grantResponse() {
+	c := x.c
+	if !x.active || !x.responseBegun {
+		return
+	}
+	h := c.h
+	pad := c.net.Pad
+	if x.responseChunked {
+		pad += 12 // hex size, CRLF, CRLF
+	}
+	avail := c.net.Available() - int64(c.outLen)
+	if avail < 0 {
+		avail = 0
+	}
+	// The app may have bytes in flight: offer the window relative to what
+	// it has sent and we have written.
+	max := int32(min(avail, int64(h.pool.SlotCapacity())))
+	ack := x.appIn.Seq
+	if ack == x.appIn.Ack && max == x.appIn.Max && pad == x.appIn.Pad {
+		return
+	}
+	x.appIn.Ack, x.appIn.Max, x.appIn.Pad = ack, max, pad
+	buf := h.w.WriteBuffer()
+	n, err := h.windowB.Wrap(buf, 0, len(buf)).
+		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.replyID).
+		Sequence(x.appIn.Seq).Acknowledge(x.appIn.Ack).Maximum(x.appIn.Max).
+		TraceID(c.traceID).
+		BudgetID(0).Padding(pad).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	}
+}
+
+func (x *exchange) onResponseData(p []byte) {
+	c := x.c
+	h := c.h
+	if x.responseBodyless || len(p) == 0 {
+		x.grantResponse()
+		return
+	}
+	switch {
+	case x.responseChunked:
+		// One chunk per DATA, written at once, so an event stream
+		// reaches the client event by event.
+		chunk := append(h1.AppendChunkHeader(h.head[:0], len(p)), p...)
+		chunk = append(chunk, '\r', '\n')
+		h.head = chunk
+		c.writeNet(chunk)
+	case x.responseToClose:
+		c.writeNet(p)
+	default:
+		if int64(len(p)) > x.responseRemaining {
+			// More body than the app's content-length: the response
+			// cannot be framed.
+			c.abortAll()
+			return
+		}
+		x.responseRemaining -= int64(len(p))
+		c.writeNet(p)
+	}
+	x.grantResponse()
+}
+
+func (x *exchange) onResponseEnd(ext []byte) {
+	c := x.c
+	h := c.h
+	switch {
+	case x.responseChunked:
+		tail := append(h.head[:0], "0\r\n"...)
+		if h.endEx.TryWrap(ext, 0, len(ext)) {
+			for _, hd := range h.endEx.Trailers().All() {
+				// As net/http: no framing fields among the trailers
+				// (RFC 9110 §6.5.1).
+				name := hd.Name()
+				if len(name) == 0 || name[0] == ':' || hopByHop(name) || asciiEqualFold(name, []byte("content-length")) {
+					continue
+				}
+				tail = h1.AppendHeader(tail, name, hd.Value())
+			}
+		}
+		tail = append(tail, '\r', '\n')
+		h.head = tail
+		c.writeNet(tail)
+	case x.responseRemaining > 0 && !x.responseBodyless:
+		// Less body than the app's content-length: only an abrupt close
+		// tells the client its response is incomplete.
+		c.abortAll()
+		return
+	}
+	x.complete()
+}
+
+// complete finishes the exchange and moves on to the next request.
+func (x *exchange) complete() {
+	c := x.c
+	if !x.requestEnded {
+		// The app answered before reading the whole body.
+		x.abortRequest()
+		x.keepAlive = false
+	}
+	x.active = false
+	x.release()
+	if !x.keepAlive || c.closeAfterResponse {
+		c.closeAfterResponse = true
+		c.state = stateDraining
+		c.dropInput()
+		c.endReply()
+		c.grantNet()
+		return
+	}
+	c.state = stateHead
+	c.resume()
+}
+
+// respondLocal answers the request without the app (404, 401, 503 …),
+// with the headers of the app's HttpResetEx when it refused the request.
+func (x *exchange) respondLocal(status int, az *authorizer, ex *HttpResetEx) {
+	c := x.c
+	h := c.h
+	x.active = false
+	x.continuePending = false
+	x.release()
+	if x.chunked || x.remaining > 0 {
+		// The request body is not read: the connection closes.
+		x.keepAlive = false
+	}
+	x.requestEnded = true
+	head := h1.AppendStatusLine(h.head[:0], 1, status)
+	if status == 401 && az != nil {
+		challenge := []byte("Bearer")
+		if az.realm != "" {
+			challenge = append(challenge, ` realm="`+az.realm+`"`...)
+		}
+		head = h1.AppendHeader(head, []byte("www-authenticate"), challenge)
+	}
+	if ex != nil {
+		for _, hd := range ex.Headers().All() {
+			name := hd.Name()
+			if len(name) == 0 || name[0] == ':' || hopByHop(name) ||
+				asciiEqualFold(name, []byte("content-length")) || asciiEqualFold(name, []byte("content-type")) {
+				continue
+			}
+			head = h1.AppendHeader(head, name, hd.Value())
+		}
+	}
+	head = x.appendCORS(head)
+	closing := x.closing()
+	if closing {
+		x.keepAlive = false
+	} else if x.minor == 0 {
+		head = h1.AppendHeader(head, []byte("connection"), []byte("keep-alive"))
+	}
+	h.head = appendLocalTail(head, status, "", closing, x.head)
+	c.writeNet(h.head)
+	x.complete()
+}
+
+// preflight answers a CORS preflight request.
+func (x *exchange) preflight(cs *cors) {
+	c := x.c
+	h := c.h
+	if !cs.allows(x.origin) {
+		x.respondLocal(403, nil, nil)
+		return
+	}
+	head := h1.AppendStatusLine(h.head[:0], 1, 204)
+	head = h1.AppendHeader(head, []byte("access-control-allow-origin"), x.origin)
+	head = h1.AppendHeader(head, []byte("access-control-allow-methods"), []byte(cs.methods))
+	if cs.anyHeaders {
+		if req, ok := c.headerValue([]byte("access-control-request-headers")); ok {
+			head = h1.AppendHeader(head, []byte("access-control-allow-headers"), req)
+		}
+	} else if cs.headers != "" {
+		head = h1.AppendHeader(head, []byte("access-control-allow-headers"), []byte(cs.headers))
+	}
+	if cs.credentials {
+		head = h1.AppendHeader(head, []byte("access-control-allow-credentials"), []byte("true"))
+	}
+	if cs.maxAge != "" {
+		head = h1.AppendHeader(head, []byte("access-control-max-age"), []byte(cs.maxAge))
+	}
+	head = h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
+	if x.chunked || x.remaining > 0 || !x.keepAlive {
+		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
+		x.keepAlive = false
+	}
+	head = append(head, "\r\n"...)
+	h.head = head
+	c.writeNet(head)
+	x.requestEnded = true
+	x.complete()
+}
+
+func (cs *cors) allows(origin []byte) bool {
+	if cs.anyOrigin {
+		return true
+	}
+	for _, o := range cs.origins {
+		if bytes.Equal(o, origin) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendCORS adds the CORS response headers for an allowed origin.
+func (x *exchange) appendCORS(head []byte) []byte {
+	cs := x.c.h.s.cors
+	if cs == nil || x.origin == nil || !cs.allows(x.origin) {
+		return head
+	}
+	head = h1.AppendHeader(head, []byte("access-control-allow-origin"), x.origin)
+	if cs.credentials {
+		head = h1.AppendHeader(head, []byte("access-control-allow-credentials"), []byte("true"))
+	}
+	if cs.expose != "" {
+		head = h1.AppendHeader(head, []byte("access-control-expose-headers"), []byte(cs.expose))
+	}
+	return h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
+}
