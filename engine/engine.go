@@ -31,7 +31,9 @@ type Options struct {
 	// SlotCapacity bounds one frame: the worker's write buffer holds it.
 	// It is also the size of a buffer pool slot.
 	SlotCapacity int
-	// BufferSlots is the number of slots in each worker's buffer pool.
+	// BufferSlots is the number of slots in each worker's buffer pool
+	// (1024 by default: 32 MiB of address space per worker, whose pages
+	// the OS supplies only as slots are first used).
 	BufferSlots int
 	// Pin pins each worker's thread to a CPU where the OS allows it and
 	// the workers leave at least one CPU free (see Worker.pin).
@@ -129,7 +131,7 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 		Workers:      runtime.NumCPU(),
 		RingCapacity: 1 << 22,
 		SlotCapacity: 32 << 10,
-		BufferSlots:  64,
+		BufferSlots:  1024,
 		Pin:          true,
 		Timestamps:   true,
 		Logger:       slog.Default(),

@@ -109,6 +109,7 @@ type serverConn struct {
 	slot               int         // slot of received bytes not yet processed, or -1
 	slotOff, slotLen   int         // the unprocessed bytes are slot[slotOff:slotLen]
 	processing         bool        // process is running: nested calls leave it to the loop
+	corked             bool        // a response head waits in out for the body's first bytes
 	state              uint8
 	inEnded            bool // the network END arrived
 	replyBegun         bool
@@ -476,7 +477,7 @@ func (c *serverConn) writeNet(p []byte) {
 	if c.replyEnded || !c.replyBegun {
 		return
 	}
-	if c.outLen == 0 {
+	if c.outLen == 0 && !c.corked {
 		p = p[c.sendWindowed(p):]
 		if len(p) == 0 || c.replyEnded {
 			return
@@ -486,6 +487,13 @@ func (c *serverConn) writeNet(p []byte) {
 		c.out = c.h.pool.Acquire(c.replyID)
 		if c.out == engine.NoSlot {
 			c.out = -1
+			if c.corked {
+				// No room to hold the head back: send it now.
+				c.corked = false
+				if p = p[c.sendWindowed(p):]; len(p) == 0 {
+					return
+				}
+			}
 			c.abortAll()
 			return
 		}
@@ -496,6 +504,14 @@ func (c *serverConn) writeNet(p []byte) {
 		return
 	}
 	c.outLen += copy(b[c.outLen:], p)
+}
+
+// uncork sends the response bytes held back by the head.
+func (c *serverConn) uncork() {
+	if c.corked {
+		c.corked = false
+		c.flushOut()
+	}
 }
 
 // sendWindowed sends what the network window allows of p, in DATA frames
@@ -523,6 +539,9 @@ const frameRoom = 256
 // flushOut sends what the window allows of the queued response bytes, and
 // ends the reply once they are out if it is to close.
 func (c *serverConn) flushOut() {
+	if c.corked {
+		return
+	}
 	if c.outLen > 0 {
 		b := c.h.pool.Buffer(c.out)
 		n := c.sendWindowed(b[:c.outLen])
@@ -604,6 +623,7 @@ func (c *serverConn) abortAll() {
 	if c.state == stateClosed {
 		return
 	}
+	c.corked = false
 	c.x.abortRequest()
 	c.x.resetResponse()
 	c.x.release()
@@ -1313,6 +1333,9 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	}
 	head = append(head, '\r', '\n')
 	h.head = head
+	// The head waits for the body's first bytes (or its end), so that a
+	// small response leaves in one write; an event stream's goes at once.
+	c.corked = !sse
 	c.writeNet(head)
 	x.grantResponse()
 }
@@ -1340,6 +1363,11 @@ func (x *exchange) grantResponse() {
 	pad := c.net.Pad
 	if x.responseChunked {
 		pad += 12 // hex size, CRLF, CRLF
+	}
+	if c.corked && c.net.Available()-int64(c.outLen+int(pad)) <= 0 {
+		// The window has no room for body bytes beside the head: send
+		// the head alone rather than wait.
+		c.uncork()
 	}
 	avail := c.net.Available() - int64(c.outLen)
 	if avail < 0 {
@@ -1392,6 +1420,7 @@ func (x *exchange) onResponseData(p []byte) {
 		x.responseRemaining -= int64(len(p))
 		c.writeNet(p)
 	}
+	c.uncork()
 	x.grantResponse()
 }
 
@@ -1421,6 +1450,7 @@ func (x *exchange) onResponseEnd(ext []byte) {
 		c.abortAll()
 		return
 	}
+	c.uncork()
 	x.complete()
 }
 

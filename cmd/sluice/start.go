@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ const startUsage = `usage: sluice start [-c file] [-w n] [-e dir]
   -c, --config file      configuration file (default: the embedded sluice.yaml)
   -w, --workers n        number of workers (default %d, the number of CPUs)
   -e, --engine-dir dir   directory for the workers' ring files (default .sluice/engine)
+      --cpuprofile file  write a CPU profile of the run to file (for diagnosis)
 `
 
 // stopTimeout bounds the drain after SIGINT or SIGTERM.
@@ -40,6 +42,7 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		configPath string
 		workers    int
 		engineDir  string
+		cpuProfile string
 	)
 	fs := flag.NewFlagSet("start", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -55,6 +58,7 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for _, name := range []string{"e", "engine-dir"} {
 		fs.StringVar(&engineDir, name, ".sluice/engine", "")
 	}
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), startUsage, runtime.NumCPU()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,6 +95,20 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		"workers", workers, "bindings", e.BindingNames())
 	fmt.Fprintf(stdout, "sluice: started %s with %d workers\n", cfg.Name, workers)
 
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "sluice: cpu profile: %v\n", err)
+			return exitFail
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	<-ctx.Done()
 	log.Info("stopping", "reason", context.Cause(ctx))
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
