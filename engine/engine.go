@@ -75,6 +75,9 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 // WithClock sets the time source.
 func WithClock(clock func() time.Time) Option { return func(o *Options) { o.Clock = clock } }
 
+// WithBufferSlots sets the number of slots in each worker's buffer pool.
+func WithBufferSlots(n int) Option { return func(o *Options) { o.BufferSlots = n } }
+
 // WithLabels makes the engine use labels as its label table.
 func WithLabels(labels *Labels) Option { return func(o *Options) { o.Labels = labels } }
 

@@ -541,7 +541,7 @@ telemetry:
 }
 
 func TestBufferPool(t *testing.T) {
-	e := start(t, 1)
+	e := start(t, 1, engine.WithBufferSlots(64))
 	require.NoError(t, e.Execute(0, func(w *engine.Worker) {
 		p := w.BufferPool()
 		a, b := p.Acquire(1), p.Acquire(3)
