@@ -1,13 +1,18 @@
 FUZZTIME ?= 20s
 
 .DEFAULT_GOAL := build
-.PHONY: build test generate check-generate lint fuzz bench ci
+.PHONY: build test peers generate check-generate lint fuzz bench ci
 
 build:
 	go build ./...
 
-test:
+test: peers
 	go test -race -count=1 ./...
+
+# peers installs the real MCP peers (Node 22, the TypeScript SDK, the
+# conformance suite) that the interop tests run; see .ci/peers.sh.
+peers:
+	.ci/peers.sh
 
 generate:
 	go generate ./...

