@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -162,4 +163,15 @@ func TestHTTPEchoRealClient(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "hello", string(body))
 	})
+}
+
+// TestSpecLiveAgainstStart plays a tcp:// script over real sockets against
+// sluice start (the http-echo example): the spec runner's third mode.
+func TestSpecLiveAgainstStart(t *testing.T) {
+	base := startHTTPEcho(t, 1)
+	script := filepath.Join("..", "..", "scripts", "http", "streams", "live", "echo.keep.alive", "client")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"spec", "--live", "-p", "address=tcp://" + strings.TrimPrefix(base, "http://"), script}, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	assert.Contains(t, stdout.String(), "(over tcp,")
 }
