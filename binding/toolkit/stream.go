@@ -1,0 +1,696 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// signalStep is the id of the SIGNAL that marks the next step of a
+// long-running operation; its contextId is the step's number.
+const signalStep int32 = 1
+
+// stream is one MCP application stream: a session's lifecycle, or one
+// request. The initial direction is received and the reply sent.
+type stream struct {
+	h             *Handler
+	originID      int64
+	routedID      int64
+	initialID     int64
+	replyID       int64
+	traceID       int64 // the BEGIN's, for the frames timers send
+	authorization int64
+	kind          uint8 // the McpBeginEx kind
+	state         uint8
+	sent          bool        // the answer's first DATA went out
+	initial       engine.Flow // received
+	reply         engine.Flow // sent
+
+	// The request arriving: its buffer slot holds the BEGIN's name or uri
+	// (identLen bytes; identNull when it had none), then the params.
+	slot          int
+	identLen      int
+	identNull     bool
+	have          int   // params bytes in the slot
+	contentLength int32 // the BEGIN's, -1 when unknown
+	scan          scanner
+
+	// The answer's bytes that wait for reply credit.
+	pending []byte
+
+	// A long-running operation under way: the step last done and the
+	// SIGNAL that brings the next.
+	run      plan
+	step     int
+	start    time.Time
+	cancelID int64
+}
+
+const (
+	initialClosed uint8 = 1 << iota // END or ABORT received, or RESET sent
+	replyOpened                     // the reply BEGIN went out
+	replyClosed                     // END or ABORT sent, or RESET received: nothing more goes out
+	answered                        // the params are complete and the answer under way
+	ending                          // the answer is queued: END follows its last byte
+	failed                          // the answer is an error object: END carries outcome ERROR
+	lifecycle                       // the stream is a session's lifecycle
+)
+
+func (s *stream) onMessage(t frame.FrameType, buf []byte) {
+	h := s.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			s.onBegin(&h.begin)
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			s.onData(&h.data)
+		}
+	case frame.FrameFlush:
+		// Nothing the server flushes (elicitation steps) concerns the
+		// toolkit; the sequence still has to stay in order.
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			if err := s.initial.OnFrame(h.flush.Sequence()); err != nil {
+				s.fail()
+			}
+		}
+	case frame.FrameEnd:
+		if h.end.TryWrap(buf, 0, len(buf)) {
+			s.onEnd(&h.end)
+		}
+	case frame.FrameAbort:
+		s.onAbort()
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			s.onWindow(&h.window)
+		}
+	case frame.FrameReset:
+		s.onReset()
+	case frame.FrameSignal:
+		if h.signal.TryWrap(buf, 0, len(buf)) {
+			s.onSignal(&h.signal)
+		}
+	case frame.FrameChallenge:
+		// A resume challenge on a lifecycle: the toolkit sends no
+		// notifications, so it has none to replay.
+	}
+}
+
+func (s *stream) onBegin(b *frame.Begin) {
+	h := s.h
+	s.initial.Seq, s.initial.Ack = b.Sequence(), b.Acknowledge()
+	s.traceID, s.authorization = b.TraceID(), b.Authorization()
+	ext := b.Extension()
+	ex := &h.beginEx
+	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID {
+		code, msg := unserved(ext, h.typeID)
+		s.refuse(code, msg)
+		return
+	}
+	s.kind = ex.Kind()
+	if s.kind == mcp.McpBeginExKindLifecycle {
+		s.state |= lifecycle
+		if s.doBegin(ex) {
+			s.doWindow(lifecycleWindow)
+		}
+		return
+	}
+	ident, null, contentLength := requestIdent(ex)
+	slot := h.pool.Acquire(s.initialID)
+	if slot == engine.NoSlot {
+		s.refuse(codeInternalError, "Server busy")
+		return
+	}
+	room := h.pool.Buffer(slot)
+	if len(ident) >= len(room) {
+		h.pool.Release(slot)
+		s.refuse(codeInvalidParams, "Invalid params: name or uri too long")
+		return
+	}
+	s.slot, s.identLen, s.identNull, s.contentLength = slot, copy(room, ident), null, contentLength
+	// The reply opens at once, before the window that lets the params
+	// in, so the server's reply credit is usually there by the time the
+	// answer is.
+	if s.doBegin(ex) {
+		s.doWindow(int32(len(room) - s.identLen))
+	}
+}
+
+// unserved returns the error that refuses a BEGIN the toolkit does not
+// serve: a request kind the McpBeginEx union does not have (a newer
+// server's), or no McpBeginEx at all.
+func unserved(ext []byte, typeID int32) (int32, string) {
+	const kindOff = frame.ExtensionPrefixSize
+	if len(ext) > kindOff && int32(binary.LittleEndian.Uint32(ext[8:])) == typeID &&
+		ext[kindOff] > mcp.McpBeginExKindResourcesUnsubscribe {
+		return codeMethodNotFound, "Method not found"
+	}
+	return codeInvalidRequest, "Invalid request: not an MCP application stream"
+}
+
+// requestIdent returns a request's name or uri, whether it was null, and
+// its contentLength.
+func requestIdent(ex *mcp.McpBeginEx) ([]byte, bool, int32) {
+	switch ex.Kind() {
+	case mcp.McpBeginExKindToolsCall:
+		v := ex.ToolsCall()
+		return v.Name(), !v.HasName(), v.ContentLength()
+	case mcp.McpBeginExKindPromptsGet:
+		v := ex.PromptsGet()
+		return v.Name(), !v.HasName(), v.ContentLength()
+	case mcp.McpBeginExKindResourcesRead:
+		v := ex.ResourcesRead()
+		return v.URI(), !v.HasURI(), v.ContentLength()
+	case mcp.McpBeginExKindResourcesSubscribe:
+		v := ex.ResourcesSubscribe()
+		return v.URI(), !v.HasURI(), v.ContentLength()
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		v := ex.ResourcesUnsubscribe()
+		return v.URI(), !v.HasURI(), v.ContentLength()
+	}
+	return nil, true, -1
+}
+
+func (s *stream) onData(d *frame.Data) {
+	if err := s.initial.OnData(d); err != nil {
+		s.fail()
+		return
+	}
+	if s.state&lifecycle != 0 {
+		s.doWindow(lifecycleWindow)
+		return
+	}
+	if s.state&(answered|initialClosed) != 0 || s.slot == engine.NoSlot {
+		return // bytes after the params, or of a stream being torn down
+	}
+	p := d.Payload()
+	room := s.h.pool.Buffer(s.slot)[s.identLen+s.have:]
+	if len(p) > len(room) {
+		s.tooLarge()
+		return
+	}
+	copy(room, p)
+	if n := s.scan.feed(p); n >= 0 {
+		s.have += n
+		s.answer()
+		return
+	}
+	s.have += len(p)
+	switch {
+	case s.contentLength >= 0 && s.have >= int(s.contentLength):
+		s.answer()
+	case len(p) == len(room):
+		// The slot is full and the params go on: the window granted
+		// is spent, so the server could never finish them.
+		s.tooLarge()
+	}
+}
+
+func (s *stream) onEnd(e *frame.End) {
+	if err := s.initial.OnFrame(e.Sequence()); err != nil {
+		s.fail()
+		return
+	}
+	s.state |= initialClosed
+	switch {
+	case s.state&lifecycle != 0:
+		// The session is over.
+		s.doEnd()
+	case s.state&answered == 0 && s.slot != engine.NoSlot:
+		s.answer()
+	}
+}
+
+// onAbort is a cancellation: the server aborts the request's initial
+// stream and resets its reply. Everything stops and nothing more is sent;
+// a lifecycle's reply is aborted in turn.
+func (s *stream) onAbort() {
+	s.state |= initialClosed
+	if s.state&lifecycle != 0 {
+		s.doAbort()
+		return
+	}
+	s.stop()
+}
+
+func (s *stream) onReset() {
+	s.state |= replyClosed
+	s.stop()
+	if s.state&initialClosed == 0 {
+		s.doReset(0, "")
+	}
+}
+
+func (s *stream) onWindow(w *frame.Window) {
+	if err := s.reply.OnWindow(w); err != nil {
+		s.fail()
+		return
+	}
+	if len(s.pending) == 0 || s.state&replyClosed != 0 {
+		return
+	}
+	rest := s.doData(s.pending)
+	if s.state&replyClosed != 0 {
+		return
+	}
+	if len(rest) > 0 {
+		s.pending = s.pending[:copy(s.pending, rest)]
+		return
+	}
+	s.pending = nil
+	s.doEnd()
+}
+
+// tooLarge refuses params that outgrow the buffer slot. The server is
+// still sending, so its initial stream is reset with the error; the reply
+// carries the same error, as any other.
+func (s *stream) tooLarge() {
+	s.doReset(codeInvalidParams, "Invalid params: too large")
+	s.releaseSlot()
+	s.state |= answered | failed
+	h := s.h
+	h.resp.fail(codeInvalidParams, "Invalid params: too large")
+	s.doAnswer(h.resp.out)
+}
+
+// answer answers the request once its params are complete.
+func (s *stream) answer() {
+	h := s.h
+	s.state |= answered
+	buf := h.pool.Buffer(s.slot)
+	var ident []byte
+	if !s.identNull {
+		ident = buf[:s.identLen]
+	}
+	oc, p := h.resp.respond(s.kind, ident, buf[s.identLen:s.identLen+s.have])
+	s.releaseSlot()
+	switch oc {
+	case outcomeLong:
+		s.run = p
+		s.run.token = bytes.Clone(p.token)
+		s.start = h.w.Now()
+		if s.run.token == nil {
+			// Without a progress token no notification goes out: wait
+			// for the last step only.
+			s.step = s.run.steps - 1
+		}
+		s.schedule()
+	case outcomeError:
+		s.state |= failed
+		s.doAnswer(h.resp.out)
+	default:
+		s.doAnswer(h.resp.out)
+	}
+}
+
+// schedule asks for the SIGNAL of the next step, at its share of the
+// duration from the start, so the steps do not drift.
+func (s *stream) schedule() {
+	h := s.h
+	next := s.step + 1
+	at := s.start.Add(time.Duration(int64(s.run.duration) * int64(next) / int64(s.run.steps)))
+	s.cancelID = h.w.SignalAt(at, s.originID, s.routedID, s.replyID, s.traceID, signalStep, int32(next))
+}
+
+func (s *stream) onSignal(sig *frame.Signal) {
+	if sig.SignalID() != signalStep || sig.CancelID() != s.cancelID || s.cancelID == 0 || s.state&replyClosed != 0 {
+		return
+	}
+	s.cancelID = 0
+	s.step++
+	if s.run.token != nil && !s.doProgress() {
+		return
+	}
+	if s.step < s.run.steps {
+		s.schedule()
+		return
+	}
+	h := s.h
+	h.resp.out = appendLongResult(h.resp.out[:0], &s.run)
+	s.run.token = nil
+	s.doAnswer(h.resp.out)
+}
+
+// stop ends the work for a stream that is torn down: its timer, its slot
+// and the answer it was sending.
+func (s *stream) stop() {
+	if s.cancelID != 0 {
+		s.h.w.Cancel(s.cancelID)
+		s.cancelID = 0
+	}
+	s.releaseSlot()
+	s.pending = nil
+	s.run.token = nil
+}
+
+func (s *stream) releaseSlot() {
+	if s.slot != engine.NoSlot {
+		s.h.pool.Release(s.slot)
+		s.slot = engine.NoSlot
+	}
+}
+
+// fail tears down a stream after a protocol violation or a refused send:
+// the initial stream is reset and the reply aborted.
+func (s *stream) fail() {
+	s.stop()
+	if s.state&initialClosed == 0 {
+		s.doReset(0, "")
+	}
+	s.doAbort()
+}
+
+// refuse refuses a request before reading it, with RESET carrying
+// McpResetEx.error; the reply is never opened.
+func (s *stream) refuse(code int32, msg string) {
+	s.doReset(code, msg)
+	s.state |= replyClosed
+}
+
+// doAnswer sends the answer in h.resp.out (or any bytes) on the reply as
+// credit allows, then END.
+func (s *stream) doAnswer(out []byte) {
+	s.state |= ending
+	rest := s.doData(out)
+	if s.state&replyClosed != 0 {
+		return
+	}
+	if len(rest) > 0 {
+		s.pending = append(s.pending[:0], rest...)
+		return
+	}
+	s.doEnd()
+}
+
+// doData sends as much of p as the reply's credit allows, in frames of at
+// most maxPayload bytes, and returns the rest: the first fragment is
+// flagged INIT and the last FIN.
+func (s *stream) doData(p []byte) []byte {
+	h := s.h
+	for len(p) > 0 && s.state&replyClosed == 0 {
+		n := int(min(int64(len(p)), s.reply.Available()-int64(s.reply.Pad), int64(h.maxPayload)))
+		if n <= 0 {
+			break
+		}
+		var flags frame.Flags
+		if !s.sent {
+			flags |= frame.FlagDataInit
+		}
+		if n == len(p) {
+			flags |= frame.FlagDataFin
+		}
+		buf := h.w.WriteBuffer()
+		nb, err := h.dataB.Wrap(buf, 0, len(buf)).
+			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+			TraceID(s.traceID).Authorization(s.authorization).
+			Flags(uint8(flags)).BudgetID(s.reply.Budget).Reserved(s.reply.Reserved(n)).
+			Payload(p[:n]).
+			BuildLimit()
+		if err == nil {
+			err = h.w.Send(frame.FrameData, buf[:nb])
+		}
+		if err != nil {
+			s.fail()
+			return nil
+		}
+		s.reply.Send(n)
+		s.sent = true
+		p = p[n:]
+	}
+	return p
+}
+
+// doBegin opens the reply with the McpBeginEx of the request's kind; a
+// lifecycle's carries the session id and the toolkit's capabilities.
+func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
+	h := s.h
+	buf := h.w.WriteBuffer()
+	b := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+		TraceID(s.traceID).Authorization(s.authorization).Affinity(0)
+	if off, maxLimit, ok := b.ExtensionSlot(); ok {
+		if limit, err := h.replyBeginEx(buf, off, maxLimit, ex); err != nil {
+			b.Fail(err)
+		} else {
+			b.ExtensionEnd(limit)
+		}
+	}
+	n, err := b.BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameBegin, buf[:n])
+	}
+	if err != nil {
+		s.fail()
+		return false
+	}
+	s.state |= replyOpened
+	return true
+}
+
+// replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
+// kind, session id and name or uri, with contentLength unknown.
+func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx) (int, error) {
+	b := h.beginExB.Wrap(buf, off, maxLimit).TypeID(h.typeID)
+	switch ex.Kind() {
+	case mcp.McpBeginExKindLifecycle:
+		v, c := ex.Lifecycle(), b.Lifecycle()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		c.Capabilities(serverCapabilities)
+	case mcp.McpBeginExKindToolsList:
+		v, c := ex.ToolsList(), b.ToolsList()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+	case mcp.McpBeginExKindToolsCall:
+		v, c := ex.ToolsCall(), b.ToolsCall()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		if v.HasName() {
+			c.NameBytes(v.Name())
+		} else {
+			c.NameNull()
+		}
+	case mcp.McpBeginExKindPromptsList:
+		v, c := ex.PromptsList(), b.PromptsList()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+	case mcp.McpBeginExKindPromptsGet:
+		v, c := ex.PromptsGet(), b.PromptsGet()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		if v.HasName() {
+			c.NameBytes(v.Name())
+		} else {
+			c.NameNull()
+		}
+	case mcp.McpBeginExKindResourcesList:
+		v, c := ex.ResourcesList(), b.ResourcesList()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+	case mcp.McpBeginExKindResourcesRead:
+		v, c := ex.ResourcesRead(), b.ResourcesRead()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		if v.HasURI() {
+			c.URIBytes(v.URI())
+		} else {
+			c.URINull()
+		}
+	case mcp.McpBeginExKindResourcesTemplatesList:
+		v, c := ex.ResourcesTemplatesList(), b.ResourcesTemplatesList()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+	case mcp.McpBeginExKindResourcesSubscribe:
+		v, c := ex.ResourcesSubscribe(), b.ResourcesSubscribe()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		if v.HasURI() {
+			c.URIBytes(v.URI())
+		} else {
+			c.URINull()
+		}
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		v, c := ex.ResourcesUnsubscribe(), b.ResourcesUnsubscribe()
+		if v.HasSessionID() {
+			c.SessionIDBytes(v.SessionID())
+		} else {
+			c.SessionIDNull()
+		}
+		if v.HasURI() {
+			c.URIBytes(v.URI())
+		} else {
+			c.URINull()
+		}
+	}
+	return b.BuildLimit()
+}
+
+// doProgress sends the progress notification of the step just done, a
+// FLUSH with McpFlushEx.progress, and reports whether it went out.
+func (s *stream) doProgress() bool {
+	h := s.h
+	buf := h.w.WriteBuffer()
+	b := h.flushB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+		TraceID(s.traceID).Authorization(s.authorization).
+		BudgetID(s.reply.Budget).Reserved(0)
+	if off, maxLimit, ok := b.ExtensionSlot(); ok {
+		msg := append(h.resp.out[:0], "Step "...)
+		msg = appendInt(msg, int64(s.step))
+		msg = append(msg, " of "...)
+		msg = appendInt(msg, int64(s.run.steps))
+		h.resp.out = msg
+		h.flushExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).
+			Progress().ID("").TokenBytes(s.run.token).
+			Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
+		if limit, err := h.flushExB.BuildLimit(); err != nil {
+			b.Fail(err)
+		} else {
+			b.ExtensionEnd(limit)
+		}
+	}
+	n, err := b.BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameFlush, buf[:n])
+	}
+	if err != nil {
+		s.fail()
+		return false
+	}
+	return true
+}
+
+// doWindow grants the initial direction max bytes beyond what it sent.
+func (s *stream) doWindow(maximum int32) {
+	s.initial.Grant(maximum)
+	h := s.h
+	buf := h.w.WriteBuffer()
+	n, err := h.windowB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
+		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
+		TraceID(s.traceID).Authorization(s.authorization).
+		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).
+		BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameWindow, buf[:n])
+	}
+	if err != nil {
+		s.fail()
+	}
+}
+
+// doEnd ends the reply, with McpEndEx outcome ERROR after an error object.
+func (s *stream) doEnd() {
+	if s.state&replyClosed != 0 {
+		return
+	}
+	s.state |= replyClosed
+	h := s.h
+	buf := h.w.WriteBuffer()
+	b := h.endB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+		TraceID(s.traceID).Authorization(s.authorization).
+		BudgetID(s.reply.Budget).Reserved(0)
+	if s.state&failed != 0 {
+		if off, maxLimit, ok := b.ExtensionSlot(); ok {
+			if limit, err := h.endExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
+				b.Fail(err)
+			} else {
+				b.ExtensionEnd(limit)
+			}
+		}
+	}
+	n, err := b.BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameEnd, buf[:n])
+	}
+	if err != nil {
+		s.stop()
+	}
+}
+
+// doAbort aborts the reply, if it is open.
+func (s *stream) doAbort() {
+	if s.state&replyClosed != 0 {
+		return
+	}
+	s.state |= replyClosed
+	if s.state&replyOpened == 0 {
+		return
+	}
+	h := s.h
+	buf := h.w.WriteBuffer()
+	n, err := h.abortB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
+		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
+		TraceID(s.traceID).Authorization(s.authorization).
+		BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	}
+}
+
+// doReset resets the initial stream, with McpResetEx.error{code, msg}
+// unless code is 0.
+func (s *stream) doReset(code int32, msg string) {
+	if s.state&initialClosed != 0 {
+		return
+	}
+	s.state |= initialClosed
+	h := s.h
+	buf := h.w.WriteBuffer()
+	b := h.resetB.Wrap(buf, 0, len(buf)).
+		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
+		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
+		TraceID(s.traceID).Authorization(s.authorization)
+	if code != 0 {
+		if off, maxLimit, ok := b.ExtensionSlot(); ok {
+			h.resetExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
+			if limit, err := h.resetExB.BuildLimit(); err != nil {
+				b.Fail(err)
+			} else {
+				b.ExtensionEnd(limit)
+			}
+		}
+	}
+	n, err := b.BuildLimit()
+	if err == nil {
+		_ = h.w.Send(frame.FrameReset, buf[:n])
+	}
+}

@@ -1,0 +1,107 @@
+package toolkit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+func init() {
+	binding.Register(binding.Info{
+		Type:    "toolkit",
+		Kinds:   []string{"server"},
+		Options: json.RawMessage(`{"type": "object", "additionalProperties": false}`),
+		New:     func() engine.Binding { return Binding{} },
+	})
+}
+
+// ErrKind reports a kind other than server.
+var ErrKind = errors.New("toolkit: unsupported kind")
+
+// The capabilities the toolkit declares on a session's lifecycle reply.
+// Its lists never change; SERVER_TOOLS_LIST_CHANGED is declared all the
+// same, so a client that waits for list_changed support sees it.
+const serverCapabilities = uint16(mcp.McpCapabilitiesServerTools | mcp.McpCapabilitiesServerPrompts |
+	mcp.McpCapabilitiesServerResources | mcp.McpCapabilitiesServerResourcesSubscribe |
+	mcp.McpCapabilitiesServerToolsListChanged)
+
+// lifecycleWindow is the credit granted a lifecycle stream, which carries
+// no data the toolkit reads.
+const lifecycleWindow = 8192
+
+// Binding is the toolkit binding type.
+type Binding struct{}
+
+// Attach checks the configuration and returns the handler for one worker.
+func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	if cfg.Kind != "server" {
+		return nil, fmt.Errorf("%w %q: only server", ErrKind, cfg.Kind)
+	}
+	return &Handler{
+		w:          w,
+		pool:       w.BufferPool(),
+		typeID:     w.Labels().Supply("mcp"),
+		maxPayload: w.MaxFrame() - frame.DataPayloadOffset,
+	}, nil
+}
+
+// Handler is the toolkit attached to one worker. Its flyweights, builders
+// and responder are reused for every frame of every stream it serves.
+type Handler struct {
+	w          *engine.Worker
+	pool       *engine.BufferPool
+	typeID     int32 // label id of "mcp", the extensions' typeId
+	maxPayload int   // the largest DATA payload one frame may carry
+
+	resp responder
+
+	begin  frame.Begin
+	data   frame.Data
+	end    frame.End
+	flush  frame.Flush
+	window frame.Window
+	signal frame.Signal
+
+	beginEx mcp.McpBeginEx
+
+	beginB  frame.BeginBuilder
+	dataB   frame.DataBuilder
+	endB    frame.EndBuilder
+	abortB  frame.AbortBuilder
+	flushB  frame.FlushBuilder
+	windowB frame.WindowBuilder
+	resetB  frame.ResetBuilder
+
+	beginExB mcp.McpBeginExBuilder
+	flushExB mcp.McpFlushExBuilder
+	resetExB mcp.McpResetExBuilder
+	endExB   mcp.McpEndExBuilder
+}
+
+// NewStream accepts every stream: the toolkit has no routes. A stream
+// that is not an MCP stream it serves is refused by the consumer, with an
+// McpResetEx error the server can relay.
+func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsumer {
+	if !h.begin.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	s := &stream{
+		h:         h,
+		originID:  h.begin.OriginID(),
+		routedID:  h.begin.RoutedID(),
+		initialID: h.begin.StreamID(),
+		replyID:   engine.ReplyID(h.begin.StreamID()),
+		slot:      engine.NoSlot,
+	}
+	return s.onMessage
+}
+
+var (
+	_ engine.Binding = Binding{}
+	_ engine.Handler = (*Handler)(nil)
+)
