@@ -1,0 +1,102 @@
+// Package jsonrpc scans JSON-RPC 2.0 message bodies on the MCP gateway's
+// hot path: a streaming brace-depth tracker that finds where a message
+// ends and where its routing members lie, without buffering or parsing it.
+//
+// # Tracker
+//
+// A [Tracker] consumes one message in any number of chunks through
+// [Tracker.Feed], a byte-at-a-time state machine that keeps only its
+// state between chunks (a few dozen bytes, and one bit per open object or
+// array). It reports:
+//
+//   - whether the top-level value is an object (a request, notification
+//     or response), an array (a batch) or something else ([Tracker.Kind]);
+//   - when the value is complete ([Tracker.Done]) and where it ends: Feed
+//     returns the bytes it consumed, stopping right after the value, so
+//     trailing whitespace or a following message is left to the caller
+//     (as encoding/json's Decoder leaves it);
+//   - for a top-level object, the [Range] of the value of each of the
+//     members jsonrpc, id, method, params, result and error, as absolute
+//     offsets from the message's first byte, with Start set when the value
+//     starts and End when it closes ([Tracker.Member], [Tracker.Members]).
+//     [Tracker.ParamsDone] turns true at the byte that closes params, so a
+//     client can end its upstream request there. Members of nested
+//     objects (a "method" key inside params) are not top-level members;
+//     keys are compared after unescaping, so "\u006dethod" is method.
+//
+// A top-level number can only be known to end at the byte after it, so a
+// message that is a bare number completes at [Tracker.Finish], which a
+// caller calls when the body ends (it also reports a body that ended
+// inside its value). JSON-RPC messages are objects or arrays, which end at
+// their closing byte.
+//
+// # Validation
+//
+// The tracker accepts exactly what encoding/json's Valid accepts (RFC 8259
+// as Go reads it): no trailing commas, no leading zeros, no control bytes
+// in strings, escapes including \uXXXX checked, literals spelled out,
+// nesting up to [MaxDepth] (encoding/json's limit; [Options.MaxDepth]
+// lowers it). Like encoding/json it accepts strings that are not valid
+// UTF-8; [Options.StrictUTF8] rejects them, with utf8.Valid's rules. The
+// value's end offset is the one encoding/json's Decoder reports, and a
+// rejection is a [*SyntaxError] whose Offset is the offending byte's,
+// worded as encoding/json words it:
+//
+//	jsonrpc: offset 17: invalid character '}' after object key
+//
+// FuzzTracker holds the tracker to all of this, with encoding/json as
+// the oracle, for every input and every split of it into chunks.
+//
+// # Duplicate members
+//
+// A top-level object that holds a tracked member twice is valid JSON, and
+// by default the last one wins, as in encoding/json: its range replaces
+// the first one's (so ParamsDone can turn false again), and
+// [Tracker.Duplicates] reports the member. Parsers disagree on which one
+// counts (fastjson's Get takes the first), so a gateway should refuse
+// such a message (JSON-RPC -32600, Invalid Request) rather than forward
+// it: [Options.RejectDuplicates] makes the tracker do so, failing with
+// [ErrDuplicate] at the second key.
+//
+// # Reading values
+//
+// The tracker holds offsets, never bytes: the caller keeps the bytes of
+// the ranges it needs (the whole message, or just those ranges as they
+// pass). Small values are read from their bytes with helpers that
+// allocate nothing in the usual case: [Method] and [Unquote] for strings,
+// [Version] for the jsonrpc member, and [ParseID] for the id's kind and
+// canonical bytes (the form that identifies it; forward the id in its
+// original spelling).
+//
+// Values that need full parsing, such as a tools/call's params, are
+// parsed on their own with github.com/valyala/fastjson: keep one
+// fastjson.Parser per worker and call ParseBytes on the range's bytes;
+// after its first messages it allocates nothing, and its values are valid
+// until its next Parse. Do not use fastjson to find the method or id in
+// the whole message: the tracker has already found them, with
+// encoding/json's rules for duplicates.
+//
+// # Costs
+//
+// Feed allocates nothing, and Reset readies a Tracker for the next message
+// without allocating; only a rejection allocates its error. Strings, most
+// of a message, are skipped eight bytes at a time (see special in
+// tracker.go). BenchmarkTrackerToolsList runs a 7.7 KB tools/list result
+// through it, whole and in 1 KiB chunks.
+//
+// # Usage
+//
+//	var t jsonrpc.Tracker // per connection or worker
+//	for each message {
+//		t.Reset()
+//		for each chunk {
+//			n, done, err := t.Feed(chunk)
+//			// forward chunk[:n]; on err, answer -32700 Parse error
+//			if t.ParamsDone() { /* params closed: end the upstream request */ }
+//			if done { /* chunk[n:] starts the next message */ }
+//		}
+//		err := t.Finish() // at the body's end
+//	}
+//	r := t.Member(jsonrpc.MemberMethod)
+//	method, err := jsonrpc.Method(scratch[:0], r.Bytes(msg))
+package jsonrpc

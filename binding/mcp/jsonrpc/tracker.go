@@ -1,0 +1,1108 @@
+package jsonrpc
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// MaxDepth is the deepest nesting of objects and arrays a [Tracker]
+// accepts, and its default: encoding/json's limit. The top-level object of
+// a message is at depth 1.
+const MaxDepth = 10000
+
+// Options tune a [Tracker]. The zero value validates exactly as
+// encoding/json's Valid does.
+type Options struct {
+	// MaxDepth bounds the nesting of objects and arrays. Zero, and values
+	// above the package's [MaxDepth], mean [MaxDepth].
+	MaxDepth int
+	// StrictUTF8 rejects strings that are not valid UTF-8 (RFC 8259 §8.1)
+	// with [ErrInvalidUTF8], as utf8.Valid would: no overlong forms, no
+	// surrogates, nothing above U+10FFFF. encoding/json accepts such
+	// strings (and replaces the bad bytes with U+FFFD when it decodes
+	// them), so by default the tracker does too.
+	StrictUTF8 bool
+	// RejectDuplicates rejects a message whose top-level object holds a
+	// tracked member (jsonrpc, id, method, params, result, error) twice,
+	// with [ErrDuplicate] at the second key. By default the last one wins,
+	// as in encoding/json, and [Tracker.Duplicates] reports it: parsers
+	// disagree on which of two "method" members counts (fastjson's Get
+	// takes the first), so a gateway that forwards such a message lets its
+	// upstream see a different request than the one it checked.
+	RejectDuplicates bool
+}
+
+// Kind is the kind of a message's top-level value.
+type Kind uint8
+
+// The kinds of top-level value. A JSON-RPC message is an object, a batch
+// is an array; anything else is valid JSON but not a JSON-RPC message.
+const (
+	KindNone   Kind = iota // nothing but whitespace seen yet
+	KindObject             // a request, notification or response
+	KindArray              // a batch (JSON-RPC 2.0 §6)
+	KindString
+	KindNumber
+	KindBool
+	KindNull
+)
+
+var kindNames = [...]string{"none", "object", "array", "string", "number", "bool", "null"}
+
+// String returns the kind's name, for example "array".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "KIND_" + itoa(int(k))
+}
+
+// Member is one of the top-level members of a JSON-RPC message that the
+// [Tracker] reports.
+type Member uint8
+
+// The tracked members, in the order of JSON-RPC 2.0 §4 and §5.
+const (
+	MemberJSONRPC Member = iota
+	MemberID
+	MemberMethod
+	MemberParams
+	MemberResult
+	MemberError
+	numMembers
+	memberNone = numMembers
+)
+
+var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// String returns the member's key, for example "params".
+func (m Member) String() string {
+	if m < numMembers {
+		return memberNames[m]
+	}
+	return "MEMBER_" + itoa(int(m))
+}
+
+// Members is a set of [Member]s.
+type Members uint8
+
+// Has reports whether m is in s.
+func (s Members) Has(m Member) bool { return s&(1<<m) != 0 }
+
+// lookupMember returns the member named by an object key, or memberNone.
+func lookupMember(name []byte) Member {
+	switch string(name) {
+	case "jsonrpc":
+		return MemberJSONRPC
+	case "id":
+		return MemberID
+	case "method":
+		return MemberMethod
+	case "params":
+		return MemberParams
+	case "result":
+		return MemberResult
+	case "error":
+		return MemberError
+	}
+	return memberNone
+}
+
+// Range is a value's place in a message: bytes [Start, End) from the
+// message's first byte. A string's range includes its quotes, an object's
+// its braces. End is zero until the value is complete (a complete value
+// is never empty, so End > 0); Start is zero until the value starts (only
+// the top-level value can start at 0).
+type Range struct {
+	Start, End int64
+}
+
+// Complete reports whether the value has ended.
+func (r Range) Complete() bool { return r.End > 0 }
+
+// Len returns End - Start, or 0 while the value is incomplete.
+func (r Range) Len() int64 {
+	if r.End == 0 {
+		return 0
+	}
+	return r.End - r.Start
+}
+
+// Bytes returns the value's bytes from msg, the whole message or any
+// buffer that starts at its first byte; nil if the value is incomplete or
+// msg is too short. The result aliases msg.
+func (r Range) Bytes(msg []byte) []byte {
+	if r.End == 0 || r.End > int64(len(msg)) {
+		return nil
+	}
+	return msg[r.Start:r.End:r.End]
+}
+
+// state is where the scanner stands between two bytes.
+type state uint8
+
+const (
+	stValue        state = iota // whitespace, then a value
+	stArrayFirst                // after '[': whitespace, then a value or ']'
+	stObjectFirst               // after '{': whitespace, then a key or '}'
+	stObjectKey                 // after ',' in an object: whitespace, then a key
+	stColon                     // after a key: whitespace, then ':'
+	stAfter                     // after a value: whitespace, then ',' or a closer
+	stString                    // in a string's body
+	stEscape                    // after '\' in a string
+	stHex                       // in the four hex digits of a \u escape
+	stUTF8                      // StrictUTF8: in a multi-byte sequence
+	stNumNeg                    // after a leading '-'
+	stNumZero                   // after a leading '0'
+	stNumInt                    // in the integer's digits
+	stNumDot                    // after '.'
+	stNumFrac                   // in the fraction's digits
+	stNumExp                    // after 'e' or 'E'
+	stNumExpSign                // after the exponent's sign
+	stNumExpDigits              // in the exponent's digits
+	stLiteral                   // in true, false or null
+	stDone                      // the value is complete
+	stFailed                    // the message is rejected
+)
+
+// stackWords holds one bit per nesting level up to MaxDepth.
+const stackWords = MaxDepth/64 + 1
+
+// strKind says which of scan's string loops a string belongs to.
+type strKind uint8
+
+const (
+	strValue strKind = iota // a value
+	strKey                  // a key below the top level
+	strTrack                // a top-level key, its name collected
+)
+
+// msg is the per-message part of a Tracker, cleared by Reset.
+type msg struct {
+	st    state
+	str   strKind // stString etc.: the kind of string being scanned
+	kind  Kind
+	arr   bool  // the innermost open container is an array
+	pend  bool  // the next value to start is member cur's
+	cur   uint8 // 1 + the top-level member whose value is open, or 0
+	done  Members
+	dup   Members
+	depth int
+	off   int64 // bytes consumed by earlier Feeds
+	val   Range
+	rng   [numMembers]Range
+
+	name  [8]byte // a top-level key's first bytes, decoded
+	nameN int     // its length so far; > len(name) once it cannot match
+	keyAt int64   // offset of its opening quote
+
+	lit  string // stLiteral: the literal and the next byte's index
+	litI int
+	hexN int  // stHex: digits read
+	hexV rune // ... and their value
+	need int  // stUTF8: continuation bytes still due
+	lo   byte // ... the range the next one must fall in
+	hi   byte
+	seq  int64 // ... offset of the sequence's first byte
+
+	err *SyntaxError
+}
+
+// A Tracker follows one JSON message through any number of chunks, byte
+// by byte, without buffering it: it finds where the top-level value ends,
+// validates it as encoding/json does, and reports the ranges of the
+// top-level members a JSON-RPC gateway routes on. See the package
+// documentation for the rules it keeps.
+//
+// The zero value is ready and uses the zero [Options]. A Tracker is not
+// safe for concurrent use; keep one per connection or worker and [Reset]
+// it between messages, which costs no allocation.
+type Tracker struct {
+	m        msg
+	maxDepth int
+	rejDup   bool
+	// tab and hi tell scan's string loops which bytes end a run of plain
+	// content: strPlain and 0, or under StrictUTF8 strStrict and highs.
+	// A nil tab marks a zero Tracker, configured by its first Feed.
+	tab *[256]bool
+	hi  uint64
+	// stack holds, for each open container by depth, 1 for an array and
+	// 0 for an object. Bits above the depth are stale, so Reset leaves
+	// them.
+	stack [stackWords]uint64
+}
+
+// NewTracker returns a Tracker using o.
+func NewTracker(o Options) *Tracker {
+	t := new(Tracker)
+	t.SetOptions(o)
+	return t
+}
+
+// SetOptions sets t's options and resets it.
+func (t *Tracker) SetOptions(o Options) {
+	t.configure(o)
+	t.Reset()
+}
+
+func (t *Tracker) configure(o Options) {
+	t.maxDepth = o.MaxDepth
+	if t.maxDepth <= 0 || t.maxDepth > MaxDepth {
+		t.maxDepth = MaxDepth
+	}
+	t.rejDup = o.RejectDuplicates
+	t.tab, t.hi = &strPlain, 0
+	if o.StrictUTF8 {
+		t.tab, t.hi = &strStrict, highs
+	}
+}
+
+// Reset readies t for a new message, keeping its options.
+func (t *Tracker) Reset() {
+	t.m = msg{}
+}
+
+// Feed consumes the next chunk p of the message. It returns the number of
+// bytes of p consumed; done reports that the top-level value is complete.
+// When the value ends inside p, n stops right after its last byte: any
+// whitespace or next message that follows is left to the caller, as
+// encoding/json's Decoder leaves it. A top-level number cannot end at the
+// end of a chunk (more digits may follow): call [Tracker.Finish] when the
+// message ends.
+//
+// On an error, n is where in p the scan stopped, and the error, a
+// [*SyntaxError], is also returned by every later Feed and Finish until
+// [Tracker.Reset]. After done, Feed consumes nothing and returns done.
+func (t *Tracker) Feed(p []byte) (n int, done bool, err error) {
+	switch t.m.st {
+	case stDone:
+		return 0, true, nil
+	case stFailed:
+		return 0, false, t.m.err
+	}
+	if t.tab == nil {
+		t.configure(Options{})
+	}
+	n = t.scan(p)
+	t.m.off += int64(n)
+	switch t.m.st {
+	case stDone:
+		return n, true, nil
+	case stFailed:
+		return n, false, t.m.err
+	}
+	return n, false, nil
+}
+
+// Finish tells t that the message has ended. It returns nil if the
+// top-level value is complete (completing a top-level number), and
+// otherwise a [*SyntaxError] matching [ErrUnexpectedEOF] at the message's
+// length, or the error Feed returned.
+func (t *Tracker) Finish() error {
+	switch t.m.st {
+	case stDone:
+		return nil
+	case stFailed:
+		return t.m.err
+	case stNumZero, stNumInt, stNumFrac, stNumExpDigits:
+		if t.m.depth == 0 {
+			t.m.val.End = t.m.off
+			t.m.st = stDone
+			return nil
+		}
+	}
+	return t.fail(t.m.off, codeEOF, 0)
+}
+
+// Done reports whether the top-level value is complete.
+func (t *Tracker) Done() bool { return t.m.st == stDone }
+
+// Err returns the error that stopped t, or nil.
+func (t *Tracker) Err() error {
+	if t.m.err == nil {
+		return nil
+	}
+	return t.m.err
+}
+
+// Offset returns the number of bytes consumed so far.
+func (t *Tracker) Offset() int64 { return t.m.off }
+
+// Kind returns the kind of the top-level value, known from its first byte.
+func (t *Tracker) Kind() Kind { return t.m.kind }
+
+// Value returns the range of the top-level value.
+func (t *Tracker) Value() Range { return t.m.val }
+
+// Member returns the range of a top-level member's value, when the
+// top-level value is an object. Start is set once the value has started
+// and End once it has ended; a later duplicate of the member replaces the
+// range (see [Options.RejectDuplicates]).
+func (t *Tracker) Member(m Member) Range {
+	if m >= numMembers {
+		return Range{}
+	}
+	return t.m.rng[m]
+}
+
+// Members returns the set of top-level members whose values are complete.
+func (t *Tracker) Members() Members { return t.m.done }
+
+// ParamsDone reports whether the params value is complete, the point at
+// which a client can end its upstream request.
+func (t *Tracker) ParamsDone() bool { return t.m.done.Has(MemberParams) }
+
+// Duplicates returns the set of members whose key appeared more than once
+// in the top-level object.
+func (t *Tracker) Duplicates() Members { return t.m.dup }
+
+// fail records a rejection at offset off and returns it. It is kept out
+// of scan so that scan's error exits stay small and cost its hot loops no
+// registers.
+//
+//go:noinline
+func (t *Tracker) fail(off int64, code errCode, c byte) error {
+	t.m.err = &SyntaxError{Offset: off, code: code, c: c}
+	t.m.st = stFailed
+	return t.m.err
+}
+
+// failLiteral rejects byte c in the literal t.m.lit.
+//
+//go:noinline
+func (t *Tracker) failLiteral(off int64, c byte) {
+	t.fail(off, codeLiteral, c)
+	t.m.err.lit, t.m.err.want = t.m.lit, t.m.lit[t.m.litI]
+}
+
+// Character classes. strPlain and strStrict hold the bytes that end a run
+// of plain string content: '"', '\' and control characters, and in
+// strStrict also every byte of a multi-byte UTF-8 sequence.
+var strPlain, strStrict, digits [256]bool
+
+func init() {
+	for c := range 256 {
+		strPlain[c] = c < 0x20 || c == '"' || c == '\\'
+		strStrict[c] = strPlain[c] || c >= 0x80
+		digits[c] = '0' <= c && c <= '9'
+	}
+}
+
+// SWAR constants: a byte repeated across a word.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special finds the bytes of x (eight string bytes, little-endian) that
+// end a run of plain content. The lowest set bit of quote is the high bit
+// of the first '"' in x, and the lowest set bit of other that of the first
+// '\', control byte, or byte with a bit in hi; bits above the lowest are
+// unreliable (a borrow may set them), and a word is 0 if there is no such
+// byte. Those lowest bits are exact, so the quote comes first exactly when
+// (quote-1)&other == 0.
+//
+// It is the "has a zero byte" test, (v-0x01..)&^v&0x80.., on x^'"'..,
+// x^'\'.. and (as "has a byte below 0x20") x itself; '"', '\' and the
+// control bytes lack the high bit, so ^x's high bits serve for all three.
+func special(x, hi uint64) (quote, other uint64) {
+	nx := ^x & highs
+	quote = (x ^ (ones * '"') - ones) & nx
+	other = ((x-ones*0x20)|(x^(ones*'\\')-ones))&nx | x&hi
+	return quote, other
+}
+
+func isSpace(c byte) bool {
+	return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+}
+
+// addName appends a decoded byte to a top-level key's name.
+func (m *msg) addName(c byte) {
+	if m.nameN < len(m.name) {
+		m.name[m.nameN] = c
+	}
+	m.nameN++
+}
+
+// endKey matches a top-level key against the tracked members; the next
+// value starts that member.
+func (t *Tracker) endKey() error {
+	if t.m.nameN > len(t.m.name) {
+		return nil
+	}
+	mb := lookupMember(t.m.name[:t.m.nameN])
+	if mb == memberNone {
+		return nil
+	}
+	bit := Members(1) << mb
+	if t.m.rng[mb].Start != 0 {
+		if t.rejDup {
+			err := t.fail(t.m.keyAt, codeDuplicate, 0)
+			t.m.err.lit = memberNames[mb]
+			return err
+		}
+		t.m.dup |= bit
+	}
+	t.m.cur = uint8(mb) + 1
+	t.m.pend = true
+	t.m.done &^= bit
+	t.m.rng[mb] = Range{}
+	return nil
+}
+
+// begin notes the top-level value starting at off with byte c.
+func (t *Tracker) begin(off int64, c byte) {
+	t.m.val.Start = off
+	switch c {
+	case '{':
+		t.m.kind = KindObject
+	case '[':
+		t.m.kind = KindArray
+	case '"':
+		t.m.kind = KindString
+	case 't', 'f':
+		t.m.kind = KindBool
+	case 'n':
+		t.m.kind = KindNull
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		t.m.kind = KindNumber
+	}
+}
+
+// scan runs the state machine over p and returns the bytes consumed. It
+// is one function of labelled blocks joined by goto, each block a state:
+// a byte moves the scan from block to block without a call or a dispatch,
+// and only a chunk's end (or the value's, or an error) saves the state in
+// t.m. Its locals are few so that they stay in registers; the rest of the
+// state is read from t.m where it is needed, off the hot paths. Every goto
+// target is at the top level of the function and all its variables are
+// declared before the first label, as the spec requires.
+//
+// Strings are scanned by three copies of one loop, for keys, for values
+// and for top-level keys (whose names are collected), so that the hot
+// loops test no flag; escapes and multi-byte sequences leave them and
+// return through strResume.
+func (t *Tracker) scan(p []byte) int {
+	var (
+		i     int
+		c     byte
+		depth = t.m.depth
+		arr   = t.m.arr
+	)
+
+	switch t.m.st {
+	case stValue:
+		goto value
+	case stArrayFirst:
+		goto arrayFirst
+	case stObjectFirst:
+		goto objectFirst
+	case stObjectKey:
+		goto objectKey
+	case stColon:
+		goto colon
+	case stAfter:
+		goto after
+	case stString:
+		goto strResume
+	case stEscape:
+		goto escape
+	case stHex:
+		goto hex
+	case stUTF8:
+		goto utf8
+	case stNumNeg:
+		goto numNeg
+	case stNumZero:
+		goto numZero
+	case stNumInt:
+		goto numInt
+	case stNumDot:
+		goto numDot
+	case stNumFrac:
+		goto numFrac
+	case stNumExp:
+		goto numExp
+	case stNumExpSign:
+		goto numExpSign
+	case stNumExpDigits:
+		goto numExpDigits
+	case stLiteral:
+		goto literal
+	}
+	panic("internal error: jsonrpc: scan in state " + itoa(int(t.m.st)))
+
+value:
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stValue
+		goto suspend
+	}
+	c = p[i]
+valueByte: // c = p[i] starts a value
+	if depth > 1 {
+		if c == '"' {
+			i++
+			goto valStr
+		}
+	} else {
+		if depth == 0 {
+			t.begin(t.m.off+int64(i), c)
+		} else if t.m.pend {
+			t.m.pend = false
+			t.m.rng[t.m.cur-1].Start = t.m.off + int64(i)
+		}
+	}
+	switch c {
+	case '"':
+		i++
+		goto valStr
+	case '{':
+		if depth == t.maxDepth {
+			t.fail(t.m.off+int64(i), codeDepth, c)
+			return i
+		}
+		depth++
+		t.stack[depth>>6] &^= 1 << (depth & 63)
+		arr = false
+		// Compact JSON: the first key follows the brace at once.
+		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+			i += 2
+			goto keyStr
+		}
+		i++
+		goto objectFirst
+	case '[':
+		if depth == t.maxDepth {
+			t.fail(t.m.off+int64(i), codeDepth, c)
+			return i
+		}
+		depth++
+		t.stack[depth>>6] |= 1 << (depth & 63)
+		arr = true
+		// Compact JSON: a string element follows the bracket at once.
+		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+			i += 2
+			goto valStr
+		}
+		i++
+		goto arrayFirst
+	case 't':
+		if len(p)-i >= 4 && string(p[i:i+4]) == "true" {
+			i += 4
+			goto end
+		}
+		t.m.lit = "true"
+	case 'f':
+		if len(p)-i >= 5 && string(p[i:i+5]) == "false" {
+			i += 5
+			goto end
+		}
+		t.m.lit = "false"
+	case 'n':
+		if len(p)-i >= 4 && string(p[i:i+4]) == "null" {
+			i += 4
+			goto end
+		}
+		t.m.lit = "null"
+	case '-':
+		i++
+		goto numNeg
+	case '0':
+		i++
+		goto numZero
+	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		i++
+		goto numInt
+	default:
+		t.fail(t.m.off+int64(i), codeValue, c)
+		return i
+	}
+	// A literal split across chunks, or a wrong one: byte by byte.
+	t.m.litI = 1
+	i++
+literal:
+	for t.m.litI < len(t.m.lit) {
+		if i == len(p) {
+			t.m.st = stLiteral
+			goto suspend
+		}
+		if c = p[i]; c != t.m.lit[t.m.litI] {
+			t.failLiteral(t.m.off+int64(i), c)
+			return i
+		}
+		t.m.litI++
+		i++
+	}
+	goto end
+
+arrayFirst:
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stArrayFirst
+		goto suspend
+	}
+	if c = p[i]; c == ']' {
+		goto pop
+	}
+	goto valueByte
+
+objectFirst:
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stObjectFirst
+		goto suspend
+	}
+	if c = p[i]; c == '}' {
+		goto pop
+	}
+	goto keyByte
+
+objectKey:
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stObjectKey
+		goto suspend
+	}
+	c = p[i]
+keyByte: // c = p[i] must open a key
+	if c != '"' {
+		t.fail(t.m.off+int64(i), codeKey, c)
+		return i
+	}
+	i++
+	if depth == 1 {
+		t.m.nameN = 0
+		t.m.keyAt = t.m.off + int64(i-1)
+		goto trackStr
+	}
+	goto keyStr
+
+colon:
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stColon
+		goto suspend
+	}
+	if c = p[i]; c != ':' {
+		t.fail(t.m.off+int64(i), codeColon, c)
+		return i
+	}
+	i++
+	// Compact JSON: the value follows the colon at once.
+	if i < len(p) && p[i] == '"' && depth > 1 {
+		i++
+		goto valStr
+	}
+	goto value
+
+	// The string loops skip plain content eight bytes at a time while
+	// they can, then byte by byte, and stop at the first byte that is
+	// not plain (see special). A string's end is on the path every later
+	// byte waits for, so the loops are kept short: the SWAR test decides
+	// "closing quote" without reloading the byte, and the compact-JSON
+	// shortcuts (`":"`, `,"`, `{"`, `["`) skip the general states.
+valStr:
+	for i+8 <= len(p) {
+		if q, o := special(binary.LittleEndian.Uint64(p[i:i+8]), t.hi); q|o != 0 {
+			if q != 0 && (q-1)&o == 0 {
+				i += bits.TrailingZeros64(q)>>3 + 1
+				goto end
+			}
+			i += bits.TrailingZeros64(o) >> 3
+			c = p[i]
+			t.m.str = strValue
+			goto strSpecial
+		}
+		i += 8
+	}
+	for i < len(p) && !t.tab[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		t.m.st, t.m.str = stString, strValue
+		goto suspend
+	}
+	if c = p[i]; c == '"' {
+		i++
+		goto end
+	}
+	t.m.str = strValue
+	goto strSpecial
+
+keyStr:
+	for i+8 <= len(p) {
+		if q, o := special(binary.LittleEndian.Uint64(p[i:i+8]), t.hi); q|o != 0 {
+			if q != 0 && (q-1)&o == 0 {
+				i += bits.TrailingZeros64(q)>>3 + 1
+				goto keyEnd
+			}
+			i += bits.TrailingZeros64(o) >> 3
+			c = p[i]
+			t.m.str = strKey
+			goto strSpecial
+		}
+		i += 8
+	}
+	for i < len(p) && !t.tab[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		t.m.st, t.m.str = stString, strKey
+		goto suspend
+	}
+	if c = p[i]; c == '"' {
+		i++
+		goto keyEnd
+	}
+	t.m.str = strKey
+	goto strSpecial
+keyEnd:
+	// Compact JSON: the colon and a string value follow the key at once.
+	if i+2 <= len(p) {
+		if pair := binary.LittleEndian.Uint16(p[i : i+2]); pair == ':'|'"'<<8 {
+			i += 2
+			goto valStr
+		} else if byte(pair) == ':' {
+			i++
+			if c = byte(pair >> 8); c > ' ' {
+				goto valueByte
+			}
+			goto value
+		}
+	}
+	goto colon
+
+trackStr: // a top-level key, byte by byte, its name collected
+	for ; i < len(p); i++ {
+		if c = p[i]; t.tab[c] {
+			goto trackSpecial
+		}
+		t.m.addName(c)
+	}
+	t.m.st, t.m.str = stString, strTrack
+	goto suspend
+trackSpecial:
+	if c == '"' {
+		i++
+		if t.endKey() != nil {
+			return i - 1
+		}
+		goto colon
+	}
+	t.m.str = strTrack
+	if c >= 0x80 {
+		t.m.nameN = len(t.m.name) + 1 // StrictUTF8: no tracked member has such a name
+	}
+	goto strSpecial
+
+strResume: // continue the string t.m.str
+	switch t.m.str {
+	case strKey:
+		goto keyStr
+	case strTrack:
+		goto trackStr
+	}
+	goto valStr
+
+strSpecial: // p[i] = c is a string's '\', a control byte, or non-ASCII under StrictUTF8
+	if c == '\\' {
+		i++
+		goto escape
+	}
+	if c < 0x20 {
+		t.fail(t.m.off+int64(i), codeString, c)
+		return i
+	}
+	// Check the sequence c starts (utf8.acceptRanges).
+	t.m.seq = t.m.off + int64(i)
+	t.m.lo, t.m.hi = 0x80, 0xBF
+	switch {
+	case 0xC2 <= c && c <= 0xDF:
+		t.m.need = 1
+	case c == 0xE0:
+		t.m.need, t.m.lo = 2, 0xA0
+	case c == 0xED:
+		t.m.need, t.m.hi = 2, 0x9F
+	case 0xE1 <= c && c <= 0xEF:
+		t.m.need = 2
+	case c == 0xF0:
+		t.m.need, t.m.lo = 3, 0x90
+	case c == 0xF4:
+		t.m.need, t.m.hi = 3, 0x8F
+	case 0xF1 <= c && c <= 0xF3:
+		t.m.need = 3
+	default:
+		t.fail(t.m.seq, codeUTF8, c)
+		return i
+	}
+	i++
+utf8:
+	for t.m.need > 0 {
+		if i == len(p) {
+			t.m.st = stUTF8
+			goto suspend
+		}
+		if c = p[i]; c < t.m.lo || c > t.m.hi {
+			t.fail(t.m.seq, codeUTF8, c)
+			return i
+		}
+		t.m.lo, t.m.hi = 0x80, 0xBF
+		t.m.need--
+		i++
+	}
+	goto strResume
+
+escape:
+	if i == len(p) {
+		t.m.st = stEscape
+		goto suspend
+	}
+	switch c = p[i]; c {
+	case '"', '\\', '/':
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case 'u':
+		i++
+		t.m.hexN, t.m.hexV = 0, 0
+		goto hex
+	default:
+		t.fail(t.m.off+int64(i), codeEscape, c)
+		return i
+	}
+	if t.m.str == strTrack {
+		t.m.addName(c)
+	}
+	i++
+	goto strResume
+
+hex:
+	for t.m.hexN < 4 {
+		if i == len(p) {
+			t.m.st = stHex
+			goto suspend
+		}
+		c = p[i]
+		var h byte
+		switch {
+		case '0' <= c && c <= '9':
+			h = c - '0'
+		case 'a' <= c && c <= 'f':
+			h = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			h = c - 'A' + 10
+		default:
+			t.fail(t.m.off+int64(i), codeHex, c)
+			return i
+		}
+		t.m.hexV = t.m.hexV<<4 | rune(h)
+		t.m.hexN++
+		i++
+	}
+	if t.m.str == strTrack {
+		if t.m.hexV < 0x80 {
+			t.m.addName(byte(t.m.hexV))
+		} else {
+			t.m.nameN = len(t.m.name) + 1
+		}
+	}
+	goto strResume
+
+	// Numbers, RFC 8259 §6: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+	// A number ends at the first byte that cannot continue it, which
+	// then belongs to whatever follows.
+numNeg:
+	if i == len(p) {
+		t.m.st = stNumNeg
+		goto suspend
+	}
+	switch c = p[i]; {
+	case c == '0':
+		i++
+		goto numZero
+	case '1' <= c && c <= '9':
+		i++
+		goto numInt
+	}
+	t.fail(t.m.off+int64(i), codeNumber, c)
+	return i
+
+numZero:
+	if i == len(p) {
+		t.m.st = stNumZero
+		goto suspend
+	}
+	goto numTail
+
+numInt:
+	for i < len(p) && digits[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stNumInt
+		goto suspend
+	}
+numTail: // after the integer part
+	switch p[i] {
+	case '.':
+		i++
+		goto numDot
+	case 'e', 'E':
+		i++
+		goto numExp
+	}
+	goto end
+
+numDot:
+	if i == len(p) {
+		t.m.st = stNumDot
+		goto suspend
+	}
+	if c = p[i]; !digits[c] {
+		t.fail(t.m.off+int64(i), codeDot, c)
+		return i
+	}
+	i++
+numFrac:
+	for i < len(p) && digits[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stNumFrac
+		goto suspend
+	}
+	if c = p[i]; c == 'e' || c == 'E' {
+		i++
+		goto numExp
+	}
+	goto end
+
+numExp:
+	if i == len(p) {
+		t.m.st = stNumExp
+		goto suspend
+	}
+	if c = p[i]; c == '+' || c == '-' {
+		i++
+		goto numExpSign
+	}
+	goto numExpDigit
+numExpSign:
+	if i == len(p) {
+		t.m.st = stNumExpSign
+		goto suspend
+	}
+	c = p[i]
+numExpDigit: // c = p[i] must be the exponent's first digit
+	if !digits[c] {
+		t.fail(t.m.off+int64(i), codeExponent, c)
+		return i
+	}
+	i++
+numExpDigits:
+	for i < len(p) && digits[p[i]] {
+		i++
+	}
+	if i == len(p) {
+		t.m.st = stNumExpDigits
+		goto suspend
+	}
+	goto end
+
+pop: // p[i] closes the innermost container
+	i++
+	depth--
+	if depth > 0 {
+		arr = t.stack[depth>>6]>>(depth&63)&1 != 0
+	}
+end: // a value ended just before p[i]
+	if depth <= 1 {
+		if depth == 0 {
+			t.m.val.End = t.m.off + int64(i)
+			t.m.st = stDone
+			goto suspend
+		}
+		if t.m.cur != 0 {
+			t.m.rng[t.m.cur-1].End = t.m.off + int64(i)
+			t.m.done |= 1 << (t.m.cur - 1)
+			t.m.cur = 0
+		}
+	}
+after:
+	if i == len(p) {
+		t.m.st = stAfter
+		goto suspend
+	}
+	if c = p[i]; c == ',' {
+		// Compact JSON: the next key or string element follows the
+		// comma at once.
+		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+			i += 2
+			if arr {
+				goto valStr
+			}
+			goto keyStr
+		}
+		i++
+		if arr {
+			goto value
+		}
+		goto objectKey
+	}
+	switch c {
+	case '}':
+		if !arr {
+			goto pop
+		}
+	case ']':
+		if arr {
+			goto pop
+		}
+	case ' ', '\t', '\n', '\r':
+		i++
+		goto after
+	}
+	if arr {
+		t.fail(t.m.off+int64(i), codeArraySep, c)
+	} else {
+		t.fail(t.m.off+int64(i), codeObjectSep, c)
+	}
+	return i
+
+suspend:
+	t.m.depth, t.m.arr = depth, arr
+	return i
+}
+
+// itoa formats small non-negative ints without strconv's tables.
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
