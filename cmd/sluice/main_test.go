@@ -60,7 +60,7 @@ func TestRun(t *testing.T) {
 			name:       "validate default",
 			args:       []string{"validate"},
 			wantCode:   exitOK,
-			wantStdout: "sluice.yaml (embedded): valid (1 bindings)\n",
+			wantStdout: "sluice.yaml (embedded): valid (4 bindings)\n",
 		},
 		{
 			name:       "validate file",

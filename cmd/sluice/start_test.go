@@ -58,9 +58,9 @@ func TestStartStopsCleanly(t *testing.T) {
 	go func() {
 		code <- startEngine(ctx, []string{"-w", "2", "-e", filepath.Join(dir, "engine")}, &stdout, &stderr)
 	}()
-	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "started") }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "started") }, 5*time.Second, 5*time.Millisecond, "%s", &stderr)
 	assert.Contains(t, stderr.String(), "binding attached")
-	assert.Contains(t, stderr.String(), "bindings=[echo0]")
+	assert.Contains(t, stderr.String(), `bindings="[http0 mcp0 tcp0 toolkit0]"`)
 	assert.FileExists(t, filepath.Join(dir, "engine", "data0"))
 	assert.FileExists(t, filepath.Join(dir, "engine", "data1"))
 

@@ -1,0 +1,171 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	httpb "github.com/sluicehq/sluice/binding/http"
+)
+
+func TestValidJSON(t *testing.T) {
+	for _, s := range []string{
+		`{}`, ` [ ] `, `"x"`, `0`, `-0.5e+10`, `true`, `null`, `{"a":[1,{"b":"\u00e9\n"}],"c":false}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`, "\t{\"a\" : 1 }\r\n",
+	} {
+		assert.True(t, validJSON([]byte(s)), s)
+	}
+	for _, s := range []string{
+		``, ` `, `{`, `{bad`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, "\"\x01\"",
+		`tru`, `nulls`, `{} {}`, `[}`, `{]`, `"` + "\xff" + `"`, `{"a":1}}`, strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
+	} {
+		assert.False(t, validJSON([]byte(s)), s)
+	}
+}
+
+// FuzzValidJSON checks validJSON against encoding/json on UTF-8 input
+// nested no deeper than validJSON allows.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `[`, `"\ud800"`, `1e5`, `{"x":"y"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !utf8.Valid(b) || strings.Count(string(b), "[")+strings.Count(string(b), "{") > maxJSONDepth {
+			return
+		}
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", b, got, want)
+		}
+	})
+}
+
+func TestField(t *testing.T) {
+	obj := []byte(`{ "a" : 1 , "b":{"c":[1,"}"]}, "d\u0065":"x", "e":"\"q\""}`)
+	v, ok := field(obj, "b")
+	require.True(t, ok)
+	assert.Equal(t, `{"c":[1,"}"]}`, string(v))
+	v, ok = field(obj, "de")
+	require.True(t, ok, "an escaped key matches its decoded name")
+	assert.Equal(t, `"x"`, string(v))
+	_, ok = field(obj, "z")
+	assert.False(t, ok)
+
+	// Of an object held in part, only complete members.
+	part := []byte(`{"name":"echo","arguments":{"message":"abc`)
+	v, ok = field(part, "name")
+	require.True(t, ok)
+	assert.Equal(t, `"echo"`, string(v))
+	_, ok = field(part, "arguments")
+	assert.False(t, ok)
+	_, ok = field([]byte(`{"n":12`), "n")
+	assert.False(t, ok, "a number at the end may go on")
+}
+
+func TestUnquote(t *testing.T) {
+	var buf [64]byte
+	s, ok := unquote(buf[:0], []byte(`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`))
+	require.True(t, ok)
+	assert.Equal(t, "a\"b\\c/d\né😀", string(s))
+	_, ok = unquote(buf[:0:2], []byte(`"abc"`))
+	assert.False(t, ok, "does not grow past the capacity")
+	s, ok = unquote(buf[:0], []byte(`"\ud800x"`))
+	require.True(t, ok)
+	assert.Equal(t, "\uFFFDx", string(s), "a lone surrogate")
+}
+
+func TestAppendQuoted(t *testing.T) {
+	for _, s := range []string{"plain", "q\"b\\", "nl\n\t\r\x01", "é😀"} {
+		b := appendQuoted(nil, s)
+		var back string
+		require.NoError(t, json.Unmarshal(b, &back), string(b))
+		assert.Equal(t, s, back)
+	}
+}
+
+func TestDecodeHeaderValue(t *testing.T) {
+	var buf [32]byte
+	v, ok := decodeHeaderValue(buf[:0], []byte("echo"))
+	require.True(t, ok)
+	assert.Equal(t, "echo", string(v))
+	v, ok = decodeHeaderValue(buf[:0], []byte("=?base64?w6ljaG8=?="))
+	require.True(t, ok)
+	assert.Equal(t, "écho", string(v))
+	_, ok = decodeHeaderValue(buf[:0], []byte("=?base64?!!?="))
+	assert.False(t, ok)
+	_, ok = decodeHeaderValue(buf[:0:3], []byte("echo"))
+	assert.False(t, ok)
+}
+
+func TestValidID(t *testing.T) {
+	for _, s := range []string{`1`, `-7`, `"x"`, `""`} {
+		assert.True(t, validID([]byte(s)), s)
+	}
+	for _, s := range []string{`null`, `1.5`, `1e3`, `{}`, `[]`, `true`} {
+		assert.False(t, validID([]byte(s)), s)
+	}
+}
+
+func TestEventID(t *testing.T) {
+	b := appendEventID(nil, 3, 42)
+	assert.Equal(t, "3-42", string(b))
+	stream, seq, ok := parseEventID(b)
+	require.True(t, ok)
+	assert.Equal(t, [2]uint32{3, 42}, [2]uint32{stream, seq})
+	for _, s := range []string{"", "-1", "1-", "a-1", "1-2-3", "99999999999-1"} {
+		_, _, ok := parseEventID([]byte(s))
+		assert.False(t, ok, s)
+	}
+}
+
+// TestHeaderIter reads what the generated builder writes.
+func TestHeaderIter(t *testing.T) {
+	var b httpb.HttpBeginExBuilder
+	buf := make([]byte, 512)
+	eb := b.Wrap(buf, 0, len(buf)).TypeID(7)
+	hs := eb.Headers()
+	hs.Item().Name(":method").Value("POST")
+	hs.Item().Name("empty").Value("")
+	hs.Item().Name("accept").Value("text/event-stream")
+	n, err := eb.BuildLimit()
+	require.NoError(t, err)
+	it, ok := httpHeaders(buf[:n], 7)
+	require.True(t, ok)
+	var got []string
+	for name, v, ok := it.next(); ok; name, v, ok = it.next() {
+		got = append(got, string(name)+"="+string(v))
+	}
+	assert.Equal(t, []string{":method=POST", "empty=", "accept=text/event-stream"}, got)
+	_, ok = httpHeaders(buf[:n], 8)
+	assert.False(t, ok, "another type id")
+	for cut := 0; cut < n; cut++ { // truncations never panic
+		if it, ok := httpHeaders(buf[:cut], 7); ok {
+			for _, _, ok := it.next(); ok; _, _, ok = it.next() {
+			}
+		}
+	}
+}
+
+func TestSplice2026(t *testing.T) {
+	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
+	r := &request{h: h, stateless: true}
+	meta := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}`
+	for _, tt := range []struct{ in, want string }{
+		{`{}`, `{"resultType":"complete",` + meta + `}`},
+		{` {"content":[]}`, ` {"resultType":"complete",` + meta + `,"content":[]}`},
+		{`{"resultType":"input_required","inputRequests":{}}`, `{` + meta + `,"resultType":"input_required","inputRequests":{}}`},
+		{`{"_meta":{"x":1},"content":[]}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"content":[]}`},
+		{`{"_meta":{}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}}`},
+		{`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`},
+	} {
+		b := make([]byte, 2048)
+		start := 1024
+		end := start + copy(b[start:], tt.in)
+		start = r.splice2026(b, start, end, false)
+		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
+		assert.True(t, json.Valid(b[start:end]))
+	}
+}
