@@ -130,8 +130,15 @@ func TestLoadConfigDefault(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, embeddedSource, cfg.File)
 	assert.Equal(t, "sluice", cfg.Name)
-	require.Len(t, cfg.Bindings, 1)
-	assert.Equal(t, "echo", cfg.Bindings[0].Type)
+	// tcp → http → mcp server → toolkit.
+	var chain []string
+	for _, b := range cfg.Bindings {
+		chain = append(chain, b.Name+":"+b.Type+"/"+b.Kind+"→"+b.Exit)
+	}
+	assert.Equal(t, []string{"tcp0:tcp/server→http0", "http0:http/server→", "mcp0:mcp/server→toolkit0",
+		"toolkit0:toolkit/server→"}, chain)
+	require.Len(t, cfg.Binding("http0").Routes, 1)
+	assert.Equal(t, "mcp0", cfg.Binding("http0").Routes[0].Exit)
 }
 
 func TestVersion(t *testing.T) {
