@@ -55,6 +55,8 @@ func TestConfig(t *testing.T) {
       sse: {keepalive: {interval: PT0S}}`, "server", `mcp net0: sse.keepalive.interval "PT0S": want a positive duration`},
 		{"bad origin", `
       origins: [app.example]`, "server", `mcp net0: origins: "app.example" is not an origin; want scheme://host[:port] or *`},
+		{"bad host", `
+      hosts: ["http://x"]`, "server", `mcp net0: hosts: "http://x" is not a host; want host or host:port`},
 		{"unknown version", `
       versions: [2024-11-05]`, "server", `versions`},
 		{"unknown option", `

@@ -35,6 +35,7 @@
 //	    kind: server
 //	    exit: app0
 //	    options:
+//	      hosts: ["mcp.example:443"]         # Host values answered; none: any
 //	      origins: ["https://app.example"]  # besides the request's own host
 //	      inactivity: {timeout: PT60S}
 //	      sse: {keepalive: {interval: PT15S}, replay: 64}
@@ -133,9 +134,11 @@
 // JSON-RPC object 400 -32600; a missing session id 400, an unknown or
 // ended session 404 -32001; an unsupported MCP-Protocol-Version 400 (with
 // a session) or 400 -32022 with data {supported, requested} (without);
-// an Origin neither listed in origins nor naming the request's own
-// :authority 403 (DNS rebinding protection; requests without Origin
-// pass); an unknown method -32601 and bad params or cursor -32602 (200
+// a Host not in hosts (when set) 403, and an Origin neither listed in
+// origins nor naming the request's own :authority 403, where that
+// authority counts only when hosts is set or it is a loopback name
+// (DNS rebinding protection: a rebound name sends Host and Origin alike;
+// requests without Origin pass); an unknown method -32601 and bad params or cursor -32602 (200
 // before 2026-07-28); another HTTP method 405 with allow; a body over
 // limits.body 413.
 //

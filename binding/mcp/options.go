@@ -117,9 +117,6 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 		versions:   allVersions,
 		maxBody:    defaultBodyLimit,
 	}
-	for _, host := range opts.Hosts {
-		s.hosts = append(s.hosts, []byte(strings.ToLower(host)))
-	}
 	for _, o := range opts.Origins {
 		if o == "*" {
 			s.anyOrigin = true
@@ -129,6 +126,12 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("mcp %s: origins: %q is not an origin; want scheme://host[:port] or *", cfg.Name, o)
 		}
 		s.origins = append(s.origins, []byte(strings.ToLower(strings.TrimSuffix(o, "/"))))
+	}
+	for _, host := range opts.Hosts {
+		if host == "" || strings.ContainsAny(host, "/ ") {
+			return nil, fmt.Errorf("mcp %s: hosts: %q is not a host; want host or host:port", cfg.Name, host)
+		}
+		s.hosts = append(s.hosts, []byte(strings.ToLower(host)))
 	}
 	var err error
 	if s.inactivity, err = duration(cfg.Name, "inactivity.timeout", opts.Inactivity.Timeout, s.inactivity); err != nil {

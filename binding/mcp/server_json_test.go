@@ -169,3 +169,29 @@ func TestSplice2026(t *testing.T) {
 		assert.True(t, json.Valid(b[start:end]))
 	}
 }
+
+func TestOriginAllowed(t *testing.T) {
+	h := &server{s: &settings{origins: [][]byte{[]byte("https://app.example")}}}
+	for _, tt := range []struct {
+		origin, authority string
+		want              bool
+	}{
+		{"https://app.example", "mcp.example", true},
+		{"https://app.example/", "mcp.example", true},
+		{"http://localhost:7114", "localhost:7114", true},
+		{"http://127.0.0.1:7114", "127.0.0.1:7114", true},
+		{"http://[::1]:7114", "[::1]:7114", true},
+		// DNS rebinding: a rebound name sends Host and Origin alike.
+		{"http://evil.example.com", "evil.example.com", false},
+		{"http://evil.example", "localhost:7114", false},
+		{"null", "localhost:7114", false},
+	} {
+		assert.Equal(t, tt.want, h.originAllowed([]byte(tt.origin), []byte(tt.authority)), tt.origin+" "+tt.authority)
+	}
+	// With options.hosts, Host is checked first, and a same-host Origin
+	// of a listed host passes.
+	h.s.hosts = [][]byte{[]byte("mcp.example")}
+	assert.True(t, h.hostAllowed([]byte("MCP.example")))
+	assert.False(t, h.hostAllowed([]byte("evil.example.com")))
+	assert.True(t, h.originAllowed([]byte("https://mcp.example"), []byte("mcp.example")))
+}

@@ -374,7 +374,9 @@ func (h *server) hostAllowed(authority []byte) bool {
 
 // originAllowed validates Origin (MCP.md §1.3, DNS rebinding protection):
 // an origin the options list, or one naming the host the request was sent
-// to.
+// to when that host is trusted (trustedHost). A same-host Origin alone
+// proves nothing: a rebound name (evil.example resolving to 127.0.0.1)
+// sends Host and Origin alike.
 func (h *server) originAllowed(origin, authority []byte) bool {
 	if h.s.anyOrigin {
 		return true
@@ -388,10 +390,25 @@ func (h *server) originAllowed(origin, authority []byte) bool {
 			return true
 		}
 	}
-	if i := bytes.Index(o, []byte("://")); i > 0 && authority != nil {
-		return asciiEqualFold(o[i+3:], authority)
+	i := bytes.Index(o, []byte("://"))
+	if i <= 0 || authority == nil || !asciiEqualFold(o[i+3:], authority) {
+		return false
 	}
-	return false
+	return h.trustedHost(authority)
+}
+
+// trustedHost reports whether a same-host Origin may be trusted: when
+// options.hosts is set, Host has been checked against it already; else
+// only a loopback name (localhost, 127.0.0.1, [::1], any port) is.
+func (h *server) trustedHost(authority []byte) bool {
+	if len(h.s.hosts) > 0 {
+		return true
+	}
+	host := authority
+	if j := bytes.LastIndexByte(host, ':'); j >= 0 && !bytes.HasSuffix(host, []byte("]")) {
+		host = host[:j]
+	}
+	return asciiEqualFold(host, []byte("localhost")) || string(host) == "127.0.0.1" || string(host) == "[::1]"
 }
 
 func parseUint(v []byte) (int64, bool) {
