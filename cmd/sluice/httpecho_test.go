@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,14 +20,32 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+var (
+	usedPortsMu sync.Mutex
+	usedPorts   = map[int]bool{}
+)
+
 // startHTTPEcho runs sluice start on examples/http-echo.yaml, moved to a
 // free port, and returns its base URL.
 func startHTTPEcho(t *testing.T, workers int) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
+	// A port no earlier test of this binary used: the listeners are
+	// SO_REUSEPORT, so a new instance could share a port with one still
+	// shutting down and lose a connection to it.
+	var port int
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port = l.Addr().(*net.TCPAddr).Port
+		require.NoError(t, l.Close())
+		usedPortsMu.Lock()
+		fresh := !usedPorts[port]
+		usedPorts[port] = true
+		usedPortsMu.Unlock()
+		if fresh {
+			break
+		}
+	}
 
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "http-echo.yaml"))
 	require.NoError(t, err)
