@@ -7,6 +7,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +133,22 @@ func TestConfigAccepted(t *testing.T) {
 	}
 	require.NoError(t, startErr(t, tcpBinding("client", "host: db.example.com\nport: 5432")))
 	require.NoError(t, startErr(t, tcpBinding("client", "")))
+}
+
+// TestConfigPortHeldWithReusePort: a port another SO_REUSEPORT socket of
+// the same user holds (a second sluice, another server) also fails the
+// start, rather than silently sharing its connections.
+func TestConfigPortHeldWithReusePort(t *testing.T) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	require.NoError(t, unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1))
+	require.NoError(t, unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	require.NoError(t, unix.Listen(fd, 8))
+	sa, err := unix.Getsockname(fd)
+	require.NoError(t, err)
+	port := sa.(*unix.SockaddrInet4).Port
+	err = startErr(t, tcpBinding("server", fmt.Sprintf("host: 127.0.0.1\nport: %d", port), "exit: app0"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), fmt.Sprintf("tcp: listen 127.0.0.1:%d: address already in use", port))
 }

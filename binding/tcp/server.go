@@ -38,6 +38,9 @@ type listener struct {
 func (h *Handler) listen() error {
 	for _, port := range h.s.ports {
 		l := &listener{h: h, addr: netip.AddrPortFrom(h.s.addr, port)}
+		if err := h.b.claimPort(groupKey{e: h.w.Engine(), id: h.id, port: port}, l.addr); err != nil {
+			return fmt.Errorf("tcp: listen %s: %w", l.addr, err)
+		}
 		fd, err := listenSocket(l.addr, h.s.backlog)
 		if err != nil {
 			return fmt.Errorf("tcp: listen %s: %w", l.addr, err)
@@ -54,6 +57,40 @@ func (h *Handler) listen() error {
 		}
 	}
 	return nil
+}
+
+// claimPort checks, once per binding of an engine and port, that nothing
+// else listens on addr: SO_REUSEPORT would otherwise let the workers join
+// the group of another process of the same user (a second sluice on the
+// same port) and share its connections. The first worker to get here binds
+// a probe socket without SO_REUSEPORT; the others wait for its verdict.
+func (b *Binding) claimPort(key groupKey, addr netip.AddrPort) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.claimed == nil {
+		b.claimed = map[groupKey]error{}
+	}
+	if err, done := b.claimed[key]; done {
+		return err
+	}
+	family, sa := sockaddr(addr)
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, unix.IPPROTO_TCP)
+	if err == nil {
+		if err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1); err == nil {
+			err = unix.Bind(fd, sa)
+		}
+		_ = unix.Close(fd)
+	}
+	b.claimed[key] = err
+	return err
+}
+
+// releasePort forgets a claim once the binding's listeners close, so the
+// engine is not kept alive by it.
+func (b *Binding) releasePort(key groupKey) {
+	b.mu.Lock()
+	delete(b.claimed, key)
+	b.mu.Unlock()
 }
 
 // listenSocket returns a non-blocking socket listening on addr, in the
@@ -118,6 +155,7 @@ func (l *listener) close() {
 	_ = l.h.w.UnregisterFD(l.fd)
 	_ = unix.Close(l.fd)
 	l.fd = -1
+	l.h.b.releasePort(groupKey{e: l.h.w.Engine(), id: l.h.id, port: l.addr.Port()})
 	if l.group != nil {
 		l.h.b.unsteer(l.group)
 		l.group = nil

@@ -31,6 +31,9 @@ const proxyType = "proxy"
 type Binding struct {
 	mu     sync.Mutex
 	groups map[groupKey]*steerGroup
+	// claimed holds the ports a binding of an engine has checked are free,
+	// so that only the first of its workers probes (see claimPort).
+	claimed map[groupKey]error
 	// load builds a steering program for a group of workers; tests
 	// replace it to play a kernel that refuses.
 	load func(workers int) (steerer, error)
