@@ -21,7 +21,7 @@ type tcpNetwork struct {
 	listeners []net.Listener
 }
 
-func newTCPNetwork(_ any) *tcpNetwork { return &tcpNetwork{} }
+func newTCPNetwork() *tcpNetwork { return &tcpNetwork{} }
 
 func tcpAddr(uri string) (string, error) {
 	addr, ok := strings.CutPrefix(uri, "tcp://")

@@ -155,7 +155,7 @@ func PlaySources(ctx context.Context, setup Setup, sources ...*Source) error {
 	case peerToPeer:
 		return playScripts(ctx, newMemNetwork(), nil, setup.properties, sources)
 	case liveTCP:
-		return playScripts(ctx, newTCPNetwork(nil), nil, setup.properties, sources)
+		return playScripts(ctx, newTCPNetwork(), nil, setup.properties, sources)
 	}
 	return setup.playEngine(ctx, sources)
 }
@@ -204,7 +204,7 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err := zn.started(e); err != nil {
 		return err
 	}
-	return playScripts(ctx, &mixedNetwork{zilla: zn, tcp: newTCPNetwork(nil)}, labels.Supply, setup.properties, sources)
+	return playScripts(ctx, &mixedNetwork{zilla: zn, tcp: newTCPNetwork()}, labels.Supply, setup.properties, sources)
 }
 
 // acceptedNames evaluates the scripts' accept addresses and returns the

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
@@ -327,5 +326,3 @@ func (r *route) match(get func(name []byte) ([]byte, bool)) bool {
 	}
 	return false
 }
-
-var _ = config.Raw{}
