@@ -716,12 +716,12 @@ func TestUnionCompositeIDDefault(t *testing.T) {
 func TestWrapErrors(t *testing.T) {
 	call := enc{}.Str16("n").I32(-1).I64(0)
 	flyweighttest.RunWrapErrors(t, []flyweighttest.WrapError{
-		{Name: "McpBeginEx kind 10", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
-			Buf: enc{}.Ext(cid, tid).U8(10).Str16("s").I64(0), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
+		{Name: "McpBeginEx kind 11", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
+			Buf: enc{}.Ext(cid, tid).U8(11).Str16("s").I64(0), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
 		{Name: "McpBeginEx kind 255", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
 			Buf: enc{}.Ext(cid, tid).U8(255), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
-		{Name: "McpFlushEx kind 10", Wrap: flyweighttest.WrapAs[mcp.McpFlushEx],
-			Buf: enc{}.Ext(cid, tid).U8(10).Null16(), Want: flyweight.ErrKind, Type: "McpFlushEx", Field: "kind"},
+		{Name: "McpFlushEx kind 11", Wrap: flyweighttest.WrapAs[mcp.McpFlushEx],
+			Buf: enc{}.Ext(cid, tid).U8(11).Null16(), Want: flyweight.ErrKind, Type: "McpFlushEx", Field: "kind"},
 		{Name: "McpChallengeEx kind 3", Wrap: flyweighttest.WrapAs[mcp.McpChallengeEx],
 			Buf: enc{}.Ext(cid, tid).U8(3).Null16(), Want: flyweight.ErrKind, Type: "McpChallengeEx", Field: "kind"},
 		{Name: "McpResetEx kind 2", Wrap: flyweighttest.WrapAs[mcp.McpResetEx],

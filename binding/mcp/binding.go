@@ -13,13 +13,14 @@ func init() {
 		Type:    "mcp",
 		Kinds:   []string{"server", "proxy", "client"},
 		Options: optionsSchema,
+		When:    whenSchema,
 		New:     func() engine.Binding { return &Binding{tables: map[tableKey]*sessionTable{}} },
 	})
 }
 
 // Binding is the mcp binding type. Its server kind speaks MCP Streamable
-// HTTP behind an http server binding; the proxy and client kinds are not
-// built yet.
+// HTTP behind an http server binding; the proxy and client kinds live in
+// packages of their own (see RegisterKind).
 //
 // The factory is process-wide, shared by every engine of the process (tests
 // run several at once), so the session tables it keeps are per engine and
@@ -48,7 +49,7 @@ func (b *Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Ha
 		}
 		return newServer(w, cfg, s, b.table(w.Engine(), cfg.ID, s)), nil
 	case "proxy", "client":
-		return nil, fmt.Errorf("mcp %s: kind %s is not yet implemented", cfg.Name, cfg.Kind)
+		return attachKind(w, cfg)
 	}
 	return nil, fmt.Errorf("mcp %s: unknown kind %q", cfg.Name, cfg.Kind)
 }

@@ -61,8 +61,8 @@ func TestConfig(t *testing.T) {
       versions: [2024-11-05]`, "server", `versions`},
 		{"unknown option", `
       timeout: PT1S`, "server", `timeout`},
-		{"proxy", "", "proxy", "mcp net0: kind proxy is not yet implemented"},
-		{"client", "", "client", "mcp net0: kind client is not yet implemented"},
+		{"proxy", "", "proxy", "mcp net0: kind proxy is not linked in (import binding/mcp/mcpproxy)"},
+		{"client", "", "client", "mcp net0: kind client is not linked in (import binding/mcp/mcpclient)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,6 +26,8 @@ const (
 	McpCapabilitiesClientElicitationForm      McpCapabilities = 512
 	McpCapabilitiesClientElicitationUrl       McpCapabilities = 1024
 	McpCapabilitiesServerResourcesSubscribe   McpCapabilities = 2048
+	McpCapabilitiesServerLogging              McpCapabilities = 4096
+	McpCapabilitiesServerCompletions          McpCapabilities = 8192
 )
 
 // String returns the IDL name of the value.
@@ -55,6 +57,10 @@ func (v McpCapabilities) String() string {
 		return "CLIENT_ELICITATION_URL"
 	case McpCapabilitiesServerResourcesSubscribe:
 		return "SERVER_RESOURCES_SUBSCRIBE"
+	case McpCapabilitiesServerLogging:
+		return "SERVER_LOGGING"
+	case McpCapabilitiesServerCompletions:
+		return "SERVER_COMPLETIONS"
 	}
 	return "McpCapabilities(" + strconv.FormatInt(int64(v), 10) + ")"
 }
@@ -62,7 +68,7 @@ func (v McpCapabilities) String() string {
 // Valid reports whether v is one of the declared values.
 func (v McpCapabilities) Valid() bool {
 	switch v {
-	case McpCapabilitiesServerTools, McpCapabilitiesServerPrompts, McpCapabilitiesServerResources, McpCapabilitiesServerToolsListChanged, McpCapabilitiesServerPromptsListChanged, McpCapabilitiesServerResourcesListChanged, McpCapabilitiesClientRoots, McpCapabilitiesClientSampling, McpCapabilitiesClientElicitation, McpCapabilitiesClientElicitationForm, McpCapabilitiesClientElicitationUrl, McpCapabilitiesServerResourcesSubscribe:
+	case McpCapabilitiesServerTools, McpCapabilitiesServerPrompts, McpCapabilitiesServerResources, McpCapabilitiesServerToolsListChanged, McpCapabilitiesServerPromptsListChanged, McpCapabilitiesServerResourcesListChanged, McpCapabilitiesClientRoots, McpCapabilitiesClientSampling, McpCapabilitiesClientElicitation, McpCapabilitiesClientElicitationForm, McpCapabilitiesClientElicitationUrl, McpCapabilitiesServerResourcesSubscribe, McpCapabilitiesServerLogging, McpCapabilitiesServerCompletions:
 		return true
 	}
 	return false
@@ -208,6 +214,7 @@ const (
 	McpBeginExKindResourcesTemplatesList uint8 = 7
 	McpBeginExKindResourcesSubscribe     uint8 = 8
 	McpBeginExKindResourcesUnsubscribe   uint8 = 9
+	McpBeginExKindRequest                uint8 = 10
 )
 
 // McpBeginEx is a read-only view of the IDL union mcp::stream::McpBeginEx over a byte slice.
@@ -341,6 +348,15 @@ func (f *McpBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 			p = v.limit
 		}
 
+	case McpBeginExKindRequest:
+		{
+			var v McpRequestBeginEx
+			if _, err := v.wrap(buf, p, limit); err != nil {
+				return "request", err
+			}
+			p = v.limit
+		}
+
 	default:
 		return "kind", flyweight.ErrKind
 	}
@@ -447,6 +463,13 @@ func (f *McpBeginEx) ResourcesUnsubscribe() McpResourcesUnsubscribeBeginEx {
 	return v
 }
 
+// Request returns a view of request over the same buffer. It is meaningful only when Kind() is McpBeginExKindRequest.
+func (f *McpBeginEx) Request() McpRequestBeginEx {
+	var v McpRequestBeginEx
+	v.wrap(f.buf, f.off+13, f.limit)
+	return v
+}
+
 // McpBeginExBuilder writes a McpBeginEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -480,6 +503,8 @@ type McpBeginExBuilder struct {
 	bResourcesSubscribe McpResourcesSubscribeBeginExBuilder
 
 	bResourcesUnsubscribe McpResourcesUnsubscribeBeginExBuilder
+
+	bRequest McpRequestBeginExBuilder
 }
 
 // Wrap starts a McpBeginEx at buf[off], writing no further than maxLimit.
@@ -604,6 +629,9 @@ func (b *McpBeginExBuilder) closeChild() {
 
 	case 1009:
 		limit, err = b.bResourcesUnsubscribe.BuildLimit()
+
+	case 1010:
+		limit, err = b.bRequest.BuildLimit()
 
 	}
 	if err != nil {
@@ -821,6 +849,23 @@ func (b *McpBeginExBuilder) ResourcesUnsubscribe() *McpResourcesUnsubscribeBegin
 	b.open = 1009
 	b.next = 3
 	return b.bResourcesUnsubscribe.Wrap(b.buf, b.p, b.max)
+}
+
+// Request starts request and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindRequest.
+func (b *McpBeginExBuilder) Request() *McpRequestBeginExBuilder {
+	if !(b.advance(2) && func() bool {
+		if !b.room(2, 1) {
+			return false
+		}
+		b.buf[b.p] = byte(McpBeginExKindRequest)
+		b.p += 1
+		return true
+	}()) {
+		return b.bRequest.Wrap(b.buf[:0], 0, 0)
+	}
+	b.open = 1010
+	b.next = 3
+	return b.bRequest.Wrap(b.buf, b.p, b.max)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -3753,6 +3798,373 @@ func (b *McpResourcesSubscribeBeginExBuilder) Build() (McpResourcesSubscribeBegi
 	return b.view, nil
 }
 
+// McpRequestBeginEx is a read-only view of the IDL struct mcp::stream::McpRequestBeginEx over a byte slice.
+// Wrap it over an encoded value, then read the fields; nothing is copied.
+type McpRequestBeginEx struct {
+	buf            []byte
+	off            int
+	limit          int
+	oMethod        int
+	oContentLength int
+	oTimeout       int
+}
+
+var mcpRequestBeginExFieldNames = [...]string{"sessionId", "method", "contentLength", "timeout"}
+
+// Wrap views the McpRequestBeginEx that starts at buf[off] and ends at or before
+// limit, checking every length against limit.
+func (f *McpRequestBeginEx) Wrap(buf []byte, off, limit int) error {
+	if field, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpRequestBeginEx{}
+		return &flyweight.Error{Type: "McpRequestBeginEx", Field: field, Err: err}
+	}
+	return nil
+}
+
+// TryWrap is Wrap for probing: it reports success without building an error.
+func (f *McpRequestBeginEx) TryWrap(buf []byte, off, limit int) bool {
+	if _, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpRequestBeginEx{}
+		return false
+	}
+	return true
+}
+
+func (f *McpRequestBeginEx) wrap(buf []byte, off, limit int) (string, error) {
+	if off < 0 || off > limit || limit > len(buf) {
+		return "", flyweight.ErrBounds
+	}
+	f.buf, f.off = buf, off
+	p := off
+
+	if limit-p < 2 {
+		return "sessionId", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "sessionId", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "sessionId", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oMethod = p
+	if limit-p < 2 {
+		return "method", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "method", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "method", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oContentLength = p
+	if limit-p < 4 {
+		return "contentLength", flyweight.ErrShort
+	}
+	p += 4
+
+	f.oTimeout = p
+	if limit-p < 8 {
+		return "timeout", flyweight.ErrShort
+	}
+	p += 8
+
+	f.limit = p
+	return "", nil
+}
+
+// Offset returns where the value starts.
+func (f *McpRequestBeginEx) Offset() int { return f.off }
+
+// Limit returns the offset one past the value's end.
+func (f *McpRequestBeginEx) Limit() int { return f.limit }
+
+// Sizeof returns the encoded size.
+func (f *McpRequestBeginEx) Sizeof() int { return f.limit - f.off }
+
+// Buffer returns the wrapped slice.
+func (f *McpRequestBeginEx) Buffer() []byte { return f.buf }
+
+// HasSessionID reports whether sessionId is not null.
+func (f *McpRequestBeginEx) HasSessionID() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.off:]))) >= 0
+}
+
+// SessionID returns the bytes of sessionId, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpRequestBeginEx) SessionID() []byte {
+	o := f.off
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// SessionIDString returns a copy of sessionId ("" when null).
+func (f *McpRequestBeginEx) SessionIDString() string { return string(f.SessionID()) }
+
+// HasMethod reports whether method is not null.
+func (f *McpRequestBeginEx) HasMethod() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.oMethod:]))) >= 0
+}
+
+// Method returns the bytes of method, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpRequestBeginEx) Method() []byte {
+	o := f.oMethod
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// MethodString returns a copy of method ("" when null).
+func (f *McpRequestBeginEx) MethodString() string { return string(f.Method()) }
+
+// ContentLength returns contentLength.
+func (f *McpRequestBeginEx) ContentLength() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oContentLength:]))
+}
+
+// Timeout returns timeout.
+func (f *McpRequestBeginEx) Timeout() int64 {
+	return int64(binary.LittleEndian.Uint64(f.buf[f.oTimeout:]))
+}
+
+// McpRequestBeginExBuilder writes a McpRequestBeginEx in place. Wrap it over a buffer, call
+// the setters in IDL order — a skipped field takes its default, and a skipped
+// field without one is an error — then Build. Errors are sticky: after the
+// first, setters do nothing and Build reports it.
+type McpRequestBeginExBuilder struct {
+	buf  []byte
+	off  int
+	max  int
+	p    int
+	next int
+	open int
+	err  error
+	view McpRequestBeginEx
+}
+
+// Wrap starts a McpRequestBeginEx at buf[off], writing no further than maxLimit.
+func (b *McpRequestBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpRequestBeginExBuilder {
+	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
+	if off < 0 || off > maxLimit || maxLimit > len(buf) {
+		b.err = &flyweight.Error{Type: "McpRequestBeginEx", Err: flyweight.ErrBounds}
+	}
+	return b
+}
+
+// Limit returns the offset one past what has been written so far.
+func (b *McpRequestBeginExBuilder) Limit() int { return b.p }
+
+// Fail stops the builder with err, unless it already failed.
+func (b *McpRequestBeginExBuilder) Fail(err error) *McpRequestBeginExBuilder {
+	if b.err == nil {
+		b.err = err
+	}
+	return b
+}
+
+func (b *McpRequestBeginExBuilder) fail(i int, err error) {
+	if b.err == nil {
+		b.err = &flyweight.Error{Type: "McpRequestBeginEx", Field: mcpRequestBeginExFieldNames[i], Err: err}
+	}
+}
+
+func (b *McpRequestBeginExBuilder) room(i, n int) bool {
+	if b.max-b.p < n {
+		b.fail(i, flyweight.ErrOverflow)
+		return false
+	}
+	return true
+}
+
+// advance finishes any open nested builder and fills the defaults of the
+// fields before field i. The common case, field i is next, inlines.
+func (b *McpRequestBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpRequestBeginExBuilder) advanceSlow(i int) bool {
+	if b.open >= 0 {
+		b.closeChild()
+	}
+	if b.err != nil {
+		return false
+	}
+	if i < b.next {
+		b.fail(i, flyweight.ErrOrder)
+		return false
+	}
+	for b.next < i {
+		if !b.fill(b.next) {
+			return false
+		}
+		b.next++
+	}
+	return true
+}
+
+func (b *McpRequestBeginExBuilder) fill(i int) bool {
+	switch i {
+	case 0:
+		b.fail(0, flyweight.ErrMissing)
+		return false
+
+	case 1:
+		b.fail(1, flyweight.ErrMissing)
+		return false
+
+	case 2:
+		if !b.room(2, 4) {
+			return false
+		}
+		v := int32(-1)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
+	case 3:
+		if !b.room(3, 8) {
+			return false
+		}
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+
+	}
+	return true
+}
+
+func (b *McpRequestBeginExBuilder) closeChild() {
+	id := b.open
+	b.open = -1
+	limit, err := b.p, error(nil)
+	switch id {
+
+	}
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.p = limit
+}
+
+func (b *McpRequestBeginExBuilder) putStr(i, width int, null bool, s string) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+func (b *McpRequestBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+// SessionID sets sessionId.
+func (b *McpRequestBeginExBuilder) SessionID(v string) *McpRequestBeginExBuilder {
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
+	}
+	return b
+}
+
+// SessionIDBytes sets sessionId.
+func (b *McpRequestBeginExBuilder) SessionIDBytes(v []byte) *McpRequestBeginExBuilder {
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
+	}
+	return b
+}
+
+// SessionIDNull sets sessionId to null (length -1).
+func (b *McpRequestBeginExBuilder) SessionIDNull() *McpRequestBeginExBuilder {
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
+	}
+	return b
+}
+
+// Method sets method.
+func (b *McpRequestBeginExBuilder) Method(v string) *McpRequestBeginExBuilder {
+	if b.advance(1) && b.putStr(1, 2, false, v) {
+		b.next = 2
+	}
+	return b
+}
+
+// MethodBytes sets method.
+func (b *McpRequestBeginExBuilder) MethodBytes(v []byte) *McpRequestBeginExBuilder {
+	if b.advance(1) && b.putBytes(1, 2, false, v) {
+		b.next = 2
+	}
+	return b
+}
+
+// MethodNull sets method to null (length -1).
+func (b *McpRequestBeginExBuilder) MethodNull() *McpRequestBeginExBuilder {
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
+	}
+	return b
+}
+
+// ContentLength sets contentLength.
+func (b *McpRequestBeginExBuilder) ContentLength(v int32) *McpRequestBeginExBuilder {
+	if b.advance(2) && b.room(2, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 3
+	}
+	return b
+}
+
+// Timeout sets timeout.
+func (b *McpRequestBeginExBuilder) Timeout(v int64) *McpRequestBeginExBuilder {
+	if b.advance(3) && b.room(3, 8) {
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		b.next = 4
+	}
+	return b
+}
+
+// BuildLimit fills the defaults of the fields not set and returns the offset
+// one past the value's end.
+func (b *McpRequestBeginExBuilder) BuildLimit() (int, error) {
+	b.advance(4)
+	return b.p, b.err
+}
+
+// Build finishes the value and returns a view of it.
+func (b *McpRequestBeginExBuilder) Build() (McpRequestBeginEx, error) {
+	limit, err := b.BuildLimit()
+	if err != nil {
+		return McpRequestBeginEx{}, err
+	}
+	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
+		return McpRequestBeginEx{}, err
+	}
+	return b.view, nil
+}
+
 // McpResourcesUnsubscribeBeginEx is a read-only view of the IDL struct mcp::stream::McpResourcesUnsubscribeBeginEx over a byte slice.
 // Wrap it over an encoded value, then read the fields; nothing is copied.
 type McpResourcesUnsubscribeBeginEx struct {
@@ -4132,6 +4544,7 @@ const (
 	McpFlushExKindElicitComplete       uint8 = 7
 	McpFlushExKindElicitResponse       uint8 = 8
 	McpFlushExKindResourcesUpdated     uint8 = 9
+	McpFlushExKindNotification         uint8 = 10
 )
 
 // McpFlushEx is a read-only view of the IDL union mcp::stream::McpFlushEx over a byte slice.
@@ -4265,6 +4678,15 @@ func (f *McpFlushEx) wrap(buf []byte, off, limit int) (string, error) {
 			p = v.limit
 		}
 
+	case McpFlushExKindNotification:
+		{
+			var v McpNotificationFlushEx
+			if _, err := v.wrap(buf, p, limit); err != nil {
+				return "notification", err
+			}
+			p = v.limit
+		}
+
 	default:
 		return "kind", flyweight.ErrKind
 	}
@@ -4371,6 +4793,13 @@ func (f *McpFlushEx) ResourcesUpdated() McpResourcesUpdatedFlushEx {
 	return v
 }
 
+// Notification returns a view of notification over the same buffer. It is meaningful only when Kind() is McpFlushExKindNotification.
+func (f *McpFlushEx) Notification() McpNotificationFlushEx {
+	var v McpNotificationFlushEx
+	v.wrap(f.buf, f.off+13, f.limit)
+	return v
+}
+
 // McpFlushExBuilder writes a McpFlushEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -4404,6 +4833,8 @@ type McpFlushExBuilder struct {
 	bElicitResponse McpElicitResponseFlushExBuilder
 
 	bResourcesUpdated McpResourcesUpdatedFlushExBuilder
+
+	bNotification McpNotificationFlushExBuilder
 }
 
 // Wrap starts a McpFlushEx at buf[off], writing no further than maxLimit.
@@ -4528,6 +4959,9 @@ func (b *McpFlushExBuilder) closeChild() {
 
 	case 1009:
 		limit, err = b.bResourcesUpdated.BuildLimit()
+
+	case 1010:
+		limit, err = b.bNotification.BuildLimit()
 
 	}
 	if err != nil {
@@ -4745,6 +5179,23 @@ func (b *McpFlushExBuilder) ResourcesUpdated() *McpResourcesUpdatedFlushExBuilde
 	b.open = 1009
 	b.next = 3
 	return b.bResourcesUpdated.Wrap(b.buf, b.p, b.max)
+}
+
+// Notification starts notification and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindNotification.
+func (b *McpFlushExBuilder) Notification() *McpNotificationFlushExBuilder {
+	if !(b.advance(2) && func() bool {
+		if !b.room(2, 1) {
+			return false
+		}
+		b.buf[b.p] = byte(McpFlushExKindNotification)
+		b.p += 1
+		return true
+	}()) {
+		return b.bNotification.Wrap(b.buf[:0], 0, 0)
+	}
+	b.open = 1010
+	b.next = 3
+	return b.bNotification.Wrap(b.buf, b.p, b.max)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -7216,6 +7667,312 @@ func (b *McpElicitResponseFlushExBuilder) Build() (McpElicitResponseFlushEx, err
 	}
 	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
 		return McpElicitResponseFlushEx{}, err
+	}
+	return b.view, nil
+}
+
+// McpNotificationFlushEx is a read-only view of the IDL struct mcp::stream::McpNotificationFlushEx over a byte slice.
+// Wrap it over an encoded value, then read the fields; nothing is copied.
+type McpNotificationFlushEx struct {
+	buf     []byte
+	off     int
+	limit   int
+	oParams int
+}
+
+var mcpNotificationFlushExFieldNames = [...]string{"method", "params"}
+
+// Wrap views the McpNotificationFlushEx that starts at buf[off] and ends at or before
+// limit, checking every length against limit.
+func (f *McpNotificationFlushEx) Wrap(buf []byte, off, limit int) error {
+	if field, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpNotificationFlushEx{}
+		return &flyweight.Error{Type: "McpNotificationFlushEx", Field: field, Err: err}
+	}
+	return nil
+}
+
+// TryWrap is Wrap for probing: it reports success without building an error.
+func (f *McpNotificationFlushEx) TryWrap(buf []byte, off, limit int) bool {
+	if _, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpNotificationFlushEx{}
+		return false
+	}
+	return true
+}
+
+func (f *McpNotificationFlushEx) wrap(buf []byte, off, limit int) (string, error) {
+	if off < 0 || off > limit || limit > len(buf) {
+		return "", flyweight.ErrBounds
+	}
+	f.buf, f.off = buf, off
+	p := off
+
+	if limit-p < 2 {
+		return "method", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "method", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "method", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oParams = p
+	if limit-p < 4 {
+		return "params", flyweight.ErrShort
+	}
+	if n := int(int32(binary.LittleEndian.Uint32(buf[p:]))); n < -1 {
+		return "params", flyweight.ErrLength
+	} else if n > limit-p-4 {
+		return "params", flyweight.ErrShort
+	} else {
+		p += 4 + max(n, 0)
+	}
+
+	f.limit = p
+	return "", nil
+}
+
+// Offset returns where the value starts.
+func (f *McpNotificationFlushEx) Offset() int { return f.off }
+
+// Limit returns the offset one past the value's end.
+func (f *McpNotificationFlushEx) Limit() int { return f.limit }
+
+// Sizeof returns the encoded size.
+func (f *McpNotificationFlushEx) Sizeof() int { return f.limit - f.off }
+
+// Buffer returns the wrapped slice.
+func (f *McpNotificationFlushEx) Buffer() []byte { return f.buf }
+
+// HasMethod reports whether method is not null.
+func (f *McpNotificationFlushEx) HasMethod() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.off:]))) >= 0
+}
+
+// Method returns the bytes of method, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpNotificationFlushEx) Method() []byte {
+	o := f.off
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// MethodString returns a copy of method ("" when null).
+func (f *McpNotificationFlushEx) MethodString() string { return string(f.Method()) }
+
+// HasParams reports whether params is not null.
+func (f *McpNotificationFlushEx) HasParams() bool {
+	return int(int32(binary.LittleEndian.Uint32(f.buf[f.oParams:]))) >= 0
+}
+
+// Params returns the bytes of params, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpNotificationFlushEx) Params() []byte {
+	o := f.oParams
+	n := int(int32(binary.LittleEndian.Uint32(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 4
+	return f.buf[o : o+n : o+n]
+}
+
+// ParamsString returns a copy of params ("" when null).
+func (f *McpNotificationFlushEx) ParamsString() string { return string(f.Params()) }
+
+// McpNotificationFlushExBuilder writes a McpNotificationFlushEx in place. Wrap it over a buffer, call
+// the setters in IDL order — a skipped field takes its default, and a skipped
+// field without one is an error — then Build. Errors are sticky: after the
+// first, setters do nothing and Build reports it.
+type McpNotificationFlushExBuilder struct {
+	buf  []byte
+	off  int
+	max  int
+	p    int
+	next int
+	open int
+	err  error
+	view McpNotificationFlushEx
+}
+
+// Wrap starts a McpNotificationFlushEx at buf[off], writing no further than maxLimit.
+func (b *McpNotificationFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpNotificationFlushExBuilder {
+	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
+	if off < 0 || off > maxLimit || maxLimit > len(buf) {
+		b.err = &flyweight.Error{Type: "McpNotificationFlushEx", Err: flyweight.ErrBounds}
+	}
+	return b
+}
+
+// Limit returns the offset one past what has been written so far.
+func (b *McpNotificationFlushExBuilder) Limit() int { return b.p }
+
+// Fail stops the builder with err, unless it already failed.
+func (b *McpNotificationFlushExBuilder) Fail(err error) *McpNotificationFlushExBuilder {
+	if b.err == nil {
+		b.err = err
+	}
+	return b
+}
+
+func (b *McpNotificationFlushExBuilder) fail(i int, err error) {
+	if b.err == nil {
+		b.err = &flyweight.Error{Type: "McpNotificationFlushEx", Field: mcpNotificationFlushExFieldNames[i], Err: err}
+	}
+}
+
+func (b *McpNotificationFlushExBuilder) room(i, n int) bool {
+	if b.max-b.p < n {
+		b.fail(i, flyweight.ErrOverflow)
+		return false
+	}
+	return true
+}
+
+// advance finishes any open nested builder and fills the defaults of the
+// fields before field i. The common case, field i is next, inlines.
+func (b *McpNotificationFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 && b.err == nil {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpNotificationFlushExBuilder) advanceSlow(i int) bool {
+	if b.open >= 0 {
+		b.closeChild()
+	}
+	if b.err != nil {
+		return false
+	}
+	if i < b.next {
+		b.fail(i, flyweight.ErrOrder)
+		return false
+	}
+	for b.next < i {
+		if !b.fill(b.next) {
+			return false
+		}
+		b.next++
+	}
+	return true
+}
+
+func (b *McpNotificationFlushExBuilder) fill(i int) bool {
+	switch i {
+	case 0:
+		b.fail(0, flyweight.ErrMissing)
+		return false
+
+	case 1:
+		return b.putStr(1, 4, true, "")
+
+	}
+	return true
+}
+
+func (b *McpNotificationFlushExBuilder) closeChild() {
+	id := b.open
+	b.open = -1
+	limit, err := b.p, error(nil)
+	switch id {
+
+	}
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.p = limit
+}
+
+func (b *McpNotificationFlushExBuilder) putStr(i, width int, null bool, s string) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+func (b *McpNotificationFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+// Method sets method.
+func (b *McpNotificationFlushExBuilder) Method(v string) *McpNotificationFlushExBuilder {
+	if b.advance(0) && b.putStr(0, 2, false, v) {
+		b.next = 1
+	}
+	return b
+}
+
+// MethodBytes sets method.
+func (b *McpNotificationFlushExBuilder) MethodBytes(v []byte) *McpNotificationFlushExBuilder {
+	if b.advance(0) && b.putBytes(0, 2, false, v) {
+		b.next = 1
+	}
+	return b
+}
+
+// MethodNull sets method to null (length -1).
+func (b *McpNotificationFlushExBuilder) MethodNull() *McpNotificationFlushExBuilder {
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
+	}
+	return b
+}
+
+// Params sets params.
+func (b *McpNotificationFlushExBuilder) Params(v string) *McpNotificationFlushExBuilder {
+	if b.advance(1) && b.putStr(1, 4, false, v) {
+		b.next = 2
+	}
+	return b
+}
+
+// ParamsBytes sets params.
+func (b *McpNotificationFlushExBuilder) ParamsBytes(v []byte) *McpNotificationFlushExBuilder {
+	if b.advance(1) && b.putBytes(1, 4, false, v) {
+		b.next = 2
+	}
+	return b
+}
+
+// ParamsNull sets params to null (length -1).
+func (b *McpNotificationFlushExBuilder) ParamsNull() *McpNotificationFlushExBuilder {
+	if b.advance(1) && b.putStr(1, 4, true, "") {
+		b.next = 2
+	}
+	return b
+}
+
+// BuildLimit fills the defaults of the fields not set and returns the offset
+// one past the value's end.
+func (b *McpNotificationFlushExBuilder) BuildLimit() (int, error) {
+	b.advance(2)
+	return b.p, b.err
+}
+
+// Build finishes the value and returns a view of it.
+func (b *McpNotificationFlushExBuilder) Build() (McpNotificationFlushEx, error) {
+	limit, err := b.BuildLimit()
+	if err != nil {
+		return McpNotificationFlushEx{}, err
+	}
+	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
+		return McpNotificationFlushEx{}, err
 	}
 	return b.view, nil
 }

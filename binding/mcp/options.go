@@ -10,8 +10,10 @@ import (
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
-// optionsSchema is the JSON Schema of an mcp binding's options. Every
-// option applies to the server kind; proxy and client take none yet.
+// optionsSchema is the JSON Schema of an mcp binding's options, for all
+// three kinds; each kind rejects the options that are not its own when it
+// compiles them. prefix is the proxy's; server and timeout the client's;
+// versions the server's and the client's; the rest the server's.
 var optionsSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -48,6 +50,9 @@ var optionsSchema = json.RawMessage(`{
         "body": {"type": "integer", "minimum": 1}
       }
     },
+    "prefix": {"enum": ["always", "conditional", "never"]},
+    "server": {"type": "string", "pattern": "^https?://"},
+    "timeout": {"type": "string"},
     "sessions": {
       "type": "object",
       "additionalProperties": false,
