@@ -1,0 +1,2 @@
+// Package mcpclient is the mcp binding's client kind.
+package mcpclient

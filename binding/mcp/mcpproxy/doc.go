@@ -1,0 +1,2 @@
+// Package mcpproxy is the mcp binding's proxy kind.
+package mcpproxy
