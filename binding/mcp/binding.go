@@ -14,7 +14,9 @@ func init() {
 		Kinds:   []string{"server", "proxy", "client"},
 		Options: optionsSchema,
 		When:    whenSchema,
-		New:     func() engine.Binding { return &Binding{tables: map[tableKey]*sessionTable{}} },
+		// A client's exit is the http client that reaches options.server.
+		DefaultExit: map[string]string{"client": "sys:http_client"},
+		New:         func() engine.Binding { return &Binding{tables: map[tableKey]*sessionTable{}} },
 	})
 }
 
