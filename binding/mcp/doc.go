@@ -68,14 +68,20 @@
 //     {"name":"sluice","version":…}. A sessionId in the application's
 //     reply is the one its request streams then carry.
 //   - The lifecycle stays open. Its FLUSHes toolsListChanged,
-//     promptsListChanged, resourcesListChanged and resourcesUpdated{uri}
-//     become notifications on the session's GET stream. DELETE, an
+//     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
+//     notification{method, params} become notifications on the session's
+//     GET stream. DELETE, an
 //     inactivity.timeout without requests (a session with a GET stream or
 //     requests in flight is in use) or the application ending it end the
 //     session: the lifecycle ENDs, the GET stream ends, and the session's
 //     requests get 404.
 //   - notifications/initialized, any other notification and any client
-//     response get 202; ping is answered {}. notifications/cancelled ABORTs
+//     response get 202; ping is answered {}. logging/setLevel is answered
+//     {} too, unless the application's lifecycle BEGIN advertised
+//     SERVER_LOGGING; then it goes to the application like
+//     completion/complete (which needs SERVER_COMPLETIONS, else -32601),
+//     as the generic kind McpBeginEx.request{sessionId, method}. A proxy
+//     in front of upstream servers advertises both; the toolkit neither. notifications/cancelled ABORTs
 //     the named request's application stream (if its request side is
 //     still open) and RESETs its reply, and ends its HTTP response with no
 //     JSON-RPC answer.
@@ -113,7 +119,9 @@
 //     params object ({} when absent), once the application grants credit;
 //     END.
 //   - The reply: BEGIN; FLUSH McpFlushEx.progress{token (the progressToken's
-//     JSON text), progress, total (-1: none), message} as notifications;
+//     JSON text), progress, total (-1: none), message} and FLUSH
+//     McpFlushEx.notification{method, params} (any other notification,
+//     such as notifications/message, relayed as it came) as notifications;
 //     DATA the bare result; END. With McpEndEx{outcome: ERROR} the DATA was
 //     a JSON-RPC error object, relayed as the response's "error".
 //   - The response is application/json with {"jsonrpc":"2.0","id":<the id

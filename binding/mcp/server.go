@@ -186,8 +186,9 @@ type methodInfo struct {
 	name  string
 	kind  uint8
 	param uint8 // paramNone, paramName or paramURI
-	list  bool  // takes a cursor
-	v2026 bool  // still a method in 2026-07-28
+	list  bool   // takes a cursor
+	v2026 bool   // still a method in 2026-07-28
+	need  uint16 // the application's capability bit the method needs, or 0
 }
 
 const (
@@ -197,16 +198,22 @@ const (
 )
 
 var methods = [...]methodInfo{
-	{"tools/list", McpBeginExKindToolsList, paramNone, true, true},
-	{"tools/call", McpBeginExKindToolsCall, paramName, false, true},
-	{"prompts/list", McpBeginExKindPromptsList, paramNone, true, true},
-	{"prompts/get", McpBeginExKindPromptsGet, paramName, false, true},
-	{"resources/list", McpBeginExKindResourcesList, paramNone, true, true},
-	{"resources/templates/list", McpBeginExKindResourcesTemplatesList, paramNone, true, true},
-	{"resources/read", McpBeginExKindResourcesRead, paramURI, false, true},
+	{"tools/list", McpBeginExKindToolsList, paramNone, true, true, 0},
+	{"tools/call", McpBeginExKindToolsCall, paramName, false, true, 0},
+	{"prompts/list", McpBeginExKindPromptsList, paramNone, true, true, 0},
+	{"prompts/get", McpBeginExKindPromptsGet, paramName, false, true, 0},
+	{"resources/list", McpBeginExKindResourcesList, paramNone, true, true, 0},
+	{"resources/templates/list", McpBeginExKindResourcesTemplatesList, paramNone, true, true, 0},
+	{"resources/read", McpBeginExKindResourcesRead, paramURI, false, true, 0},
 	// 2026-07-28 removed resources/subscribe (MCP.md §3.4).
-	{"resources/subscribe", McpBeginExKindResourcesSubscribe, paramURI, false, false},
-	{"resources/unsubscribe", McpBeginExKindResourcesUnsubscribe, paramURI, false, false},
+	{"resources/subscribe", McpBeginExKindResourcesSubscribe, paramURI, false, false, 0},
+	{"resources/unsubscribe", McpBeginExKindResourcesUnsubscribe, paramURI, false, false, 0},
+	// The generic kind, McpBeginEx.request{method}: forwarded only to an
+	// application that advertised the capability (a proxy in front of
+	// upstream servers); otherwise completion/complete is -32601 and
+	// logging/setLevel is answered here.
+	{"completion/complete", McpBeginExKindRequest, paramNone, false, true, capCompletions},
+	{"logging/setLevel", McpBeginExKindRequest, paramNone, false, false, capLogging},
 }
 
 func lookupMethod(name []byte) *methodInfo {
@@ -227,6 +234,8 @@ const (
 	capPromptsListChanged   = uint16(McpCapabilitiesServerPromptsListChanged)
 	capResourcesListChanged = uint16(McpCapabilitiesServerResourcesListChanged)
 	capResourcesSubscribe   = uint16(McpCapabilitiesServerResourcesSubscribe)
+	capLogging              = uint16(McpCapabilitiesServerLogging)
+	capCompletions          = uint16(McpCapabilitiesServerCompletions)
 	capRoots                = uint16(McpCapabilitiesClientRoots)
 	capSampling             = uint16(McpCapabilitiesClientSampling)
 	capElicitation          = uint16(McpCapabilitiesClientElicitation)
@@ -292,6 +301,8 @@ func appendServerCapabilities(dst []byte, bits uint16, subscribe bool) []byte {
 	add("prompts", bits&(capPrompts|capPromptsListChanged) != 0, bits&capPromptsListChanged != 0, false)
 	add("resources", bits&(capResources|capResourcesListChanged|capResourcesSubscribe) != 0,
 		bits&capResourcesListChanged != 0, subscribe && bits&capResourcesSubscribe != 0)
+	add("logging", bits&capLogging != 0, false, false)
+	add("completions", bits&capCompletions != 0, false, false)
 	return append(dst, '}')
 }
 

@@ -67,6 +67,8 @@ func (r *request) openApp(kind uint8, sid, name, params []byte) bool {
 		setURI(setSID(eb.ResourcesSubscribe(), sid), name).ContentLength(n)
 	case McpBeginExKindResourcesUnsubscribe:
 		setURI(setSID(eb.ResourcesUnsubscribe(), sid), name).ContentLength(n)
+	case McpBeginExKindRequest:
+		setSID(eb.Request(), sid).MethodBytes(name).ContentLength(n)
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {
@@ -369,16 +371,29 @@ func (r *request) onResult(p []byte) {
 	}
 }
 
-// onAppFlush takes progress notifications.
+// onAppFlush takes progress and other notifications of the request.
 func (r *request) onAppFlush(ext []byte) {
 	h := r.h
 	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
 		return
 	}
-	if h.flushEx.Kind() != McpFlushExKindProgress || r.streaming && r.mode != modeSSE {
+	kind := h.flushEx.Kind()
+	if kind != McpFlushExKindProgress && kind != McpFlushExKindNotification || r.streaming && r.mode != modeSSE {
 		return
 	}
 	if r.outOver && !r.detached {
+		return
+	}
+	if kind == McpFlushExKindNotification {
+		n := h.flushEx.Notification()
+		if !n.HasMethod() || len(n.Method()) == 0 {
+			return
+		}
+		r.startSSE()
+		b := r.appendEventHead(h.scratch[:0])
+		b = appendNotification(b, n)
+		b = append(b, "\n\n"...)
+		r.event(b)
 		return
 	}
 	p := h.flushEx.Progress()
@@ -794,4 +809,16 @@ func (r *request) appErrorBytes(code int, msg []byte) {
 	if !r.detached {
 		r.endReply()
 	}
+}
+
+// appendNotification appends a relayed notification's JSON-RPC message:
+// its method and, when it has them, its params as they came.
+func appendNotification(dst []byte, n McpNotificationFlushEx) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = appendQuoted(dst, n.Method())
+	if n.HasParams() && len(n.Params()) > 0 {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, n.Params()...)
+	}
+	return append(dst, '}')
 }

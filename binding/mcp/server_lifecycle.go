@@ -330,6 +330,7 @@ func (s *session) notify(h *server, ext []byte) {
 		method = "notifications/resources/updated"
 		u := h.flushEx.ResourcesUpdated()
 		uri = u.URI()
+	case McpFlushExKindNotification:
 	default:
 		return
 	}
@@ -337,14 +338,20 @@ func (s *session) notify(h *server, ext []byte) {
 	s.getSeq++
 	b := append(h.scratch[:0], "event: message\nid: "...)
 	b = appendEventID(b, 0, s.getSeq)
-	b = append(b, "\ndata: {\"jsonrpc\":\"2.0\",\"method\":"...)
-	b = appendQuoted(b, method)
-	if uri != nil {
-		b = append(b, `,"params":{"uri":`...)
-		b = appendQuoted(b, uri)
+	b = append(b, "\ndata: "...)
+	if h.flushEx.Kind() == McpFlushExKindNotification {
+		b = appendNotification(b, h.flushEx.Notification())
+	} else {
+		b = append(b, `{"jsonrpc":"2.0","method":`...)
+		b = appendQuoted(b, method)
+		if uri != nil {
+			b = append(b, `,"params":{"uri":`...)
+			b = appendQuoted(b, uri)
+			b = append(b, '}')
+		}
 		b = append(b, '}')
 	}
-	b = append(b, "}\n\n"...)
+	b = append(b, "\n\n"...)
 	s.replay.add(h.s.replay, 0, s.getSeq, b)
 	get := s.get
 	s.mu.Unlock()
@@ -643,7 +650,7 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 		return
 	}
 	mi := lookupMethod(method)
-	if mi == nil || !mi.v2026 {
+	if mi == nil || !mi.v2026 || mi.need != 0 && h.disc.known && h.disc.bits&mi.need == 0 {
 		r.rpcError(codeMethodNotFound, "Method not found")
 		return
 	}

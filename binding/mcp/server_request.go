@@ -724,15 +724,15 @@ func (r *request) dispatch(m *message, request bool) {
 		r.respondEmpty(202)
 		return
 	}
-	if string(method) == "ping" || string(method) == "logging/setLevel" {
-		// Both answered here: ping by the spec, and logging/setLevel
-		// because the gateway forwards no log messages yet, so every
-		// level is accepted.
+	mi := lookupMethod(method)
+	if string(method) == "ping" || string(method) == "logging/setLevel" && s.serverCaps&capLogging == 0 {
+		// Both answered here: ping by the spec, and logging/setLevel when
+		// the application takes no log levels (it sends no log messages,
+		// so every level is accepted).
 		r.respondResult(emptyObject)
 		return
 	}
-	mi := lookupMethod(method)
-	if mi == nil {
+	if mi == nil || mi.need != 0 && s.serverCaps&mi.need == 0 {
 		r.rpcError(codeMethodNotFound, "Method not found")
 		return
 	}
@@ -802,6 +802,9 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 		return
 	}
 	var name []byte
+	if mi.kind == McpBeginExKindRequest {
+		name = append(h.name[:0], mi.name...) // the generic kind's method
+	}
 	switch mi.param {
 	case paramName, paramURI:
 		key, msg := "name", "Invalid params: name must be a string"

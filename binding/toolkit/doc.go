@@ -87,8 +87,8 @@
 //
 //   - -32600 "Invalid request: not an MCP application stream": no
 //     McpBeginEx, or one of another type id;
-//   - -32601 "Method not found": a McpBeginEx kind the union does not have
-//     (a newer server's);
+//   - -32601 "Method not found": a McpBeginEx kind the toolkit does not
+//     serve (the generic request kind, or a newer server's);
 //   - -32603 "Server busy": no buffer slot for the params.
 //
 // The server then resets the reply it will never read, as any initiator
