@@ -185,7 +185,7 @@ func (s versionSet) appendList(dst []byte, quoted bool, sep string) []byte {
 type methodInfo struct {
 	name  string
 	kind  uint8
-	param uint8 // paramNone, paramName or paramURI
+	param uint8  // paramNone, paramName or paramURI
 	list  bool   // takes a cursor
 	v2026 bool   // still a method in 2026-07-28
 	need  uint16 // the application's capability bit the method needs, or 0
