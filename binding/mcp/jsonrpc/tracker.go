@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"encoding/binary"
 	"math/bits"
-	"unsafe"
 )
 
 // MaxDepth is the deepest nesting of objects and arrays a [Tracker]
@@ -413,18 +412,6 @@ func special(x, hi uint64) (quote, other uint64) {
 	return quote, other
 }
 
-// load64 and load16 read the eight or two bytes of p at i, little-endian,
-// which the caller has checked are in p. They skip the bounds checks of
-// p[i:i+8], which need p's capacity too: one register fewer in scan,
-// whose hot loops otherwise spill i.
-func load64(p []byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), i)), 8))
-}
-
-func load16(p []byte, i int) uint16 {
-	return binary.LittleEndian.Uint16(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), i)), 2))
-}
-
 func isSpace(c byte) bool {
 	return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r')
 }
@@ -581,7 +568,7 @@ valueByte: // c = p[i] starts a value
 		t.stack[depth>>6] &^= 1 << (depth & 63)
 		arr = false
 		// Compact JSON: the first key follows the brace at once.
-		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
 			goto keyStr
 		}
@@ -596,7 +583,7 @@ valueByte: // c = p[i] starts a value
 		t.stack[depth>>6] |= 1 << (depth & 63)
 		arr = true
 		// Compact JSON: a string element follows the bracket at once.
-		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
 			goto valStr
 		}
@@ -725,9 +712,15 @@ colon:
 	// byte waits for, so the loops are kept short: the SWAR test decides
 	// "closing quote" without reloading the byte, and the compact-JSON
 	// shortcuts (`":"`, `,"`, `{"`, `["`) skip the general states.
+	//
+	// The bounds are written for the compiler's prover: i <= len(p)-8
+	// with p[i:] (not i+8 <= len(p) with p[i:i+8], which checks against
+	// p's capacity and keeps i+8 live beside i) lets the loops run
+	// without spilling i, whose reload lay on the path above; and
+	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	for i+8 <= len(p) {
-		if q, o := special(load64(p, i), t.hi); q|o != 0 {
+	for i <= len(p)-8 {
+		if q, o := special(binary.LittleEndian.Uint64(p[i:]), t.hi); q|o != 0 {
 			if q != 0 && (q-1)&o == 0 {
 				i += bits.TrailingZeros64(q)>>3 + 1
 				goto end
@@ -754,8 +747,8 @@ valStr:
 	goto strSpecial
 
 keyStr:
-	for i+8 <= len(p) {
-		if q, o := special(load64(p, i), t.hi); q|o != 0 {
+	for i <= len(p)-8 {
+		if q, o := special(binary.LittleEndian.Uint64(p[i:]), t.hi); q|o != 0 {
 			if q != 0 && (q-1)&o == 0 {
 				i += bits.TrailingZeros64(q)>>3 + 1
 				goto keyEnd
@@ -782,17 +775,18 @@ keyStr:
 	goto strSpecial
 keyEnd:
 	// Compact JSON: the colon and a string value follow the key at once.
-	if i+2 <= len(p) {
-		if pair := load16(p, i); pair == ':'|'"'<<8 {
+	// Two byte loads, not one of p[i:i+2]: slicing needs p's capacity,
+	// a stack reload here.
+	if i < len(p)-1 && p[i] == ':' {
+		if c = p[i+1]; c == '"' {
 			i += 2
 			goto valStr
-		} else if byte(pair) == ':' {
-			i++
-			if c = byte(pair >> 8); c > ' ' {
-				goto valueByte
-			}
-			goto value
 		}
+		i++
+		if c > ' ' {
+			goto valueByte
+		}
+		goto value
 	}
 	goto colon
 
@@ -1067,7 +1061,7 @@ after:
 	if c = p[i]; c == ',' {
 		// Compact JSON: the next key or string element follows the
 		// comma at once.
-		if depth > 1 && i+2 <= len(p) && p[i+1] == '"' {
+		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
 			if arr {
 				goto valStr
