@@ -1,0 +1,205 @@
+package mcpproxy
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+)
+
+// listKind describes one list request kind: the result member that holds
+// the items, the item member that names one, and how it is prefixed.
+type listKind struct {
+	kind    uint8  // McpBeginEx kind
+	key     string // "tools"
+	nameKey string // "name"
+	uri     bool   // prefixed <toolkit>+ rather than <toolkit>__
+}
+
+var listKinds = [...]listKind{
+	{mcp.McpBeginExKindToolsList, "tools", "name", false},
+	{mcp.McpBeginExKindPromptsList, "prompts", "name", false},
+	{mcp.McpBeginExKindResourcesList, "resources", "uri", true},
+	{mcp.McpBeginExKindResourcesTemplatesList, "resourceTemplates", "uriTemplate", true},
+}
+
+func listKindOf(kind uint8) *listKind {
+	for i := range listKinds {
+		if listKinds[i].kind == kind {
+			return &listKinds[i]
+		}
+	}
+	return nil
+}
+
+// globs returns the route's allow-set for the list's items.
+func (k *listKind) globs(r *route) []string {
+	switch k.kind {
+	case mcp.McpBeginExKindToolsList:
+		return r.tools
+	case mcp.McpBeginExKindPromptsList:
+		return r.prompts
+	}
+	return r.resources
+}
+
+func (k *listKind) prefix(r *route) []byte {
+	if k.uri {
+		return r.uri
+	}
+	return r.name
+}
+
+// part is one route's bare list result, in the merge.
+type part struct {
+	route int
+	body  []byte
+}
+
+// cursorEntry is one route still to page, and its own cursor: the
+// contents of the string the route gave as nextCursor, as written.
+type cursorEntry struct {
+	route  int
+	cursor []byte
+}
+
+// errInvalidCursor reports a cursor the proxy did not issue, or issued
+// for another list or configuration.
+var errInvalidCursor = errors.New("invalid cursor")
+
+const cursorVersion = 1
+
+// appendCursor appends the base64url text of a proxy cursor: a version, the
+// list kind, the routes' fingerprint, then each route's index and cursor.
+func appendCursor(dst, scratch []byte, kind uint8, fingerprint uint32, entries []cursorEntry) ([]byte, []byte) {
+	raw := append(scratch[:0], cursorVersion, kind)
+	raw = binary.LittleEndian.AppendUint32(raw, fingerprint)
+	for _, e := range entries {
+		raw = binary.AppendUvarint(raw, uint64(e.route))
+		raw = binary.AppendUvarint(raw, uint64(len(e.cursor)))
+		raw = append(raw, e.cursor...)
+	}
+	return base64.RawURLEncoding.AppendEncode(dst, raw), raw
+}
+
+// decodeCursor reads a proxy cursor into entries (whose cursors point
+// into scratch, returned grown): the routes to query, in ascending order.
+func decodeCursor(text, scratch []byte, kind uint8, fingerprint uint32, routes int, entries []cursorEntry) ([]cursorEntry, []byte, error) {
+	raw, err := base64.RawURLEncoding.AppendDecode(scratch[:0], text)
+	if err != nil || len(raw) < 6 || raw[0] != cursorVersion || raw[1] != kind ||
+		binary.LittleEndian.Uint32(raw[2:]) != fingerprint {
+		return entries, raw, errInvalidCursor
+	}
+	rest := raw[6:]
+	last := -1
+	for len(rest) > 0 {
+		idx, n := binary.Uvarint(rest)
+		if n <= 0 || idx >= uint64(routes) || int(idx) <= last {
+			return entries, raw, errInvalidCursor
+		}
+		rest = rest[n:]
+		l, n := binary.Uvarint(rest)
+		if n <= 0 || l > uint64(len(rest)-n) {
+			return entries, raw, errInvalidCursor
+		}
+		rest = rest[n:]
+		entries = append(entries, cursorEntry{route: int(idx), cursor: rest[:l:l]})
+		rest = rest[l:]
+		last = int(idx)
+	}
+	if len(entries) == 0 {
+		return entries, raw, errInvalidCursor
+	}
+	return entries, raw, nil
+}
+
+// validate reports whether body is one JSON object.
+func validate(body []byte) bool {
+	i := skipWS(body, 0)
+	return i < len(body) && body[i] == '{' && fastjson.ValidateBytes(body) == nil
+}
+
+// appendMerged appends the merged list of parts (in route order): the
+// items of each that its route allows, with the route's prefix injected
+// into their names when prefixed, and each part's nextCursor noted in
+// next. Items are copied byte for byte but for the prefix. A part that is
+// not a list result is skipped and reported in bad.
+func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int) {
+	var bad []int
+	dst = append(dst, '{', '"')
+	dst = append(dst, k.key...)
+	dst = append(dst, '"', ':', '[')
+	first := true
+	for _, p := range parts {
+		r := &routes[p.route]
+		as, ae, ok := member(p.body, k.key)
+		if !ok || p.body[as] != '[' {
+			bad = append(bad, p.route)
+			continue
+		}
+		arr := p.body[as:ae]
+		globs, prefix := k.globs(r), k.prefix(r)
+		for i := 1; ; {
+			es, ee, nx, ok := element(arr, i)
+			if !ok {
+				break
+			}
+			i = nx
+			item := arr[es:ee]
+			ns, ne, ok := member(item, k.nameKey)
+			if !ok || item[ns] != '"' {
+				continue // an item without a name cannot be called
+			}
+			name, ok := stringValue(item[ns:ne])
+			if !ok || !allowed(globs, unsafeString(name)) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			if prefixed {
+				dst = append(dst, item[:ns+1]...)
+				dst = append(dst, prefix...)
+				dst = append(dst, item[ns+1:]...)
+			} else {
+				dst = append(dst, item...)
+			}
+		}
+		if cs, ce, ok := member(p.body, "nextCursor"); ok && p.body[cs] == '"' && ce-cs > 2 {
+			next = append(next, cursorEntry{route: p.route, cursor: p.body[cs+1 : ce-1]})
+		}
+	}
+	dst = append(dst, ']')
+	return dst, next, bad
+}
+
+// appendPrefixedURIs appends body with prefix injected into the uri of
+// each of its contents (a resources/read result); a body of another shape
+// goes through as it is.
+func appendPrefixedURIs(dst, body, prefix []byte) []byte {
+	as, ae, ok := member(body, "contents")
+	if !ok || body[as] != '[' {
+		return append(dst, body...)
+	}
+	last := 0
+	for i := as + 1; ; {
+		es, ee, nx, ok := element(body[:ae], i)
+		if !ok {
+			break
+		}
+		i = nx
+		us, _, ok := member(body[es:ee], "uri")
+		if !ok || body[es+us] != '"' {
+			continue
+		}
+		at := es + us + 1
+		dst = append(dst, body[last:at]...)
+		dst = append(dst, prefix...)
+		last = at
+	}
+	return append(dst, body[last:]...)
+}

@@ -1,0 +1,42 @@
+package mcpproxy_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/spec"
+)
+
+var (
+	scripts  = filepath.Join("..", "..", "..", "scripts", "mcp")
+	proxyDir = filepath.Join(scripts, "streams", "proxy")
+)
+
+// TestScriptsEngineDriven plays each proxy scenario against mcp1 of
+// config/proxy.yaml: client.rpt plays the mcp server kind in front, and
+// server.rpt, when the scenario has one, plays the routes' exits app0 and
+// app1 behind; on one worker and on two.
+func TestScriptsEngineDriven(t *testing.T) {
+	entries, err := os.ReadDir(proxyDir)
+	require.NoError(t, err)
+	cfg := filepath.Join(scripts, "config", "proxy.yaml")
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		names := []string{filepath.Join(proxyDir, e.Name(), "client")}
+		if _, err := os.Stat(filepath.Join(proxyDir, e.Name(), "server.rpt")); err == nil {
+			names = append(names, filepath.Join(proxyDir, e.Name(), "server"))
+		}
+		for _, workers := range []int{1, 2} {
+			t.Run(e.Name()+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
+				t.Parallel()
+				spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
+			})
+		}
+	}
+}
