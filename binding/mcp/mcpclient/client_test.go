@@ -1,0 +1,486 @@
+package mcpclient_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/all"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+var stackLog io.Writer = io.Discard
+
+func init() {
+	if os.Getenv("MCPCLIENT_LOG") != "" {
+		stackLog = os.Stderr
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	return port
+}
+
+func waitListen(t testing.TB, addr string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond, "nothing listens on %s", addr)
+}
+
+var (
+	buildOnce sync.Once
+	evsrvPath string
+	buildErr  error
+)
+
+// everythingServer builds go-sdk's conformance everything-server once.
+func everythingServer(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpclient-evsrv")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		evsrvPath = filepath.Join(dir, "evsrv")
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", evsrvPath,
+			"github.com/modelcontextprotocol/go-sdk/conformance/everything-server").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("build everything-server: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Skip(buildErr)
+	}
+	return evsrvPath
+}
+
+// upstream is a running everything-server.
+type upstream struct {
+	addr string
+	cmd  *exec.Cmd
+	args []string
+}
+
+func startUpstream(t testing.TB, stateful bool, port int) *upstream {
+	t.Helper()
+	everythingServer(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	args := []string{"-http=" + addr}
+	if stateful {
+		args = append(args, "-stateless=false")
+	}
+	u := &upstream{addr: addr, args: args}
+	u.start(t)
+	return u
+}
+
+func (u *upstream) start(t testing.TB) {
+	t.Helper()
+	u.cmd = exec.Command(everythingServer(t), u.args...)
+	u.cmd.Stdout, u.cmd.Stderr = io.Discard, io.Discard
+	require.NoError(t, u.cmd.Start())
+	cmd := u.cmd
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	waitListen(t, u.addr)
+}
+
+func (u *upstream) stop() {
+	_ = u.cmd.Process.Kill()
+	_ = u.cmd.Wait()
+}
+
+// startGateway starts tcp → http → mcp server → mcp client → the
+// upstream, and returns the gateway's MCP endpoint.
+func startGateway(t testing.TB, server, clientOptions string) string {
+	t.Helper()
+	port := freePort(t)
+	src := fmt.Sprintf(`name: test
+bindings:
+  tcp0:
+    type: tcp
+    kind: server
+    options:
+      host: 127.0.0.1
+      port: %d
+    exit: http0
+  http0:
+    type: http
+    kind: server
+    routes:
+      - exit: mcp0
+        when:
+          - headers:
+              :path: /mcp
+  mcp0:
+    type: mcp
+    kind: server
+    exit: client0
+  client0:
+    type: mcp
+    kind: client
+    options:
+      server: %s
+%s`, port, server, clientOptions)
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(t, err)
+	cfg, err := config.Load("gateway.yaml", []byte(src), schema)
+	require.NoError(t, err)
+	require.NoError(t, binding.Resolve(cfg))
+	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<22), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(stackLog, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		engine.WithBindings(binding.Factory))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+}
+
+type progressLog struct {
+	mu sync.Mutex
+	p  []float64
+}
+
+func (l *progressLog) handler(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	l.mu.Lock()
+	l.p = append(l.p, req.Params.Progress)
+	l.mu.Unlock()
+}
+
+func (l *progressLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.p)
+}
+
+func connect(t *testing.T, ctx context.Context, endpoint, version string, pl *progressLog) *mcp.ClientSession {
+	t.Helper()
+	opts := &mcp.ClientOptions{}
+	if pl != nil {
+		opts.ProgressNotificationHandler = pl.handler
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpclient-test", Version: "1.0.0"}, opts)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	return session
+}
+
+func callText(t *testing.T, ctx context.Context, s *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%s: %+v", name, res.Content)
+	require.NotEmpty(t, res.Content)
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// exercise runs the scenario of the brief against a gateway endpoint.
+func exercise(t *testing.T, endpoint, version string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var pl progressLog
+	s := connect(t, ctx, endpoint, version, &pl)
+
+	tools, err := s.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Subset(t, names, []string{"test_simple_text", "test_tool_with_progress", "test_error_handling"})
+
+	assert.Equal(t, "This is a simple text response for testing.", callText(t, ctx, s, "test_simple_text", nil))
+
+	long := &mcp.CallToolParams{Name: "test_tool_with_progress", Arguments: map[string]any{}}
+	long.SetProgressToken("tok-" + version)
+	res, err := s.CallTool(ctx, long)
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Eventually(t, func() bool { return pl.len() == 3 }, 3*time.Second, 10*time.Millisecond, "three progress notifications")
+	pl.mu.Lock()
+	assert.Equal(t, []float64{0, 50, 100}, pl.p)
+	pl.mu.Unlock()
+
+	read, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
+	require.NoError(t, err)
+	require.Len(t, read.Contents, 1)
+	assert.Contains(t, read.Contents[0].Text, "static")
+
+	prompt, err := s.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments",
+		Arguments: map[string]string{"arg1": "alpha", "arg2": "beta"}})
+	require.NoError(t, err)
+	require.NotEmpty(t, prompt.Messages)
+	assert.Contains(t, prompt.Messages[0].Content.(*mcp.TextContent).Text, "alpha")
+
+	// An unknown tool is the upstream's error, relayed.
+	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool"})
+	if err == nil {
+		assert.True(t, res.IsError)
+	}
+
+	require.NoError(t, s.Close())
+}
+
+func TestStatefulUpstream(t *testing.T) {
+	up := startUpstream(t, true, freePort(t))
+	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "")
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) { exercise(t, endpoint, v) })
+	}
+}
+
+func TestStatelessUpstream(t *testing.T) {
+	up := startUpstream(t, false, freePort(t))
+	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "")
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) { exercise(t, endpoint, v) })
+	}
+}
+
+func TestLegacyOnlyVersions(t *testing.T) {
+	up := startUpstream(t, true, freePort(t))
+	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "      versions: [2025-06-18]\n      timeout: PT10S\n")
+	exercise(t, endpoint, "2025-11-25")
+}
+
+// TestReinitialize restarts the upstream between calls: its sessions are
+// gone, and the next call re-initializes and still succeeds.
+func TestReinitialize(t *testing.T) {
+	port := freePort(t)
+	up := startUpstream(t, true, port)
+	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+	callText(t, ctx, s, "test_simple_text", nil)
+
+	up.stop()
+	up.start(t)
+	for i := range 3 {
+		assert.Equal(t, "This is a simple text response for testing.", callText(t, ctx, s, "test_simple_text", nil), "call %d", i)
+	}
+}
+
+// TestUpstreamDies kills a tiny upstream mid-SSE: the downstream gets a
+// JSON-RPC error quickly, and the gateway keeps serving.
+func TestUpstreamDies(t *testing.T) {
+	var mu sync.Mutex
+	cut := true
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		switch {
+		case strings.Contains(msg, `"method":"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(msg, `"method":"tools/call"`):
+			mu.Lock()
+			c := cut
+			cut = false
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+			w.(http.Flusher).Flush()
+			if c {
+				hj, ok := w.(http.Hijacker)
+				if ok {
+					conn, _, err := hj.Hijack()
+					if err == nil {
+						conn.Close()
+					}
+				}
+				return
+			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+
+	start := time.Now()
+	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Upstream")
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+}
+
+// TestUpstreamDown: nothing listens upstream; initialize fails with an
+// error, not a hang.
+func TestUpstreamDown(t *testing.T) {
+	endpoint := startGateway(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t)), "      versions: [2025-11-25]\n      timeout: PT5S\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	start := time.Now()
+	_, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+func between(s, from, to string) string {
+	i := strings.Index(s, from)
+	if i < 0 {
+		return "null"
+	}
+	s = s[i+len(from):]
+	if j := strings.IndexAny(s, to+"}"); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+func TestOptions(t *testing.T) {
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, options, want string }{
+		{"no server", "      versions: [2025-11-25]\n", "needs options.server"},
+		{"server option", "      server: http://127.0.0.1:1/mcp\n      origins: [\"http://x\"]\n", "options.origins is an option of the server kind"},
+		{"proxy option", "      server: http://127.0.0.1:1/mcp\n      prefix: always\n", "options.prefix is an option of the proxy kind"},
+		{"bad version", "      server: http://127.0.0.1:1/mcp\n      versions: [1999-01-01]\n", "unsupported protocol version"},
+		{"bad timeout", "      server: http://127.0.0.1:1/mcp\n      timeout: soon\n", "options.timeout"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "name: test\nbindings:\n  client0:\n    type: mcp\n    kind: client\n    options:\n" + tt.options
+			cfg, err := config.Load("c.yaml", []byte(src), schema)
+			if err == nil {
+				require.NoError(t, binding.Resolve(cfg))
+				var e *engine.Engine
+				e, err = engine.New(cfg, engine.WithWorkers(1), engine.WithPin(false), engine.WithBindings(binding.Factory),
+					engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+				if err == nil {
+					err = e.Start()
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+					_ = e.Stop(ctx)
+					cancel()
+				}
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestCancel cancels a call the upstream never answers: the upstream gets
+// notifications/cancelled with the request's id, and the session goes on.
+func TestCancel(t *testing.T) {
+	cancelled := make(chan string, 4)
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		switch {
+		case strings.Contains(msg, `"method":"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case strings.Contains(msg, `notifications/cancelled`):
+			cancelled <- msg
+			w.WriteHeader(http.StatusAccepted)
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(msg, `"name":"slow"`):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+
+	callCtx, callCancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
+	callCancel()
+	require.Error(t, err)
+	select {
+	case msg := <-cancelled:
+		assert.Contains(t, msg, `"requestId":`)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream was not sent notifications/cancelled")
+	}
+	assert.Equal(t, "ok", callText(t, ctx, s, "fast", nil))
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package mcpclient_test
+
+const raceEnabled = true
