@@ -61,7 +61,7 @@ func id(v ider) flyweighttest.NStr { return strOf(v.HasID(), v.ID(), v.IDString(
 // Readers of every case struct: each returns all getter values in IDL order.
 
 func readLifecycle(v *mcp.McpLifecycleBeginEx) []any {
-	return []any{sessionID(v), v.Capabilities(), strOf(v.HasAuthCallback(), v.AuthCallback(), v.AuthCallbackString())}
+	return []any{sessionID(v), v.Capabilities(), strOf(v.HasAuthCallback(), v.AuthCallback(), v.AuthCallbackString()), v.Subscriptions()}
 }
 
 // readSessionTimeout reads toolsList, promptsList, resourcesList and
@@ -265,32 +265,32 @@ func mcpCases() []flyweighttest.Case {
 		// McpBeginEx
 		lifecycle.cases("all set",
 			func(b *mcp.McpLifecycleBeginExBuilder) {
-				b.SessionID("sess-lifecycle").Capabilities(caps).AuthCallback("https://auth.example/cb")
+				b.SessionID("sess-lifecycle").Capabilities(caps).AuthCallback("https://auth.example/cb").Subscriptions(56)
 			},
-			enc{}.Str16("sess-lifecycle").U16(caps).Str16("https://auth.example/cb"),
-			text("sess-lifecycle"), caps, text("https://auth.example/cb")),
+			enc{}.Str16("sess-lifecycle").U16(caps).Str16("https://auth.example/cb").U16(56),
+			text("sess-lifecycle"), caps, text("https://auth.example/cb"), uint16(56)),
 		lifecycle.cases("defaults",
 			nil,
-			enc{}.Null16().U16(0).Null16(),
-			null, uint16(0), null),
+			enc{}.Null16().U16(0).Null16().U16(0),
+			null, uint16(0), null, uint16(0)),
 		lifecycle.cases("explicit nulls, capabilities default between them",
 			func(b *mcp.McpLifecycleBeginExBuilder) { b.SessionIDNull().AuthCallbackNull() },
-			enc{}.Null16().U16(0).Null16(),
-			null, uint16(0), null),
+			enc{}.Null16().U16(0).Null16().U16(0),
+			null, uint16(0), null, uint16(0)),
 		lifecycle.cases("only authCallback set",
 			func(b *mcp.McpLifecycleBeginExBuilder) { b.AuthCallback("cb") },
-			enc{}.Null16().U16(0).Str16("cb"),
-			null, uint16(0), text("cb")),
+			enc{}.Null16().U16(0).Str16("cb").U16(0),
+			null, uint16(0), text("cb"), uint16(0)),
 		lifecycle.cases("only capabilities set",
 			func(b *mcp.McpLifecycleBeginExBuilder) { b.Capabilities(0xfffe) },
-			enc{}.Null16().U16(0xfffe).Null16(),
-			null, uint16(0xfffe), null),
+			enc{}.Null16().U16(0xfffe).Null16().U16(0),
+			null, uint16(0xfffe), null, uint16(0)),
 		lifecycle.cases("bytes setters, empty sessionId",
 			func(b *mcp.McpLifecycleBeginExBuilder) {
 				b.SessionIDBytes([]byte{}).Capabilities(0xffff).AuthCallbackBytes([]byte("cb\x00\xff"))
 			},
-			enc{}.Str16("").U16(0xffff).Str16("cb\x00\xff"),
-			text(""), uint16(0xffff), text("cb\x00\xff")),
+			enc{}.Str16("").U16(0xffff).Str16("cb\x00\xff").U16(0),
+			text(""), uint16(0xffff), text("cb\x00\xff"), uint16(0)),
 		toolsList.cases("all set",
 			func(b *mcp.McpToolsListBeginExBuilder) { b.SessionID("sess-tools-list").Timeout(45000) },
 			enc{}.Str16("sess-tools-list").I64(45000),
@@ -652,6 +652,7 @@ func TestEncodingMcpBeginExLifecycleNulls(t *testing.T) {
 		0xff, 0xff, // sessionId: null
 		0x01, 0x01, // capabilities: SERVER_TOOLS | CLIENT_ELICITATION
 		0xff, 0xff, // authCallback: null
+		0x00, 0x00, // subscriptions: default 0
 	}
 	buf := make([]byte, 64)
 	var b mcp.McpBeginExBuilder

@@ -890,14 +890,15 @@ func (b *McpBeginExBuilder) Build() (McpBeginEx, error) {
 // McpLifecycleBeginEx is a read-only view of the IDL struct mcp::stream::McpLifecycleBeginEx over a byte slice.
 // Wrap it over an encoded value, then read the fields; nothing is copied.
 type McpLifecycleBeginEx struct {
-	buf           []byte
-	off           int
-	limit         int
-	oCapabilities int
-	oAuthCallback int
+	buf            []byte
+	off            int
+	limit          int
+	oCapabilities  int
+	oAuthCallback  int
+	oSubscriptions int
 }
 
-var mcpLifecycleBeginExFieldNames = [...]string{"sessionId", "capabilities", "authCallback"}
+var mcpLifecycleBeginExFieldNames = [...]string{"sessionId", "capabilities", "authCallback", "subscriptions"}
 
 // Wrap views the McpLifecycleBeginEx that starts at buf[off] and ends at or before
 // limit, checking every length against limit.
@@ -953,6 +954,12 @@ func (f *McpLifecycleBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 	} else {
 		p += 2 + max(n, 0)
 	}
+
+	f.oSubscriptions = p
+	if limit-p < 2 {
+		return "subscriptions", flyweight.ErrShort
+	}
+	p += 2
 
 	f.limit = p
 	return "", nil
@@ -1012,6 +1019,11 @@ func (f *McpLifecycleBeginEx) AuthCallback() []byte {
 
 // AuthCallbackString returns a copy of authCallback ("" when null).
 func (f *McpLifecycleBeginEx) AuthCallbackString() string { return string(f.AuthCallback()) }
+
+// Subscriptions returns subscriptions.
+func (f *McpLifecycleBeginEx) Subscriptions() uint16 {
+	return uint16(binary.LittleEndian.Uint16(f.buf[f.oSubscriptions:]))
+}
 
 // McpLifecycleBeginExBuilder writes a McpLifecycleBeginEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
@@ -1106,6 +1118,14 @@ func (b *McpLifecycleBeginExBuilder) fill(i int) bool {
 
 	case 2:
 		return b.putStr(2, 2, true, "")
+
+	case 3:
+		if !b.room(3, 2) {
+			return false
+		}
+		v := uint16(0)
+		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+		b.p += 2
 
 	}
 	return true
@@ -1203,10 +1223,20 @@ func (b *McpLifecycleBeginExBuilder) AuthCallbackNull() *McpLifecycleBeginExBuil
 	return b
 }
 
+// Subscriptions sets subscriptions.
+func (b *McpLifecycleBeginExBuilder) Subscriptions(v uint16) *McpLifecycleBeginExBuilder {
+	if b.advance(3) && b.room(3, 2) {
+		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+		b.p += 2
+		b.next = 4
+	}
+	return b
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpLifecycleBeginExBuilder) BuildLimit() (int, error) {
-	b.advance(3)
+	b.advance(4)
 	return b.p, b.err
 }
 
