@@ -103,3 +103,32 @@ func (w *timerWheel) expire(now time.Time, limit int) int {
 
 // pending reports whether any timer is armed.
 func (w *timerWheel) pending() bool { return w.count > 0 }
+
+// wait returns how long from now until the wheel next has a timer to
+// fire, for a parked worker's epoll timeout: the deadline of the earliest
+// timer within one turn of the wheel, or one turn when every armed timer
+// is further out (such a timer stays in its slot until its tick comes
+// round, so the worker need only look once a turn). It is 0 when a timer
+// is already due, and -1 when none is armed.
+func (w *timerWheel) wait(now time.Time) time.Duration {
+	if w.count == 0 {
+		return -1
+	}
+	next := w.cursor + wheelSlots
+	for s := int64(1); s <= wheelSlots; s++ {
+		tick := w.cursor + s
+		found := false
+		for _, t := range w.slots[tick&(wheelSlots-1)] {
+			if t.fire != nil && t.tick <= tick {
+				found = true
+				break
+			}
+		}
+		if found {
+			next = tick
+			break
+		}
+	}
+	d := w.start.Add(time.Duration(next) * w.tick).Sub(now)
+	return max(d, 0)
+}

@@ -18,11 +18,15 @@ import (
 	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
-// Idle strategy (ZILLA.md §8 "Backoff"): spin, then yield, then park in
-// epoll_wait until a producer, a socket or a timer wakes the worker.
+// Idle strategy (ZILLA.md §8 "Backoff"): spin, then park in epoll_wait
+// until a producer, a socket or the next timer's deadline wakes the
+// worker. Zilla's backoff also yields between spinning and parking; a Go
+// worker cannot yield cheaply: its goroutine is locked to its thread, so
+// runtime.Gosched hands the P to another thread and back through futexes
+// (with 64 yields per idle spell, a gateway under light load spent most of
+// its CPU in futex calls).
 const (
 	idleSpins  = 64
-	idleYields = 64
 	// readBatch bounds the records drained per loop pass, so sockets and
 	// timers are served even under a flood of frames.
 	readBatch = 256
@@ -316,11 +320,7 @@ func (w *Worker) run(ready chan<- error) {
 			continue
 		}
 		idle++
-		switch {
-		case idle <= idleSpins:
-		case idle <= idleSpins+idleYields:
-			runtime.Gosched()
-		default:
+		if idle > idleSpins {
 			w.park()
 			idle = 0
 		}
@@ -338,8 +338,10 @@ func (w *Worker) park() {
 		return
 	}
 	timeout := -1
-	if w.timers.pending() {
-		timeout = int(timerTick / time.Millisecond)
+	if d := w.timers.wait(w.engine.clock()); d >= 0 {
+		// Round up: waking before the deadline only to park again
+		// wastes a wake-up, and the wheel never fires a timer early.
+		timeout = int((d + time.Millisecond - 1) / time.Millisecond)
 	}
 	w.poller.poll(timeout)
 	w.parked.Store(false)

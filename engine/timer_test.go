@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestTimerWheelWait checks the epoll timeout a parked worker takes from
+// its timers: none armed, the earliest within a turn, one due, one beyond
+// a turn (a turn at most), and cancelled timers ignored.
+func TestTimerWheelWait(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := newTimerWheel(time.Millisecond, start)
+	assert.Equal(t, time.Duration(-1), w.wait(start), "no timer")
+
+	w.schedule(1, start.Add(60*time.Second), func() {})
+	assert.Equal(t, wheelSlots*time.Millisecond, w.wait(start), "beyond a turn: wake once a turn")
+
+	w.schedule(2, start.Add(40*time.Millisecond), func() {})
+	w.schedule(3, start.Add(15*time.Millisecond), func() {})
+	assert.Equal(t, 15*time.Millisecond, w.wait(start), "the earliest")
+	assert.Equal(t, 5*time.Millisecond, w.wait(start.Add(10*time.Millisecond)))
+
+	w.cancel(3)
+	assert.Equal(t, 40*time.Millisecond, w.wait(start), "a cancelled timer is ignored")
+
+	fired := 0
+	w.schedule(4, start.Add(2*time.Millisecond), func() { fired++ })
+	assert.Equal(t, time.Duration(0), w.wait(start.Add(3*time.Millisecond)), "due")
+	assert.Equal(t, 1, w.expire(start.Add(3*time.Millisecond), 10))
+	assert.Equal(t, 1, fired)
+	assert.Equal(t, 37*time.Millisecond, w.wait(start.Add(3*time.Millisecond)))
+}
