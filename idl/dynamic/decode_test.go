@@ -21,7 +21,7 @@ func TestDecode(t *testing.T) {
 		}},
 		{"null strings", false, "McpBeginEx", `typeId(3).lifecycle().build().build()`, map[string]any{
 			"compositeId": int64(0), "typeId": int64(3), "kind": "lifecycle",
-			"lifecycle": map[string]any{"sessionId": nil, "capabilities": int64(0), "authCallback": nil},
+			"lifecycle": map[string]any{"sessionId": nil, "capabilities": int64(0), "authCallback": nil, "subscriptions": int64(0)},
 		}},
 		{"enum", false, "McpFlushEx", `typeId(3).elicitResponse().correlationId("c").action(2).build().build()`, map[string]any{
 			"compositeId": int64(0), "typeId": int64(3), "kind": "elicitResponse",
