@@ -210,7 +210,50 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 			TypeID: e.labels.Supply(b.Type), Config: b,
 		}})
 	}
+	e.attached = exitsFirst(e.attached, e.ids)
 	return e, nil
+}
+
+// exitsFirst orders bindings so that each is attached after every binding
+// its exit and routes lead to. A binding such as a tcp server accepts
+// connections as soon as it is attached; attached before the bindings
+// behind it, its first streams would be refused by a worker that does not
+// know them yet. Bindings in a cycle keep their configured order.
+func exitsFirst(list []*attached, ids map[string]int64) []*attached {
+	byID := make(map[int64]*attached, len(list))
+	for _, a := range list {
+		byID[a.cfg.ID] = a
+	}
+	const (
+		unseen = iota
+		visiting
+		done
+	)
+	state := make(map[*attached]int, len(list))
+	out := make([]*attached, 0, len(list))
+	var visit func(a *attached)
+	visit = func(a *attached) {
+		if state[a] != unseen {
+			return // done, or a cycle: keep the order we have
+		}
+		state[a] = visiting
+		if next, ok := byID[a.cfg.ExitID]; ok && a.cfg.ExitID != 0 {
+			visit(next)
+		}
+		if a.cfg.Config != nil {
+			for _, r := range a.cfg.Config.Routes {
+				if next, ok := byID[ids[r.Exit]]; ok {
+					visit(next)
+				}
+			}
+		}
+		state[a] = done
+		out = append(out, a)
+	}
+	for _, a := range list {
+		visit(a)
+	}
+	return out
 }
 
 // Labels returns the engine's label table.

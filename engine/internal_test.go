@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
@@ -119,4 +120,24 @@ func TestFlow(t *testing.T) {
 	require.NoError(t, receiver.OnData(data(60, 40)))
 	assert.True(t, receiver.Grant(100))
 	assert.Equal(t, int64(100), receiver.Ack)
+}
+
+// TestExitsFirst checks that bindings are attached after what they lead to:
+// a tcp server after the http server behind it, which comes after both its
+// route exits; a cycle keeps the configured order.
+func TestExitsFirst(t *testing.T) {
+	ids := map[string]int64{"tcp0": 1, "http0": 2, "app0": 3, "app1": 4, "a": 5, "b": 6}
+	mk := func(name, exit string, routes ...string) *attached {
+		b := &config.Binding{Name: name, Exit: exit}
+		for _, r := range routes {
+			b.Routes = append(b.Routes, &config.Route{Exit: r})
+		}
+		return &attached{cfg: &BindingConfig{ID: ids[name], Name: name, ExitID: ids[exit], Config: b}}
+	}
+	list := []*attached{mk("tcp0", "http0"), mk("http0", "", "app0", "app1"), mk("app0", ""), mk("a", "b"), mk("b", "a"), mk("app1", "")}
+	var names []string
+	for _, a := range exitsFirst(list, ids) {
+		names = append(names, a.cfg.Name)
+	}
+	assert.Equal(t, []string{"app0", "app1", "http0", "tcp0", "b", "a"}, names)
 }
