@@ -26,7 +26,7 @@ import (
 // (with 64 yields per idle spell, a gateway under light load spent most of
 // its CPU in futex calls).
 const (
-	idleSpins  = 64
+	idleSpins = 64
 	// readBatch bounds the records drained per loop pass, so sockets and
 	// timers are served even under a flood of frames.
 	readBatch = 256
