@@ -103,6 +103,7 @@ type clientConn struct {
 	netIn              engine.Flow // response bytes received
 	replyBegun         bool        // the exit answered the connect
 	outSlot, outLen    int
+	corked             bool // a request head waits in the out slot for the body's first bytes
 	slot               int
 	slotOff, slotLen   int
 	pending            []byte
@@ -224,7 +225,14 @@ func (x *clientExchange) onBegin(ext []byte) {
 	}
 	head = append(head, '\r', '\n')
 	h.head = head
-	c.write(head)
+	if length > 0 || x.chunked {
+		// Hold the head back for the body's first bytes, so that a small
+		// request leaves in one write (one syscall, one segment) rather
+		// than two.
+		c.cork(head)
+	} else {
+		c.write(head)
+	}
 	x.grantRequest()
 }
 
@@ -294,6 +302,7 @@ func splitAuthority(a string) (string, uint16, error) {
 
 func (c *clientConn) attach(x *clientExchange) {
 	c.x, x.c = x, c
+	c.corked = false
 	c.state = connBusy
 	c.headParsed, c.body, c.remaining = false, bodyNone, 0
 	c.dec.Reset()
@@ -324,6 +333,7 @@ func (x *clientExchange) onEnd() {
 	if x.chunked {
 		x.c.write([]byte("0\r\n\r\n"))
 	}
+	x.c.uncork()
 	x.c.maybeDone()
 }
 
@@ -412,12 +422,44 @@ func (x *clientExchange) abortReply() {
 	}
 }
 
+// cork queues a request head without sending it: the next write (the
+// body's first bytes) or uncork sends it.
+func (c *clientConn) cork(head []byte) {
+	if c.state == connClosed || c.outEnded {
+		return
+	}
+	if c.outSlot < 0 {
+		c.outSlot = c.h.pool.Acquire(c.initialID)
+		if c.outSlot == engine.NoSlot {
+			c.outSlot = -1
+			c.failExchange()
+			return
+		}
+	}
+	b := c.h.pool.Buffer(c.outSlot)
+	if c.outLen+len(head) > len(b) {
+		c.failExchange()
+		return
+	}
+	c.outLen += copy(b[c.outLen:], head)
+	c.corked = true
+}
+
+// uncork sends a corked head (a request whose body never came).
+func (c *clientConn) uncork() {
+	if c.corked {
+		c.corked = false
+		c.flushOut()
+	}
+}
+
 // write sends request bytes on the connection, queueing them until it is
 // connected or has window.
 func (c *clientConn) write(p []byte) {
 	if c.state == connClosed || c.outEnded {
 		return
 	}
+	c.corked = false // the bytes join the head held back
 	if c.outLen == 0 && c.netOut.CanSend(len(p)) {
 		c.send(p)
 		return
@@ -440,6 +482,9 @@ func (c *clientConn) write(p []byte) {
 }
 
 func (c *clientConn) flushOut() {
+	if c.corked {
+		return
+	}
 	for c.outLen > 0 {
 		avail := c.netOut.Available() - int64(c.netOut.Pad)
 		if avail <= 0 {
