@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sluicehq/sluice/internal/rawio"
 )
 
 // poller is a worker's epoll instance plus the eventfd producers use to wake
@@ -68,7 +70,13 @@ func (p *poller) unregister(fd int) error {
 // poll waits up to timeoutMs (0 = do not block, -1 = until woken) and runs
 // the handlers of the ready fds. It returns how many were ready.
 func (p *poller) poll(timeoutMs int) int {
-	n, err := unix.EpollWait(p.epfd, p.events[:], timeoutMs)
+	var n int
+	var err error
+	if timeoutMs == 0 {
+		n, err = rawio.EpollPoll(p.epfd, p.events[:])
+	} else {
+		n, err = unix.EpollWait(p.epfd, p.events[:], timeoutMs)
+	}
 	if err != nil {
 		return 0 // EINTR: the loop comes round again
 	}
@@ -76,7 +84,7 @@ func (p *poller) poll(timeoutMs int) int {
 		ev := &p.events[i]
 		if int(ev.Fd) == p.efd {
 			var buf [8]byte
-			_, _ = unix.Read(p.efd, buf[:])
+			_, _ = rawio.Read(p.efd, buf[:]) // non-blocking eventfd
 			continue
 		}
 		if fn := p.handlers[ev.Fd]; fn != nil {

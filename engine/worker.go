@@ -27,6 +27,8 @@ import (
 // its CPU in futex calls).
 const (
 	idleSpins = 64
+	// pollEvery is how often an idle worker's spin polls its sockets.
+	pollEvery = 8
 	// readBatch bounds the records drained per loop pass, so sockets and
 	// timers are served even under a flood of frames.
 	readBatch = 256
@@ -311,7 +313,13 @@ func (w *Worker) run(ready chan<- error) {
 
 	idle := 0
 	for !w.stopping.Load() {
-		work := w.poller.poll(0)
+		// Sockets are polled on every pass while there is work, and on
+		// every pollEvery-th pass of an idle spell: each poll is a system
+		// call, and the spin that waits for the ring should cost none.
+		work := 0
+		if idle%pollEvery == 0 {
+			work = w.poller.poll(0)
+		}
 		work += w.timers.expire(w.engine.clock(), expireBatch)
 		work += w.ring.Read(w.readFn, readBatch)
 		work += w.runTasks()

@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/internal/rawio"
 )
 
 // The state of a connection's stream, one direction at a time. "out" is
@@ -152,7 +153,7 @@ func (c *conn) readNet() {
 			c.retryLater()
 			return
 		}
-		r, err := unix.Read(c.fd, fc.Buf[frame.DataPayloadOffset:])
+		r, err := rawio.Read(c.fd, fc.Buf[frame.DataPayloadOffset:])
 		switch {
 		case err == nil && r > 0:
 			reserved := int32(r) + c.out.Pad
@@ -360,7 +361,7 @@ func (c *conn) onAppData(d *frame.Data) {
 func writeSome(fd int, p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := unix.Write(fd, p[written:])
+		n, err := rawio.Write(fd, p[written:])
 		switch {
 		case err == nil:
 			written += n
