@@ -36,6 +36,7 @@ fuzz:
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bench/http/run.sh
+	bench/mcp/run.sh
 
 ci:
 	@echo '==> make test' && $(MAKE) --no-print-directory test

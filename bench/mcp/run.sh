@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# MCP gateway benchmark, side by side on loopback, in one run:
+#   (a) load → upstream                      (no proxy: the ceiling)
+#   (b) load → sluice → upstream             (gateway.yaml; tools/list via gateway-list.yaml)
+#   (c) load → revproxy → upstream           (httputil.ReverseProxy, MCP-unaware)
+#   (d) load → gosdkproxy → upstream         (go-sdk server + client sessions)
+# Each gets the same warmup and measured duration, for tools/call echo and
+# for tools/list. For each proxy it reports requests/s, p50/p99 and the
+# proxy process's CPU µs per request (utime+stime delta from
+# /proc/<pid>/stat over the measured window, ÷ requests), then checks the
+# goal: sluice ≥ 1.5× revproxy's tools/call requests/s at ≤ 1/3 of its CPU
+# per request. The goal prints PASS or FAIL; it never fails the script, and
+# a sluice that does not build or start is reported, not fatal.
+#
+#   bench/mcp/run.sh
+#   DURATION=30s WARMUP=5s bench/mcp/run.sh
+#   PIN=0 bench/mcp/run.sh       # no taskset pinning
+#
+# Environment: DURATION (10s), WARMUP (3s), SESSIONS (64), CONCURRENCY
+# (64), WORKERS (sluice workers, 1), PIN (1: the proxy on CPU 1, load and
+# upstream on CPU 0; see README.md).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-3s}
+SESSIONS=${SESSIONS:-64}
+CONCURRENCY=${CONCURRENCY:-64}
+WORKERS=${WORKERS:-1}
+PIN=${PIN:-1}
+
+tmp=$(mktemp -d)
+pids=()
+# stop_pid ends one process this script started, waiting at most 3 s.
+stop_pid() {
+	local p=$1
+	kill "$p" 2>/dev/null || return 0
+	for _ in $(seq 1 30); do
+		kill -0 "$p" 2>/dev/null || { wait "$p" 2>/dev/null || true; return 0; }
+		sleep 0.1
+	done
+	kill -9 "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+cleanup() {
+	for p in "${pids[@]}"; do stop_pid "$p"; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_port() { # port pid: up to 10 s, and only while pid lives
+	for _ in $(seq 1 200); do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+seconds() { # 10s, 1m, 500ms → whole seconds, rounded up
+	python3 -c 'import re,sys,math; v=sys.argv[1]; m=re.fullmatch(r"([0-9.]+)(ms|s|m|h)",v); u={"ms":.001,"s":1,"m":60,"h":3600}; print(math.ceil(float(m[1])*u[m[2]]))' "$1"
+}
+hz=$(getconf CLK_TCK)
+load_timeout=$(($(seconds "$WARMUP") + $(seconds "$DURATION") + 60))
+
+pin_proxy=()
+pin_load=()
+if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	pin_proxy=(taskset -c 1)
+	pin_load=(taskset -c 0)
+	pinning="proxy on CPU 1, load and upstream on CPU 0"
+else
+	pinning="not pinned"
+fi
+
+echo "building into $tmp"
+go build -o "$tmp/" ./bench/mcp/upstream ./bench/mcp/load ./bench/mcp/revproxy ./bench/mcp/gosdkproxy
+sluice_built=1
+if ! go build -o "$tmp/sluice" ./cmd/sluice 2>"$tmp/sluice-build.log"; then
+	sluice_built=0
+	echo "sluice: build failed (it is reported as failed below):" >&2
+	head -5 "$tmp/sluice-build.log" >&2
+fi
+
+port_up=$(free_port)
+"${pin_load[@]}" "$tmp/upstream" -addr "127.0.0.1:$port_up" 2>"$tmp/upstream.log" &
+up_pid=$!
+pids+=("$up_pid")
+wait_port "$port_up" "$up_pid" || { echo "upstream did not start:" >&2; cat "$tmp/upstream.log" >&2; exit 1; }
+upstream_url="http://127.0.0.1:$port_up/mcp"
+
+# load name url method extra-load-args... : one measured run, its JSON in
+# $tmp/<name>.<method>.json; failures leave a .err file instead.
+load() {
+	local name=$1 url=$2 method=$3
+	shift 3
+	local out="$tmp/$name.${method//\//_}.json"
+	if ! timeout "$load_timeout" "${pin_load[@]}" "$tmp/load" -url "$url" -method "$method" \
+		-sessions "$SESSIONS" -concurrency "$CONCURRENCY" -duration "$DURATION" -warmup "$WARMUP" \
+		-clk-tck "$hz" -label "$name" -json "$out" -pid "upstream=$up_pid" "$@" 2>"$tmp/load.err"; then
+		{ echo "$name $method: load failed:"; cat "$tmp/load.err"; } >&2
+		tail -1 "$tmp/load.err" >"${out%.json}.err"
+		rm -f "$out"
+	fi
+}
+
+# start_proxy name port cmd...: starts a proxy pinned to the proxy CPU; sets
+# proxy_pid, or returns 1 if it does not listen.
+start_proxy() {
+	local name=$1 port=$2
+	shift 2
+	"${pin_proxy[@]}" "$@" >"$tmp/$name.log" 2>&1 &
+	proxy_pid=$!
+	pids+=("$proxy_pid")
+	if ! wait_port "$port" "$proxy_pid"; then
+		echo "$name did not start:" >&2
+		tail -5 "$tmp/$name.log" >&2
+		stop_pid "$proxy_pid"
+		return 1
+	fi
+}
+
+echo "tools/call echo and tools/list, $SESSIONS sessions, $CONCURRENCY workers, warmup $WARMUP, measured $DURATION, $pinning"
+
+# (a) direct.
+load direct "$upstream_url" tools/call
+load direct "$upstream_url" tools/list -min-tools 2
+
+# (b) sluice, one worker (-w), once per config.
+run_sluice() { # config-file method min-tools
+	local port cfg
+	port=$(free_port)
+	cfg="$tmp/$(basename "$1")"
+	sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#$upstream_url#" "$1" >"$cfg"
+	if start_proxy sluice "$port" "$tmp/sluice" start -c "$cfg" -w "$WORKERS" -e "$tmp/engine"; then
+		load sluice "http://127.0.0.1:$port/mcp" "$2" -min-tools "$3" -pid "proxy=$proxy_pid"
+		stop_pid "$proxy_pid"
+	else
+		echo "sluice did not start (see above)" >"$tmp/sluice.${2//\//_}.err"
+	fi
+}
+if [ "$sluice_built" = 1 ]; then
+	run_sluice bench/mcp/gateway.yaml tools/call 1
+	run_sluice bench/mcp/gateway-list.yaml tools/list 5
+else
+	echo "build failed" >"$tmp/sluice.tools_call.err"
+	echo "build failed" >"$tmp/sluice.tools_list.err"
+fi
+
+# (c) httputil.ReverseProxy.
+port=$(free_port)
+if start_proxy revproxy "$port" "$tmp/revproxy" -addr "127.0.0.1:$port" -upstream "http://127.0.0.1:$port_up"; then
+	load revproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+	load revproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+	stop_pid "$proxy_pid"
+fi
+
+# (d) go-sdk proxy.
+port=$(free_port)
+if start_proxy gosdkproxy "$port" "$tmp/gosdkproxy" -addr "127.0.0.1:$port" -upstream "$upstream_url"; then
+	load gosdkproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+	load gosdkproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+	stop_pid "$proxy_pid"
+fi
+
+python3 - "$tmp" <<'EOF'
+import json, os, sys
+tmp = sys.argv[1]
+names = ["direct", "sluice", "revproxy", "gosdkproxy"]
+def result(name, method):
+    base = os.path.join(tmp, f"{name}.{method.replace('/', '_')}")
+    if os.path.exists(base + ".json"):
+        with open(base + ".json") as f:
+            return json.load(f), None
+    reason = "not run"
+    if os.path.exists(base + ".err"):
+        with open(base + ".err") as f:
+            reason = f.read().strip() or "failed"
+    return None, reason
+print()
+print(f"{'target':<12} {'method':<11} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'errors':>7} {'proxy CPU µs/req':>17} {'upstream CPU µs/req':>20}")
+res = {}
+for method in ("tools/call", "tools/list"):
+    for n in names:
+        r, why = result(n, method)
+        res[(n, method)] = r
+        if r is None:
+            print(f"{n:<12} {method:<11} FAILED: {why[:90]}")
+            continue
+        cpu = r.get("cpu_us_per_req") or {}
+        proxy = f"{cpu['proxy']:.1f}" if "proxy" in cpu else "-"
+        up = f"{cpu['upstream']:.1f}" if "upstream" in cpu else "-"
+        print(f"{n:<12} {method:<11} {r['rps']:>9.0f} {r['p50_us']:>9.0f} {r['p99_us']:>9.0f} {r['errors']:>7} {proxy:>17} {up:>20}")
+print()
+s, rp = res[("sluice", "tools/call")], res[("revproxy", "tools/call")]
+if s is None or rp is None:
+    print("goal (sluice ≥ 1.5× revproxy req/s, ≤ 1/3 its CPU/req): FAIL (no %s result)" % ("sluice" if s is None else "revproxy"))
+else:
+    ratio = s["rps"] / rp["rps"] if rp["rps"] else 0
+    cs, cr = s["cpu_us_per_req"]["proxy"], rp["cpu_us_per_req"]["proxy"]
+    cpu = cs / cr if cr else float("inf")
+    ok = ratio >= 1.5 and cpu <= 1/3 and s["errors"] == 0
+    print(f"goal (sluice ≥ 1.5× revproxy req/s, ≤ 1/3 its CPU/req): {'PASS' if ok else 'FAIL'} "
+          f"(req/s {ratio:.2f}×, CPU/req {cpu:.2f}×, sluice errors {s['errors']})")
+EOF
