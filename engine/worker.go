@@ -27,6 +27,10 @@ import (
 // its CPU in futex calls).
 const (
 	idleSpins = 64
+	// idleSpinsAlone is the spin of a worker that has no other worker to
+	// wait for: only its own sockets and timers, which epoll reports as
+	// well, and dispatched tasks, which wake it, can give it work.
+	idleSpinsAlone = 4
 	// pollEvery is how often an idle worker's spin polls its sockets.
 	pollEvery = 8
 	// readBatch bounds the records drained per loop pass, so sockets and
@@ -56,6 +60,7 @@ type Worker struct {
 	ring   *ring.Ring
 	poller *poller
 	timers *timerWheel
+	spins  int // idle passes before parking
 	log    *slog.Logger
 
 	running  bool // set by Start before the loop runs
@@ -103,12 +108,17 @@ func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	spins := idleSpins
+	if e.opts.Workers == 1 {
+		spins = idleSpinsAlone
+	}
 	w := &Worker{
 		index:     index,
 		engine:    e,
 		ring:      r,
 		poller:    p,
 		timers:    newTimerWheel(timerTick, e.clock()),
+		spins:     spins,
 		log:       e.log.With("worker", index),
 		done:      make(chan struct{}),
 		streams:   map[int64]entry{},
@@ -328,7 +338,7 @@ func (w *Worker) run(ready chan<- error) {
 			continue
 		}
 		idle++
-		if idle > idleSpins {
+		if idle > w.spins {
 			w.park()
 			idle = 0
 		}
