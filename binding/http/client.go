@@ -428,21 +428,7 @@ func (c *clientConn) cork(head []byte) {
 	if c.state == connClosed || c.outEnded {
 		return
 	}
-	if c.outSlot < 0 {
-		c.outSlot = c.h.pool.Acquire(c.initialID)
-		if c.outSlot == engine.NoSlot {
-			c.outSlot = -1
-			c.failExchange()
-			return
-		}
-	}
-	b := c.h.pool.Buffer(c.outSlot)
-	if c.outLen+len(head) > len(b) {
-		c.failExchange()
-		return
-	}
-	c.outLen += copy(b[c.outLen:], head)
-	c.corked = true
+	c.corked = c.queue(head)
 }
 
 // uncork sends a corked head (a request whose body never came).
@@ -464,21 +450,29 @@ func (c *clientConn) write(p []byte) {
 		c.send(p)
 		return
 	}
+	if c.queue(p) {
+		c.flushOut()
+	}
+}
+
+// queue appends p to the connection's out slot, failing the exchange when
+// there is no slot or no room.
+func (c *clientConn) queue(p []byte) bool {
 	if c.outSlot < 0 {
 		c.outSlot = c.h.pool.Acquire(c.initialID)
 		if c.outSlot == engine.NoSlot {
 			c.outSlot = -1
 			c.failExchange()
-			return
+			return false
 		}
 	}
 	b := c.h.pool.Buffer(c.outSlot)
 	if c.outLen+len(p) > len(b) {
 		c.failExchange()
-		return
+		return false
 	}
 	c.outLen += copy(b[c.outLen:], p)
-	c.flushOut()
+	return true
 }
 
 func (c *clientConn) flushOut() {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -29,55 +28,12 @@ var (
 // free port, and returns its base URL.
 func startHTTPEcho(t *testing.T, workers int) string {
 	t.Helper()
-	// A port no earlier test of this binary used: the listeners are
-	// SO_REUSEPORT, so a new instance could share a port with one still
-	// shutting down and lose a connection to it.
-	var port int
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port = l.Addr().(*net.TCPAddr).Port
-		require.NoError(t, l.Close())
-		usedPortsMu.Lock()
-		fresh := !usedPorts[port]
-		usedPorts[port] = true
-		usedPortsMu.Unlock()
-		if fresh {
-			break
-		}
-	}
-
+	port := freePort(t)
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "http-echo.yaml"))
 	require.NoError(t, err)
 	require.Contains(t, string(src), "port: 8080")
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "http-echo.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(src), "port: 8080", fmt.Sprintf("port: %d", port), 1)), 0o644))
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- startEngine(ctx, []string{"-c", cfg, "-w", fmt.Sprint(workers), "-e", filepath.Join(dir, "engine")}, &stdout, &stderr)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case c := <-code:
-			assert.Equal(t, exitOK, c, stderr.String())
-		case <-time.After(5 * time.Second):
-			t.Error("sluice start did not stop")
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 5*time.Second, 20*time.Millisecond, stderr.String())
-	return "http://" + addr
+	cfg := strings.Replace(string(src), "port: 8080", fmt.Sprintf("port: %d", port), 1)
+	return strings.TrimSuffix(startConfig(t, cfg, port, workers), "/mcp")
 }
 
 // TestHTTPEchoRealClient drives the http-echo example with Go's net/http

@@ -150,8 +150,15 @@ func startNodeEverything(t *testing.T, port int) *upstream {
 }
 
 // startGateway runs sluice start on config (a YAML text) with the given
-// number of workers, waiting for port to listen.
+// number of workers, waiting for port to listen, and returns the MCP
+// endpoint's URL.
 func startGateway(t *testing.T, config string, port, workers int) string {
+	return startConfig(t, config, port, workers)
+}
+
+// startConfig runs sluice start on config until the test ends and returns
+// http://127.0.0.1:port/mcp.
+func startConfig(t *testing.T, config string, port, workers int) string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "gateway.yaml")
