@@ -54,12 +54,28 @@
 //     ends or fails is reopened with Last-Event-ID, up to 5 times with a
 //     doubling backoff from 100ms on the worker's timers; 405 means the
 //     upstream has none, and 404 or 400 that the session is gone.
+//   - With a stateless upstream there is no GET stream: a lifecycle whose
+//     subscriptions (McpLifecycleBeginEx.subscriptions, the list_changed
+//     bits) meet the list_changed bits the upstream advertised POSTs
+//     subscriptions/listen (Mcp-Method, MCP-Protocol-Version 2026-07-28)
+//     with params {"notifications":{"toolsListChanged":true,…}, "_meta":
+//     {protocolVersion, the lifecycle's clientCapabilities, clientInfo}}
+//     and reads its event stream as the GET stream's:
+//     notifications/subscriptions/acknowledged is the stream opening and
+//     is not relayed; the list_changed notifications become the same
+//     FLUSHes. A listen that ends, fails or gets a 5xx is reopened on the
+//     same backoff (5 attempts in a row without a message); a 4xx or a
+//     JSON-RPC error means the upstream will not listen, and is not
+//     retried.
 //   - The lifecycle's END or ABORT (or a RESET of its reply) ends the GET
-//     stream and DELETEs the upstream session.
-//   - A lifecycle without a session id (the server kind's transient one
-//     for a 2026-07-28 server/discover) is answered with the upstream's
-//     capabilities, cached from any session, else learned by initializing
-//     the worker's own session.
+//     or listen stream and DELETEs the upstream session.
+//   - A lifecycle without a session id (the server kind's for a 2026-07-28
+//     server/discover, subscriptions 0, or subscriptions/listen) is
+//     answered with the upstream's capabilities, cached from any session,
+//     else learned by discovering or initializing the worker's own
+//     session. With subscriptions it stays open and relays those list
+//     changes: from its own listen on a stateless upstream, else from a
+//     GET stream of the worker's session, filtered to the bits asked for.
 //
 // Requests without a session id (stateless 2026-07-28 downstreams) use a
 // per-worker upstream session, created on first use, or none when the
@@ -83,7 +99,10 @@
 // version mismatch. For a stateless upstream the request carries
 // Mcp-Method and, for tools/call, prompts/get and resources/read, Mcp-Name
 // (=?base64?…?= when not printable ASCII), and the client's own
-// protocolVersion, clientCapabilities and clientInfo in params._meta.
+// protocolVersion and clientInfo in params._meta, with the downstream's
+// clientCapabilities when it sent them (what an input_required result may
+// ask of the client depends on them, SEP-2322), else those of the
+// session's CLIENT_* bits.
 //
 // The HTTP request stream's END waits for the response head, since the
 // http client reports a failed connection as RESET only until then; the

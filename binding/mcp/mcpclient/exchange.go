@@ -338,9 +338,14 @@ func (x *exchange) send() {
 // metaPrefix starts the _meta keys of 2026-07-28 (SEP-2575).
 var metaPrefix = []byte(`"io.modelcontextprotocol/`)
 
+const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
+
 // spliceMeta appends the params for a 2026-07-28 upstream: the client's
-// own protocolVersion, clientCapabilities and clientInfo merged into
-// their _meta (added when absent), in place of any the downstream sent.
+// own protocolVersion and clientInfo merged into their _meta (added when
+// absent), in place of any the downstream sent, with the downstream's
+// clientCapabilities when it sent them (a 2026-07-28 client's, which the
+// upstream needs to choose what it may ask for in an input_required
+// result, SEP-2322), else those of the session's CLIENT_* bits.
 func (x *exchange) spliceMeta(b []byte) []byte {
 	return rewriteMeta(b, x.params, true, x.u.clientCapsOf())
 }
@@ -371,7 +376,15 @@ func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
 	b = append(b, p[:at+1]...)
 	n := 0
 	if add {
-		b = appendMetaMembers(b, caps)
+		if cc := member(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
+			b = append(b, `"io.modelcontextprotocol/protocolVersion":"2026-07-28","`...)
+			b = append(b, metaClientCaps...)
+			b = append(b, `":`...)
+			b = append(b, cc...)
+			b = append(b, `,"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"}`...)
+		} else {
+			b = appendMetaMembers(b, caps)
+		}
 		n++
 	}
 	// Copy _meta's other members.

@@ -511,12 +511,15 @@ func truncate(b []byte, n int) []byte {
 // worker: it (re-)initializes the upstream session, keeps its GET stream
 // and relays the upstream's notifications as FLUSHes on its reply.
 type lifecycle struct {
-	h     *handler
-	ds    downstream
-	u     *upstream
-	key   string
-	null  bool // a transient lifecycle without a session id
-	caps  uint16
+	h    *handler
+	ds   downstream
+	u    *upstream
+	key  string
+	null bool // a lifecycle without a session id
+	caps uint16
+	// subs are the list_changed bits the opener wants relayed
+	// (McpLifecycleBeginEx.subscriptions).
+	subs  uint16
 	begun bool
 	over  bool
 	get   *getStream
@@ -578,16 +581,23 @@ func (l *lifecycle) onBegin(ext []byte) {
 	l.ex = bytes.Clone(ext)
 	v := ex.Lifecycle()
 	l.caps = v.Capabilities()
+	l.subs = v.Subscriptions() & listChangedBits
 	if !v.HasSessionID() {
 		l.null = true
 		sh := h.sh
 		sh.mu.Lock()
-		caps, known := sh.caps, sh.capsKnown
+		caps, known, stateless := sh.caps, sh.capsKnown, sh.discovery == 1
 		sh.mu.Unlock()
-		if known {
+		// Without subscriptions the answer is the capabilities; with them,
+		// a stateless upstream needs only its subscriptions/listen, and a
+		// session's upstream the worker's session and its GET stream.
+		if known && (l.subs == 0 || stateless) {
 			l.begun = true
 			if l.ds.doBegin(ex, caps) {
 				l.ds.doWindow(8192)
+				if l.subs != 0 {
+					l.openListen(caps)
+				}
 			}
 			return
 		}
@@ -648,7 +658,14 @@ func (l *lifecycle) onReady() {
 		}
 		l.ds.doWindow(8192)
 	}
-	if !l.null && !stateless {
+	switch {
+	case stateless:
+		// 2026-07-28 has no GET stream: list changes come on a
+		// subscriptions/listen stream, kept while the lifecycle lives.
+		if l.get == nil || !l.get.listen || l.get.stopped {
+			l.openListen(caps)
+		}
+	case !l.null || l.subs != 0:
 		l.openGet()
 	}
 }
@@ -683,13 +700,21 @@ func (l *lifecycle) teardown() {
 	}
 }
 
-// backoff bounds the GET stream's reconnections.
+// backoff bounds the GET and listen streams' reconnections: the attempts
+// in a row that fail before one delivers a message.
 const (
 	getRetries = 5
 	getBackoff = 100 * time.Millisecond
 )
 
-// getStream is a session's GET event stream, on the lifecycle's worker.
+// listChangedBits are the McpCapabilities bits of the list_changed
+// notifications, server capabilities and subscriptions alike.
+const listChangedBits = uint16(mcp.McpCapabilitiesServerToolsListChanged |
+	mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResourcesListChanged)
+
+// getStream is a session's GET event stream or, for a stateless
+// (2026-07-28) upstream, a subscriptions/listen stream, on the
+// lifecycle's worker.
 type getStream struct {
 	l        *lifecycle
 	c        *call
@@ -701,6 +726,10 @@ type getStream struct {
 	stopped  bool
 	status   int
 	reopenFn func()
+	// listen: a POST subscriptions/listen for the subs bits, rather than
+	// a GET.
+	listen bool
+	subs   uint16
 }
 
 func (l *lifecycle) openGet() {
@@ -713,8 +742,69 @@ func (l *lifecycle) openGet() {
 	g.open()
 }
 
+// openListen opens a subscriptions/listen stream for the lifecycle's
+// subscriptions that the upstream advertised (caps); none when it
+// advertised none of them.
+func (l *lifecycle) openListen(caps uint16) {
+	if l.get != nil {
+		l.get.stop()
+		l.get = nil
+	}
+	subs := l.subs & caps
+	if subs == 0 {
+		return
+	}
+	g := &getStream{l: l, listen: true, subs: subs}
+	g.reopenFn = g.reopen
+	l.get = g
+	g.open()
+}
+
+// postListen POSTs subscriptions/listen (SEP-2575): the notifications of
+// the subs bits, with the lifecycle's client capabilities in _meta.
+func (g *getStream) postListen() {
+	l := g.l
+	h := l.h
+	g.status = 0
+	g.c = h.newCall(g)
+	b := append(g.c.body[:0], `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, h.sh.ids.Add(1), 10)
+	b = append(b, `,"method":"subscriptions/listen","params":{"notifications":{`...)
+	n := len(b)
+	for _, f := range [...]struct {
+		bit  mcp.McpCapabilities
+		name string
+	}{
+		{mcp.McpCapabilitiesServerToolsListChanged, `"toolsListChanged":true`},
+		{mcp.McpCapabilitiesServerPromptsListChanged, `"promptsListChanged":true`},
+		{mcp.McpCapabilitiesServerResourcesListChanged, `"resourcesListChanged":true`},
+	} {
+		if g.subs&uint16(f.bit) != 0 {
+			if len(b) > n {
+				b = append(b, ',')
+			}
+			b = append(b, f.name...)
+		}
+	}
+	b = append(b, `},"_meta":`...)
+	b = appendMeta(b, l.caps)
+	b = append(b, `}}`...)
+	g.c.body = b
+	rh := reqHead{method: "POST", version: v20260728, mcpMethod: listenMethod}
+	if !g.c.open(&rh, h.w.SupplyTraceID()) {
+		g.c = nil
+		g.retry()
+	}
+}
+
+var listenMethod = []byte("subscriptions/listen")
+
 func (g *getStream) open() {
 	if g.stopped {
+		return
+	}
+	if g.listen {
+		g.postListen()
 		return
 	}
 	l := g.l
@@ -768,6 +858,24 @@ func (g *getStream) onResponse(c *call, status int) {
 	g.status = status
 	sse := g.l.h.resp.sse
 	g.rd.reset(sse)
+	if g.listen {
+		switch {
+		case status == 200:
+			// An event stream, or a JSON answer (an error) read as one
+			// message that ends the listen.
+		case status >= 500 || status == 429:
+			g.c = nil
+			c.abort()
+			g.retry()
+		default:
+			// 4xx: the upstream does not listen (-32601 with 404), or
+			// refuses the request; asking again would get the same.
+			g.stopped = true
+			g.c = nil
+			c.abort()
+		}
+		return
+	}
 	if status != 200 || !sse {
 		// 405: the upstream has no GET stream, which is fine; 404 or 400:
 		// the session is gone, and the next request re-initializes.
@@ -794,10 +902,28 @@ func (g *getStream) onBody(c *call, p []byte) {
 		if msg == nil {
 			return
 		}
-		g.attempts = 0
 		var m message
 		if decode(&h.tracker, msg, &m) != nil {
 			continue
+		}
+		if g.listen && m.id != nil && m.method != nil {
+			continue // 2026-07-28 has no server→client requests on a listen
+		}
+		if g.listen && m.method == nil {
+			// The listen's response: an error, or the upstream ending the
+			// subscription; a refusal is not retried.
+			g.c = nil
+			c.abort()
+			if m.err != nil {
+				g.stopped = true
+				return
+			}
+			g.retry()
+			return
+		}
+		g.attempts = 0
+		if g.listen && string(m.method) == `"notifications/subscriptions/acknowledged"` {
+			continue // the listen is open: nothing to relay
 		}
 		g.l.onMessage(&m)
 	}
@@ -824,11 +950,17 @@ func (l *lifecycle) onMessage(m *message) {
 	}
 	switch string(method) {
 	case "notifications/tools/list_changed":
-		l.ds.doFlush(flushToolsListChanged, nil, nil, 0, 0)
+		if l.wants(mcp.McpCapabilitiesServerToolsListChanged) {
+			l.ds.doFlush(flushToolsListChanged, nil, nil, 0, 0)
+		}
 	case "notifications/prompts/list_changed":
-		l.ds.doFlush(flushPromptsListChanged, nil, nil, 0, 0)
+		if l.wants(mcp.McpCapabilitiesServerPromptsListChanged) {
+			l.ds.doFlush(flushPromptsListChanged, nil, nil, 0, 0)
+		}
 	case "notifications/resources/list_changed":
-		l.ds.doFlush(flushResourcesListChanged, nil, nil, 0, 0)
+		if l.wants(mcp.McpCapabilitiesServerResourcesListChanged) {
+			l.ds.doFlush(flushResourcesListChanged, nil, nil, 0, 0)
+		}
 	case "notifications/resources/updated":
 		uri := member(m.params, "uri")
 		if len(uri) >= 2 {
@@ -837,6 +969,14 @@ func (l *lifecycle) onMessage(m *message) {
 	default:
 		l.ds.doFlush(flushNotification, method, m.params, 0, 0)
 	}
+}
+
+// wants reports whether a list change of bit goes down: a lifecycle
+// without a session id gets only those it subscribed to (it may share the
+// worker's upstream session, and its GET stream, with others); a session's
+// gets them all.
+func (l *lifecycle) wants(bit mcp.McpCapabilities) bool {
+	return !l.null || l.subs&uint16(bit) != 0
 }
 
 // refuseRequest answers a server→client request with -32601: the gateway

@@ -88,6 +88,12 @@
 //
 //	{"tools":[{"name":"local__echo",…},{"name":"everything__test_simple_text",…}]}
 //
+// The caching hints of 2026-07-28 (SEP-2549) are merged too: when any
+// route's result has "ttlMs", the merged one gets the smallest, and when
+// any has "cacheScope", it gets "private" if one route said private, else
+// "public". A hint no route gave is left out, for the server kind to add
+// its default.
+//
 // A route that fails (RESET, ABORT, the ERROR outcome, a result that is
 // not a list, or no answer within 30 s) is left out and logged; only when
 // every route fails does the list fail, with the first one's error.
@@ -102,9 +108,13 @@
 //
 // # Lifecycle
 //
-// A downstream lifecycle BEGIN{sessionId S, client capabilities} opens a
-// lifecycle stream to every route with the same S and capabilities (each
-// route maps S to its own session). Once every route has replied or
+// A downstream lifecycle BEGIN{sessionId S, client capabilities,
+// subscriptions} opens a lifecycle stream to every route with the same S,
+// capabilities and subscriptions (each route maps S to its own session;
+// only the list_changed bits a route advertised matter to it). S may be
+// null: the server kind's lifecycle for a 2026-07-28 server/discover
+// (subscriptions 0) or subscriptions/listen (the bits asked for), which
+// stays open, relaying FLUSHes, for as long as the downstream keeps it. Once every route has replied or
 // refused (within 10 s; a route that does not is left out), the proxy
 // replies BEGIN{S, the OR of the accepting routes' server capability
 // bits}; when none accepts, the downstream's lifecycle is reset. A

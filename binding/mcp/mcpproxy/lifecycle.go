@@ -33,6 +33,7 @@ type lifecycle struct {
 	sid           []byte
 	sidNull       bool
 	caps          uint16
+	subs          uint16 // the list_changed notifications the opener wants
 	authCallback  []byte
 	hasCallback   bool
 	state         uint16
@@ -151,6 +152,7 @@ func (l *lifecycle) onBegin(b *frame.Begin) {
 	l.sidNull = !v.HasSessionID()
 	l.sid = append([]byte(nil), v.SessionID()...)
 	l.caps = v.Capabilities()
+	l.subs = v.Subscriptions()
 	l.hasCallback = v.HasAuthCallback()
 	l.authCallback = append([]byte(nil), v.AuthCallback()...)
 	for i := range h.s.routes {
@@ -378,6 +380,10 @@ func (g *lifecycleLeg) begin() bool {
 	} else {
 		c.AuthCallbackNull()
 	}
+	// Every route gets the opener's subscriptions: only the bits a route
+	// advertised matter to it, and a route that has none to relay sends
+	// no FLUSH.
+	c.Subscriptions(l.subs)
 	n, err := b.BuildLimit()
 	if err != nil {
 		return false

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"strconv"
 
 	"github.com/valyala/fastjson"
 
@@ -175,6 +176,44 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 	}
 	dst = append(dst, ']')
 	return dst, next, bad
+}
+
+// appendCacheHints appends the merged caching hints of 2026-07-28 list
+// results (SEP-2549), each preceded by a comma: "ttlMs", the smallest any
+// route gave, and "cacheScope", "private" when any route said so, else
+// "public". A hint no route gave is left out: the server kind adds its
+// default. The smallest ttlMs is the one a client can trust for the whole
+// list, and one private part makes the whole list private.
+func appendCacheHints(dst []byte, parts []part) []byte {
+	var ttl []byte
+	var minTTL float64
+	scope := 0 // 0 none, 1 public, 2 private
+	for _, p := range parts {
+		if ts, te, ok := member(p.body, "ttlMs"); ok {
+			if v, err := strconv.ParseFloat(string(p.body[ts:te]), 64); err == nil && v >= 0 && (ttl == nil || v < minTTL) {
+				ttl, minTTL = p.body[ts:te], v
+			}
+		}
+		if ss, se, ok := member(p.body, "cacheScope"); ok {
+			switch string(p.body[ss:se]) {
+			case `"private"`:
+				scope = 2
+			case `"public"`:
+				scope = max(scope, 1)
+			}
+		}
+	}
+	if ttl != nil {
+		dst = append(dst, `,"ttlMs":`...)
+		dst = append(dst, ttl...)
+	}
+	switch scope {
+	case 1:
+		dst = append(dst, `,"cacheScope":"public"`...)
+	case 2:
+		dst = append(dst, `,"cacheScope":"private"`...)
+	}
+	return dst
 }
 
 // appendPrefixedURIs appends body with prefix injected into the uri of

@@ -97,6 +97,37 @@ func TestMergeUnprefixedAndBad(t *testing.T) {
 	assert.Equal(t, []int{1}, bad)
 }
 
+// TestCacheHints merges the routes' 2026-07-28 caching hints: the
+// smallest ttlMs, private when any route is private, and nothing for a
+// hint no route gave (the server kind adds its default).
+func TestCacheHints(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []string
+		want  string
+	}{
+		{"none", []string{`{"tools":[]}`, `{"tools":[]}`}, ``},
+		{"one route", []string{`{"tools":[],"ttlMs":60000,"cacheScope":"public"}`, `{"tools":[]}`},
+			`,"ttlMs":60000,"cacheScope":"public"`},
+		{"smallest ttl", []string{`{"ttlMs":60000,"tools":[],"cacheScope":"public"}`, `{"tools":[],"cacheScope":"public","ttlMs":1500}`},
+			`,"ttlMs":1500,"cacheScope":"public"`},
+		{"zero wins", []string{`{"tools":[],"ttlMs":0}`, `{"tools":[],"ttlMs":30000}`}, `,"ttlMs":0`},
+		{"private wins", []string{`{"tools":[],"cacheScope":"public"}`, `{"tools":[],"cacheScope":"private"}`, `{"tools":[],"cacheScope":"public"}`},
+			`,"cacheScope":"private"`},
+		{"nested ignored", []string{`{"tools":[{"name":"a","ttlMs":1,"cacheScope":"private"}],"_meta":{"ttlMs":2}}`}, ``},
+		{"bad values ignored", []string{`{"tools":[],"ttlMs":"soon","cacheScope":"shared"}`, `{"tools":[],"ttlMs":-5}`}, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var parts []part
+			for i, p := range tt.parts {
+				parts = append(parts, part{route: i, body: []byte(p)})
+			}
+			assert.Equal(t, tt.want, string(appendCacheHints(nil, parts)))
+		})
+	}
+}
+
 func TestPrefixedURIs(t *testing.T) {
 	in := `{"contents":[{"uri":"sluice://a","text":"x"},{"blob":"AA==","uri":"sluice://b"}],"_meta":{}}`
 	assert.Equal(t, `{"contents":[{"uri":"p+sluice://a","text":"x"},{"blob":"AA==","uri":"p+sluice://b"}],"_meta":{}}`,
