@@ -7,7 +7,9 @@
 //   - [McpChallengeEx] asks for resume, suspension or elicitation.
 //   - [McpResetEx] carries a bearer challenge or a JSON-RPC error.
 //   - [McpAbortEx] and [McpEndEx] carry a reason and an outcome.
-//   - [McpCapabilities] are the capability bits of a lifecycle stream.
+//   - [McpCapabilities] are the capability bits of a lifecycle stream, and
+//     of the list_changed notifications it asks for
+//     ([McpLifecycleBeginEx.Subscriptions]).
 //
 // The request kinds are toolsList, toolsCall, promptsList, promptsGet,
 // resourcesList, resourcesRead, resourcesTemplatesList, resourcesSubscribe
@@ -61,7 +63,10 @@
 //     bits in hex. The server opens the session's lifecycle stream, BEGIN
 //     McpBeginEx.lifecycle{sessionId, capabilities = the client's bits
 //     (CLIENT_ROOTS, CLIENT_SAMPLING, CLIENT_ELICITATION and its FORM and
-//     URL modes)}, and answers when the application's lifecycle BEGIN
+//     URL modes), subscriptions = every list_changed bit
+//     (SERVER_TOOLS_LIST_CHANGED | SERVER_PROMPTS_LIST_CHANGED |
+//     SERVER_RESOURCES_LIST_CHANGED, 56: the session's GET stream may want
+//     them)}, and answers when the application's lifecycle BEGIN
 //     comes back: the initialize result is the server's own, with the
 //     negotiated version (the client's if supported, else the latest),
 //     the capabilities of the application's bits and serverInfo
@@ -101,13 +106,48 @@
 // match the body (400, -32020); its params carry
 // _meta["io.modelcontextprotocol/protocolVersion"], equal to the header
 // (-32020), and _meta["io.modelcontextprotocol/clientCapabilities"] (400,
-// -32602 when missing). server/discover is answered with the supported
-// versions and the capabilities a transient lifecycle stream (null session
-// id) got from the application, cached per worker. Every result gets
-// "resultType":"complete" (unless the application set a resultType, such as
-// input_required) and _meta["io.modelcontextprotocol/serverInfo"], spliced in
-// after the result's opening brace. An unknown method is 404 (-32601); an
-// application error -32020, -32021 or -32022 is 400.
+// -32602 when missing), server/discover and subscriptions/listen included.
+// server/discover is answered with the supported versions and the
+// capabilities a transient lifecycle stream (null session id,
+// subscriptions 0) got from the application, cached per worker. Every
+// result gets "resultType":"complete" (unless the application set a
+// resultType, such as input_required) and
+// _meta["io.modelcontextprotocol/serverInfo"], spliced in after the
+// result's opening brace; the results of tools/list, prompts/list,
+// resources/list, resources/templates/list and resources/read, and the
+// DiscoverResult, also get SEP-2549's caching hints "ttlMs":0 (stale at
+// once) and "cacheScope":"public" where the application set none (one scan
+// of the result's top level finds its own). An unknown method is 404
+// (-32601); an application error -32020, -32021 or -32022 is 400.
+//
+// subscriptions/listen (2026-07-28 only; SEP-2575, after go-sdk v1.8.0)
+// takes params.notifications {toolsListChanged, promptsListChanged,
+// resourcesListChanged} (missing: 400 -32602) and opens a lifecycle stream
+// of its own: BEGIN McpBeginEx.lifecycle{sessionId null, capabilities = the
+// client's bits from _meta clientCapabilities, subscriptions = the
+// list_changed bits asked for}. The application's reply BEGIN decides what
+// is agreed: the bits asked for that its capabilities have.
+//
+//   - Nothing agreed: the answer is at once the SubscriptionsListenResult,
+//     {"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":
+//     <the request's id>, serverInfo}}, and the lifecycle ENDs.
+//   - Otherwise the response is an event stream (no event ids). Its first
+//     event is notifications/subscriptions/acknowledged with params
+//     {"notifications":{the agreed flags},"_meta":{subscriptionId}}; each
+//     lifecycle FLUSH toolsListChanged, promptsListChanged or
+//     resourcesListChanged of an agreed kind becomes
+//     notifications/<kind>/list_changed with params {"_meta":
+//     {subscriptionId}}, and any other FLUSH is dropped; an idle stream
+//     gets ":\n\n" every sse.keepalive.interval.
+//   - The HTTP client leaving (ABORT of the request, RESET of the
+//     response) ENDs the lifecycle. The application ENDing it ends the
+//     stream with the SubscriptionsListenResult as its last event; an
+//     ABORT aborts the response; a refusal before the reply BEGIN is
+//     -32603.
+//
+// Resource-URI subscriptions (notifications.resourceSubscriptions, which
+// replace resources/subscribe) are not taken: the member is ignored, and
+// no notifications/resources/updated is sent on a listen stream.
 //
 // Each request (tools/list, tools/call, prompts/list, prompts/get,
 // resources/list, resources/templates/list, resources/read and, before

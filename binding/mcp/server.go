@@ -241,6 +241,10 @@ const (
 	capElicitation          = uint16(McpCapabilitiesClientElicitation)
 	capElicitationForm      = uint16(McpCapabilitiesClientElicitationForm)
 	capElicitationURL       = uint16(McpCapabilitiesClientElicitationUrl)
+
+	// capListChanged is the list_changed notifications a lifecycle may
+	// ask for (McpLifecycleBeginEx.subscriptions).
+	capListChanged = capToolsListChanged | capPromptsListChanged | capResourcesListChanged
 )
 
 // clientCapabilities reads the client capability bits of an initialize's

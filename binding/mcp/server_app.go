@@ -628,10 +628,13 @@ func errorStatus2026(errObj []byte) int {
 // splice2026 adds what every 2026-07-28 result carries (MCP.md §3.1,
 // §3.4): "resultType":"complete" unless the app set a resultType (such as
 // input_required), and _meta["io.modelcontextprotocol/serverInfo"], in
-// the app's _meta when it has one. The members go in after the object's
-// opening brace, by moving what is before it into the room in front. It
-// returns the new start of b[start:end]. blind skips looking for the
-// app's members, for a result too big to hold.
+// the app's _meta when it has one; and, for a list or read (cacheable),
+// SEP-2549's "ttlMs":0 and "cacheScope":"public" where the app set none
+// (0: immediately stale; an absent scope means public, but the schema
+// requires the member). The members go in after the object's opening
+// brace, by moving what is before it into the room in front. It returns
+// the new start of b[start:end]. blind skips looking for the app's
+// members, for a result too big to hold.
 func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 	h := r.h
 	i := skipSpace(b[:end], start)
@@ -639,11 +642,22 @@ func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 		return start
 	}
 	res := b[i:end]
-	hasType, hasMeta := false, false
+	var typ, meta []byte
+	hasType, hasMeta, hasTTL, hasScope := false, false, false, false
 	if !blind {
-		_, hasType = field(res, "resultType")
-		var meta []byte
-		meta, hasMeta = field(res, "_meta")
+		// One scan of the result's top level.
+		for m, j, ok := nextMember(res, 0); ok; m, j, ok = nextMember(res, j) {
+			switch {
+			case keyIs(m.key, "resultType"):
+				typ, hasType = m.value, true
+			case keyIs(m.key, "_meta"):
+				meta, hasMeta = m.value, true
+			case keyIs(m.key, "ttlMs"):
+				hasTTL = true
+			case keyIs(m.key, "cacheScope"):
+				hasScope = true
+			}
+		}
 		if hasMeta && isObject(meta) {
 			if _, ok := field(meta, "io.modelcontextprotocol/serverInfo"); !ok {
 				ins := append(h.aux[:0], `"io.modelcontextprotocol/serverInfo":`...)
@@ -658,17 +672,23 @@ func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 			}
 		}
 	}
+	// An input_required result is no list or read to cache.
+	cache := r.cacheable && (!hasType || string(typ) == `"complete"`)
 	ins := h.aux[:0]
 	if !hasType {
 		ins = append(ins, `"resultType":"complete"`...)
 	}
 	if !hasMeta {
-		if len(ins) > 0 {
-			ins = append(ins, ',')
-		}
+		ins = appendSep(ins)
 		ins = append(ins, `"_meta":{"io.modelcontextprotocol/serverInfo":`...)
 		ins = append(ins, h.serverInfo...)
 		ins = append(ins, '}')
+	}
+	if cache && !hasTTL {
+		ins = append(appendSep(ins), `"ttlMs":0`...)
+	}
+	if cache && !hasScope {
+		ins = append(appendSep(ins), `"cacheScope":"public"`...)
 	}
 	if len(ins) == 0 {
 		return start
@@ -677,6 +697,14 @@ func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 		ins = append(ins, ',')
 	}
 	return insertAt(b, start, i+1, ins)
+}
+
+// appendSep appends the comma between members, when dst has one already.
+func appendSep(dst []byte) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, ',')
+	}
+	return dst
 }
 
 // insertAt inserts ins before b[pos], moving b[start:pos] left into the

@@ -8,18 +8,24 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
-// lifecycle is a session's lifecycle stream (doc.go), or the transient
-// one that asks the application for its capabilities for server/discover
-// (s nil). It lives on the worker that opened it.
+// lifecycle is a session's lifecycle stream (doc.go), the transient one
+// that asks the application for its capabilities for server/discover (s
+// and req nil), or a 2026-07-28 subscriptions/listen's (req, while that
+// request is still the one of generation reqGen). It lives on the worker
+// that opened it.
 type lifecycle struct {
 	h                  *server
 	s                  *session
+	listen             bool // a subscriptions/listen's, even once req left
+	req                *request
+	reqGen             uint32
 	initialID, replyID int64
 	traceID            int64
 	in                 engine.Flow
 	initialOver        bool
 	replyOver          bool
 	replyBegun         bool
+	aborted            bool // the reply ABORTed, or the initial stream RESET
 	onFrame            engine.MessageConsumer
 }
 
@@ -33,10 +39,16 @@ type discovery struct {
 }
 
 // openLifecycle opens a lifecycle stream: BEGIN McpBeginEx.lifecycle with
-// the session id (nil for none) and the client's capability bits.
-func (h *server) openLifecycle(s *session, sid []byte, caps uint16, traceID, authorization int64) *lifecycle {
+// the session id (nil for none), the client's capability bits and the
+// list_changed notifications wanted on it (subs). req is the request that
+// opens it, and listen makes it that subscriptions/listen request's.
+func (h *server) openLifecycle(s *session, req *request, sid []byte, caps, subs uint16, listen bool) *lifecycle {
 	w := h.w
-	lc := &lifecycle{h: h, s: s, traceID: traceID}
+	traceID, authorization := req.traceID, req.authorization
+	lc := &lifecycle{h: h, s: s, traceID: traceID, listen: listen}
+	if listen {
+		lc.req, lc.reqGen = req, req.gen
+	}
 	lc.onFrame = lc.handle
 	lc.initialID = w.SupplyInitialID(h.exitID)
 	lc.replyID = engine.ReplyID(lc.initialID)
@@ -51,7 +63,7 @@ func (h *server) openLifecycle(s *session, sid []byte, caps uint16, traceID, aut
 		return nil
 	}
 	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
-	setSID(eb.Lifecycle(), sid).Capabilities(caps)
+	setSID(eb.Lifecycle(), sid).Capabilities(caps).Subscriptions(subs)
 	limit, err := eb.BuildLimit()
 	if err != nil {
 		return nil
@@ -68,7 +80,7 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 	switch t {
 	case frame.FrameReset:
 		if h.reset.TryWrap(buf, 0, len(buf)) && h.reset.StreamID() == lc.initialID {
-			lc.initialOver = true
+			lc.initialOver, lc.aborted = true, true
 			lc.resetReply()
 			lc.closed()
 		}
@@ -97,8 +109,14 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 	case frame.FrameFlush:
 		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == lc.replyID {
 			_ = lc.in.OnFrame(h.flush.Sequence())
-			if lc.s != nil {
+			switch {
+			case lc.s != nil:
 				lc.s.notify(h, h.flush.Extension())
+			case lc.listen:
+				if r := lc.listener(); r != nil {
+					r.listenNotify(h.flush.Extension())
+					r.release()
+				}
 			}
 		}
 	case frame.FrameEnd:
@@ -109,7 +127,7 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameAbort:
 		if h.abort.TryWrap(buf, 0, len(buf)) && h.abort.StreamID() == lc.replyID {
-			lc.replyOver = true
+			lc.replyOver, lc.aborted = true, true
 			lc.end()
 			lc.closed()
 		}
@@ -172,6 +190,15 @@ func (lc *lifecycle) resetReply() {
 func (lc *lifecycle) established(caps uint16, sid []byte) {
 	h := lc.h
 	s := lc.s
+	if lc.listen {
+		if r := lc.listener(); r != nil {
+			r.listenEstablished(caps)
+			r.release()
+		} else {
+			lc.end() // the client left while the application answered
+		}
+		return
+	}
 	if s == nil {
 		h.disc.known, h.disc.bits, h.disc.lc = true, caps, nil
 		lc.end()
@@ -217,6 +244,14 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 func (lc *lifecycle) closed() {
 	h := lc.h
 	s := lc.s
+	if lc.listen {
+		if r := lc.listener(); r != nil {
+			r.listenClosed(lc.replyBegun && !lc.aborted)
+			r.release()
+		}
+		lc.req = nil
+		return
+	}
 	if s == nil {
 		if h.disc.lc == lc {
 			h.disc.lc = nil
@@ -457,10 +492,11 @@ func (r *request) armKeepalive() {
 	r.kaID = h.w.TimerAt(h.w.Now().Add(h.s.keepalive), r.onKA)
 }
 
-// keepalive writes an SSE comment on an idle GET stream.
+// keepalive writes an SSE comment on an idle GET or subscriptions/listen
+// stream.
 func (r *request) keepalive() {
 	r.kaID = 0
-	if !r.get || r.outOver {
+	if !r.get && r.lc == nil || r.outOver {
 		return
 	}
 	if r.q.n == 0 {
@@ -616,7 +652,8 @@ func (r *request) initialize(params []byte) {
 	s.initReq, s.initGen = r, r.gen
 	r.sess = s
 	r.waiting = waitLifecycle
-	s.lc = h.openLifecycle(s, []byte(s.id), s.clientCaps, r.traceID, r.authorization)
+	// The session's GET stream may want every list_changed notification.
+	s.lc = h.openLifecycle(s, r, []byte(s.id), s.clientCaps, capListChanged, false)
 	if s.lc == nil {
 		r.waiting = waitNone
 		s.initReq = nil
@@ -645,12 +682,11 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 		r.transportErrorBytes(400, codeHeaderMismatch, msg, nil)
 		return
 	}
-	if string(method) == "server/discover" {
-		r.discover()
-		return
-	}
+	// server/discover and subscriptions/listen are requests like any
+	// other: their _meta is checked first (MCP.md §3.4).
+	discover, listen := string(method) == "server/discover", string(method) == "subscriptions/listen"
 	mi := lookupMethod(method)
-	if mi == nil || !mi.v2026 || mi.need != 0 && h.disc.known && h.disc.bits&mi.need == 0 {
+	if !discover && !listen && (mi == nil || !mi.v2026 || mi.need != 0 && h.disc.known && h.disc.bits&mi.need == 0) {
 		r.rpcError(codeMethodNotFound, "Method not found")
 		return
 	}
@@ -671,7 +707,8 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 		r.rpcError(codeInvalidParams, `Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`)
 		return
 	}
-	if _, ok := field(meta, "io.modelcontextprotocol/clientCapabilities"); !ok {
+	caps, ok := field(meta, "io.modelcontextprotocol/clientCapabilities")
+	if !ok {
 		if r.streamBody {
 			r.tooLarge()
 			return
@@ -683,6 +720,14 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 		msg := append(h.msg[:0], "Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value "...)
 		msg = append(msg, pv...)
 		r.transportErrorBytes(400, codeHeaderMismatch, msg, nil)
+		return
+	}
+	switch {
+	case discover:
+		r.discover()
+		return
+	case listen:
+		r.listen(params, caps)
 		return
 	}
 	r.openRequest(mi, params)
@@ -720,7 +765,7 @@ func (r *request) discover() {
 	r.waiting = waitDiscover
 	h.disc.waiting = append(h.disc.waiting, r.ref())
 	if h.disc.lc == nil {
-		h.disc.lc = h.openLifecycle(nil, nil, 0, r.traceID, r.authorization)
+		h.disc.lc = h.openLifecycle(nil, r, nil, 0, 0, false)
 		if h.disc.lc == nil {
 			h.answerDiscovery()
 		}
@@ -732,7 +777,9 @@ func (r *request) respondDiscover() {
 	b := r.appendHead(h.scratch[:0], "result")
 	b = append(b, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":`...)
 	b = append(b, h.serverInfo...)
-	b = append(b, `},"supportedVersions":[`...)
+	// SEP-2549: DiscoverResult carries the caching hints too, as go-sdk
+	// v1.8.0 writes them (MCP.md §3.5).
+	b = append(b, `},"ttlMs":0,"cacheScope":"public","supportedVersions":[`...)
 	b = h.s.versions.appendList(b, true, ",")
 	b = append(b, `],"capabilities":`...)
 	b = appendServerCapabilities(b, h.disc.bits, false)

@@ -37,6 +37,7 @@ const (
 	waitNone      uint8 = iota
 	waitLifecycle       // initialize: the app's lifecycle reply
 	waitDiscover        // server/discover: the app's capabilities
+	waitListen          // subscriptions/listen: the app's lifecycle reply
 )
 
 // request is one HTTP request and, for an MCP request, its application
@@ -103,6 +104,13 @@ type request struct {
 	inflight  bool
 	stateless bool
 	waiting   uint8
+	// cacheable: a 2026-07-28 list or read, whose result carries ttlMs
+	// and cacheScope (SEP-2549).
+	cacheable bool
+	// lc is a subscriptions/listen's lifecycle stream, and subs the
+	// list_changed bits it asked for, then those agreed.
+	lc   *lifecycle
+	subs uint16
 	// hdrSession adds mcp-session-id to the response head; hdrAllow adds
 	// allow.
 	hdrSession bool
@@ -153,6 +161,7 @@ func (r *request) reset() {
 	r.hasLastEvent, r.lastEventLen = false, 0
 	r.inSlot, r.inLen, r.streamBody, r.st = -1, 0, false, streamState{}
 	r.idLen, r.sess, r.inflight, r.stateless, r.waiting = 0, nil, false, false, waitNone
+	r.cacheable, r.lc, r.subs = false, nil, 0
 	r.hdrSession, r.hdrAllow = false, ""
 	r.appOpen, r.appInitialID, r.appReplyID = false, 0, 0
 	r.appOut, r.appIn = engine.Flow{}, engine.Flow{}
@@ -169,7 +178,7 @@ func (r *request) reset() {
 
 // done reports whether nothing more can happen to the request.
 func (r *request) done() bool {
-	return r.inOver && r.outOver && r.waiting == waitNone && !r.get &&
+	return r.inOver && r.outOver && r.waiting == waitNone && !r.get && r.lc == nil &&
 		(!r.appOpen || r.appInitialOver && r.appReplyOver)
 }
 
@@ -530,6 +539,9 @@ func (r *request) onGone() {
 	if r.get {
 		r.unregisterGet()
 	}
+	if r.waiting == waitListen || r.lc != nil {
+		r.endListen() // the subscription ends with its stream
+	}
 	if r.appOpen && !(r.appInitialOver && r.appReplyOver) {
 		if r.mode == modeSSE && r.sess != nil && !r.stateless {
 			r.detached = true
@@ -840,6 +852,11 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 			r.rpcError(codeInvalidParams, "Invalid params: cursor must be a string")
 			return
 		}
+	}
+	switch mi.kind {
+	case McpBeginExKindToolsList, McpBeginExKindPromptsList, McpBeginExKindResourcesList,
+		McpBeginExKindResourcesTemplatesList, McpBeginExKindResourcesRead:
+		r.cacheable = r.stateless
 	}
 	var sid []byte
 	if s := r.sess; s != nil {

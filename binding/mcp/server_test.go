@@ -310,7 +310,13 @@ func TestStackStateless(t *testing.T) {
 
 	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+meta+`}}`, h("tools/list", "")...)
 	require.Equal(t, 200, resp.StatusCode, body)
-	assert.Contains(t, body, `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},"tools":[`)
+	// SEP-2549: a list result carries the caching hints the toolkit does not set.
+	assert.Contains(t, body, `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},"ttlMs":0,"cacheScope":"public","tools":[`)
+
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"sluice://toolkit/readme",`+meta+`}}`,
+		h("resources/read", "sluice://toolkit/readme")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},"ttlMs":0,"cacheScope":"public","contents":[`)
 
 	// Mcp-Name in the =?base64?…?= form.
 	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"y"},`+meta+`}}`,
@@ -322,6 +328,7 @@ func TestStackStateless(t *testing.T) {
 		require.Equal(t, 200, resp.StatusCode, body)
 		assert.JSONEq(t, `{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete",
 			"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},
+			"ttlMs":0,"cacheScope":"public",
 			"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],
 			"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{}}}}`, body)
 	}
@@ -330,6 +337,38 @@ func TestStackStateless(t *testing.T) {
 		h("tools/call", "nope")...)
 	require.Equal(t, 200, resp.StatusCode, body)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, body)
+	s.requireReleased(t)
+}
+
+// TestStackListen opens a 2026-07-28 subscriptions/listen: the toolkit
+// can send tools list_changed only, so that is what is acknowledged, and
+// the stream stays open with keepalive comments until the client leaves,
+// which ends the subscription's lifecycle stream.
+func TestStackListen(t *testing.T) {
+	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n")
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{`+
+		`"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true},`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	rd := bufio.NewReader(resp.Body)
+	var lines []string
+	for len(lines) < 4 {
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		lines = append(lines, line)
+	}
+	assert.Equal(t, []string{"event: message\n",
+		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
+			`"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}` + "\n", "\n", ":\n"}, lines)
+	require.NoError(t, resp.Body.Close())
 	s.requireReleased(t)
 }
 
@@ -417,6 +456,24 @@ func TestStackBadRequests(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
 		{"2026 version unsupported", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],"requested":"2099-01-01"}}}`, nil},
+		{"2026 discover meta missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":101,"method":"server/discover","params":{}}`, 400,
+			`{"jsonrpc":"2.0","id":101,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 discover version missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":102,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
+			`{"jsonrpc":"2.0","id":102,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 discover capabilities missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":104,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400,
+			`{"jsonrpc":"2.0","id":104,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] is required"}}`, nil},
+		{"2026 discover version mismatch", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":302,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
+			`{"jsonrpc":"2.0","id":302,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value \"v999.0.0\""}}`, nil},
+		{"2026 listen notifications missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: missing required 'notifications' field"}}`, nil},
+		{"2026 listen notifications not an object", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":true,` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: missing required 'notifications' field"}}`, nil},
+		{"2026 listen meta missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 listen nothing agreed", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":"l-1","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},` + meta + `}}`, 200,
+			`{"jsonrpc":"2.0","id":"l-1","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"l-1","io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}}}}`, nil},
+		{"2025 listen", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{}}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
 		{"2026 notification", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28"}, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, 202, "", nil},
 	}
 	for _, tt := range tests {

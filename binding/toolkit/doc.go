@@ -25,7 +25,10 @@
 // Lifecycle, one stream per session:
 //
 //   - The server opens it with BEGIN McpBeginEx.lifecycle{sessionId,
-//     capabilities = the client's capability bits}.
+//     capabilities = the client's capability bits, subscriptions = the
+//     list_changed notifications wanted}: a session's asks for all three,
+//     a 2026-07-28 subscriptions/listen's (null sessionId) for those its
+//     client asked for, server/discover's for none.
 //   - The toolkit replies BEGIN McpBeginEx.lifecycle{the same sessionId,
 //     capabilities = SERVER_TOOLS | SERVER_PROMPTS | SERVER_RESOURCES |
 //     SERVER_TOOLS_LIST_CHANGED | SERVER_RESOURCES_SUBSCRIBE (2063)}, then
