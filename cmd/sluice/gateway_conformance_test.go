@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// conformance runs the official suite's server mode against url: the
+// suite in .peers (0.1.16) or .peers/next (0.2.0-alpha.12), with extra
+// arguments and an optional baseline of expected failures. The suite exits
+// non-zero on an unexpected failure and on a baseline entry that passes.
+func conformance(t *testing.T, next bool, url, baseline string, args ...string) {
+	t.Helper()
+	dir, node := peers(t)
+	if next {
+		dir = filepath.Join(dir, "next")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cli := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	argv := append([]string{cli, "server", "--url", url, "-o", t.TempDir()}, args...)
+	if baseline != "" {
+		abs, err := filepath.Abs(filepath.Join("testdata", baseline))
+		require.NoError(t, err)
+		argv = append(argv, "--expected-failures", abs)
+	}
+	cmd := exec.CommandContext(ctx, node, argv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Log(out.String())
+	require.NoError(t, err, "conformance: unexpected failures or a stale baseline (see the log)")
+}
+
+// TestConformanceThroughGateway runs the conformance suite against go-sdk's
+// everything-server twice in one run: directly, and through the gateway
+// (mcp server → proxy with prefix never and one route → mcp client →
+// the same server). The gateway's baseline lists only the server-to-client
+// features (sampling, elicitation, and 2026-07-28's input_required round
+// trips) that a later issue brings.
+func TestConformanceThroughGateway(t *testing.T) {
+	t.Run("0.1.16", func(t *testing.T) {
+		up := startGoEverything(t, 0, false)
+		conformance(t, false, up.URL, "")
+		port := freePort(t)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"everything", up.URL}), port, 2)
+		conformance(t, false, gw, "conformance-gateway-baseline.yml")
+	})
+	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
+		up := startGoEverything(t, 0, true)
+		conformance(t, true, up.URL, "", "--requirements", "2026-07-28")
+		port := freePort(t)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"everything", up.URL}), port, 2)
+		conformance(t, true, gw, "conformance-gateway-2026-baseline.yml", "--requirements", "2026-07-28")
+	})
+}
