@@ -118,7 +118,10 @@
 // DiscoverResult, also get SEP-2549's caching hints "ttlMs":0 (stale at
 // once) and "cacheScope":"public" where the application set none (one scan
 // of the result's top level finds its own). An unknown method is 404
-// (-32601); an application error -32020, -32021 or -32022 is 400.
+// (-32601); an application error -32020, -32021 or -32022 is 400, and an
+// application's -32002 "Resource not found" (the code up to 2025-11-25)
+// reaches the client as -32602 (SEP-2164), so one application serves both
+// eras.
 //
 // subscriptions/listen (2026-07-28 only; SEP-2575, after go-sdk v1.8.0)
 // takes params.notifications {toolsListChanged, promptsListChanged,

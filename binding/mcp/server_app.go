@@ -579,6 +579,7 @@ func (r *request) finish(isError bool) {
 	if isError {
 		member = "error"
 		if r.stateless {
+			bridgeError2026(res)
 			status = errorStatus2026(res)
 		}
 	} else if r.stateless {
@@ -607,6 +608,16 @@ func (r *request) finish(isError bool) {
 	}
 	r.writeSlot(slot, start, end)
 	r.endReply()
+}
+
+// bridgeError2026 rewrites, in place, an application's error whose code
+// the 2026-07-28 era changed: -32002 "Resource not found" (up to
+// 2025-11-25) is -32602 now (SEP-2164). An application written for either
+// era then answers both; the two codes have the same length.
+func bridgeError2026(errObj []byte) {
+	if code, ok := field(errObj, "code"); ok && string(code) == "-32002" {
+		copy(code, "-32602")
+	}
 }
 
 // errorStatus2026 is the HTTP status of an application's error under

@@ -337,6 +337,13 @@ func TestStackStateless(t *testing.T) {
 		h("tools/call", "nope")...)
 	require.Equal(t, 200, resp.StatusCode, body)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, body)
+
+	// SEP-2164: the toolkit's -32002 "Resource not found" reaches a
+	// 2026-07-28 client as -32602, its data intact.
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"sluice://toolkit/none",`+meta+`}}`,
+		h("resources/read", "sluice://toolkit/none")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"sluice://toolkit/none"}}}`, body)
 	s.requireReleased(t)
 }
 
