@@ -89,17 +89,12 @@ func (r *request) openApp(kind uint8, sid, name, params []byte) bool {
 	return true
 }
 
-// sessionIDSetter is every request kind's builder.
-type sessionIDSetter[B any] interface {
+// setSID, setName and setURI set a field, null when the value is nil.
+func setSID[B interface {
 	SessionIDBytes(v []byte) B
 	SessionIDNull() B
-}
-
-func setSID[B sessionIDSetter[B]](b B, sid []byte) B {
-	if sid == nil {
-		return b.SessionIDNull()
-	}
-	return b.SessionIDBytes(sid)
+}](b B, sid []byte) B {
+	return SetSessionID(b, sid, sid == nil)
 }
 
 // setName sets a name, null when a streaming body's head did not show it.
@@ -107,20 +102,14 @@ func setName[B interface {
 	NameBytes(v []byte) B
 	NameNull() B
 }](b B, name []byte) B {
-	if name == nil {
-		return b.NameNull()
-	}
-	return b.NameBytes(name)
+	return SetName(b, name, name == nil)
 }
 
 func setURI[B interface {
 	URIBytes(v []byte) B
 	URINull() B
 }](b B, uri []byte) B {
-	if uri == nil {
-		return b.URINull()
-	}
-	return b.URIBytes(uri)
+	return SetURI(b, uri, uri == nil)
 }
 
 // onAppFrame handles the application stream: its reply, and the throttle

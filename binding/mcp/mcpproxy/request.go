@@ -761,115 +761,31 @@ func (h *Handler) requestBeginEx(kind uint8, sid []byte, sidNull bool, ident []b
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	switch kind {
 	case mcp.McpBeginExKindToolsList:
-		c := b.ToolsList()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		c.Timeout(timeout)
+		mcp.SetSessionID(b.ToolsList(), sid, sidNull).Timeout(timeout)
 	case mcp.McpBeginExKindPromptsList:
-		c := b.PromptsList()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		c.Timeout(timeout)
+		mcp.SetSessionID(b.PromptsList(), sid, sidNull).Timeout(timeout)
 	case mcp.McpBeginExKindResourcesList:
-		c := b.ResourcesList()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		c.Timeout(timeout)
+		mcp.SetSessionID(b.ResourcesList(), sid, sidNull).Timeout(timeout)
 	case mcp.McpBeginExKindResourcesTemplatesList:
-		c := b.ResourcesTemplatesList()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		c.Timeout(timeout)
+		mcp.SetSessionID(b.ResourcesTemplatesList(), sid, sidNull).Timeout(timeout)
 	case mcp.McpBeginExKindToolsCall:
-		c := b.ToolsCall()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.NameNull()
-		} else {
-			c.NameBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	case mcp.McpBeginExKindPromptsGet:
-		c := b.PromptsGet()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.NameNull()
-		} else {
-			c.NameBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	case mcp.McpBeginExKindResourcesRead:
-		c := b.ResourcesRead()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.URINull()
-		} else {
-			c.URIBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	case mcp.McpBeginExKindResourcesSubscribe:
-		c := b.ResourcesSubscribe()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.URINull()
-		} else {
-			c.URIBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	case mcp.McpBeginExKindResourcesUnsubscribe:
-		c := b.ResourcesUnsubscribe()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.URINull()
-		} else {
-			c.URIBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	case mcp.McpBeginExKindRequest:
-		c := b.Request()
-		if sidNull {
-			c.SessionIDNull()
-		} else {
-			c.SessionIDBytes(sid)
-		}
-		if identNull {
-			c.MethodNull()
-		} else {
-			c.MethodBytes(ident)
-		}
-		c.ContentLength(contentLength).Timeout(timeout)
+		mcp.SetMethod(mcp.SetSessionID(b.Request(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
 	default:
 		return nil
 	}
