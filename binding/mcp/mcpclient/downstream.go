@@ -292,42 +292,42 @@ func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx
 	switch ex.Kind() {
 	case mcp.McpBeginExKindLifecycle:
 		v := ex.Lifecycle()
-		sid(b.Lifecycle(), v.SessionID(), v.HasSessionID()).Capabilities(caps)
+		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(caps)
 	case mcp.McpBeginExKindToolsList:
 		v := ex.ToolsList()
-		sid(b.ToolsList(), v.SessionID(), v.HasSessionID())
+		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindToolsCall:
 		v := ex.ToolsCall()
-		c := sid(b.ToolsCall(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpToolsCallBeginExBuilder).NameBytes, (*mcp.McpToolsCallBeginExBuilder).NameNull)
 	case mcp.McpBeginExKindPromptsList:
 		v := ex.PromptsList()
-		sid(b.PromptsList(), v.SessionID(), v.HasSessionID())
+		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindPromptsGet:
 		v := ex.PromptsGet()
-		c := sid(b.PromptsGet(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpPromptsGetBeginExBuilder).NameBytes, (*mcp.McpPromptsGetBeginExBuilder).NameNull)
 	case mcp.McpBeginExKindResourcesList:
 		v := ex.ResourcesList()
-		sid(b.ResourcesList(), v.SessionID(), v.HasSessionID())
+		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindResourcesRead:
 		v := ex.ResourcesRead()
-		c := sid(b.ResourcesRead(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesReadBeginExBuilder).URIBytes, (*mcp.McpResourcesReadBeginExBuilder).URINull)
 	case mcp.McpBeginExKindResourcesTemplatesList:
 		v := ex.ResourcesTemplatesList()
-		sid(b.ResourcesTemplatesList(), v.SessionID(), v.HasSessionID())
+		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindResourcesSubscribe:
 		v := ex.ResourcesSubscribe()
-		c := sid(b.ResourcesSubscribe(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesSubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesSubscribeBeginExBuilder).URINull)
 	case mcp.McpBeginExKindResourcesUnsubscribe:
 		v := ex.ResourcesUnsubscribe()
-		c := sid(b.ResourcesUnsubscribe(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesUnsubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesUnsubscribeBeginExBuilder).URINull)
 	case mcp.McpBeginExKindRequest:
 		v := ex.Request()
-		c := sid(b.Request(), v.SessionID(), v.HasSessionID())
+		c := mcp.SetSessionID(b.Request(), v.SessionID(), !v.HasSessionID())
 		optBytes(c, nilIf(v.Method(), v.HasMethod()), (*mcp.McpRequestBeginExBuilder).MethodBytes, (*mcp.McpRequestBeginExBuilder).MethodNull)
 	}
 	return b.BuildLimit()
@@ -341,14 +341,4 @@ func nilIf(v []byte, has bool) []byte {
 		return []byte{}
 	}
 	return v
-}
-
-func sid[B interface {
-	SessionIDBytes(v []byte) B
-	SessionIDNull() B
-}](b B, v []byte, has bool) B {
-	if !has {
-		return b.SessionIDNull()
-	}
-	return b.SessionIDBytes(v)
 }
