@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,4 +267,42 @@ func TestExampleGateway(t *testing.T) {
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "everything__test_simple_text"})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
+}
+
+// TestGatewayResumesUpstream puts a go-sdk server with an event store
+// (resumable streams) behind the gateway, with a tool that closes its
+// call's event stream before the result (SEP-1699: a "close" event with a
+// retry). The result comes only on the stream the client resumes with GET
+// and Last-Event-ID, which the mcp client kind must do by itself.
+func TestGatewayResumesUpstream(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "resumable", Version: "1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "cut", Description: "closes its stream, then answers"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
+			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+			time.Sleep(100 * time.Millisecond)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "after the cut"}}}, nil, nil
+		})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	up := &http.Server{Handler: handler}
+	go up.Serve(l)
+	t.Cleanup(func() { up.Close() })
+
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"up", "http://" + l.Addr().String() + "/mcp"}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer session.Close()
+	for range 3 {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "cut"})
+		require.NoError(t, err)
+		assert.False(t, res.IsError)
+		assert.Equal(t, "after the cut", text(t, res))
+	}
 }
