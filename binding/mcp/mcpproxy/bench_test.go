@@ -215,7 +215,6 @@ type appStream struct {
 	begin  frame.Begin
 	data   frame.Data
 	window frame.Window
-	hdr    frame.Frame
 	beginB frame.BeginBuilder
 	dataB  frame.DataBuilder
 	endB   frame.EndBuilder

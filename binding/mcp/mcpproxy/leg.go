@@ -285,9 +285,6 @@ func (l *leg) onRelayReply(t frame.FrameType, buf []byte) {
 		l.abortInitial() // a route that answered is done with the params
 		if r.state&buffered != 0 {
 			r.answer = r.answer[:0]
-			if r.answer == nil {
-				r.answer = h.getBuf()
-			}
 			if l.outcome(buf) == mcp.McpOutcomeError {
 				r.state |= answerError
 				r.answer = append(r.answer, l.body...)
@@ -368,9 +365,6 @@ func (l *leg) collect(buf []byte) {
 	if r.total > maxList {
 		l.failLeg()
 		return
-	}
-	if l.body == nil {
-		l.body = h.getBuf()
 	}
 	l.body = append(l.body, p...)
 	l.grantReply()

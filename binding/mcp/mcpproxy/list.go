@@ -146,9 +146,6 @@ func (r *request) finishFanout() {
 			parts = append(parts, part{route: l.route, body: l.body})
 		}
 	}
-	if r.answer == nil {
-		r.answer = h.getBuf()
-	}
 	lk := listKindOf(r.kind)
 	out, next, bad := appendMerged(r.answer[:0], lk, h.s.routes, h.s.prefixed, parts, h.cursors[:0])
 	for _, i := range bad {
@@ -176,9 +173,6 @@ func (r *request) failWith(l *leg) {
 	switch {
 	case l.state&legError != 0 && len(l.body) > 0:
 		r.state |= answerError
-		if r.answer == nil {
-			r.answer = r.h.getBuf()
-		}
 		r.answer = append(r.answer[:0], l.body...)
 		r.respond()
 	case l.errCode != 0:
@@ -190,9 +184,6 @@ func (r *request) failWith(l *leg) {
 
 // respondResult answers with a fixed result.
 func (r *request) respondResult(result []byte) {
-	if r.answer == nil {
-		r.answer = r.h.getBuf()
-	}
 	r.answer = append(r.answer[:0], result...)
 	r.respond()
 }

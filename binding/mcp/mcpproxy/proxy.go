@@ -73,7 +73,6 @@ type Handler struct {
 
 	freeRequests []*request
 	freeLegs     []*leg
-	freeBufs     [][]byte
 
 	extBuf  []byte // an extension being built, before a frame copies it
 	scratch []byte
@@ -86,7 +85,6 @@ type Handler struct {
 	flush  frame.Flush
 	window frame.Window
 	reset  frame.Reset
-	signal frame.Signal
 
 	beginEx mcp.McpBeginEx
 	flushEx mcp.McpFlushEx
@@ -141,23 +139,6 @@ func (h *Handler) refuse(b *frame.Begin, code int32, msg string) {
 
 // Detach releases the worker's hold on the shared session table.
 func (h *Handler) Detach() { h.sessions.release() }
-
-// getBuf takes a reusable buffer from the worker's free list.
-func (h *Handler) getBuf() []byte {
-	if n := len(h.freeBufs); n > 0 {
-		b := h.freeBufs[n-1]
-		h.freeBufs = h.freeBufs[:n-1]
-		return b[:0]
-	}
-	return nil
-}
-
-// putBuf returns a buffer; one grown past the list bound is dropped.
-func (h *Handler) putBuf(b []byte) {
-	if b != nil && cap(b) <= maxList && len(h.freeBufs) < 64 {
-		h.freeBufs = append(h.freeBufs, b[:0])
-	}
-}
 
 // unsafeString views b as a string for the length of a call that does
 // not keep it (path.Match, map lookups).

@@ -573,9 +573,6 @@ func (r *request) respondUnknownName(what string, name []byte) {
 // respondError answers with a JSON-RPC error object and outcome ERROR.
 func (r *request) respondError(code int32, msg []byte, dataKey, dataValue []byte) {
 	r.state |= answerError
-	if r.answer == nil {
-		r.answer = r.h.getBuf()
-	}
 	r.answer = appendError(r.answer[:0], code, msg, dataKey, dataValue)
 	r.respond()
 }
