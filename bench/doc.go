@@ -16,4 +16,11 @@
 //     examples/http-echo.yaml on one worker and against Go's net/http
 //     (bench/http/netserver) with GOMAXPROCS=1; it reports requests/s and
 //     each server's CPU seconds per 100k requests.
+//   - bench/mcp/run.sh: MCP tools/call and tools/list through sluice start
+//     (bench/mcp/gateway.yaml, one worker), httputil.ReverseProxy and a
+//     go-sdk proxy, and directly, in front of one go-sdk upstream, driven
+//     by a session-aware raw-socket load generator; the proxy alone on
+//     CPU 1, load and upstream on CPU 0. It reports requests/s, latency,
+//     each process's CPU µs per request and CPU headroom, and checks
+//     sluice against ReverseProxy (bench/mcp/README.md).
 package bench

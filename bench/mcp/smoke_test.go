@@ -25,11 +25,14 @@ type report struct {
 	P50us       float64            `json:"p50_us"`
 	P99us       float64            `json:"p99_us"`
 	CPUusPerReq map[string]float64 `json:"cpu_us_per_req"`
+	Client      string             `json:"client"`
 }
 
-// TestSmoke builds upstream, load and revproxy, starts the first and the
-// last on loopback, and runs a second of load against the upstream
-// directly and through revproxy, for tools/call and tools/list.
+// TestSmoke builds upstream, load and revproxy, starts the first (twice:
+// with JSON responses, the benchmark's, and with SSE ones) and the last on
+// loopback, and runs a second of load against the upstream directly and
+// through revproxy, for tools/call and tools/list, with load's raw client
+// and, once, its net/http one.
 func TestSmoke(t *testing.T) {
 	bin := t.TempDir()
 	build := exec.Command(goTool(t), "build", "-o", bin+string(filepath.Separator), "./upstream", "./load", "./revproxy")
@@ -38,9 +41,12 @@ func TestSmoke(t *testing.T) {
 
 	upPort := freePort(t)
 	up := start(t, filepath.Join(bin, "upstream"), "-addr", upPort)
+	ssePort := freePort(t)
+	sse := start(t, filepath.Join(bin, "upstream"), "-addr", ssePort, "-json=false")
 	rpPort := freePort(t)
 	rp := start(t, filepath.Join(bin, "revproxy"), "-addr", rpPort, "-upstream", "http://"+upPort)
 	waitPort(t, upPort)
+	waitPort(t, ssePort)
 	waitPort(t, rpPort)
 
 	tests := []struct {
@@ -48,18 +54,22 @@ func TestSmoke(t *testing.T) {
 		addr   string
 		method string
 		pids   map[string]int
+		client string
 	}{
-		{"direct call", upPort, "tools/call", map[string]int{"upstream": up}},
-		{"direct list", upPort, "tools/list", nil},
-		{"revproxy call", rpPort, "tools/call", map[string]int{"proxy": rp, "upstream": up}},
-		{"revproxy list", rpPort, "tools/list", map[string]int{"proxy": rp}},
+		{"direct call", upPort, "tools/call", map[string]int{"upstream": up}, "raw"},
+		{"direct list", upPort, "tools/list", nil, "raw"},
+		{"direct call net/http", upPort, "tools/call", nil, "http"},
+		{"sse call", ssePort, "tools/call", map[string]int{"upstream": sse}, "raw"},
+		{"sse list", ssePort, "tools/list", nil, "raw"},
+		{"revproxy call", rpPort, "tools/call", map[string]int{"proxy": rp, "upstream": up}, "raw"},
+		{"revproxy list", rpPort, "tools/list", map[string]int{"proxy": rp}, "raw"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "report.json")
 			args := []string{"-url", "http://" + tt.addr + "/mcp", "-method", tt.method,
-				"-sessions", "4", "-concurrency", "4", "-duration", "1s", "-warmup", "200ms",
-				"-min-tools", "2", "-json", file}
+				"-sessions", "4", "-concurrency", "4", "-duration", "600ms", "-warmup", "100ms",
+				"-min-tools", "2", "-json", file, "-client", tt.client}
 			for name, pid := range tt.pids {
 				args = append(args, "-pid", fmt.Sprintf("%s=%d", name, pid))
 			}
@@ -72,6 +82,7 @@ func TestSmoke(t *testing.T) {
 			var r report
 			require.NoError(t, json.Unmarshal(b, &r))
 			assert.Equal(t, tt.method, r.Method)
+			assert.Equal(t, tt.client, r.Client)
 			assert.Positive(t, r.Requests)
 			assert.Zero(t, r.Errors, r.FirstError)
 			assert.Positive(t, r.RPS)

@@ -28,6 +28,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,8 @@ type config struct {
 	jsonOut     string
 	clkTck      int
 	pids        pidList
+	client      string
+	cpuprofile  string
 }
 
 // pidList is the repeated -pid name=pid flag.
@@ -95,6 +98,7 @@ type report struct {
 	Sessions    int                `json:"sessions"`
 	Concurrency int                `json:"concurrency"`
 	Version     string             `json:"protocol_version"`
+	Client      string             `json:"client"`
 	Seconds     float64            `json:"seconds"`
 	Requests    int64              `json:"requests"`
 	Errors      int64              `json:"errors"`
@@ -104,6 +108,12 @@ type report struct {
 	P90us       float64            `json:"p90_us"`
 	P99us       float64            `json:"p99_us"`
 	CPUusPerReq map[string]float64 `json:"cpu_us_per_req,omitempty"`
+	// CPUs is each -pid's (and load's) CPU time over the window, in CPUs
+	// (1 = one core busy all the time).
+	CPUs map[string]float64 `json:"cpus,omitempty"`
+	// CPUBusy is each CPU's busy share over the window (all processes,
+	// interrupts included), from /proc/stat: "cpu0": 0.93.
+	CPUBusy map[string]float64 `json:"cpu_busy,omitempty"`
 }
 
 func main() {
@@ -124,7 +134,15 @@ func main() {
 	flag.StringVar(&c.jsonOut, "json", "", "write the JSON report to this file instead of stdout")
 	flag.IntVar(&c.clkTck, "clk-tck", 100, "clock ticks per second of /proc/<pid>/stat (getconf CLK_TCK)")
 	flag.Var(&c.pids, "pid", "name=pid of a process whose CPU per request to report (repeatable)")
+	flag.StringVar(&c.client, "client", "raw", "raw: own HTTP/1.1 on raw sockets, prebuilt requests (cheap); http: net/http")
+	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured window to this file")
 	flag.Parse()
+	if c.client != "raw" && c.client != "http" {
+		fatalf("-client must be raw or http, got %q", c.client)
+	}
+	if c.concurrency > maxWorkers {
+		fatalf("-concurrency must be at most %d", maxWorkers)
+	}
 	if c.method != "tools/call" && c.method != "tools/list" {
 		fatalf("-method must be tools/call or tools/list, got %q", c.method)
 	}
@@ -160,8 +178,8 @@ func (r *report) line() string {
 	if r.Label != "" {
 		fmt.Fprintf(&b, "%s: ", r.Label)
 	}
-	fmt.Fprintf(&b, "%s %.0f req/s, p50 %.0fµs p90 %.0fµs p99 %.0fµs, %d requests in %.1fs, %d errors, %d sessions, %d workers",
-		r.Method, r.RPS, r.P50us, r.P90us, r.P99us, r.Requests, r.Seconds, r.Errors, r.Sessions, r.Concurrency)
+	fmt.Fprintf(&b, "%s %.0f req/s, p50 %.0fµs p90 %.0fµs p99 %.0fµs, %d requests in %.1fs, %d errors, %d sessions, %d workers (%s client)",
+		r.Method, r.RPS, r.P50us, r.P90us, r.P99us, r.Requests, r.Seconds, r.Errors, r.Sessions, r.Concurrency, r.Client)
 	names := make([]string, 0, len(r.CPUusPerReq))
 	for n := range r.CPUusPerReq {
 		names = append(names, n)
@@ -169,6 +187,14 @@ func (r *report) line() string {
 	slices.Sort(names)
 	for _, n := range names {
 		fmt.Fprintf(&b, ", %s CPU %.1fµs/req", n, r.CPUusPerReq[n])
+	}
+	cpus := make([]string, 0, len(r.CPUBusy))
+	for n := range r.CPUBusy {
+		cpus = append(cpus, n)
+	}
+	slices.Sort(cpus)
+	for _, n := range cpus {
+		fmt.Fprintf(&b, ", %s %.0f%% busy", n, 100*r.CPUBusy[n])
 	}
 	if r.FirstError != "" {
 		fmt.Fprintf(&b, " (first error: %s)", r.FirstError)
@@ -179,16 +205,42 @@ func (r *report) line() string {
 // generator is the shared state of one run.
 type generator struct {
 	c        config
+	target   target     // -client raw
+	loop     *eventLoop // -client raw
 	client   *http.Client
 	sessions []session
+	workers  []*workerState
 	issued   atomic.Int64 // measured requests claimed, with -requests
 	errs     atomic.Int64
 	errOnce  sync.Once
 	firstErr string
 }
 
+// workerState is what a worker keeps from the warmup to the measured
+// phase: its request counter (so ids never repeat), its prebuilt requests
+// (-client raw), and its parser and buffers.
+type workerState struct {
+	n         int64
+	templates []*template // by session index, built on first use
+	scratch   []byte
+	buf       bytes.Buffer
+	body      []byte
+	p         fastjson.Parser
+}
+
 func run(c config) (*report, error) {
 	g := &generator{c: c}
+	if c.client == "raw" {
+		t, err := parseTarget(c.url)
+		if err != nil {
+			return nil, fmt.Errorf("-url: %w", err)
+		}
+		g.target = t
+	}
+	g.workers = make([]*workerState, c.concurrency)
+	for w := range g.workers {
+		g.workers[w] = &workerState{templates: make([]*template, c.sessions)}
+	}
 	g.client = &http.Client{
 		Timeout: c.timeout,
 		Transport: &http.Transport{
@@ -205,6 +257,14 @@ func run(c config) (*report, error) {
 		return nil, err
 	}
 	defer g.close()
+	if c.client == "raw" {
+		l, err := newEventLoop(g)
+		if err != nil {
+			return nil, err
+		}
+		g.loop = l
+		defer l.close()
+	}
 
 	if c.warmup > 0 {
 		g.phase(time.Now().Add(c.warmup), false)
@@ -219,6 +279,17 @@ func run(c config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	stat0 := readProcStat()
+	if c.cpuprofile != "" {
+		f, err := os.Create(c.cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	deadline := start.Add(c.duration)
 	if c.requests > 0 {
@@ -227,13 +298,17 @@ func run(c config) (*report, error) {
 	lat := g.phase(deadline, true)
 	elapsed := time.Since(start)
 	cpu1, err := readCPU(c.pids)
+	if c.cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return nil, err
 	}
+	stat1 := readProcStat()
 
 	r := &report{
 		Label: c.label, URL: c.url, Method: c.method, Sessions: c.sessions, Concurrency: c.concurrency,
-		Version: g.sessions[0].version, Seconds: elapsed.Seconds(),
+		Version: g.sessions[0].version, Client: c.client, Seconds: elapsed.Seconds(),
 		Requests: int64(len(lat)), Errors: g.errs.Load(), FirstError: g.firstErr,
 	}
 	if r.Requests > 0 {
@@ -243,11 +318,14 @@ func run(c config) (*report, error) {
 		r.P90us = quantile(lat, 0.90)
 		r.P99us = quantile(lat, 0.99)
 		r.CPUusPerReq = map[string]float64{}
+		r.CPUs = map[string]float64{}
 		for i, p := range c.pids {
 			ticks := cpu1[i] - cpu0[i]
 			r.CPUusPerReq[p.name] = float64(ticks) * 1e6 / float64(c.clkTck) / float64(r.Requests)
+			r.CPUs[p.name] = float64(ticks) / float64(c.clkTck) / elapsed.Seconds()
 		}
 	}
+	r.CPUBusy = cpuBusy(stat0, stat1)
 	return r, nil
 }
 
@@ -255,6 +333,55 @@ func run(c config) (*report, error) {
 func quantile(sorted []time.Duration, q float64) float64 {
 	i := int(q * float64(len(sorted)-1))
 	return float64(sorted[i].Nanoseconds()) / 1e3
+}
+
+// cpuTimes is one CPU's line of /proc/stat: busy and total jiffies.
+type cpuTimes struct{ busy, total int64 }
+
+// readProcStat reads the per-CPU lines of /proc/stat (proc(5)): user nice
+// system idle iowait irq softirq steal ...; idle and iowait are not busy.
+// It returns nil when /proc/stat cannot be read.
+func readProcStat() map[string]cpuTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return nil
+	}
+	out := map[string]cpuTimes{}
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) < 6 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		var t cpuTimes
+		for i, v := range f[1:] {
+			if i >= 8 { // guest time is already in user
+				break
+			}
+			n, _ := strconv.ParseInt(v, 10, 64)
+			t.total += n
+			if i != 3 && i != 4 {
+				t.busy += n
+			}
+		}
+		out[f[0]] = t
+	}
+	return out
+}
+
+// cpuBusy is each CPU's busy share between two readings.
+func cpuBusy(a, b map[string]cpuTimes) map[string]float64 {
+	out := map[string]float64{}
+	for name, t1 := range b {
+		t0, ok := a[name]
+		if !ok || t1.total <= t0.total {
+			continue
+		}
+		out[name] = float64(t1.busy-t0.busy) / float64(t1.total-t0.total)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // readCPU returns utime+stime, in clock ticks, of each process.
@@ -461,6 +588,9 @@ func readSSE(body io.Reader, id int64) ([]byte, error) {
 // phase runs the workers until deadline (or until -requests are claimed
 // when deadline is zero) and returns the latencies when record is set.
 func (g *generator) phase(deadline time.Time, record bool) []time.Duration {
+	if g.loop != nil {
+		return g.loop.phase(deadline, record)
+	}
 	lats := make([][]time.Duration, g.c.concurrency)
 	var wg sync.WaitGroup
 	for w := range g.c.concurrency {
@@ -478,20 +608,15 @@ func (g *generator) phase(deadline time.Time, record bool) []time.Duration {
 	return all
 }
 
-// worker sends one request at a time. JSON-RPC ids are unique across the
-// run: the worker number in the high bits, a counter in the low ones.
+// worker sends one request at a time over net/http (-client http).
+// JSON-RPC ids are unique across the run (requestID): the worker number
+// and a counter that carries on from the warmup into the measured phase.
 func (g *generator) worker(w int, deadline time.Time, record bool) []time.Duration {
-	var (
-		lat    []time.Duration
-		body   []byte
-		buf    bytes.Buffer
-		p      fastjson.Parser
-		n      int64
-		idBase = int64(w+1) << 32
-	)
+	var lat []time.Duration
 	if record {
 		lat = make([]time.Duration, 0, 1<<14)
 	}
+	ws := g.workers[w]
 	for {
 		if deadline.IsZero() {
 			if g.issued.Add(1) > g.c.requests {
@@ -500,12 +625,12 @@ func (g *generator) worker(w int, deadline time.Time, record bool) []time.Durati
 		} else if !time.Now().Before(deadline) {
 			return lat
 		}
-		n++
-		id := idBase + n
-		s := g.sessions[int((int64(w)+n*int64(g.c.concurrency))%int64(len(g.sessions)))]
-		body = g.request(body[:0], id)
+		ws.n++
+		id := requestID(w, ws.n)
+		si := int((int64(w) + ws.n*int64(g.c.concurrency)) % int64(len(g.sessions)))
+		ws.body = g.request(ws.body[:0], id)
 		t0 := time.Now()
-		err := g.call(s, body, id, &buf, &p)
+		err := g.call(g.sessions[si], ws.body, id, &ws.buf, &ws.p)
 		d := time.Since(t0)
 		if err != nil {
 			g.fail(err)
@@ -551,6 +676,12 @@ func (g *generator) call(s session, body []byte, id int64, buf *bytes.Buffer, p 
 	if err != nil {
 		return err
 	}
+	return g.check(raw, id, p)
+}
+
+// check checks one JSON-RPC response: its id, no error, and the echoed
+// text (tools/call) or at least -min-tools tools (tools/list).
+func (g *generator) check(raw []byte, id int64, p *fastjson.Parser) error {
 	v, err := p.ParseBytes(raw)
 	if err != nil {
 		return fmt.Errorf("response: %w", err)
@@ -575,7 +706,8 @@ func (g *generator) call(s session, body []byte, id int64, buf *bytes.Buffer, p 
 		return fmt.Errorf("tool error %.200s", result)
 	}
 	text := result.GetStringBytes("content", "0", "text")
-	want := strconv.AppendInt([]byte{'m'}, id, 10)
+	var digits [24]byte
+	want := strconv.AppendInt(append(digits[:0], 'm'), id, 10)
 	if !bytes.Equal(text, want) {
 		return fmt.Errorf("echo returned %q, want %q", text, want)
 	}
