@@ -116,6 +116,14 @@ func readElicitResponse(v *mcp.McpElicitResponseFlushEx) []any {
 	return []any{strOf(v.HasCorrelationID(), v.CorrelationID(), v.CorrelationIDString()), v.Action()}
 }
 
+func readRequest(v *mcp.McpRequestBeginEx) []any {
+	return []any{sessionID(v), strOf(v.HasMethod(), v.Method(), v.MethodString()), v.ContentLength(), v.Timeout()}
+}
+
+func readNotification(v *mcp.McpNotificationFlushEx) []any {
+	return []any{strOf(v.HasMethod(), v.Method(), v.MethodString()), strOf(v.HasParams(), v.Params(), v.ParamsString())}
+}
+
 func readResourcesUpdated(v *mcp.McpResourcesUpdatedFlushEx) []any {
 	return []any{id(v), strOf(v.HasURI(), v.URI(), v.URIString())}
 }
@@ -224,6 +232,8 @@ var (
 	resourcesSubscribe     = newCase("resourcesSubscribe", mcp.McpBeginExKindResourcesSubscribe, (*mcp.McpBeginExBuilder).ResourcesSubscribe, (*mcp.McpBeginEx).ResourcesSubscribe, readURICall[*mcp.McpResourcesSubscribeBeginEx])
 	resourcesUnsubscribe   = newCase("resourcesUnsubscribe", mcp.McpBeginExKindResourcesUnsubscribe, (*mcp.McpBeginExBuilder).ResourcesUnsubscribe, (*mcp.McpBeginEx).ResourcesUnsubscribe, readURICall[*mcp.McpResourcesUnsubscribeBeginEx])
 
+	request              = newCase("request", mcp.McpBeginExKindRequest, (*mcp.McpBeginExBuilder).Request, (*mcp.McpBeginEx).Request, readRequest)
+	notification         = newCase("notification", mcp.McpFlushExKindNotification, (*mcp.McpFlushExBuilder).Notification, (*mcp.McpFlushEx).Notification, readNotification)
 	resumable            = newCase("resumable", mcp.McpFlushExKindResumable, (*mcp.McpFlushExBuilder).Resumable, (*mcp.McpFlushEx).Resumable, readID[*mcp.McpResumableFlushEx])
 	toolsListChanged     = newCase("toolsListChanged", mcp.McpFlushExKindToolsListChanged, (*mcp.McpFlushExBuilder).ToolsListChanged, (*mcp.McpFlushEx).ToolsListChanged, readID[*mcp.McpToolsListChangedFlushEx])
 	promptsListChanged   = newCase("promptsListChanged", mcp.McpFlushExKindPromptsListChanged, (*mcp.McpFlushExBuilder).PromptsListChanged, (*mcp.McpFlushEx).PromptsListChanged, readID[*mcp.McpPromptsListChangedFlushEx])
@@ -454,6 +464,26 @@ func mcpCases() []flyweighttest.Case {
 			func(b *mcp.McpElicitResponseFlushExBuilder) { b.CorrelationIDNull().Action(mcp.McpElicitActionCancel) },
 			enc{}.Null16().U8(2),
 			null, mcp.McpElicitActionCancel),
+		request.cases("all set",
+			func(b *mcp.McpRequestBeginExBuilder) {
+				b.SessionID("sess-req").Method("completion/complete").ContentLength(12).Timeout(5000)
+			},
+			enc{}.Str16("sess-req").Str16("completion/complete").I32(12).I64(5000),
+			text("sess-req"), text("completion/complete"), int32(12), int64(5000)),
+		request.cases("defaults",
+			func(b *mcp.McpRequestBeginExBuilder) { b.SessionIDNull().Method("logging/setLevel") },
+			enc{}.Null16().Str16("logging/setLevel").I32(-1).I64(0),
+			null, text("logging/setLevel"), int32(-1), int64(0)),
+		notification.cases("all set",
+			func(b *mcp.McpNotificationFlushExBuilder) {
+				b.Method("notifications/message").Params(`{"level":"info","data":"x"}`)
+			},
+			enc{}.Str16("notifications/message").I32(27).Add([]byte(`{"level":"info","data":"x"}`)...),
+			text("notifications/message"), text(`{"level":"info","data":"x"}`)),
+		notification.cases("params default",
+			func(b *mcp.McpNotificationFlushExBuilder) { b.Method("notifications/message") },
+			enc{}.Str16("notifications/message").I32(-1),
+			text("notifications/message"), null),
 		resourcesUpdated.cases("all set",
 			func(b *mcp.McpResourcesUpdatedFlushExBuilder) { b.ID("upd-3").URI("file:///etc/motd") },
 			enc{}.Str16("upd-3").Str16("file:///etc/motd"),
@@ -588,7 +618,7 @@ func TestEveryUnionCaseCovered(t *testing.T) {
 		"McpLifecycleBeginEx", "McpToolsListBeginEx", "McpToolsCallBeginEx", "McpPromptsListBeginEx",
 		"McpPromptsGetBeginEx", "McpResourcesListBeginEx", "McpResourcesReadBeginEx",
 		"McpResourcesTemplatesListBeginEx", "McpResourcesSubscribeBeginEx", "McpResourcesUnsubscribeBeginEx",
-		"McpResumableFlushEx", "McpToolsListChangedFlushEx", "McpPromptsListChangedFlushEx",
+		"McpRequestBeginEx", "McpNotificationFlushEx", "McpResumableFlushEx", "McpToolsListChangedFlushEx", "McpPromptsListChangedFlushEx",
 		"McpResourcesListChangedFlushEx", "McpProgressFlushEx", "McpSuspendFlushEx", "McpElicitCallbackFlushEx",
 		"McpElicitCompleteFlushEx", "McpElicitResponseFlushEx", "McpResourcesUpdatedFlushEx",
 		"McpResumeChallengeEx", "McpSuspendedChallengeEx", "McpElicitCreateChallengeEx",
@@ -613,7 +643,7 @@ func TestEveryUnionCaseCovered(t *testing.T) {
 	for typ, ks := range kinds {
 		counts[typ] = len(ks)
 	}
-	assert.Equal(t, map[string]int{"McpBeginEx": 10, "McpFlushEx": 10, "McpChallengeEx": 3, "McpResetEx": 2, "McpEventEx": 4}, counts,
+	assert.Equal(t, map[string]int{"McpBeginEx": 11, "McpFlushEx": 11, "McpChallengeEx": 3, "McpResetEx": 2, "McpEventEx": 4}, counts,
 		"union cases covered")
 }
 
@@ -1179,7 +1209,8 @@ func TestZeroAllocs(t *testing.T) {
 func beginExSeeds() [][]byte {
 	return [][]byte{
 		enc{}.Ext(cid, tid).U8(mcp.McpBeginExKindToolsCall).Str16("sess-1").Str16("get_weather").I32(512).I64(30000),
-		enc{}.Ext(0, 1).U8(mcp.McpBeginExKindLifecycle).Null16().U16(0x0901).Null16(),
+		enc{}.Ext(0, 1).U8(mcp.McpBeginExKindLifecycle).Null16().U16(0x0901).Null16().U16(56),
+		enc{}.Ext(0, 1).U8(mcp.McpBeginExKindRequest).Str16("s").Str16("completion/complete").I32(-1).I64(0),
 		enc{}.Ext(-1, -1).U8(mcp.McpBeginExKindResourcesRead).Str16("").Str16("file:///a").I32(-1).I64(0),
 		enc{}.Ext(2, 3).U8(mcp.McpBeginExKindResourcesTemplatesList).Null16().I64(1 << 40),
 	}
@@ -1209,6 +1240,8 @@ func readBeginExCase(u *mcp.McpBeginEx) []any {
 		return readCase(u, u.ResourcesSubscribe(), readURICall[*mcp.McpResourcesSubscribeBeginEx])
 	case mcp.McpBeginExKindResourcesUnsubscribe:
 		return readCase(u, u.ResourcesUnsubscribe(), readURICall[*mcp.McpResourcesUnsubscribeBeginEx])
+	case mcp.McpBeginExKindRequest:
+		return readCase(u, u.Request(), readRequest)
 	}
 	return nil
 }
