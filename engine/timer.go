@@ -16,6 +16,10 @@ type timerWheel struct {
 	slots  [wheelSlots][]*timer
 	byID   map[int64]*timer
 	count  int
+	// floor is a tick no armed timer precedes: wait scans from it rather
+	// than from the cursor. schedule lowers it; cancel and expire leave it,
+	// since removing a timer cannot make an earlier one.
+	floor int64
 }
 
 type timer struct {
@@ -44,6 +48,9 @@ func (w *timerWheel) schedule(id int64, deadline time.Time, fire func()) {
 	slot := &w.slots[tick&(wheelSlots-1)]
 	*slot = append(*slot, t)
 	w.byID[id] = t
+	if w.count == 0 || tick < w.floor {
+		w.floor = tick
+	}
 	w.count++
 }
 
@@ -115,8 +122,7 @@ func (w *timerWheel) wait(now time.Time) time.Duration {
 		return -1
 	}
 	next := w.cursor + wheelSlots
-	for s := int64(1); s <= wheelSlots; s++ {
-		tick := w.cursor + s
+	for tick := max(w.cursor+1, w.floor); tick <= w.cursor+wheelSlots; tick++ {
 		found := false
 		for _, t := range w.slots[tick&(wheelSlots-1)] {
 			if t.fire != nil && t.tick <= tick {
@@ -129,6 +135,7 @@ func (w *timerWheel) wait(now time.Time) time.Duration {
 			break
 		}
 	}
+	w.floor = next // nothing armed before it: the scan just looked
 	d := w.start.Add(time.Duration(next) * w.tick).Sub(now)
 	return max(d, 0)
 }

@@ -32,4 +32,20 @@ func TestTimerWheelWait(t *testing.T) {
 	assert.Equal(t, 1, w.expire(start.Add(3*time.Millisecond), 10))
 	assert.Equal(t, 1, fired)
 	assert.Equal(t, 37*time.Millisecond, w.wait(start.Add(3*time.Millisecond)))
+
+	// A timer armed before the last scan's finding lowers where the next
+	// scan starts.
+	w2 := newTimerWheel(time.Millisecond, start)
+	w2.schedule(1, start.Add(300*time.Millisecond), func() {})
+	assert.Equal(t, 300*time.Millisecond, w2.wait(start))
+	w2.schedule(2, start.Add(20*time.Millisecond), func() {})
+	assert.Equal(t, 20*time.Millisecond, w2.wait(start))
+	w2.cancel(2)
+	assert.Equal(t, 300*time.Millisecond, w2.wait(start))
+	w2.schedule(3, start.Add(5*time.Second), func() {})
+	assert.Equal(t, 300*time.Millisecond, w2.wait(start))
+	w2.cancel(1)
+	assert.Equal(t, wheelSlots*time.Millisecond, w2.wait(start), "only a timer beyond a turn")
+	w2.schedule(4, start.Add(time.Millisecond), func() {})
+	assert.Equal(t, time.Millisecond, w2.wait(start))
 }
