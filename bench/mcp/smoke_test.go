@@ -100,7 +100,7 @@ func goTool(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("go")
 	if err != nil {
-		t.Skipf("no go command to build the benchmark programs: %v", err)
+		t.Fatalf("no go command to build the benchmark programs: %v", err)
 	}
 	return p
 }

@@ -78,7 +78,7 @@ func everythingServer(t testing.TB) string {
 		}
 	})
 	if buildErr != nil {
-		t.Skip(buildErr)
+		t.Fatal(buildErr)
 	}
 	return evsrvPath
 }
