@@ -460,101 +460,35 @@ func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx
 	b := h.beginExB.Wrap(buf, off, maxLimit).TypeID(h.typeID)
 	switch ex.Kind() {
 	case mcp.McpBeginExKindLifecycle:
-		v, c := ex.Lifecycle(), b.Lifecycle()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		c.Capabilities(serverCapabilities)
+		v := ex.Lifecycle()
+		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(serverCapabilities)
 	case mcp.McpBeginExKindToolsList:
-		v, c := ex.ToolsList(), b.ToolsList()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
+		v := ex.ToolsList()
+		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindToolsCall:
-		v, c := ex.ToolsCall(), b.ToolsCall()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		if v.HasName() {
-			c.NameBytes(v.Name())
-		} else {
-			c.NameNull()
-		}
+		v := ex.ToolsCall()
+		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
 	case mcp.McpBeginExKindPromptsList:
-		v, c := ex.PromptsList(), b.PromptsList()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
+		v := ex.PromptsList()
+		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindPromptsGet:
-		v, c := ex.PromptsGet(), b.PromptsGet()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		if v.HasName() {
-			c.NameBytes(v.Name())
-		} else {
-			c.NameNull()
-		}
+		v := ex.PromptsGet()
+		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
 	case mcp.McpBeginExKindResourcesList:
-		v, c := ex.ResourcesList(), b.ResourcesList()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
+		v := ex.ResourcesList()
+		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindResourcesRead:
-		v, c := ex.ResourcesRead(), b.ResourcesRead()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		if v.HasURI() {
-			c.URIBytes(v.URI())
-		} else {
-			c.URINull()
-		}
+		v := ex.ResourcesRead()
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
 	case mcp.McpBeginExKindResourcesTemplatesList:
-		v, c := ex.ResourcesTemplatesList(), b.ResourcesTemplatesList()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
+		v := ex.ResourcesTemplatesList()
+		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
 	case mcp.McpBeginExKindResourcesSubscribe:
-		v, c := ex.ResourcesSubscribe(), b.ResourcesSubscribe()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		if v.HasURI() {
-			c.URIBytes(v.URI())
-		} else {
-			c.URINull()
-		}
+		v := ex.ResourcesSubscribe()
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
 	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v, c := ex.ResourcesUnsubscribe(), b.ResourcesUnsubscribe()
-		if v.HasSessionID() {
-			c.SessionIDBytes(v.SessionID())
-		} else {
-			c.SessionIDNull()
-		}
-		if v.HasURI() {
-			c.URIBytes(v.URI())
-		} else {
-			c.URINull()
-		}
+		v := ex.ResourcesUnsubscribe()
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
 	}
 	return b.BuildLimit()
 }

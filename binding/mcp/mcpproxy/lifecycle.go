@@ -228,13 +228,7 @@ func (l *lifecycle) settled() {
 		l.state |= lcRegistered
 	}
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
-	c := b.Lifecycle()
-	if l.sidNull {
-		c.SessionIDNull()
-	} else {
-		c.SessionIDBytes(l.sid)
-	}
-	c.Capabilities(caps)
+	mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(caps)
 	n, err := b.BuildLimit()
 	if err != nil {
 		l.fail()
@@ -368,13 +362,7 @@ func (g *lifecycleLeg) begin() bool {
 	g.initialID = h.w.SupplyInitialID(rt.exitID)
 	g.replyID = engine.ReplyID(g.initialID)
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
-	c := b.Lifecycle()
-	if l.sidNull {
-		c.SessionIDNull()
-	} else {
-		c.SessionIDBytes(l.sid)
-	}
-	c.Capabilities(l.caps)
+	c := mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(l.caps)
 	if l.hasCallback {
 		c.AuthCallbackBytes(l.authCallback)
 	} else {
