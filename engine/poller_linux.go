@@ -70,16 +70,31 @@ func (p *poller) unregister(fd int) error {
 // poll waits up to timeoutMs (0 = do not block, -1 = until woken) and runs
 // the handlers of the ready fds. It returns how many were ready.
 func (p *poller) poll(timeoutMs int) int {
+	n := p.wait(timeoutMs)
+	p.dispatch(n)
+	return n
+}
+
+// wait waits up to timeoutMs for ready fds and returns how many are ready;
+// dispatch(n) then runs their handlers. A parked worker marks itself
+// running between the two, so the frames its handlers send to its own
+// ring do not wake it through the eventfd (a write and a read for nothing).
+func (p *poller) wait(timeoutMs int) int {
 	var n int
 	var err error
 	if timeoutMs == 0 {
 		n, err = rawio.EpollPoll(p.epfd, p.events[:])
 	} else {
-		n, err = unix.EpollWait(p.epfd, p.events[:], timeoutMs)
+		n, err = rawio.EpollWait(p.epfd, p.events[:], timeoutMs)
 	}
 	if err != nil {
 		return 0 // EINTR: the loop comes round again
 	}
+	return n
+}
+
+// dispatch runs the handlers of the first n events of the last wait.
+func (p *poller) dispatch(n int) {
 	for i := 0; i < n; i++ {
 		ev := &p.events[i]
 		if int(ev.Fd) == p.efd {
@@ -91,7 +106,6 @@ func (p *poller) poll(timeoutMs int) int {
 			fn(ev.Events)
 		}
 	}
-	return n
 }
 
 // wake makes a blocked poll return. Safe from any goroutine.

@@ -317,6 +317,8 @@ func (w *Worker) timestamp() int64 {
 func (w *Worker) run(ready chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	holdP()
+	defer releaseP()
 	w.pin()
 	ready <- nil
 	defer close(w.done)
@@ -361,8 +363,9 @@ func (w *Worker) park() {
 		// wastes a wake-up, and the wheel never fires a timer early.
 		timeout = int((d + time.Millisecond - 1) / time.Millisecond)
 	}
-	w.poller.poll(timeout)
+	n := w.poller.wait(timeout)
 	w.parked.Store(false)
+	w.poller.dispatch(n)
 }
 
 // pin locks the worker's thread to one CPU where the OS allows it; where it

@@ -1,6 +1,6 @@
-// Package rawio makes the system calls of a worker's hot path that never
-// block without telling the Go scheduler: reads and writes on non-blocking
-// sockets and epoll_wait with a zero timeout.
+// Package rawio makes the system calls of a worker's hot path without
+// telling the Go scheduler: reads and writes on non-blocking sockets,
+// epoll_wait with a zero timeout, and a parked worker's epoll_wait.
 //
 // A plain syscall.Syscall marks the thread as in a system call; if the
 // call takes more than ~20 µs (a loopback write runs the receiving side's
@@ -8,10 +8,10 @@
 // thread, and taking it back on return costs futex wake-ups on both sides.
 // A worker thread is locked to its goroutine and makes these calls
 // thousands of times a second, so those hand-offs became most of a busy
-// gateway's CPU. RawSyscall skips the bookkeeping. It is only safe for
-// calls that cannot block: a blocking call made raw would hold the P and
-// stall garbage collection. Anything that may block (epoll_wait with a
-// timeout, connect, close) keeps going through x/sys/unix.
+// gateway's CPU. RawSyscall skips the bookkeeping. It is safe for calls
+// that cannot block, and for the one blocking call [EpollWait] documents;
+// anything else that may block (connect, close) keeps going through
+// x/sys/unix.
 package rawio
 
 import (
@@ -51,6 +51,34 @@ func EpollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 	}
 	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
 		uintptr(len(events)), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
+// EpollWait is epoll_wait with a timeout (-1: until an event), made without
+// telling the scheduler: the calling thread keeps its P while it blocks.
+// It is meant for a worker parking on its own thread, and it is safe only
+// because of two properties the engine keeps:
+//
+//   - the runtime can still stop the thread: preemption (for a stop of
+//     the world, or sysmon's 10 ms slice) signals it with SIGURG, and
+//     epoll_wait returns EINTR on any signal whatever SA_RESTART says, so
+//     the worker comes back to Go code, where the preemption happens;
+//   - the engine keeps GOMAXPROCS above its number of workers, so a parked
+//     worker holding its P never starves the runtime's other goroutines.
+//
+// Going through the scheduler instead made sysmon hand the parked P to
+// another thread after 20 µs and the worker take it back on waking, which
+// with sysmon's own wake-ups was a third of a busy gateway's context
+// switches.
+func EpollWait(epfd int, events []unix.EpollEvent, timeoutMs int) (int, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(timeoutMs), 0, 0)
 	if errno != 0 {
 		return -1, errno
 	}

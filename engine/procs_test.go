@@ -1,0 +1,50 @@
+package engine_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Parked workers block in epoll_wait holding their Ps (rawio.EpollWait):
+// the engine must keep a P free for everything else, and the runtime must
+// still be able to stop the world while every worker is parked.
+func TestParkedWorkersLeaveAPAndLetGCRun(t *testing.T) {
+	e := start(t, 2*runtime.NumCPU())
+	require.Greater(t, runtime.GOMAXPROCS(0), 2*runtime.NumCPU(), "GOMAXPROCS must exceed the running workers")
+	time.Sleep(20 * time.Millisecond) // let every worker park (no timers armed: epoll_wait without timeout)
+
+	// Ordinary goroutines still run: they have a P of their own.
+	done := make(chan struct{})
+	go func() {
+		var x uint64
+		for i := range 1_000_000 {
+			x += uint64(i)
+		}
+		_ = x
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a goroutine did not run while the workers were parked")
+	}
+
+	// A stop-the-world collection preempts the parked workers (SIGURG
+	// interrupts epoll_wait) instead of waiting for them to wake.
+	gc := make(chan time.Duration, 1)
+	go func() {
+		t0 := time.Now()
+		runtime.GC()
+		gc <- time.Since(t0)
+	}()
+	select {
+	case d := <-gc:
+		require.Less(t, d, 2*time.Second)
+	case <-time.After(10 * time.Second):
+		t.Fatal("runtime.GC did not finish while the workers were parked")
+	}
+	_ = e
+}
