@@ -97,9 +97,9 @@ func (c *FrameClaim) Commit(n int) error {
 	}
 	switch t {
 	case frame.FrameEnd, frame.FrameAbort:
-		delete(w.throttles, id)
+		w.throttles.remove(id)
 	case frame.FrameReset:
-		delete(w.streams, id)
+		w.streams.remove(id)
 	}
 	return nil
 }

@@ -68,8 +68,8 @@ type Worker struct {
 	stopping atomic.Bool
 	done     chan struct{}
 
-	streams   map[int64]entry
-	throttles map[int64]entry
+	streams   streamTable
+	throttles streamTable
 	handlers  map[int64]Handler
 	configs   map[int64]*BindingConfig
 	metrics   map[int64]*streamMetrics
@@ -121,8 +121,8 @@ func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
 		spins:     spins,
 		log:       e.log.With("worker", index),
 		done:      make(chan struct{}),
-		streams:   map[int64]entry{},
-		throttles: map[int64]entry{},
+		streams:   newStreamTable(),
+		throttles: newStreamTable(),
 		handlers:  map[int64]Handler{},
 		configs:   map[int64]*BindingConfig{},
 		metrics:   map[int64]*streamMetrics{},
@@ -203,8 +203,8 @@ func (w *Worker) NewStream(buf []byte, sender MessageConsumer) error {
 		return err
 	}
 	m := w.metrics[owner]
-	w.throttles[id] = entry{fn: sender, owner: owner, metrics: m}
-	w.streams[ReplyID(id)] = entry{fn: sender, owner: owner, metrics: m}
+	w.throttles.put(id, entry{fn: sender, owner: owner, metrics: m})
+	w.streams.put(ReplyID(id), entry{fn: sender, owner: owner, metrics: m})
 	return nil
 }
 
@@ -231,9 +231,9 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	// the sender of RESET no further data (ZILLA.md §3).
 	switch t {
 	case frame.FrameEnd, frame.FrameAbort:
-		delete(w.throttles, id)
+		w.throttles.remove(id)
 	case frame.FrameReset:
-		delete(w.streams, id)
+		w.streams.remove(id)
 	}
 	return nil
 }
@@ -431,18 +431,18 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 		return
 	}
 	if t.IsThrottle() {
-		if e, ok := w.throttles[id]; ok {
+		if e, ok := w.throttles.get(id); ok {
 			if t == frame.FrameReset {
-				delete(w.throttles, id)
+				w.throttles.remove(id)
 			}
 			e.metrics.received(t, buf)
 			e.fn(t, buf)
 		}
 		return
 	}
-	if e, ok := w.streams[id]; ok {
+	if e, ok := w.streams.get(id); ok {
 		if t == frame.FrameEnd || t == frame.FrameAbort {
-			delete(w.streams, id)
+			w.streams.remove(id)
 		}
 		e.metrics.received(t, buf)
 		e.fn(t, buf)
@@ -465,8 +465,8 @@ func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 		return
 	}
 	m := w.metrics[routedID]
-	w.streams[id] = entry{fn: fn, owner: routedID, metrics: m}
-	w.throttles[ReplyID(id)] = entry{fn: fn, owner: routedID, metrics: m}
+	w.streams.put(id, entry{fn: fn, owner: routedID, metrics: m})
+	w.throttles.put(ReplyID(id), entry{fn: fn, owner: routedID, metrics: m})
 	m.received(frame.FrameBegin, buf)
 	fn(frame.FrameBegin, buf)
 }
@@ -521,15 +521,17 @@ func (w *Worker) attach(b Binding, cfg *BindingConfig) error {
 // sending its handlers ABORT and RESET as if the peers had, and then
 // releases the binding (ZILLA.md §3).
 func (w *Worker) detach(id int64) {
-	for sid, e := range w.streams {
-		if e.owner == id {
-			delete(w.streams, sid)
+	// The handlers the synthesized frames reach may close other streams
+	// of the binding: each id is looked up again before its turn.
+	for _, sid := range w.streams.ids(nil, id) {
+		if e, ok := w.streams.get(sid); ok && e.owner == id {
+			w.streams.remove(sid)
 			w.synthesize(frame.FrameAbort, sid, e)
 		}
 	}
-	for sid, e := range w.throttles {
-		if e.owner == id {
-			delete(w.throttles, sid)
+	for _, sid := range w.throttles.ids(nil, id) {
+		if e, ok := w.throttles.get(sid); ok && e.owner == id {
+			w.throttles.remove(sid)
 			w.synthesize(frame.FrameReset, sid, e)
 		}
 	}
@@ -575,7 +577,7 @@ func (w *Worker) drainOnStop() {
 
 // Streams returns the number of open stream and throttle registrations, for
 // tests and diagnostics.
-func (w *Worker) Streams() (streams, throttles int) { return len(w.streams), len(w.throttles) }
+func (w *Worker) Streams() (streams, throttles int) { return w.streams.len(), w.throttles.len() }
 
 // systemFlush tells peer that budget id has credit again.
 func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
