@@ -96,3 +96,29 @@ func (f *Flow) Grant(max int32) bool {
 	f.Ack, f.Max = f.Seq, max
 	return changed
 }
+
+// WindowDue reports whether a receiver whose offer is now (ack, max, pad)
+// must send WINDOW, or may leave the sender on the window it last sent
+// (f.Ack, f.Max, f.Pad). It must send when the padding changes, when the
+// offer takes back credit, and when the sender has less than half of max
+// left to send; otherwise the WINDOW can wait, as HTTP/2 implementations
+// hold WINDOW_UPDATE until half the window is used. A receiver that waits
+// keeps f.Ack and f.Max as they were, since they are what the sender goes
+// by.
+//
+// Only a receiver whose sender cuts its DATA to whatever window it has
+// may wait (tcp reading a socket): a sender that needs room for a whole
+// message before it writes would wait forever for a WINDOW that waits for
+// it. The http server and client grant their connections' input this way:
+// the bytes of each request and each response took a WINDOW, 2 of the 42
+// frames of a tools/call through the gateway.
+func (f *Flow) WindowDue(ack int64, max, pad int32) bool {
+	if ack == f.Ack && max == f.Max && pad == f.Pad {
+		return false
+	}
+	if pad != f.Pad || ack+int64(max) < f.Ack+int64(f.Max) {
+		return true
+	}
+	left := f.Ack + int64(f.Max) - f.Seq
+	return 2*left < int64(max)
+}

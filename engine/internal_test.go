@@ -141,3 +141,22 @@ func TestExitsFirst(t *testing.T) {
 	}
 	assert.Equal(t, []string{"app0", "app1", "http0", "tcp0", "b", "a"}, names)
 }
+
+func TestFlowWindowDue(t *testing.T) {
+	fresh := Flow{}
+	assert.True(t, fresh.WindowDue(0, 8192, 0), "the first window")
+	assert.False(t, fresh.WindowDue(0, 0, 0), "nothing to offer")
+
+	f := Flow{Seq: 1000, Ack: 0, Max: 8192}
+	assert.False(t, f.WindowDue(0, 8192, 0), "unchanged")
+	assert.False(t, f.WindowDue(1000, 8192, 0), "the sender still has 7192 of 8192")
+	f.Seq = 4096
+	assert.False(t, f.WindowDue(4096, 8192, 0), "4096 left is half the window: enough")
+	f.Seq = 4097
+	assert.True(t, f.WindowDue(4097, 8192, 0), "4095 left: below half")
+	f.Seq = 1000
+	assert.True(t, f.WindowDue(1000, 8192, 12), "padding changed")
+	assert.True(t, f.WindowDue(0, 4096, 0), "credit taken back")
+	assert.False(t, f.WindowDue(1000, 12000, 0), "more credit while half of it is left can wait")
+	assert.True(t, f.WindowDue(1000, 16384, 0), "7192 left is less than half of the new 16384")
+}

@@ -644,7 +644,7 @@ func (c *clientConn) grantNet() {
 	held := int64(c.slotLen - c.slotOff)
 	max := int32(c.h.pool.SlotCapacity())
 	ack := c.netIn.Seq - held
-	if ack == c.netIn.Ack && max == c.netIn.Max {
+	if !c.netIn.WindowDue(ack, max, 0) {
 		return
 	}
 	c.netIn.Ack, c.netIn.Max = ack, max

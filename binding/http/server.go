@@ -270,7 +270,7 @@ func (c *serverConn) grantNet() {
 	held := int64(c.slotLen - c.slotOff)
 	max := int32(c.h.pool.SlotCapacity())
 	ack := c.in.Seq - held
-	if ack == c.in.Ack && max == c.in.Max {
+	if !c.in.WindowDue(ack, max, 0) {
 		return
 	}
 	c.in.Ack, c.in.Max = ack, max
@@ -1377,7 +1377,7 @@ func (x *exchange) grantResponse() {
 	// it has sent and we have written.
 	max := int32(min(avail, int64(h.pool.SlotCapacity())))
 	ack := x.appIn.Seq
-	if ack == x.appIn.Ack && max == x.appIn.Max && pad == x.appIn.Pad {
+	if !x.appIn.WindowDue(ack, max, pad) {
 		return
 	}
 	x.appIn.Ack, x.appIn.Max, x.appIn.Pad = ack, max, pad
