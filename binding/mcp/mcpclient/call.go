@@ -188,10 +188,14 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 // callWindow is the response credit a call keeps open: its sink buffers.
 const callWindow = 64 << 10
 
+// The http client cuts the body's DATA to any window, so the credit is
+// renewed only once half of it is used (Flow.WindowDue): a reply of one
+// DATA costs one WINDOW, not two.
 func (c *call) grant() {
-	if c.state&callReplyDone != 0 || !c.in.Grant(callWindow) {
+	if c.state&callReplyDone != 0 || !c.in.WindowDue(c.in.Seq, callWindow, 0) {
 		return
 	}
+	c.in.Ack, c.in.Max = c.in.Seq, callWindow
 	h := c.h
 	buf := h.w.WriteBuffer()
 	n, err := h.windowB.Wrap(buf, 0, len(buf)).
