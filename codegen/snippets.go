@@ -108,8 +108,12 @@ func wrapStep(t *typ, f *field) string {
 	case catStruct:
 		fmt.Fprintf(&b, "{\nvar v %s\nif _, err := v.wrap(buf, p, limit); err != nil { return %q, err }\np = v.limit\n}\n", f.GoType, f.Name)
 	case catArray:
-		fmt.Fprintf(&b, "if _, end, _, err := flyweight.ValidateArray[%s](buf, p, limit, %d, %s); err != nil { return %q, err } else { p = end }\n",
-			f.Elem.View, f.Elem.MinSize, order(f.Big), f.Name)
+		// The item is wrapped as its concrete type, so it stays on the
+		// stack (flyweight.ArrayBounds).
+		fmt.Fprintf(&b, "{\nitems, end, count, err := flyweight.ArrayBounds(buf, p, limit, %d, %s)\nif err != nil { return %q, err }\n",
+			f.Elem.MinSize, order(f.Big), f.Name)
+		fmt.Fprintf(&b, "var item %s\nq := items\nfor range count {\nif item.Wrap(buf, q, end) != nil { return %q, flyweight.ErrLength }\nq = item.Limit()\n}\n", f.Elem.View, f.Name)
+		fmt.Fprintf(&b, "if q != end { return %q, flyweight.ErrLength }\np = end\n}\n", f.Name)
 	}
 	return b.String()
 }

@@ -554,3 +554,22 @@ func TestArrayAllStopsEarly(t *testing.T) {
 	}
 	assert.Equal(t, []string{"a", "b"}, seen)
 }
+
+// Wrapping an extension validates its header array without allocating:
+// the generated code wraps each item as its concrete type, on the stack.
+func TestBeginExWrapAllocatesNothing(t *testing.T) {
+	buf := make([]byte, 512)
+	var b http.HttpBeginExBuilder
+	addHeaders(b.Wrap(buf, 0, len(buf)).CompositeID(1).TypeID(2).Headers(),
+		hdr{text(":method"), text("POST")}, hdr{text(":path"), text("/mcp")}, hdr{text("content-type"), text("application/json")})
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	var ex http.HttpBeginEx
+	allocs := testing.AllocsPerRun(100, func() {
+		if !ex.TryWrap(buf, 0, n) {
+			t.Fatal("wrap failed")
+		}
+	})
+	require.Zero(t, allocs)
+	require.Equal(t, 3, ex.Headers().Len())
+}

@@ -353,9 +353,22 @@ func (f *HttpBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	if _, end, _, err := flyweight.ValidateArray[HttpHeader](buf, p, limit, 3, binary.LittleEndian); err != nil {
-		return "headers", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+		if err != nil {
+			return "headers", err
+		}
+		var item HttpHeader
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "headers", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "headers", flyweight.ErrLength
+		}
 		p = end
 	}
 
@@ -631,9 +644,22 @@ func (f *HttpFlushEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 20
 
-	if _, end, _, err := flyweight.ValidateArray[HttpHeader](buf, p, limit, 3, binary.LittleEndian); err != nil {
-		return "promise", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+		if err != nil {
+			return "promise", err
+		}
+		var item HttpHeader
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "promise", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "promise", flyweight.ErrLength
+		}
 		p = end
 	}
 
@@ -935,9 +961,22 @@ func (f *HttpEndEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	if _, end, _, err := flyweight.ValidateArray[HttpHeader](buf, p, limit, 3, binary.LittleEndian); err != nil {
-		return "trailers", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+		if err != nil {
+			return "trailers", err
+		}
+		var item HttpHeader
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "trailers", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "trailers", flyweight.ErrLength
+		}
 		p = end
 	}
 
@@ -1211,9 +1250,22 @@ func (f *HttpResetEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	if _, end, _, err := flyweight.ValidateArray[HttpHeader](buf, p, limit, 3, binary.LittleEndian); err != nil {
-		return "headers", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+		if err != nil {
+			return "headers", err
+		}
+		var item HttpHeader
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "headers", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "headers", flyweight.ErrLength
+		}
 		p = end
 	}
 
@@ -1489,9 +1541,22 @@ func (f *HttpChallengeEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	if _, end, _, err := flyweight.ValidateArray[HttpHeader](buf, p, limit, 3, binary.LittleEndian); err != nil {
-		return "headers", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+		if err != nil {
+			return "headers", err
+		}
+		var item HttpHeader
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "headers", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "headers", flyweight.ErrLength
+		}
 		p = end
 	}
 

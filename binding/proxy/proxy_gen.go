@@ -3451,9 +3451,22 @@ func (f *ProxyBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 
 	f.oInfos = p
-	if _, end, _, err := flyweight.ValidateArray[ProxyInfo](buf, p, limit, 2, binary.LittleEndian); err != nil {
-		return "infos", err
-	} else {
+	{
+		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 2, binary.LittleEndian)
+		if err != nil {
+			return "infos", err
+		}
+		var item ProxyInfo
+		q := items
+		for range count {
+			if item.Wrap(buf, q, end) != nil {
+				return "infos", flyweight.ErrLength
+			}
+			q = item.Limit()
+		}
+		if q != end {
+			return "infos", flyweight.ErrLength
+		}
 		p = end
 	}
 
