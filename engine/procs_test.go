@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/engine"
 )
 
 // Parked workers block in epoll_wait holding their Ps (rawio.EpollWait):
@@ -47,4 +50,13 @@ func TestParkedWorkersLeaveAPAndLetGCRun(t *testing.T) {
 		t.Fatal("runtime.GC did not finish while the workers were parked")
 	}
 	_ = e
+}
+
+// A worker with an idle spin keeps polling for that long after its last
+// work, then parks as any other.
+func TestIdleSpinThenPark(t *testing.T) {
+	e := start(t, 1, engine.WithIdleSpin(300*time.Millisecond))
+	time.Sleep(30 * time.Millisecond)
+	assert.False(t, e.Worker(0).Parked(), "parked within the spin")
+	require.Eventually(t, e.Worker(0).Parked, 5*time.Second, 10*time.Millisecond, "never parked after the spin")
 }

@@ -324,6 +324,8 @@ func (w *Worker) run(ready chan<- error) {
 	defer close(w.done)
 
 	idle := 0
+	var idleSince time.Time // when an IdleSpin spell began
+	spin := w.engine.opts.IdleSpin
 	for !w.stopping.Load() {
 		// Sockets are polled on every pass while there is work, and on
 		// every pollEvery-th pass of an idle spell: each poll is a system
@@ -340,13 +342,28 @@ func (w *Worker) run(ready chan<- error) {
 			continue
 		}
 		idle++
-		if idle > w.spins {
-			w.park()
-			idle = 0
+		if idle <= w.spins {
+			continue
 		}
+		if spin > 0 {
+			// Real time, not the engine's clock: a spin is about the CPU.
+			if idle == w.spins+1 {
+				idleSince = time.Now()
+				continue
+			}
+			if idle%pollEvery != 0 || time.Since(idleSince) < spin {
+				continue
+			}
+		}
+		w.park()
+		idle = 0
 	}
 	w.drainOnStop()
 }
+
+// Parked reports whether the worker is blocked waiting for work. It is
+// safe from any goroutine, for diagnostics and tests.
+func (w *Worker) Parked() bool { return w.parked.Load() }
 
 // park blocks in epoll_wait until woken. A producer writes the eventfd only
 // when it sees parked set after its commit; setting parked before the last

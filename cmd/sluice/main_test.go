@@ -81,6 +81,18 @@ func TestRun(t *testing.T) {
 			wantStderr: "-workers must be between 1 and 128, got 0",
 		},
 		{
+			name:       "start negative idle spin",
+			args:       []string{"start", "--idle-spin", "-1ms"},
+			wantCode:   exitUsage,
+			wantStderr: "-idle-spin must be between 0 and 1s, got -1ms",
+		},
+		{
+			name:       "start bad idle spin",
+			args:       []string{"start", "--idle-spin", "soon"},
+			wantCode:   exitUsage,
+			wantStderr: `invalid value "soon" for flag -idle-spin`,
+		},
+		{
 			name:       "start extra argument",
 			args:       []string{"start", "extra"},
 			wantCode:   exitUsage,
