@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -141,7 +140,7 @@ var ErrStopped = errors.New("engine: stopped")
 // New prepares an engine for cfg. Nothing runs until Start.
 func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	o := Options{
-		Workers:      runtime.NumCPU(),
+		Workers:      DefaultWorkers(),
 		RingCapacity: 1 << 22,
 		SlotCapacity: 32 << 10,
 		BufferSlots:  1024,
@@ -154,7 +153,7 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 		opt(&o)
 	}
 	if o.Workers <= 0 {
-		o.Workers = runtime.NumCPU()
+		o.Workers = DefaultWorkers()
 	}
 	if o.Workers > MaxWorkers {
 		return nil, fmt.Errorf("engine: %d workers: at most %d", o.Workers, MaxWorkers)

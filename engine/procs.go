@@ -16,6 +16,16 @@ var procs struct {
 	workers int
 }
 
+// startProcs is GOMAXPROCS as the process started, before any engine
+// raised it.
+var startProcs = runtime.GOMAXPROCS(0)
+
+// DefaultWorkers is the number of workers an engine runs when not told:
+// one per CPU the process may use, which is GOMAXPROCS at start (the CPU
+// affinity mask and, since Go 1.25, a container's CPU limit), not the
+// machine's CPU count.
+func DefaultWorkers() int { return startProcs }
+
 // holdP counts a worker that is about to run and raises GOMAXPROCS if the
 // workers would otherwise hold every P. It never lowers GOMAXPROCS: once
 // the workers stop, an extra P costs nothing.

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -22,7 +21,7 @@ import (
 const startUsage = `usage: sluice start [-c file] [-w n] [-e dir] [--idle-spin d]
 
   -c, --config file      configuration file (default: the embedded sluice.yaml)
-  -w, --workers n        number of workers (default %d, the number of CPUs)
+  -w, --workers n        number of workers (default %d: the CPUs this process may use)
   -e, --engine-dir dir   directory for the workers' ring files (default .sluice/engine)
       --idle-spin d      how long an idle worker polls before it sleeps, e.g. 200us
                          (default 0: it sleeps at once; spinning lowers latency
@@ -57,14 +56,14 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fs.StringVar(&configPath, name, "", "")
 	}
 	for _, name := range []string{"w", "workers"} {
-		fs.IntVar(&workers, name, runtime.NumCPU(), "")
+		fs.IntVar(&workers, name, engine.DefaultWorkers(), "")
 	}
 	for _, name := range []string{"e", "engine-dir"} {
 		fs.StringVar(&engineDir, name, ".sluice/engine", "")
 	}
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "")
 	fs.DurationVar(&idleSpin, "idle-spin", 0, "")
-	fs.Usage = func() { fmt.Fprintf(fs.Output(), startUsage, runtime.NumCPU()) }
+	fs.Usage = func() { fmt.Fprintf(fs.Output(), startUsage, engine.DefaultWorkers()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
