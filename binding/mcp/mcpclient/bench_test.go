@@ -17,6 +17,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 // The harness drives the client kind the way the mcp server kind does
@@ -26,6 +27,7 @@ import (
 // the benchmark measure is the client's own path.
 
 type harness struct {
+	e      *engine.Engine
 	w      *engine.Worker
 	driver *driver
 	timer  *time.Timer
@@ -66,7 +68,7 @@ bindings:
 	d.routed, _ = e.ResolveID("client0")
 	d.onFrame = d.handle
 	d.startFn = d.start
-	return &harness{w: w, driver: d, timer: time.NewTimer(time.Hour)}
+	return &harness{e: e, w: w, driver: d, timer: time.NewTimer(time.Hour)}
 }
 
 func (h *harness) requests(tb testing.TB, n int) {
@@ -361,6 +363,39 @@ func TestToolsCallAllocs(t *testing.T) {
 		require.Zero(t, allocs, "allocations per tools/call")
 	}
 	require.Equal(t, echoResult, string(h.driver.reply))
+}
+
+// A call whose JSON answer has all arrived (its Content-Length) waits for
+// the response's END, already sent with the body, instead of resetting
+// the response: a RESET per tools/call also counted as a stream error in
+// the client's telemetry. (The session's setup is not counted: it runs
+// before the first count.)
+func TestAnsweredCallsSendNoReset(t *testing.T) {
+	h := newHarness(t)
+	count := func() (opens, errs int64) {
+		require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
+			h.e.Telemetry().Each(func(s telemetry.Sample) {
+				if b, _ := s.Labels.Get("binding"); b != "client0" {
+					return
+				}
+				switch s.Name {
+				case telemetry.StreamErrorsSent:
+					errs = s.Value
+				case telemetry.StreamOpensSent:
+					opens = s.Value
+				}
+			})
+		}))
+		return opens, errs
+	}
+	h.requests(t, 3)
+	opens0, errs0 := count()
+	h.requests(t, 20)
+	require.False(t, h.driver.failed, string(h.driver.reply))
+	require.Equal(t, echoResult, string(h.driver.reply))
+	opens, errs := count()
+	require.Equal(t, int64(40), opens-opens0, "per tools/call: the upstream request and the reply to the caller")
+	require.Equal(t, errs0, errs, "RESET or ABORT sent by the client during the tools/calls")
 }
 
 // BenchmarkToolsCall runs tools/call streams one after the other through

@@ -47,6 +47,8 @@ type call struct {
 	sent               int
 	state              uint8
 	status             int
+	length             int64 // the response's Content-Length, -1 if none
+	got                int64 // response body bytes received
 }
 
 const (
@@ -66,6 +68,7 @@ func (h *handler) newCall(s sink) *call {
 		c.fn = c.onFrame
 	}
 	c.sink, c.sent, c.state, c.status = s, 0, 0, 0
+	c.length, c.got = -1, 0
 	c.out, c.in = engine.Flow{}, engine.Flow{}
 	c.body = c.body[:0]
 	return c
@@ -154,6 +157,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 			h.readHead(ext)
 			status := h.resp.status
 			c.status = status
+			c.length = h.resp.length
 			c.grant()
 			c.sendBody()
 			if c.state&callClosed == 0 {
@@ -166,6 +170,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 				c.fail()
 				return
 			}
+			c.got += int64(len(h.data.Payload()))
 			if c.state&callClosed == 0 {
 				c.sink.onBody(c, h.data.Payload())
 			}
@@ -267,6 +272,23 @@ func (c *call) abort() {
 	c.recycle()
 }
 
+// finish ends a call whose answer came. When the body its Content-Length
+// announced has all arrived, the response's END is already on its way (the
+// http client sends the last DATA and END together): the call waits for
+// it, without telling the sink, rather than reset a response that is
+// over (a RESET per tools/call, dropped by the engine on arrival). Any
+// other call is aborted.
+func (c *call) finish() {
+	if c.sink == nil {
+		return
+	}
+	if c.state&(callInitialDone|callReplyDone) == callInitialDone && c.length >= 0 && c.got >= c.length {
+		c.state |= callClosed
+		return
+	}
+	c.abort()
+}
+
 func (c *call) fail() {
 	c.teardown()
 	c.close(true)
@@ -326,6 +348,7 @@ func (c *call) recycle() {
 // onResponse.
 type respHead struct {
 	status    int
+	length    int64 // Content-Length, -1 if none or not a number
 	sse       bool
 	sessionID []byte
 	auth      []byte
@@ -337,7 +360,7 @@ type respHead struct {
 // core extension prefix (compositeId int64, typeId int32), then the
 // headers array (int32 byte length, int32 count, the items).
 func (h *handler) readHead(ext []byte) {
-	h.resp = respHead{}
+	h.resp = respHead{length: -1}
 	const arrOff = 12
 	if len(ext) < arrOff+8 || int32(binary.LittleEndian.Uint32(ext[8:])) != h.httpTypeID {
 		return
@@ -359,6 +382,8 @@ func (h *handler) readHead(ext []byte) {
 			h.resp.status = atoi(h.hdr.Value())
 		case "content-type":
 			h.resp.sse = bytes.Contains(h.hdr.Value(), eventStream)
+		case "content-length":
+			h.resp.length = contentLength(h.hdr.Value())
 		case "mcp-session-id":
 			h.resp.sessionID = h.hdr.Value()
 		case "www-authenticate":
@@ -368,6 +393,22 @@ func (h *handler) readHead(ext []byte) {
 }
 
 var eventStream = []byte("text/event-stream")
+
+// contentLength parses a Content-Length value: -1 unless it is 1 to 18
+// digits.
+func contentLength(b []byte) int64 {
+	if len(b) == 0 || len(b) > 18 {
+		return -1
+	}
+	var n int64
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return -1
+		}
+		n = n*10 + int64(ch-'0')
+	}
+	return n
+}
 
 func atoi(b []byte) int {
 	n := 0

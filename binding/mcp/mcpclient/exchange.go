@@ -595,7 +595,7 @@ func (x *exchange) onMessage(c *call, m *message) {
 		return
 	}
 	x.c = nil
-	c.abort()
+	c.finish()
 	if m.err != nil {
 		x.answerWith(m.err, true)
 	} else {
