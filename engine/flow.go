@@ -107,11 +107,12 @@ func (f *Flow) Grant(max int32) bool {
 // by.
 //
 // Only a receiver whose sender cuts its DATA to whatever window it has
-// may wait (tcp reading a socket): a sender that needs room for a whole
-// message before it writes would wait forever for a WINDOW that waits for
-// it. The http server and client grant their connections' input this way:
-// the bytes of each request and each response took a WINDOW, 2 of the 42
-// frames of a tools/call through the gateway.
+// may wait (tcp reading a socket, the http client forwarding a body, the
+// mcp client's calls writing a request): a sender that needs room for a
+// whole message before it writes would wait forever for a WINDOW that
+// waits for it. The http server's and client's connection input, the http
+// client's request bodies and the mcp client's replies wait this way: 4
+// fewer WINDOW frames per tools/call through the gateway.
 func (f *Flow) WindowDue(ack int64, max, pad int32) bool {
 	if ack == f.Ack && max == f.Max && pad == f.Pad {
 		return false

@@ -77,11 +77,11 @@ func (t *streamTable) put(id int64, e entry) {
 	}
 }
 
-// remove deletes id's entry, if any, and shifts back the entries whose
-// probe passed through its slot.
-func (t *streamTable) remove(id int64) {
+// remove deletes id's entry and returns it, if there was one, and shifts
+// back the entries whose probe passed through its slot.
+func (t *streamTable) remove(id int64) (entry, bool) {
 	if id == 0 {
-		return
+		return entry{}, false
 	}
 	mask := len(t.slots) - 1
 	i := t.home(id)
@@ -91,10 +91,11 @@ func (t *streamTable) remove(id int64) {
 			break
 		}
 		if s.id == 0 {
-			return
+			return entry{}, false
 		}
 		i = (i + 1) & mask
 	}
+	removed := t.slots[i].e
 	t.n--
 	for j := (i + 1) & mask; ; j = (j + 1) & mask {
 		s := &t.slots[j]
@@ -109,6 +110,7 @@ func (t *streamTable) remove(id int64) {
 		}
 	}
 	t.slots[i] = streamSlot{}
+	return removed, true
 }
 
 // len returns the number of entries.

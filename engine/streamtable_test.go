@@ -23,7 +23,12 @@ func TestStreamTableMatchesMap(t *testing.T) {
 				tab.put(id, entry{owner: int64(op)})
 				oracle[id] = int64(op)
 			case 1:
-				tab.remove(id)
+				e, ok := tab.remove(id)
+				want, has := oracle[id]
+				require.Equal(t, has, ok, "seed %d op %d: remove %d", seed, op, id)
+				if ok {
+					require.Equal(t, want, e.owner, "the removed entry")
+				}
 				delete(oracle, id)
 			}
 			e, ok := tab.get(id)

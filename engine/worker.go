@@ -447,20 +447,28 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 		w.handleSystem(t, buf)
 		return
 	}
+	// A frame that closes its direction takes the entry out in the same
+	// probe that finds it.
+	var e entry
+	var ok bool
 	if t.IsThrottle() {
-		if e, ok := w.throttles.get(id); ok {
-			if t == frame.FrameReset {
-				w.throttles.remove(id)
-			}
+		if t == frame.FrameReset {
+			e, ok = w.throttles.remove(id)
+		} else {
+			e, ok = w.throttles.get(id)
+		}
+		if ok {
 			e.metrics.received(t, buf)
 			e.fn(t, buf)
 		}
 		return
 	}
-	if e, ok := w.streams.get(id); ok {
-		if t == frame.FrameEnd || t == frame.FrameAbort {
-			w.streams.remove(id)
-		}
+	if t == frame.FrameEnd || t == frame.FrameAbort {
+		e, ok = w.streams.remove(id)
+	} else {
+		e, ok = w.streams.get(id)
+	}
+	if ok {
 		e.metrics.received(t, buf)
 		e.fn(t, buf)
 		return
