@@ -394,7 +394,7 @@ func composite(t idl.Type) bool {
 }
 
 // minSize returns the smallest encoding of a value of type t, which bounds
-// the count of an array of t (as flyweight.ValidateArray does). Types nest
+// the count of an array of t (as flyweight.ArrayBounds does). Types nest
 // only finitely (Check rejects containment cycles); depth guards anyway.
 func (s *Schema) minSize(t idl.Type, depth int) int {
 	if n, ok := s.minSizes[t]; ok {

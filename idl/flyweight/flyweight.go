@@ -104,36 +104,12 @@ func (a Array[T, P]) All() iter.Seq2[int, *T] {
 // bytes, so that a hostile count cannot make validation loop for long.
 const MaxEmptyItems = 1 << 16
 
-// ValidateArray checks the array at buf[off:limit] and returns the offset of
-// its first item, its end and its count. minSize is the smallest encoded size
-// of one item. Each item is wrapped in turn, and the items must fill the
-// declared length exactly.
-func ValidateArray[T any, P Wrapper[T]](buf []byte, off, limit, minSize int, order binary.ByteOrder) (items, end, count int, err error) {
-	items, end, count, err = ArrayBounds(buf, off, limit, minSize, order)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	var item T
-	p := items
-	for i := 0; i < count; i++ {
-		if P(&item).Wrap(buf, p, end) != nil {
-			return 0, 0, 0, ErrLength
-		}
-		p = P(&item).Limit()
-	}
-	if p != end {
-		return 0, 0, 0, ErrLength
-	}
-	return items, end, count, nil
-}
-
 // ArrayBounds checks the header of the array at buf[off:limit] (its byte
 // length and count, against limit and minSize) and returns the offset of
 // its first item, its end and its count; the caller then wraps each item,
 // which must end exactly at end. Generated code does that with the item's
-// concrete type, so the item it wraps stays on the stack (through
-// ValidateArray's type parameter, the item escapes: one allocation per
-// validated array).
+// concrete type, so the item it wraps stays on the stack (wrapped through
+// a type parameter, the item escapes: one allocation per array).
 func ArrayBounds(buf []byte, off, limit, minSize int, order binary.ByteOrder) (items, end, count int, err error) {
 	if off < 0 || limit > len(buf) || limit-off < 8 {
 		return 0, 0, 0, ErrShort
