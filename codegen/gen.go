@@ -131,6 +131,7 @@ func Generate(f *idl.File, opts Options) ([]byte, error) {
 			}
 		}
 	}
+	body.WriteString(arrayValidators(data.Types))
 	if err := templates.ExecuteTemplate(&body, "alias.tmpl", data); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/sluicehq/sluice/idl"
@@ -108,12 +109,49 @@ func wrapStep(t *typ, f *field) string {
 	case catStruct:
 		fmt.Fprintf(&b, "{\nvar v %s\nif _, err := v.wrap(buf, p, limit); err != nil { return %q, err }\np = v.limit\n}\n", f.GoType, f.Name)
 	case catArray:
-		// The item is wrapped as its concrete type, so it stays on the
-		// stack (flyweight.ArrayBounds).
-		fmt.Fprintf(&b, "{\nitems, end, count, err := flyweight.ArrayBounds(buf, p, limit, %d, %s)\nif err != nil { return %q, err }\n",
-			f.Elem.MinSize, order(f.Big), f.Name)
-		fmt.Fprintf(&b, "var item %s\nq := items\nfor range count {\nif item.Wrap(buf, q, end) != nil { return %q, flyweight.ErrLength }\nq = item.Limit()\n}\n", f.Elem.View, f.Name)
-		fmt.Fprintf(&b, "if q != end { return %q, flyweight.ErrLength }\np = end\n}\n", f.Name)
+		fmt.Fprintf(&b, "if end, err := %s(buf, p, limit); err != nil { return %q, err } else { p = end }\n",
+			arrayValidator(f), f.Name)
+	}
+	return b.String()
+}
+
+// arrayValidator names the function that validates f's array: one per
+// item type and header byte order in each generated file.
+func arrayValidator(f *field) string {
+	name := strings.NewReplacer("flyweight.", "", "[", "", "]", "", ",", "", " ", "", ".", "").Replace(f.Elem.View)
+	if f.Big {
+		name += "BE"
+	}
+	return "validate" + name + "Array"
+}
+
+// arrayValidators renders the validators the file's array fields call,
+// in name order. Each wraps the items as their concrete type, so the item
+// stays on the stack (through a type parameter it escapes: an allocation
+// per array).
+func arrayValidators(types []*typ) string {
+	fns := map[string]*field{}
+	for _, t := range types {
+		for _, f := range append(append([]*field(nil), t.Fields...), casesFields(t)...) {
+			if f.Cat == catArray {
+				fns[arrayValidator(f)] = f
+			}
+		}
+	}
+	names := make([]string, 0, len(fns))
+	for name := range fns {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		f := fns[name]
+		fmt.Fprintf(&b, "\n// %s checks the %s[] at buf[p:limit] and returns its end.\n", name, f.Elem.View)
+		fmt.Fprintf(&b, "func %s(buf []byte, p, limit int) (int, error) {\n", name)
+		fmt.Fprintf(&b, "items, end, count, err := flyweight.ArrayBounds(buf, p, limit, %d, %s)\nif err != nil { return 0, err }\n",
+			f.Elem.MinSize, order(f.Big))
+		fmt.Fprintf(&b, "var item %s\nq := items\nfor range count {\nif item.Wrap(buf, q, end) != nil { return 0, flyweight.ErrLength }\nq = item.Limit()\n}\n", f.Elem.View)
+		b.WriteString("if q != end { return 0, flyweight.ErrLength }\nreturn end, nil\n}\n")
 	}
 	return b.String()
 }

@@ -353,22 +353,9 @@ func (f *HttpBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
-		if err != nil {
-			return "headers", err
-		}
-		var item HttpHeader
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "headers", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "headers", flyweight.ErrLength
-		}
+	if end, err := validateHttpHeaderArray(buf, p, limit); err != nil {
+		return "headers", err
+	} else {
 		p = end
 	}
 
@@ -644,22 +631,9 @@ func (f *HttpFlushEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 20
 
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
-		if err != nil {
-			return "promise", err
-		}
-		var item HttpHeader
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "promise", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "promise", flyweight.ErrLength
-		}
+	if end, err := validateHttpHeaderArray(buf, p, limit); err != nil {
+		return "promise", err
+	} else {
 		p = end
 	}
 
@@ -961,22 +935,9 @@ func (f *HttpEndEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
-		if err != nil {
-			return "trailers", err
-		}
-		var item HttpHeader
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "trailers", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "trailers", flyweight.ErrLength
-		}
+	if end, err := validateHttpHeaderArray(buf, p, limit); err != nil {
+		return "trailers", err
+	} else {
 		p = end
 	}
 
@@ -1250,22 +1211,9 @@ func (f *HttpResetEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
-		if err != nil {
-			return "headers", err
-		}
-		var item HttpHeader
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "headers", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "headers", flyweight.ErrLength
-		}
+	if end, err := validateHttpHeaderArray(buf, p, limit); err != nil {
+		return "headers", err
+	} else {
 		p = end
 	}
 
@@ -1541,22 +1489,9 @@ func (f *HttpChallengeEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 	p += 12
 
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
-		if err != nil {
-			return "headers", err
-		}
-		var item HttpHeader
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "headers", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "headers", flyweight.ErrLength
-		}
+	if end, err := validateHttpHeaderArray(buf, p, limit); err != nil {
+		return "headers", err
+	} else {
 		p = end
 	}
 
@@ -1794,4 +1729,24 @@ func (b *HttpChallengeExBuilder) Build() (HttpChallengeEx, error) {
 		return HttpChallengeEx{}, err
 	}
 	return b.view, nil
+}
+
+// validateHttpHeaderArray checks the HttpHeader[] at buf[p:limit] and returns its end.
+func validateHttpHeaderArray(buf []byte, p, limit int) (int, error) {
+	items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 3, binary.LittleEndian)
+	if err != nil {
+		return 0, err
+	}
+	var item HttpHeader
+	q := items
+	for range count {
+		if item.Wrap(buf, q, end) != nil {
+			return 0, flyweight.ErrLength
+		}
+		q = item.Limit()
+	}
+	if q != end {
+		return 0, flyweight.ErrLength
+	}
+	return end, nil
 }

@@ -3451,22 +3451,9 @@ func (f *ProxyBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 	}
 
 	f.oInfos = p
-	{
-		items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 2, binary.LittleEndian)
-		if err != nil {
-			return "infos", err
-		}
-		var item ProxyInfo
-		q := items
-		for range count {
-			if item.Wrap(buf, q, end) != nil {
-				return "infos", flyweight.ErrLength
-			}
-			q = item.Limit()
-		}
-		if q != end {
-			return "infos", flyweight.ErrLength
-		}
+	if end, err := validateProxyInfoArray(buf, p, limit); err != nil {
+		return "infos", err
+	} else {
 		p = end
 	}
 
@@ -3731,4 +3718,24 @@ func (b *ProxyBeginExBuilder) Build() (ProxyBeginEx, error) {
 		return ProxyBeginEx{}, err
 	}
 	return b.view, nil
+}
+
+// validateProxyInfoArray checks the ProxyInfo[] at buf[p:limit] and returns its end.
+func validateProxyInfoArray(buf []byte, p, limit int) (int, error) {
+	items, end, count, err := flyweight.ArrayBounds(buf, p, limit, 2, binary.LittleEndian)
+	if err != nil {
+		return 0, err
+	}
+	var item ProxyInfo
+	q := items
+	for range count {
+		if item.Wrap(buf, q, end) != nil {
+			return 0, flyweight.ErrLength
+		}
+		q = item.Limit()
+	}
+	if q != end {
+		return 0, flyweight.ErrLength
+	}
+	return end, nil
 }
