@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"encoding/binary"
 	"math/bits"
 )
 
@@ -221,15 +220,18 @@ type Tracker struct {
 	m        msg
 	maxDepth int
 	rejDup   bool
-	// tab and hi tell scan's string loops which bytes end a run of plain
-	// content: strPlain and 0, or under StrictUTF8 strStrict and highs.
-	// A nil tab marks a zero Tracker, configured by its first Feed.
+	// tab and hi tell scan which bytes end a run of plain string content:
+	// strPlain and 0, or under StrictUTF8 strStrict and highs (tab for
+	// top-level keys, hi for the string masks). A nil tab marks a zero
+	// Tracker, configured by its first Feed.
 	tab *[256]bool
 	hi  uint64
 	// stack holds, for each open container by depth, 1 for an array and
 	// 0 for an object. Bits above the depth are stale, so Reset leaves
 	// them.
 	stack [stackWords]uint64
+	// win holds the string masks of the chunk being scanned.
+	win window
 }
 
 // NewTracker returns a Tracker using o.
@@ -283,6 +285,7 @@ func (t *Tracker) Feed(p []byte) (n int, done bool, err error) {
 	if t.tab == nil {
 		t.configure(Options{})
 	}
+	t.win.n = 0 // the masks are p's
 	n = t.scan(p)
 	t.m.off += int64(n)
 	switch t.m.st {
@@ -388,29 +391,11 @@ func init() {
 	}
 }
 
-// SWAR constants: a byte repeated across a word.
+// SWAR constants: a byte repeated across a word (see plainEnds).
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 )
-
-// special finds the bytes of x (eight string bytes, little-endian) that
-// end a run of plain content. The lowest set bit of quote is the high bit
-// of the first '"' in x, and the lowest set bit of other that of the first
-// '\', control byte, or byte with a bit in hi; bits above the lowest are
-// unreliable (a borrow may set them), and a word is 0 if there is no such
-// byte. Those lowest bits are exact, so the quote comes first exactly when
-// (quote-1)&other == 0.
-//
-// It is the "has a zero byte" test, (v-0x01..)&^v&0x80.., on x^'"'..,
-// x^'\'.. and (as "has a byte below 0x20") x itself; '"', '\' and the
-// control bytes lack the high bit, so ^x's high bits serve for all three.
-func special(x, hi uint64) (quote, other uint64) {
-	nx := ^x & highs
-	quote = (x ^ (ones * '"') - ones) & nx
-	other = ((x-ones*0x20)|(x^(ones*'\\')-ones))&nx | x&hi
-	return quote, other
-}
 
 func isSpace(c byte) bool {
 	return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r')
@@ -479,12 +464,19 @@ func (t *Tracker) begin(off int64, c byte) {
 // declared before the first label, as the spec requires.
 //
 // Strings are scanned by three copies of one loop, for keys, for values
-// and for top-level keys (whose names are collected), so that the hot
-// loops test no flag; escapes and multi-byte sequences leave them and
-// return through strResume.
+// and for top-level keys (whose names are collected, byte by byte), so
+// that the hot loops test no flag; escapes and multi-byte sequences leave
+// them and return through strResume.
+//
+// Below the top level, where nothing is tracked but the nesting, a value's
+// end hands the scan to lane, a small function that runs the common forms
+// of JSON faster than this one can and returns here for everything else.
 func (t *Tracker) scan(p []byte) int {
 	var (
 		i     int
+		k     int
+		cm    uint64 // the string mask word holding bytes [cb, cb+64)
+		cb    = -64
 		c     byte
 		depth = t.m.depth
 		arr   = t.m.arr
@@ -706,36 +698,31 @@ colon:
 	}
 	goto value
 
-	// The string loops skip plain content eight bytes at a time while
-	// they can, then byte by byte, and stop at the first byte that is
-	// not plain (see special). A string's end is on the path every later
-	// byte waits for, so the loops are kept short: the SWAR test decides
-	// "closing quote" without reloading the byte, and the compact-JSON
+	// The string loops find a string's end, or the next byte they must
+	// look at, in the string masks (see window): the word holding i,
+	// shifted to i, and a count of trailing zeros, however long the
+	// string. The word is kept in cm (for bytes [cb, cb+64)) while the
+	// scan stays in it, so that a string's end, on the path every later
+	// byte waits for, costs no load but the byte test. The compact-JSON
 	// shortcuts (`":"`, `,"`, `{"`, `["`) skip the general states.
 	//
-	// The bounds are written for the compiler's prover: i <= len(p)-8
-	// with p[i:] (not i+8 <= len(p) with p[i:i+8], which checks against
-	// p's capacity and keeps i+8 live beside i) lets the loops run
-	// without spilling i, whose reload lay on the path above; and
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	for i <= len(p)-8 {
-		if q, o := special(binary.LittleEndian.Uint64(p[i:]), t.hi); q|o != 0 {
-			if q != 0 && (q-1)&o == 0 {
-				i += bits.TrailingZeros64(q)>>3 + 1
-				goto end
-			}
-			i += bits.TrailingZeros64(o) >> 3
-			c = p[i]
-			t.m.str = strValue
-			goto strSpecial
+	if k = i - cb; uint(k) >= 64 {
+		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+			t.win.fill(p, i, t.hi)
+			k = 0
 		}
-		i += 8
+		cm = t.win.w[k>>6&(winWords-1)]
+		cb = i - k&63
+		k &= 63
 	}
-	for i < len(p) && !t.tab[p[i]] {
-		i++
+	if m := cm >> (k & 63); m != 0 {
+		i += bits.TrailingZeros64(m)
+	} else {
+		i = t.win.next(p, i, t.hi)
 	}
-	if i == len(p) {
+	if uint(i) >= uint(len(p)) {
 		t.m.st, t.m.str = stString, strValue
 		goto suspend
 	}
@@ -747,23 +734,21 @@ valStr:
 	goto strSpecial
 
 keyStr:
-	for i <= len(p)-8 {
-		if q, o := special(binary.LittleEndian.Uint64(p[i:]), t.hi); q|o != 0 {
-			if q != 0 && (q-1)&o == 0 {
-				i += bits.TrailingZeros64(q)>>3 + 1
-				goto keyEnd
-			}
-			i += bits.TrailingZeros64(o) >> 3
-			c = p[i]
-			t.m.str = strKey
-			goto strSpecial
+	if k = i - cb; uint(k) >= 64 {
+		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+			t.win.fill(p, i, t.hi)
+			k = 0
 		}
-		i += 8
+		cm = t.win.w[k>>6&(winWords-1)]
+		cb = i - k&63
+		k &= 63
 	}
-	for i < len(p) && !t.tab[p[i]] {
-		i++
+	if m := cm >> (k & 63); m != 0 {
+		i += bits.TrailingZeros64(m)
+	} else {
+		i = t.win.next(p, i, t.hi)
 	}
-	if i == len(p) {
+	if uint(i) >= uint(len(p)) {
 		t.m.st, t.m.str = stString, strKey
 		goto suspend
 	}
@@ -1041,7 +1026,30 @@ pop: // p[i] closes the innermost container
 		arr = t.stack[depth>>6]>>(depth&63)&1 != 0
 	}
 end: // a value ended just before p[i]
-	if depth <= 1 {
+	if depth > 1 {
+		var x laneExit
+		i, depth, arr, x = t.lane(p, i, depth, arr)
+		switch x {
+		case exAfter:
+			goto after
+		case exEnd:
+			goto end
+		case exValue:
+			goto value
+		case exArrayFirst:
+			goto arrayFirst
+		case exObjectFirst:
+			goto objectFirst
+		case exObjectKey:
+			goto objectKey
+		case exColon:
+			goto colon
+		case exValStr:
+			goto valStr
+		}
+		goto keyStr
+	}
+	{
 		if depth == 0 {
 			t.m.val.End = t.m.off + int64(i)
 			t.m.st = stDone

@@ -1,0 +1,223 @@
+package jsonrpc
+
+import "math/bits"
+
+// laneExit says where scan takes over from lane: the label of scan's
+// state machine that the lane stopped in front of.
+type laneExit uint8
+
+const (
+	exAfter       laneExit = iota // after a value: ',' or a closer due
+	exEnd                         // a container closed at depth <= 1
+	exValue                       // a value due
+	exArrayFirst                  // after '['
+	exObjectFirst                 // after '{'
+	exObjectKey                   // after ',' in an object
+	exColon                       // after a key
+	exValStr                      // in a value string's body
+	exKeyStr                      // in a key string's body
+)
+
+// lane is scan's fast path below the top level, entered when a value has
+// ended at depth > 1, just before p[i]. Below the top level nothing is
+// tracked but the nesting, so lane keeps only what that needs in
+// registers (a separate function gets a register allocation of its own,
+// which the large scan cannot give its hot paths) and runs the common
+// forms of JSON: strings without escapes, containers, literals, plain
+// integers, and whitespace between tokens. Anything else, or the end of
+// p, or the container at depth 2 closing, returns to scan with the label
+// to continue from; there scan takes the bytes lane did not, so its rules
+// (and its errors, with their offsets) are the only ones. lane never
+// rejects a byte itself and never consumes a byte scan would reject.
+func (t *Tracker) lane(p []byte, i, depth int, arr bool) (int, int, bool, laneExit) {
+	var (
+		c  byte
+		e  int
+		k  int
+		cm uint64 // the string mask word for bytes [cb, cb+64)
+		cb = -64
+	)
+
+after: // a value ended just before p[i]
+	if uint(i) >= uint(len(p)) {
+		return i, depth, arr, exAfter
+	}
+	if c = p[i]; c == ',' {
+		i++
+		if arr {
+			goto value
+		}
+		goto key
+	}
+	if c == '}' && !arr || c == ']' && arr {
+		i++
+		goto pop
+	}
+	if isSpace(c) {
+		i++
+		goto after
+	}
+	return i, depth, arr, exAfter
+
+pop: // p[i-1] closed the innermost container
+	depth--
+	arr = t.stack[depth>>6]>>(depth&63)&1 != 0
+	if depth > 1 {
+		goto after
+	}
+	return i, depth, arr, exEnd
+
+key: // after ',' in an object: a key due at p[i]
+	if uint(i) >= uint(len(p)) {
+		return i, depth, arr, exObjectKey
+	}
+	if c = p[i]; c != '"' {
+		if !isSpace(c) {
+			return i, depth, arr, exObjectKey
+		}
+		i++
+		goto key
+	}
+	i++
+keyBody: // p[i-1] opened a key
+	if k = i - cb; uint(k) >= 64 {
+		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+			return i, depth, arr, exKeyStr
+		}
+		cm = t.win.w[k>>6&(winWords-1)]
+		cb = i - k&63
+		k &= 63
+	}
+	if m := cm >> (k & 63); m != 0 {
+		e = i + bits.TrailingZeros64(m)
+	} else {
+		e = t.win.find(cb + 64)
+	}
+	if uint(e) >= uint(len(p)) || p[e] != '"' {
+		return e, depth, arr, exKeyStr
+	}
+	i = e + 1
+colon: // a key ended just before p[i]
+	if uint(i) >= uint(len(p)) {
+		return i, depth, arr, exColon
+	}
+	if c = p[i]; c != ':' {
+		if !isSpace(c) {
+			return i, depth, arr, exColon
+		}
+		i++
+		goto colon
+	}
+	i++
+
+value: // a value due at p[i]
+	if uint(i) >= uint(len(p)) {
+		return i, depth, arr, exValue
+	}
+	if c = p[i]; c == '"' {
+		i++
+		if k = i - cb; uint(k) >= 64 {
+			if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+				return i, depth, arr, exValStr
+			}
+			cm = t.win.w[k>>6&(winWords-1)]
+			cb = i - k&63
+			k &= 63
+		}
+		if m := cm >> (k & 63); m != 0 {
+			e = i + bits.TrailingZeros64(m)
+		} else {
+			e = t.win.find(cb + 64)
+		}
+		if uint(e) >= uint(len(p)) || p[e] != '"' {
+			return e, depth, arr, exValStr
+		}
+		i = e + 1
+		goto after
+	}
+	switch c {
+	case ' ', '\t', '\n', '\r':
+		i++
+		goto value
+	case '{':
+		if depth == t.maxDepth {
+			return i, depth, arr, exValue
+		}
+		depth++
+		t.stack[depth>>6] &^= 1 << (depth & 63)
+		arr = false
+		i++
+		if uint(i) < uint(len(p)) {
+			if c = p[i]; c == '"' {
+				i++
+				goto keyBody
+			}
+			if c == '}' {
+				i++
+				goto pop
+			}
+		}
+		return i, depth, arr, exObjectFirst
+	case '[':
+		if depth == t.maxDepth {
+			return i, depth, arr, exValue
+		}
+		depth++
+		t.stack[depth>>6] |= 1 << (depth & 63)
+		arr = true
+		i++
+		if uint(i) < uint(len(p)) {
+			if c = p[i]; c == ']' {
+				i++
+				goto pop
+			}
+			if !isSpace(c) {
+				goto value
+			}
+		}
+		return i, depth, arr, exArrayFirst
+	case 't':
+		if len(p)-i >= 4 && string(p[i:i+4]) == "true" {
+			i += 4
+			goto after
+		}
+	case 'f':
+		if len(p)-i >= 5 && string(p[i:i+5]) == "false" {
+			i += 5
+			goto after
+		}
+	case 'n':
+		if len(p)-i >= 4 && string(p[i:i+4]) == "null" {
+			i += 4
+			goto after
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// An integer, when all of it is in p: -?(0|[1-9][0-9]*) and then
+		// a byte that cannot continue a number. Fractions, exponents and
+		// anything malformed are scan's.
+		e = i
+		if c == '-' {
+			e++
+		}
+		if uint(e) >= uint(len(p)) {
+			break
+		}
+		if c = p[e]; c == '0' {
+			e++
+		} else if '1' <= c && c <= '9' {
+			for e++; uint(e) < uint(len(p)) && digits[p[e]]; e++ {
+			}
+		} else {
+			break
+		}
+		if uint(e) >= uint(len(p)) {
+			break
+		}
+		if c = p[e]; c == '.' || c == 'e' || c == 'E' {
+			break
+		}
+		i = e
+		goto after
+	}
+	return i, depth, arr, exValue
+}
