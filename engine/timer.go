@@ -20,6 +20,10 @@ type timerWheel struct {
 	// than from the cursor. schedule lowers it; cancel and expire leave it,
 	// since removing a timer cannot make an earlier one.
 	floor int64
+	// free holds timers no slot or byID refers to any more, for
+	// schedule to reuse: a timer a connection arms and cancels per
+	// request costs no allocation once the wheel has turned.
+	free []*timer
 }
 
 type timer struct {
@@ -44,7 +48,14 @@ func (w *timerWheel) tickOf(t time.Time) int64 {
 // schedule arms fire at deadline under id.
 func (w *timerWheel) schedule(id int64, deadline time.Time, fire func()) {
 	tick := max(w.tickOf(deadline), w.cursor+1)
-	t := &timer{id: id, tick: tick, fire: fire}
+	var t *timer
+	if n := len(w.free); n > 0 {
+		t = w.free[n-1]
+		w.free = w.free[:n-1]
+		*t = timer{id: id, tick: tick, fire: fire}
+	} else {
+		t = &timer{id: id, tick: tick, fire: fire}
+	}
 	slot := &w.slots[tick&(wheelSlots-1)]
 	*slot = append(*slot, t)
 	w.byID[id] = t
@@ -52,6 +63,17 @@ func (w *timerWheel) schedule(id int64, deadline time.Time, fire func()) {
 		w.floor = tick
 	}
 	w.count++
+}
+
+// maxFreeTimers bounds the free list, so that a burst of timers does not
+// stay allocated for good.
+const maxFreeTimers = 4096
+
+// release keeps t, which nothing refers to any more, for reuse.
+func (w *timerWheel) release(t *timer) {
+	if len(w.free) < maxFreeTimers {
+		w.free = append(w.free, t)
+	}
 }
 
 // cancel disarms the timer id, reporting whether it was armed.
@@ -85,12 +107,14 @@ func (w *timerWheel) expire(now time.Time, limit int) int {
 		for _, t := range items {
 			switch {
 			case t.fire == nil: // cancelled
+				w.release(t)
 			case t.tick <= nowTick && fired < limit:
 				delete(w.byID, t.id)
 				w.count--
 				fired++
 				fire := t.fire
 				t.fire = nil
+				w.release(t)
 				fire()
 			default:
 				kept = append(kept, t)

@@ -49,3 +49,51 @@ func TestTimerWheelWait(t *testing.T) {
 	w2.schedule(4, start.Add(time.Millisecond), func() {})
 	assert.Equal(t, time.Millisecond, w2.wait(start))
 }
+
+// TestTimerWheelReusesTimers: once the wheel has passed them, cancelled
+// and fired timers are reused, so a timer armed and cancelled per request
+// costs no allocation; a reused timer fires its new function, under its
+// new id, and only once.
+func TestTimerWheelReusesTimers(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := newTimerWheel(time.Millisecond, start)
+	var fired []int
+	for id := int64(1); id <= 3; id++ {
+		w.schedule(id, start.Add(5*time.Millisecond), func() { fired = append(fired, int(id)) })
+	}
+	assert.True(t, w.cancel(2))
+	assert.Equal(t, 2, w.expire(start.Add(5*time.Millisecond), 10))
+	assert.Equal(t, []int{1, 3}, fired)
+	assert.Len(t, w.free, 3, "the cancelled timer and the two fired ones")
+
+	now := start.Add(5 * time.Millisecond)
+	w.schedule(10, now.Add(2*time.Millisecond), func() { fired = append(fired, 10) })
+	assert.Len(t, w.free, 2)
+	assert.False(t, w.cancel(1), "an old id does not reach a reused timer")
+	assert.Equal(t, 1, w.expire(now.Add(2*time.Millisecond), 10))
+	assert.Equal(t, []int{1, 3, 10}, fired)
+	assert.Equal(t, 0, w.expire(now.Add(time.Second), 10), "fires once")
+
+	// Steady state: arm and cancel, the wheel turning, allocates nothing
+	// (the map's buckets and the slots' arrays are reused too). Another
+	// timer stays armed, as a worker's always are (sessions', connections'):
+	// a wheel with none armed skips its slots, and frees what they hold
+	// only when it next scans them.
+	// Each slot's array is allocated on its first use, so the wheel turns
+	// once before the count.
+	id := int64(100)
+	now = now.Add(time.Second)
+	w.schedule(99, now.Add(time.Hour), func() {})
+	step := func() {
+		id++
+		w.schedule(id, now.Add(3*time.Millisecond), func() {})
+		w.cancel(id)
+		now = now.Add(time.Millisecond)
+		w.expire(now, 10)
+	}
+	for range wheelSlots + 10 {
+		step()
+	}
+	allocs := testing.AllocsPerRun(2*wheelSlots, step)
+	assert.Zero(t, allocs)
+}

@@ -573,3 +573,37 @@ func TestBeginExWrapAllocatesNothing(t *testing.T) {
 	require.Zero(t, allocs)
 	require.Equal(t, 3, ex.Headers().Len())
 }
+
+// TestHeaderCursorAllocatesNothing: walking a BeginEx's headers with a
+// Cursor and a view on the stack allocates nothing (All allocates its
+// view and its iterator), and sees the same headers as All.
+func TestHeaderCursorAllocatesNothing(t *testing.T) {
+	buf := make([]byte, 512)
+	var b http.HttpBeginExBuilder
+	addHeaders(b.Wrap(buf, 0, len(buf)).CompositeID(1).TypeID(2).Headers(),
+		hdr{text(":method"), text("POST")}, hdr{text(":path"), text("/mcp")}, hdr{text("content-type"), text("application/json")})
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	var ex http.HttpBeginEx
+	require.True(t, ex.TryWrap(buf, 0, n))
+	var viaAll []string
+	for _, hd := range ex.Headers().All() {
+		viaAll = append(viaAll, string(hd.Name())+"="+string(hd.Value()))
+	}
+	var viaCursor []string
+	var hd http.HttpHeader
+	for c := ex.Headers().Cursor(); http.NextHeader(&c, &hd); {
+		viaCursor = append(viaCursor, string(hd.Name())+"="+string(hd.Value()))
+	}
+	require.Equal(t, viaAll, viaCursor)
+	require.Len(t, viaCursor, 3)
+	sum := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		var hd http.HttpHeader
+		for c := ex.Headers().Cursor(); http.NextHeader(&c, &hd); {
+			sum += len(hd.Value())
+		}
+	})
+	require.Zero(t, allocs)
+	require.Positive(t, sum)
+}

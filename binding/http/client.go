@@ -114,8 +114,9 @@ type clientConn struct {
 	dec                h1.ChunkedDecoder
 	keepAlive          bool
 	inEnded, outEnded  bool
-	idleTimer          int64 // the timer that closes the idle connection, or 0
-	inAborted          bool  // the network aborted: fail once buffered body bytes are delivered
+	idleTimer          int64  // the timer that closes the idle connection, or 0
+	onIdle             func() // its function, made once per connection
+	inAborted          bool   // the network aborted: fail once buffered body bytes are delivered
 }
 
 // NewStream takes a request stream.
@@ -182,7 +183,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 	}
 	var method, path, authority []byte
 	var length int64 = -1
-	for _, hd := range h.ex.Headers().All() {
+	for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 		switch string(hd.Name()) {
 		case ":method":
 			method = hd.Value()
@@ -200,15 +201,15 @@ func (x *clientExchange) onBegin(ext []byte) {
 		x.refuse()
 		return
 	}
-	x.method = string(method)
-	c := h.connection(string(authority), x)
+	x.method = methodString(method)
+	c := h.connection(authority, x)
 	if c == nil {
 		x.refuse()
 		return
 	}
 	head := h1.AppendRequestLine(h.head[:0], method, path)
 	head = h1.AppendHeader(head, []byte("host"), authority)
-	for _, hd := range h.ex.Headers().All() {
+	for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 		name := hd.Name()
 		if len(name) == 0 || name[0] == ':' || hopByHop(name) || asciiEqualFold(name, []byte("host")) {
 			continue
@@ -236,11 +237,13 @@ func (x *clientExchange) onBegin(ext []byte) {
 	x.grantRequest()
 }
 
-// connection returns an idle connection to authority, or opens one.
-func (h *client) connection(authority string, x *clientExchange) *clientConn {
-	for list := h.idle[authority]; len(list) > 0; list = h.idle[authority] {
+// connection returns an idle connection to authority, or opens one. It
+// makes authority a string only for a new connection: indexing the pool
+// with string(authority) does not allocate.
+func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
+	for list := h.idle[string(authorityB)]; len(list) > 0; list = h.idle[string(authorityB)] {
 		c := list[len(list)-1]
-		h.idle[authority] = list[:len(list)-1]
+		h.idle[c.authority] = list[:len(list)-1]
 		if c.state == connIdle {
 			if c.idleTimer != 0 {
 				h.w.Cancel(c.idleTimer)
@@ -250,6 +253,7 @@ func (h *client) connection(authority string, x *clientExchange) *clientConn {
 			return c
 		}
 	}
+	authority := string(authorityB)
 	if len(h.idle[authority]) == 0 {
 		delete(h.idle, authority)
 	}
@@ -258,6 +262,7 @@ func (h *client) connection(authority string, x *clientExchange) *clientConn {
 		return nil
 	}
 	c := &clientConn{h: h, authority: authority, slot: -1, outSlot: -1, keepAlive: true}
+	c.onIdle = c.idleExpired
 	c.initialID = h.w.SupplyInitialID(h.s.exitID)
 	c.replyID = engine.ReplyID(c.initialID)
 	c.traceID = x.traceID
@@ -284,6 +289,28 @@ func (h *client) connection(authority string, x *clientExchange) *clientConn {
 	c.attach(x)
 	c.state = connConnecting
 	return c
+}
+
+// methodString returns method as a string, without allocating for the
+// methods requests use.
+func methodString(method []byte) string {
+	switch string(method) {
+	case "GET":
+		return "GET"
+	case "POST":
+		return "POST"
+	case "DELETE":
+		return "DELETE"
+	case "PUT":
+		return "PUT"
+	case "HEAD":
+		return "HEAD"
+	case "OPTIONS":
+		return "OPTIONS"
+	case "PATCH":
+		return "PATCH"
+	}
+	return string(method)
 }
 
 // splitAuthority reads host[:port], port 80 by default.
@@ -801,12 +828,15 @@ func (c *clientConn) maybeDone() {
 	}
 	c.state = connIdle
 	c.h.idle[c.authority] = append(c.h.idle[c.authority], c)
-	c.idleTimer = c.h.w.TimerAt(c.h.w.Now().Add(c.h.s.idle), func() {
-		c.idleTimer = 0
-		if c.state == connIdle {
-			c.close(false)
-		}
-	})
+	c.idleTimer = c.h.w.TimerAt(c.h.w.Now().Add(c.h.s.idle), c.onIdle)
+}
+
+// idleExpired closes the connection when its idle timer fires.
+func (c *clientConn) idleExpired() {
+	c.idleTimer = 0
+	if c.state == connIdle {
+		c.close(false)
+	}
 }
 
 // close ends the connection: gracefully with END, or abruptly with ABORT

@@ -1164,7 +1164,7 @@ func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 				var ex *HttpResetEx
 				if ext := h.reset.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID {
 					ex = &h.resetEx
-					for _, hd := range ex.Headers().All() {
+					for hc, hd := ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 						if string(hd.Name()) == ":status" {
 							if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 400 && s <= 599 {
 								status = s
@@ -1246,7 +1246,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	sse, cacheControl := false, false
 	ok := h.ex.TryWrap(ext, 0, len(ext))
 	if ok {
-		for _, hd := range h.ex.Headers().All() {
+		for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 			name := hd.Name()
 			switch {
 			case string(name) == ":status":
@@ -1288,7 +1288,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	head := h1.AppendStatusLine(h.head[:0], 1, status)
 	if ok {
 		wroteLength := false
-		for _, hd := range h.ex.Headers().All() {
+		for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 			name := hd.Name()
 			if len(name) == 0 || name[0] == ':' || hopByHop(name) {
 				continue
@@ -1431,7 +1431,7 @@ func (x *exchange) onResponseEnd(ext []byte) {
 	case x.responseChunked:
 		tail := append(h.head[:0], "0\r\n"...)
 		if h.endEx.TryWrap(ext, 0, len(ext)) {
-			for _, hd := range h.endEx.Trailers().All() {
+			for hc, hd := h.endEx.Trailers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 				// As net/http: no framing fields among the trailers
 				// (RFC 9110 §6.5.1).
 				name := hd.Name()
@@ -1498,7 +1498,7 @@ func (x *exchange) respondLocal(status int, az *authorizer, ex *HttpResetEx) {
 		head = h1.AppendHeader(head, []byte("www-authenticate"), challenge)
 	}
 	if ex != nil {
-		for _, hd := range ex.Headers().All() {
+		for hc, hd := ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
 			name := hd.Name()
 			if len(name) == 0 || name[0] == ':' || hopByHop(name) ||
 				asciiEqualFold(name, []byte("content-length")) || asciiEqualFold(name, []byte("content-type")) {

@@ -141,3 +141,36 @@ func FieldAt(names []string, ends []int, avail int) string {
 	}
 	return ""
 }
+
+// Cursor walks an array's items in order without allocating, for hot
+// paths: All's view lives in its iterator and escapes through the type
+// parameter, an allocation per loop (and the iterator another). The
+// caller keeps a view of the item's concrete type on its stack, wraps it
+// at each item Peek gives, and moves on with Advance:
+//
+//	buf, off, limit, ok := c.Peek()
+//	if !ok || hd.Wrap(buf, off, limit) != nil { break }
+//	c.Advance(hd.Limit())
+type Cursor struct {
+	buf         []byte
+	next, limit int
+	left        int
+}
+
+// Cursor returns a cursor at the array's first item.
+func (a Array[T, P]) Cursor() Cursor {
+	return Cursor{buf: a.buf, next: a.off, limit: a.limit, left: a.count}
+}
+
+// Peek returns the bounds to wrap the next item at, and false after the
+// last one.
+func (c *Cursor) Peek() (buf []byte, off, limit int, ok bool) {
+	return c.buf, c.next, c.limit, c.left > 0
+}
+
+// Advance moves past the item just wrapped, which ends at next (its
+// view's Limit).
+func (c *Cursor) Advance(next int) {
+	c.next = next
+	c.left--
+}
