@@ -81,9 +81,9 @@
 // Feed allocates nothing, and Reset readies a Tracker for the next message
 // without allocating; only a rejection allocates its error. Strings, most
 // of a message, are skipped through a bitmap of the bytes that can end
-// them, 64 bytes to a word, computed for up to 8 KiB of a chunk at a time
-// (with AVX2 on amd64, portable Go elsewhere): a string's end is one
-// count of trailing zeros away, whatever its length (see masks.go).
+// them, computed for up to 8 KiB of a chunk at a time (with AVX2 on
+// amd64, portable Go elsewhere): the end of a string of up to 56 bytes is
+// one load and one count of trailing zeros away (see masks.go).
 // Below the top level, where only the nesting is tracked, a small fast
 // path runs the common forms of JSON and hands anything else back to the
 // full state machine, whose rules and error offsets are the only ones

@@ -31,11 +31,9 @@ const (
 // rejects a byte itself and never consumes a byte scan would reject.
 func (t *Tracker) lane(p []byte, i, depth int, arr bool) (int, int, bool, laneExit) {
 	var (
-		c  byte
-		e  int
-		k  int
-		cm uint64 // the string mask word for bytes [cb, cb+64)
-		cb = -64
+		c byte
+		e int
+		k int
 	)
 
 after: // a value ended just before p[i]
@@ -80,18 +78,13 @@ key: // after ',' in an object: a key due at p[i]
 	}
 	i++
 keyBody: // p[i-1] opened a key
-	if k = i - cb; uint(k) >= 64 {
-		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-			return i, depth, arr, exKeyStr
-		}
-		cm = t.win.w[k>>6&(winWords-1)]
-		cb = i - k&63
-		k &= 63
+	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+		return i, depth, arr, exKeyStr
 	}
-	if m := cm >> (k & 63); m != 0 {
+	if m := t.win.at(k); m != 0 {
 		e = i + bits.TrailingZeros64(m)
 	} else {
-		e = t.win.find(cb + 64)
+		e = t.win.find(i + 64 - k&7)
 	}
 	if uint(e) >= uint(len(p)) || p[e] != '"' {
 		return e, depth, arr, exKeyStr
@@ -116,18 +109,13 @@ value: // a value due at p[i]
 	}
 	if c = p[i]; c == '"' {
 		i++
-		if k = i - cb; uint(k) >= 64 {
-			if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-				return i, depth, arr, exValStr
-			}
-			cm = t.win.w[k>>6&(winWords-1)]
-			cb = i - k&63
-			k &= 63
+		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+			return i, depth, arr, exValStr
 		}
-		if m := cm >> (k & 63); m != 0 {
+		if m := t.win.at(k); m != 0 {
 			e = i + bits.TrailingZeros64(m)
 		} else {
-			e = t.win.find(cb + 64)
+			e = t.win.find(i + 64 - k&7)
 		}
 		if uint(e) >= uint(len(p)) || p[e] != '"' {
 			return e, depth, arr, exValStr

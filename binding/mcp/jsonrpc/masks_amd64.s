@@ -7,10 +7,11 @@ GLOBL backslash<>(SB), RODATA|NOPTR, $1
 DATA control<>+0(SB)/1, $0x1f
 GLOBL control<>(SB), RODATA|NOPTR, $1
 
-// func stringMasksAVX2(dst *uint64, p *byte, blocks int, hi uint64)
+// func stringMasksAVX2(dst *byte, p *byte, blocks int, hi uint64)
 //
-// For each 64-byte block of p, one word of dst: bit k is set when byte k
-// is '"', '\', below 0x20, or (when hi is all ones) at least 0x80.
+// For each 64-byte block of p, one little-endian word of dst: bit k is
+// set when byte k is '"', '\', below 0x20, or (when hi is all ones) at
+// least 0x80.
 TEXT ·stringMasksAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ p+8(FP), SI

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"testing"
 
@@ -49,20 +50,20 @@ func TestStringMasks(t *testing.T) {
 		if strict {
 			hi = highs
 		}
-		got := make([]uint64, len(blocks))
-		gen := make([]uint64, len(blocks))
+		got := make([]byte, 8*len(blocks))
+		gen := make([]byte, 8*len(blocks))
 		stringMasks(got, all, hi)
 		stringMasksGeneric(gen, all, hi)
 		for k, b := range blocks {
 			want := maskRef(b, strict)
-			require.Equal(t, want, got[k], "block %d strict=%v: %q", k, strict, b)
-			require.Equal(t, want, gen[k], "generic, block %d strict=%v: %q", k, strict, b)
+			require.Equal(t, want, binary.LittleEndian.Uint64(got[k*8:]), "block %d strict=%v: %q", k, strict, b)
+			require.Equal(t, want, binary.LittleEndian.Uint64(gen[k*8:]), "generic, block %d strict=%v: %q", k, strict, b)
 		}
 	}
 }
 
 // TestWindowFill checks that fill marks every position past the chunk's
-// end, and covers exactly the window.
+// end and past the window, and that at reads the bitmap from any bit.
 func TestWindowFill(t *testing.T) {
 	var w window
 	for _, n := range []int{0, 1, 63, 64, 65, 127, 128, 200, winWords*64 - 1, winWords * 64, winWords*64 + 5} {
@@ -77,8 +78,12 @@ func TestWindowFill(t *testing.T) {
 			covered := min(n-i, winWords*64)
 			require.GreaterOrEqual(t, w.n, covered)
 			for k := 0; k < w.n; k++ {
-				set := w.w[k>>6]>>(k&63)&1 == 1
-				require.Equal(t, i+k >= n, set, "n=%d i=%d k=%d", n, i, k)
+				m := w.at(k)
+				for j := 0; j < 57; j++ {
+					if set, want := m>>j&1 == 1, i+k+j >= n || k+j >= w.n; set != want {
+						t.Fatalf("n=%d i=%d k=%d j=%d: bit %v, want %v", n, i, k, j, set, want)
+					}
+				}
 			}
 		}
 	}

@@ -475,8 +475,6 @@ func (t *Tracker) scan(p []byte) int {
 	var (
 		i     int
 		k     int
-		cm    uint64 // the string mask word holding bytes [cb, cb+64)
-		cb    = -64
 		c     byte
 		depth = t.m.depth
 		arr   = t.m.arr
@@ -699,25 +697,17 @@ colon:
 	goto value
 
 	// The string loops find a string's end, or the next byte they must
-	// look at, in the string masks (see window): the word holding i,
-	// shifted to i, and a count of trailing zeros, however long the
-	// string. The word is kept in cm (for bytes [cb, cb+64)) while the
-	// scan stays in it, so that a string's end, on the path every later
-	// byte waits for, costs no load but the byte test. The compact-JSON
+	// look at, in the string masks (see window): 64 bits loaded from the
+	// bitmap at i and a count of trailing zeros. The compact-JSON
 	// shortcuts (`":"`, `,"`, `{"`, `["`) skip the general states.
 	//
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	if k = i - cb; uint(k) >= 64 {
-		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-			t.win.fill(p, i, t.hi)
-			k = 0
-		}
-		cm = t.win.w[k>>6&(winWords-1)]
-		cb = i - k&63
-		k &= 63
+	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+		t.win.fill(p, i, t.hi)
+		k = 0
 	}
-	if m := cm >> (k & 63); m != 0 {
+	if m := t.win.at(k); m != 0 {
 		i += bits.TrailingZeros64(m)
 	} else {
 		i = t.win.next(p, i, t.hi)
@@ -730,20 +720,18 @@ valStr:
 		i++
 		goto end
 	}
+	if i-t.win.base >= t.win.n {
+		goto valStr // the window's end, not a byte that ends plain content
+	}
 	t.m.str = strValue
 	goto strSpecial
 
 keyStr:
-	if k = i - cb; uint(k) >= 64 {
-		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-			t.win.fill(p, i, t.hi)
-			k = 0
-		}
-		cm = t.win.w[k>>6&(winWords-1)]
-		cb = i - k&63
-		k &= 63
+	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
+		t.win.fill(p, i, t.hi)
+		k = 0
 	}
-	if m := cm >> (k & 63); m != 0 {
+	if m := t.win.at(k); m != 0 {
 		i += bits.TrailingZeros64(m)
 	} else {
 		i = t.win.next(p, i, t.hi)
@@ -755,6 +743,9 @@ keyStr:
 	if c = p[i]; c == '"' {
 		i++
 		goto keyEnd
+	}
+	if i-t.win.base >= t.win.n {
+		goto keyStr // the window's end, not a byte that ends plain content
 	}
 	t.m.str = strKey
 	goto strSpecial
