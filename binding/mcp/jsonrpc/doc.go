@@ -85,9 +85,9 @@
 // amd64, portable Go elsewhere): the end of a string of up to 56 bytes is
 // one load and one count of trailing zeros away (see masks.go).
 // Below the top level, where only the nesting is tracked, a small fast
-// path runs the common forms of JSON and hands anything else back to the
-// full state machine, whose rules and error offsets are the only ones
-// (see lane.go). BenchmarkTrackerToolsList runs a 7.7 KB tools/list
+// path (in assembly on amd64) runs the common forms of JSON and hands
+// anything else back to the full state machine, whose rules and error
+// offsets are the only ones (see lane.go). BenchmarkTrackerToolsList runs a 7.7 KB tools/list
 // result through it, whole and in 1 KiB chunks.
 //
 // # Usage

@@ -50,6 +50,9 @@ func FuzzTracker(f *testing.F) {
 		whole := feed(t, tr, data, nil)
 		checkOracle(t, data, whole, false)
 		require.Equal(t, whole, feed(t, tr, data, c), "split at %v", c)
+		restore := jsonrpc.SetLaneAsm(false)
+		require.Equal(t, whole, feed(t, tr, data, c), "portable lane, split at %v", c)
+		restore()
 
 		s := feed(t, strict, data, c)
 		checkOracle(t, data, s, true)

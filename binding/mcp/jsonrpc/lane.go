@@ -29,6 +29,11 @@ const (
 // to continue from; there scan takes the bytes lane did not, so its rules
 // (and its errors, with their offsets) are the only ones. lane never
 // rejects a byte itself and never consumes a byte scan would reject.
+//
+// On amd64 scan runs laneAMD64 (lane_amd64.s), this function in assembly:
+// Go lays lane's common path out with a taken branch at nearly every
+// token, which made it 1.35 times as slow. This one stays the portable
+// lane and the reference the assembly is tested against, state by state.
 func (t *Tracker) lane(p []byte, i, depth int, arr bool) (int, int, bool, laneExit) {
 	var (
 		c byte

@@ -102,7 +102,8 @@ func bigNested(rng *rand.Rand, size int) []byte {
 
 // TestLaneAgainstOracle runs large nested messages, whole and split at
 // random, intact and with one byte damaged, through trackers with each
-// option set, and holds them to encoding/json.
+// option set, and holds them to encoding/json, with the assembly lane and
+// with the portable one.
 func TestLaneAgainstOracle(t *testing.T) {
 	trackers := []*jsonrpc.Tracker{
 		jsonrpc.NewTracker(jsonrpc.Options{}),
@@ -128,6 +129,11 @@ func TestLaneAgainstOracle(t *testing.T) {
 				checkOracle(t, msg, whole, ti == 1)
 			}
 			require.Equal(t, whole, feed(t, tr, msg, cuts), "round %d tracker %d", round, ti)
+			// The portable lane (where the assembly one runs) agrees.
+			restore := jsonrpc.SetLaneAsm(false)
+			require.Equal(t, whole, feed(t, tr, msg, nil), "round %d tracker %d, Go lane", round, ti)
+			require.Equal(t, whole, feed(t, tr, msg, cuts), "round %d tracker %d, Go lane, split", round, ti)
+			restore()
 		}
 	}
 }

@@ -1019,7 +1019,7 @@ pop: // p[i] closes the innermost container
 end: // a value ended just before p[i]
 	if depth > 1 {
 		var x laneExit
-		i, depth, arr, x = t.lane(p, i, depth, arr)
+		i, depth, arr, x = t.runLane(p, i, depth, arr)
 		switch x {
 		case exAfter:
 			goto after

@@ -1,0 +1,404 @@
+#include "textflag.h"
+
+// func laneAMD64(p []byte, i, depth int, arr bool, stack *uint64, maxDepth, base, n int, masks *byte) (ri, rdepth int, rarr bool, ex laneExit)
+//
+// lane (lane.go) in assembly, with the same states, the same exits and
+// the same rules: see lane for what it does and why. Go lays out lane's
+// common path with a taken branch at nearly every token; here that path
+// falls through.
+//
+// Registers:
+//	SI  p's first byte    R8  len(p)
+//	AX  i                 DX  depth
+//	R9  arr (0 or 1)      R10 stack
+//	R12 base              R13 n
+//	DI  masks             BX, CX, R11 scratch
+//
+// The exit codes are lane.go's laneExit values.
+#define exAfter 0
+#define exEnd 1
+#define exValue 2
+#define exArrayFirst 3
+#define exObjectFirst 4
+#define exObjectKey 5
+#define exColon 6
+#define exValStr 7
+#define exKeyStr 8
+
+// Bits 9, 10, 13 and 32: '\t', '\n', '\r' and ' ', JSON's whitespace.
+#define SPACES $0x100002600
+
+// IS_SPACE jumps to yes when the byte in CX is JSON whitespace; it
+// clobbers R11.
+#define IS_SPACE(yes) \
+	CMPQ CX, $32 \
+	JA 3(PC) \
+	MOVQ SPACES, R11 \
+	BTQ CX, R11 \
+	JCS yes
+
+// FIND(loop, found, done) is window.find: from position BX on, the first
+// byte that ends plain string content, or the window's end; the result in
+// BX, and then a jump to done. It clobbers CX and R11.
+#define FIND(loop, found, done) \
+loop: \
+	MOVQ BX, CX \
+	SUBQ R12, CX \
+	CMPQ CX, R13 \
+	JAE done \
+	MOVQ CX, R11 \
+	SHRQ $3, R11 \
+	MOVQ (DI)(R11*1), R11 \
+	ANDQ $7, CX \
+	SHRQ CX, R11 \
+	TESTQ R11, R11 \
+	JNE found \
+	ADDQ $64, BX \
+	SUBQ CX, BX \
+	JMP loop \
+found: \
+	TZCNTQ R11, R11 \
+	ADDQ R11, BX \
+	JMP done
+
+// EXIT stores the results and returns.
+#define EXIT(code) \
+	MOVQ AX, ri+88(FP) \
+	MOVQ DX, rdepth+96(FP) \
+	MOVB R9, rarr+104(FP) \
+	MOVB $code, ex+105(FP) \
+	RET
+
+TEXT ·laneAMD64(SB), NOSPLIT, $0-106
+	MOVQ p_base+0(FP), SI
+	MOVQ p_len+8(FP), R8
+	MOVQ i+24(FP), AX
+	MOVQ depth+32(FP), DX
+	MOVBQZX arr+40(FP), R9
+	MOVQ stack+48(FP), R10
+	MOVQ base+64(FP), R12
+	MOVQ n+72(FP), R13
+	MOVQ masks+80(FP), DI
+
+after: // a value ended just before p[i]
+	CMPQ AX, R8
+	JAE exitAfter
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $','
+	JNE afterOther
+	INCQ AX
+	TESTQ R9, R9
+	JNE value
+
+key: // after ',' in an object: a key due at p[i]
+	CMPQ AX, R8
+	JAE exitObjectKey
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $'"'
+	JNE keyOther
+	INCQ AX
+
+keyBody: // p[i-1] opened a key; BX = its end
+	MOVQ AX, BX
+	SUBQ R12, BX
+	CMPQ BX, R13
+	JAE exitKeyStr
+	MOVQ BX, CX
+	SHRQ $3, BX
+	MOVQ (DI)(BX*1), BX
+	ANDQ $7, CX
+	SHRQ CX, BX
+	TESTQ BX, BX
+	JEQ keyLong
+	TZCNTQ BX, BX
+	ADDQ AX, BX
+
+keyEnd: // p[BX] ends the key's plain bytes
+	CMPQ BX, R8
+	JAE exitKeyStrAt
+	MOVBQZX (SI)(BX*1), CX
+	CMPQ CX, $'"'
+	JNE exitKeyStrAt
+	LEAQ 1(BX), AX
+
+colon: // a key ended just before p[i]
+	CMPQ AX, R8
+	JAE exitColon
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $':'
+	JNE colonOther
+	INCQ AX
+
+value: // a value due at p[i]
+	CMPQ AX, R8
+	JAE exitValue
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $'"'
+	JNE valueOther
+	INCQ AX
+
+valBody: // p[i-1] opened a string value; BX = its end
+	MOVQ AX, BX
+	SUBQ R12, BX
+	CMPQ BX, R13
+	JAE exitValStr
+	MOVQ BX, CX
+	SHRQ $3, BX
+	MOVQ (DI)(BX*1), BX
+	ANDQ $7, CX
+	SHRQ CX, BX
+	TESTQ BX, BX
+	JEQ valLong
+	TZCNTQ BX, BX
+	ADDQ AX, BX
+
+valEnd: // p[BX] ends the string's plain bytes
+	CMPQ BX, R8
+	JAE exitValStrAt
+	MOVBQZX (SI)(BX*1), CX
+	CMPQ CX, $'"'
+	JNE exitValStrAt
+	LEAQ 1(BX), AX
+	JMP after
+
+	// Off the common path of compact JSON.
+
+afterOther: // p[i] = CX after a value is not ','
+	CMPQ CX, $'}'
+	JNE afterBracket
+	TESTQ R9, R9
+	JNE exitAfter
+	INCQ AX
+	JMP pop
+
+afterBracket:
+	CMPQ CX, $']'
+	JNE afterSpace
+	TESTQ R9, R9
+	JEQ exitAfter
+	INCQ AX
+	JMP pop
+
+afterSpace:
+	IS_SPACE(afterSkip)
+	JMP exitAfter
+
+afterSkip:
+	INCQ AX
+	JMP after
+
+pop: // p[i-1] closed the innermost container
+	DECQ DX
+	MOVQ DX, BX
+	SHRQ $6, BX
+	MOVQ (R10)(BX*8), BX
+	MOVQ DX, CX
+	SHRQ CX, BX
+	ANDQ $1, BX
+	MOVQ BX, R9
+	CMPQ DX, $1
+	JGT after
+	EXIT(exEnd)
+
+keyOther: // p[i] = CX, where a key is due, is not '"'
+	IS_SPACE(keySkip)
+	JMP exitObjectKey
+
+keySkip:
+	INCQ AX
+	JMP key
+
+keyLong: // a key longer than one load of the masks: CX = k&7
+	LEAQ 64(AX), BX
+	SUBQ CX, BX
+	FIND(keyFind, keyFound, keyEnd)
+
+colonOther: // p[i] = CX, where a colon is due, is not ':'
+	IS_SPACE(colonSkip)
+	JMP exitColon
+
+colonSkip:
+	INCQ AX
+	JMP colon
+
+valLong: // a string longer than one load of the masks: CX = k&7
+	LEAQ 64(AX), BX
+	SUBQ CX, BX
+	FIND(valFind, valFound, valEnd)
+
+valueOther: // p[i] = CX starts a value other than a string
+	CMPQ CX, $'{'
+	JEQ object
+	LEAQ -48(CX), BX
+	CMPQ BX, $9
+	JLS number
+	CMPQ CX, $'t'
+	JEQ true
+	CMPQ CX, $'f'
+	JEQ false
+	CMPQ CX, $'['
+	JEQ array
+	CMPQ CX, $'n'
+	JEQ null
+	CMPQ CX, $'-'
+	JEQ number
+	IS_SPACE(valueSkip)
+	JMP exitValue
+
+valueSkip:
+	INCQ AX
+	JMP value
+
+object:
+	CMPQ DX, maxDepth+56(FP)
+	JEQ exitValue
+	INCQ DX
+	MOVQ DX, BX
+	SHRQ $6, BX
+	MOVQ (R10)(BX*8), R11
+	BTRQ DX, R11
+	MOVQ R11, (R10)(BX*8)
+	XORQ R9, R9
+	INCQ AX
+	CMPQ AX, R8
+	JAE exitObjectFirst
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $'"'
+	JNE objectOther
+	INCQ AX
+	JMP keyBody
+
+objectOther:
+	CMPQ CX, $'}'
+	JNE exitObjectFirst
+	INCQ AX
+	JMP pop
+
+array:
+	CMPQ DX, maxDepth+56(FP)
+	JEQ exitValue
+	INCQ DX
+	MOVQ DX, BX
+	SHRQ $6, BX
+	MOVQ (R10)(BX*8), R11
+	BTSQ DX, R11
+	MOVQ R11, (R10)(BX*8)
+	MOVQ $1, R9
+	INCQ AX
+	CMPQ AX, R8
+	JAE exitArrayFirst
+	MOVBQZX (SI)(AX*1), CX
+	CMPQ CX, $']'
+	JNE arrayOther
+	INCQ AX
+	JMP pop
+
+arrayOther:
+	IS_SPACE(exitArrayFirst)
+	JMP value
+
+true:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	CMPQ BX, $4
+	JLT exitValue
+	CMPL (SI)(AX*1), $0x65757274
+	JNE exitValue
+	ADDQ $4, AX
+	JMP after
+
+false:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	CMPQ BX, $5
+	JLT exitValue
+	CMPL (SI)(AX*1), $0x736c6166
+	JNE exitValue
+	CMPB 4(SI)(AX*1), $'e'
+	JNE exitValue
+	ADDQ $5, AX
+	JMP after
+
+null:
+	MOVQ R8, BX
+	SUBQ AX, BX
+	CMPQ BX, $4
+	JLT exitValue
+	CMPL (SI)(AX*1), $0x6c6c756e
+	JNE exitValue
+	ADDQ $4, AX
+	JMP after
+
+number: // an integer, -?(0|[1-9][0-9]*), then a byte that cannot continue it
+	MOVQ AX, BX
+	CMPQ CX, $'-'
+	JNE numberFirst
+	INCQ BX
+	CMPQ BX, R8
+	JAE exitValue
+	MOVBQZX (SI)(BX*1), CX
+
+numberFirst: // p[BX] = CX is the first digit
+	INCQ BX
+	CMPQ CX, $'0'
+	JEQ numberTail
+	LEAQ -49(CX), CX
+	CMPQ CX, $8
+	JHI exitValue
+
+numberDigits:
+	CMPQ BX, R8
+	JAE exitValue
+	MOVBQZX (SI)(BX*1), CX
+	LEAQ -48(CX), R11
+	CMPQ R11, $9
+	JHI numberEnd
+	INCQ BX
+	JMP numberDigits
+
+numberTail: // after a leading 0
+	CMPQ BX, R8
+	JAE exitValue
+	MOVBQZX (SI)(BX*1), CX
+
+numberEnd: // p[BX] = CX follows the digits
+	CMPQ CX, $'.'
+	JEQ exitValue
+	CMPQ CX, $'e'
+	JEQ exitValue
+	CMPQ CX, $'E'
+	JEQ exitValue
+	MOVQ BX, AX
+	JMP after
+
+exitAfter:
+	EXIT(exAfter)
+
+exitValue:
+	EXIT(exValue)
+
+exitArrayFirst:
+	EXIT(exArrayFirst)
+
+exitObjectFirst:
+	EXIT(exObjectFirst)
+
+exitObjectKey:
+	EXIT(exObjectKey)
+
+exitColon:
+	EXIT(exColon)
+
+exitValStr:
+	EXIT(exValStr)
+
+exitKeyStr:
+	EXIT(exKeyStr)
+
+exitValStrAt: // in a value string's body at BX
+	MOVQ BX, AX
+	EXIT(exValStr)
+
+exitKeyStrAt: // in a key string's body at BX
+	MOVQ BX, AX
+	EXIT(exKeyStr)
