@@ -557,13 +557,19 @@ func TestArrayAllStopsEarly(t *testing.T) {
 
 // Wrapping an extension validates its header array without allocating:
 // the generated code wraps each item as its concrete type, on the stack.
-func TestBeginExWrapAllocatesNothing(t *testing.T) {
-	buf := make([]byte, 512)
+// requestBeginEx builds an HttpBeginEx with three request headers.
+func requestBeginEx(t *testing.T) (buf []byte, n int) {
+	buf = make([]byte, 512)
 	var b http.HttpBeginExBuilder
 	addHeaders(b.Wrap(buf, 0, len(buf)).CompositeID(1).TypeID(2).Headers(),
 		hdr{text(":method"), text("POST")}, hdr{text(":path"), text("/mcp")}, hdr{text("content-type"), text("application/json")})
 	n, err := b.BuildLimit()
 	require.NoError(t, err)
+	return buf, n
+}
+
+func TestBeginExWrapAllocatesNothing(t *testing.T) {
+	buf, n := requestBeginEx(t)
 	var ex http.HttpBeginEx
 	allocs := testing.AllocsPerRun(100, func() {
 		if !ex.TryWrap(buf, 0, n) {
@@ -578,12 +584,7 @@ func TestBeginExWrapAllocatesNothing(t *testing.T) {
 // Cursor and a view on the stack allocates nothing (All allocates its
 // view and its iterator), and sees the same headers as All.
 func TestHeaderCursorAllocatesNothing(t *testing.T) {
-	buf := make([]byte, 512)
-	var b http.HttpBeginExBuilder
-	addHeaders(b.Wrap(buf, 0, len(buf)).CompositeID(1).TypeID(2).Headers(),
-		hdr{text(":method"), text("POST")}, hdr{text(":path"), text("/mcp")}, hdr{text("content-type"), text("application/json")})
-	n, err := b.BuildLimit()
-	require.NoError(t, err)
+	buf, n := requestBeginEx(t)
 	var ex http.HttpBeginEx
 	require.True(t, ex.TryWrap(buf, 0, n))
 	var viaAll []string

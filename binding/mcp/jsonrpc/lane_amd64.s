@@ -37,6 +37,25 @@
 	BTQ CX, R11 \
 	JCS yes
 
+// STRING_END(outside, long) puts in BX the end of the plain bytes from
+// i (AX), from one load of the masks (window.at), going to outside when
+// the window does not hold i and to long, with CX = (i-base)&7, when the
+// load holds no set bit. It clobbers CX.
+#define STRING_END(outside, long) \
+	MOVQ AX, BX \
+	SUBQ R12, BX \
+	CMPQ BX, R13 \
+	JAE outside \
+	MOVQ BX, CX \
+	SHRQ $3, BX \
+	MOVQ (DI)(BX*1), BX \
+	ANDQ $7, CX \
+	SHRQ CX, BX \
+	TESTQ BX, BX \
+	JEQ long \
+	TZCNTQ BX, BX \
+	ADDQ AX, BX
+
 // FIND(loop, found, done) is window.find: from position BX on, the first
 // byte that ends plain string content, or the window's end; the result in
 // BX, and then a jump to done. It clobbers CX and R11.
@@ -99,19 +118,7 @@ key: // after ',' in an object: a key due at p[i]
 	INCQ AX
 
 keyBody: // p[i-1] opened a key; BX = its end
-	MOVQ AX, BX
-	SUBQ R12, BX
-	CMPQ BX, R13
-	JAE exitKeyStr
-	MOVQ BX, CX
-	SHRQ $3, BX
-	MOVQ (DI)(BX*1), BX
-	ANDQ $7, CX
-	SHRQ CX, BX
-	TESTQ BX, BX
-	JEQ keyLong
-	TZCNTQ BX, BX
-	ADDQ AX, BX
+	STRING_END(exitKeyStr, keyLong)
 
 keyEnd: // p[BX] ends the key's plain bytes
 	CMPQ BX, R8
@@ -138,19 +145,7 @@ value: // a value due at p[i]
 	INCQ AX
 
 valBody: // p[i-1] opened a string value; BX = its end
-	MOVQ AX, BX
-	SUBQ R12, BX
-	CMPQ BX, R13
-	JAE exitValStr
-	MOVQ BX, CX
-	SHRQ $3, BX
-	MOVQ (DI)(BX*1), BX
-	ANDQ $7, CX
-	SHRQ CX, BX
-	TESTQ BX, BX
-	JEQ valLong
-	TZCNTQ BX, BX
-	ADDQ AX, BX
+	STRING_END(exitValStr, valLong)
 
 valEnd: // p[BX] ends the string's plain bytes
 	CMPQ BX, R8

@@ -1,9 +1,5 @@
 package jsonrpc
 
-import (
-	"math/bits"
-)
-
 // MaxDepth is the deepest nesting of objects and arrays a [Tracker]
 // accepts, and its default: encoding/json's limit. The top-level object of
 // a message is at depth 1.
@@ -474,7 +470,6 @@ func (t *Tracker) begin(off int64, c byte) {
 func (t *Tracker) scan(p []byte) int {
 	var (
 		i     int
-		k     int
 		c     byte
 		depth = t.m.depth
 		arr   = t.m.arr
@@ -697,22 +692,13 @@ colon:
 	goto value
 
 	// The string loops find a string's end, or the next byte they must
-	// look at, in the string masks (see window): 64 bits loaded from the
-	// bitmap at i and a count of trailing zeros. The compact-JSON
-	// shortcuts (`":"`, `,"`, `{"`, `["`) skip the general states.
+	// look at, in the string masks (see window.next). The strings below
+	// the top level are mostly lane's; the compact-JSON shortcuts (`":"`,
+	// `,"`, `{"`, `["`) skip the general states.
 	//
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-		t.win.fill(p, i, t.hi)
-		k = 0
-	}
-	if m := t.win.at(k); m != 0 {
-		i += bits.TrailingZeros64(m)
-	} else {
-		i = t.win.next(p, i, t.hi)
-	}
-	if uint(i) >= uint(len(p)) {
+	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) {
 		t.m.st, t.m.str = stString, strValue
 		goto suspend
 	}
@@ -720,32 +706,17 @@ valStr:
 		i++
 		goto end
 	}
-	if i-t.win.base >= t.win.n {
-		goto valStr // the window's end, not a byte that ends plain content
-	}
 	t.m.str = strValue
 	goto strSpecial
 
 keyStr:
-	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-		t.win.fill(p, i, t.hi)
-		k = 0
-	}
-	if m := t.win.at(k); m != 0 {
-		i += bits.TrailingZeros64(m)
-	} else {
-		i = t.win.next(p, i, t.hi)
-	}
-	if uint(i) >= uint(len(p)) {
+	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) {
 		t.m.st, t.m.str = stString, strKey
 		goto suspend
 	}
 	if c = p[i]; c == '"' {
 		i++
 		goto keyEnd
-	}
-	if i-t.win.base >= t.win.n {
-		goto keyStr // the window's end, not a byte that ends plain content
 	}
 	t.m.str = strKey
 	goto strSpecial
