@@ -37,11 +37,14 @@
 	BTQ CX, R11 \
 	JCS yes
 
-// STRING_END(outside, long) puts in BX the end of the plain bytes from
-// i (AX), from one load of the masks (window.at), going to outside when
-// the window does not hold i and to long, with CX = (i-base)&7, when the
-// load holds no set bit. It clobbers CX.
-#define STRING_END(outside, long) \
+// STRING(outside, long, end, open) runs a string's body from i (AX) and
+// leaves i after its closing quote. The end of its plain bytes comes from
+// one load of the masks (window.at) into BX; it goes to outside when the
+// window does not hold i, to long (with CX = (i-base)&7) when the load
+// holds no set bit, which comes back to end with BX set, and to open when
+// p[BX] is not a closing quote (an escape, a control byte, the chunk's
+// end). It clobbers BX and CX.
+#define STRING(outside, long, end, open) \
 	MOVQ AX, BX \
 	SUBQ R12, BX \
 	CMPQ BX, R13 \
@@ -54,7 +57,14 @@
 	TESTQ BX, BX \
 	JEQ long \
 	TZCNTQ BX, BX \
-	ADDQ AX, BX
+	ADDQ AX, BX \
+end: \
+	CMPQ BX, R8 \
+	JAE open \
+	MOVBQZX (SI)(BX*1), CX \
+	CMPQ CX, $'"' \
+	JNE open \
+	LEAQ 1(BX), AX
 
 // FIND(loop, found, done) is window.find: from position BX on, the first
 // byte that ends plain string content, or the window's end; the result in
@@ -117,16 +127,8 @@ key: // after ',' in an object: a key due at p[i]
 	JNE keyOther
 	INCQ AX
 
-keyBody: // p[i-1] opened a key; BX = its end
-	STRING_END(exitKeyStr, keyLong)
-
-keyEnd: // p[BX] ends the key's plain bytes
-	CMPQ BX, R8
-	JAE exitKeyStrAt
-	MOVBQZX (SI)(BX*1), CX
-	CMPQ CX, $'"'
-	JNE exitKeyStrAt
-	LEAQ 1(BX), AX
+keyBody: // p[i-1] opened a key
+	STRING(exitKeyStr, keyLong, keyEnd, exitKeyStrAt)
 
 colon: // a key ended just before p[i]
 	CMPQ AX, R8
@@ -144,16 +146,8 @@ value: // a value due at p[i]
 	JNE valueOther
 	INCQ AX
 
-valBody: // p[i-1] opened a string value; BX = its end
-	STRING_END(exitValStr, valLong)
-
-valEnd: // p[BX] ends the string's plain bytes
-	CMPQ BX, R8
-	JAE exitValStrAt
-	MOVBQZX (SI)(BX*1), CX
-	CMPQ CX, $'"'
-	JNE exitValStrAt
-	LEAQ 1(BX), AX
+valBody: // p[i-1] opened a string value
+	STRING(exitValStr, valLong, valEnd, exitValStrAt)
 	JMP after
 
 	// Off the common path of compact JSON.

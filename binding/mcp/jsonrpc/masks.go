@@ -102,31 +102,25 @@ func gather(x uint64) uint64 {
 }
 
 // next returns the offset of the first byte from i on that ends plain
-// string content, through as many loads and windows as it takes: the rest
-// of a string too long for the first load. The result is at most len(p).
+// string content, at most len(p): find, window after window.
 //
 //go:noinline
 func (w *window) next(p []byte, i int, hi uint64) int {
 	for {
-		k := i - w.base
-		if uint(k) >= uint(w.n) {
+		if uint(i-w.base) >= uint(w.n) {
 			w.fill(p, i, hi)
-			k = 0
 		}
-		if m := w.at(k); m != 0 {
-			if e := i + bits.TrailingZeros64(m); e-w.base < w.n {
-				return e
-			}
-			i = w.base + w.n // the window's end: fill from there
-			continue
+		if i = w.find(i); i-w.base < w.n {
+			return i
 		}
-		i += 64 - k&7
+		// i is the window's end, not a byte that ends plain content.
 	}
 }
 
-// find is next within the window, for lane: if the window does not hold
-// i, it returns i, and if the window ends first, its end; either way the
-// bytes before the result are plain. It makes no call, so that lane saves
+// find returns the offset of the first byte from i on that ends plain
+// string content, as far as the window reaches: if the window does not
+// hold i, i itself, and if the window ends first, its end (base+n);
+// either way the bytes before the result are plain. It makes no call, so that lane saves
 // no registers around one: what lies outside the window is scan's to
 // fetch.
 func (w *window) find(i int) int {
