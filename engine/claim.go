@@ -95,12 +95,7 @@ func (c *FrameClaim) Commit(n int) error {
 	if target.parked.Load() {
 		target.poller.wake()
 	}
-	switch t {
-	case frame.FrameEnd, frame.FrameAbort:
-		w.throttles.remove(id)
-	case frame.FrameReset:
-		w.streams.remove(id)
-	}
+	w.afterSend(t, id)
 	return nil
 }
 

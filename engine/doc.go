@@ -42,7 +42,11 @@
 // Throttle frames travel against the data, on the same stream id:
 //
 //   - WINDOW grants the sender credit.
-//   - RESET refuses the direction and retires its throttle handler.
+//   - RESET refuses the direction and retires its throttle handler. A
+//     receiver that RESETs the initial direction before it has begun the
+//     reply gives the reply up as well: the engine forgets the reply on
+//     both sides. To answer a refused request (a 413, say), begin the
+//     reply first, then RESET.
 //   - CHALLENGE asks the sender to act, for example to authorize again.
 //   - SIGNAL is raised by the engine itself to deliver a due timer or the
 //     completion of asynchronous work back on the stream's worker.

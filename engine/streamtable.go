@@ -21,6 +21,10 @@ type streamTable struct {
 type streamSlot struct {
 	id int64
 	e  entry
+	// replied marks a reply id's entry once the reply has begun: a
+	// RESET of the initial stream before then ends the reply too
+	// (Worker.afterSend, Worker.handleRead).
+	replied bool
 }
 
 const streamTableMin = 64
@@ -35,21 +39,30 @@ func (t *streamTable) home(id int64) int {
 	return int((uint64(id) * 0x9e3779b97f4a7c15) >> t.shift)
 }
 
-// get returns id's entry.
-func (t *streamTable) get(id int64) (entry, bool) {
+// ref returns id's slot, or nil; the pointer is good until the next put
+// or remove.
+func (t *streamTable) ref(id int64) *streamSlot {
 	if id == 0 {
-		return entry{}, false
+		return nil
 	}
 	mask := len(t.slots) - 1
 	for i := t.home(id); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.id == id {
-			return s.e, true
+			return s
 		}
 		if s.id == 0 {
-			return entry{}, false
+			return nil
 		}
 	}
+}
+
+// get returns id's entry.
+func (t *streamTable) get(id int64) (entry, bool) {
+	if s := t.ref(id); s != nil {
+		return s.e, true
+	}
+	return entry{}, false
 }
 
 // put sets id's entry, replacing the one it had. Id 0 is the system
@@ -66,7 +79,7 @@ func (t *streamTable) put(id int64, e entry) {
 	for i := t.home(id); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.id == id {
-			s.e = e
+			s.e, s.replied = e, false
 			return
 		}
 		if s.id == 0 {
@@ -135,6 +148,7 @@ func (t *streamTable) grow() {
 	for i := range old {
 		if s := &old[i]; s.id != 0 {
 			t.put(s.id, s.e)
+			t.ref(s.id).replied = s.replied
 		}
 	}
 }

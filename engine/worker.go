@@ -227,15 +227,46 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	if target.parked.Load() {
 		target.poller.wake()
 	}
-	// The sender of END or ABORT expects no further throttle frames, and
-	// the sender of RESET no further data (ZILLA.md §3).
+	w.afterSend(t, id)
+	return nil
+}
+
+// afterSend updates the sender's registrations for the frame t it sent on
+// id. The sender of END or ABORT expects no further throttle frames, and
+// the sender of RESET no further data (ZILLA.md §3).
+//
+// A reply exists once its BEGIN is sent: a receiver that RESETs the
+// initial stream before it has begun the reply gives the reply up, and
+// the engine forgets it on both sides (here, and in handleRead where the
+// initiator reads that RESET). Without this rule a refused stream whose
+// reply never begins would leave the receiver's throttle entry for the
+// reply and the initiator's stream entry for it behind for good. A
+// receiver that answers a refused request (a 413, say) begins its reply
+// before it sends the RESET.
+func (w *Worker) afterSend(t frame.FrameType, id int64) {
 	switch t {
+	case frame.FrameBegin:
+		if !IsInitial(id) {
+			if s := w.throttles.ref(id); s != nil {
+				s.replied = true
+			}
+		}
 	case frame.FrameEnd, frame.FrameAbort:
 		w.throttles.remove(id)
 	case frame.FrameReset:
 		w.streams.remove(id)
+		if IsInitial(id) {
+			w.forgetUnreplied(&w.throttles, ReplyID(id))
+		}
 	}
-	return nil
+}
+
+// forgetUnreplied removes reply id's entry from table if the reply has
+// not begun.
+func (w *Worker) forgetUnreplied(table *streamTable, reply int64) {
+	if s := table.ref(reply); s != nil && !s.replied {
+		table.remove(reply)
+	}
 }
 
 // Dispatch runs fn on the worker's thread. It is safe from any goroutine
@@ -454,6 +485,11 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 	if t.IsThrottle() {
 		if t == frame.FrameReset {
 			e, ok = w.throttles.remove(id)
+			if IsInitial(id) {
+				// A reply that had not begun is given up with its
+				// initial stream (afterSend).
+				w.forgetUnreplied(&w.streams, ReplyID(id))
+			}
 		} else {
 			e, ok = w.throttles.get(id)
 		}
@@ -463,9 +499,15 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 		}
 		return
 	}
-	if t == frame.FrameEnd || t == frame.FrameAbort {
+	switch t {
+	case frame.FrameEnd, frame.FrameAbort:
 		e, ok = w.streams.remove(id)
-	} else {
+	case frame.FrameBegin:
+		if s := w.streams.ref(id); s != nil {
+			s.replied = true // only reply ids are in streams before their BEGIN
+			e, ok = s.e, true
+		}
+	default:
 		e, ok = w.streams.get(id)
 	}
 	if ok {
