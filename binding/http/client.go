@@ -70,6 +70,7 @@ type clientExchange struct {
 	method             string
 	chunked            bool // the request body goes out chunked
 	requestEnded       bool
+	awaitingReply      bool // the app ended its request with END and waits for the response
 	replyBegun         bool
 	replyEnded         bool
 	reset              bool // the app refused the response
@@ -354,6 +355,7 @@ func (x *clientExchange) onData(p []byte) {
 
 func (x *clientExchange) onEnd() {
 	x.requestEnded = true
+	x.awaitingReply = true
 	if x.c == nil {
 		return
 	}
@@ -434,13 +436,24 @@ func (x *clientExchange) abortReply() {
 	if x.replyEnded {
 		return
 	}
+	if !x.replyBegun {
+		// Nothing was answered. An app whose request is still open was
+		// told with the RESET that refused it, which gives the reply up
+		// too (engine: a RESET before the reply's BEGIN). One that has
+		// ended its request can no longer be reset, and waits for a
+		// response that will not come from upstream: it gets a 502 with
+		// no body, as a proxy answers an upstream that failed before its
+		// response (RFC 9110 §15.6.3).
+		if x.awaitingReply && x.doReplyBegin(&badGateway) {
+			x.doReplyEnd()
+			return
+		}
+		x.replyEnded = true
+		return
+	}
 	x.replyEnded = true
 	h := x.h
 	buf := h.w.WriteBuffer()
-	if !x.replyBegun {
-		// The app is told with RESET alone when nothing was answered.
-		return
-	}
 	n, err := h.abortB.Wrap(buf, 0, len(buf)).
 		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
 		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
@@ -739,9 +752,16 @@ func (c *clientConn) process() {
 			continue
 		}
 		if len(in) == 0 {
-			if c.inAborted {
+			switch {
+			case c.inAborted:
 				c.failExchange()
 				c.close(true)
+			case c.inEnded && c.body == bodyUntilClose:
+				x.doReplyEnd()
+				c.keepAlive = false
+				c.maybeDone()
+			case c.inEnded:
+				c.failExchange() // the body was cut short
 			}
 			return
 		}
@@ -797,17 +817,15 @@ func (c *clientConn) onNetEnd() {
 	if c.state == connClosed {
 		return
 	}
-	x := c.x
-	if x != nil && c.headParsed && c.body == bodyUntilClose {
-		c.process()
-		if len(c.input()) == 0 {
-			x.doReplyEnd()
-			c.keepAlive = false
-			c.maybeDone()
+	if x := c.x; x != nil && !x.replyEnded {
+		if c.headParsed {
+			// Body bytes that came before the END may be waiting for
+			// the app's window: process delivers them, then ends the
+			// response (a body read until close) or fails it (one cut
+			// short) once they are out.
+			c.process()
 			return
 		}
-	}
-	if x != nil && !x.replyEnded {
 		c.failExchange()
 		return
 	}
@@ -908,6 +926,10 @@ func (c *clientConn) close(abrupt bool) {
 	}
 	c.pending = nil
 }
+
+// badGateway is the response head of an exchange whose upstream failed
+// before it answered.
+var badGateway = h1.ResponseHead{Minor: 1, Status: 502, Headers: []h1.Header{{Name: []byte("Content-Length"), Value: []byte("0")}}}
 
 // doReplyBegin answers the app with :status and the response headers.
 func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {

@@ -366,6 +366,68 @@ func TestUpstreamDies(t *testing.T) {
 	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
 }
 
+// TestUpstreamClosesBeforeAnswering: the upstream reads a tools/call and
+// closes the connection without a response. The downstream gets a
+// JSON-RPC error at once, not at the call's timeout, and the gateway
+// keeps serving.
+func TestUpstreamClosesBeforeAnswering(t *testing.T) {
+	var mu sync.Mutex
+	cut := true
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		switch {
+		case strings.Contains(msg, `"method":"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(msg, `"method":"tools/call"`):
+			mu.Lock()
+			c := cut
+			cut = false
+			mu.Unlock()
+			if c {
+				if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+					conn.Close()
+				}
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n      timeout: PT20S\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+
+	start := time.Now()
+	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Upstream")
+	assert.Less(t, time.Since(start), 5*time.Second, "answered at the close, not at the 20 s timeout")
+
+	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+}
+
 // TestUpstreamDown: nothing listens upstream; initialize fails with an
 // error, not a hang.
 func TestUpstreamDown(t *testing.T) {

@@ -1,0 +1,148 @@
+package http_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+// startForwardProxy runs tcp → http server → sys:http_client: each request
+// goes to the authority it names. It returns the proxy's address.
+func startForwardProxy(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	src := fmt.Sprintf(`name: proxy
+bindings:
+  tcp0:
+    type: tcp
+    kind: server
+    options:
+      host: 127.0.0.1
+      port: %d
+    exit: http0
+  http0:
+    type: http
+    kind: server
+    routes:
+      - exit: sys:http_client
+`, port)
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(t, err)
+	cfg, err := config.Load("proxy.yaml", []byte(src), schema)
+	require.NoError(t, err)
+	require.NoError(t, binding.Resolve(cfg))
+	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithPin(false),
+		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	return addr
+}
+
+// TestClientUpstreamClosesBeforeResponse: the upstream reads a whole
+// request, which the application has already ended, and closes without a
+// response. The application hears of it at once, as a 502 it can pass on,
+// rather than waiting for a reply that will never begin; and the proxy
+// keeps serving.
+func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = up.Close() })
+	go func() {
+		for n := 0; ; n++ {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn, answer bool) {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				req, err := http.ReadRequest(r)
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				if answer {
+					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+				}
+			}(c, n > 0)
+		}
+	}()
+	proxy := startForwardProxy(t)
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func() (*http.Response, string, error) {
+		req, err := http.NewRequest(http.MethodPost, "http://"+proxy+"/x", strings.NewReader("hello"))
+		require.NoError(t, err)
+		req.Host = up.Addr().String()
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp, string(b), err
+	}
+
+	start := time.Now()
+	resp, _, err := get()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Less(t, time.Since(start), 3*time.Second)
+
+	// The upstream answers the others and closes each connection: the
+	// response, whose bytes may wait for the app's window past the
+	// upstream's END, arrives whole.
+	for i := range 5 {
+		resp, body, err := get()
+		require.NoError(t, err, i)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "ok", body)
+	}
+
+	// Nothing listening at all: the connection is refused once the
+	// request (one write, so the proxy has it whole) has ended, with the
+	// same answer.
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	deadAddr := dead.Addr().String()
+	require.NoError(t, dead.Close())
+	c, err := net.Dial("tcp", proxy)
+	require.NoError(t, err)
+	defer c.Close()
+	start = time.Now()
+	_, err = fmt.Fprintf(c, "POST /x HTTP/1.1\r\nHost: %s\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", deadAddr)
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+	raw, err := io.ReadAll(c)
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", string(raw))
+	assert.Less(t, time.Since(start), 3*time.Second)
+}
