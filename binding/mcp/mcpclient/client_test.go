@@ -428,6 +428,52 @@ func TestUpstreamClosesBeforeAnswering(t *testing.T) {
 	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
 }
 
+// TestUpstreamClosesEachConnection: an upstream that answers every
+// request with Connection: close (its response and its end of stream
+// arrive together, often before the call has granted credit for the
+// body) has every call answered.
+func TestUpstreamClosesEachConnection(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		switch {
+		case strings.Contains(msg, `"method":"initialize"`):
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(msg, `"method":"tools/call"`):
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
+		}
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+	for range 20 {
+		assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+	}
+}
+
 // TestUpstreamDown: nothing listens upstream; initialize fails with an
 // error, not a hang.
 func TestUpstreamDown(t *testing.T) {
