@@ -146,3 +146,65 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", string(raw))
 	assert.Less(t, time.Since(start), 3*time.Second)
 }
+
+// TestClientResponseFramingsBeforeClose: an upstream writes its whole
+// response and closes at once, so the response's bytes and the END
+// arrive together, before the application's window for them. Every
+// framing comes through whole; a body cut short by the close is not
+// passed off as complete.
+func TestClientResponseFramingsBeforeClose(t *testing.T) {
+	for _, tc := range []struct {
+		name, response string
+		status         int
+		body           string
+		cut            bool // the response must fail, not end
+	}{
+		{"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 200, "hello", false},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", 200, "hello world", false},
+		{"until close", "HTTP/1.0 200 OK\r\n\r\nhello, until close", 200, "hello, until close", false},
+		{"no body", "HTTP/1.1 204 No Content\r\n\r\n", 204, "", false},
+		{"length cut short", "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nhello", 200, "hello", true},
+		{"chunks cut short", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", 200, "hello", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = up.Close() })
+			go func() {
+				for {
+					c, err := up.Accept()
+					if err != nil {
+						return
+					}
+					go func(c net.Conn) {
+						defer c.Close()
+						req, err := http.ReadRequest(bufio.NewReader(c))
+						if err != nil {
+							return
+						}
+						_, _ = io.Copy(io.Discard, req.Body)
+						_, _ = io.WriteString(c, tc.response)
+					}(c)
+				}
+			}()
+			proxy := startForwardProxy(t)
+			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+			for i := range 3 {
+				req, err := http.NewRequest(http.MethodGet, "http://"+proxy+"/x", nil)
+				require.NoError(t, err)
+				req.Host = up.Addr().String()
+				resp, err := client.Do(req)
+				require.NoError(t, err, i)
+				b, err := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				assert.Equal(t, tc.status, resp.StatusCode, i)
+				assert.Equal(t, tc.body, string(b), i)
+				if tc.cut {
+					assert.Error(t, err, "%d: a cut body must not read as complete", i)
+				} else {
+					assert.NoError(t, err, i)
+				}
+			}
+		})
+	}
+}
