@@ -67,12 +67,11 @@ bindings:
 	return addr
 }
 
-// TestClientUpstreamClosesBeforeResponse: the upstream reads a whole
-// request, which the application has already ended, and closes without a
-// response. The application hears of it at once, as a 502 it can pass on,
-// rather than waiting for a reply that will never begin; and the proxy
-// keeps serving.
-func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
+// rawUpstream accepts connections on loopback; on the n-th (from 0) it
+// reads one request and its body, writes respond(n) (nothing when empty)
+// and closes. It returns the upstream's address.
+func rawUpstream(t *testing.T, respond func(n int) string) string {
+	t.Helper()
 	up, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = up.Close() })
@@ -82,26 +81,38 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 			if err != nil {
 				return
 			}
-			go func(c net.Conn, answer bool) {
+			go func(c net.Conn, response string) {
 				defer c.Close()
-				r := bufio.NewReader(c)
-				req, err := http.ReadRequest(r)
+				req, err := http.ReadRequest(bufio.NewReader(c))
 				if err != nil {
 					return
 				}
 				_, _ = io.Copy(io.Discard, req.Body)
-				if answer {
-					_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
-				}
-			}(c, n > 0)
+				_, _ = io.WriteString(c, response)
+			}(c, respond(n))
 		}
 	}()
+	return up.Addr().String()
+}
+
+// TestClientUpstreamClosesBeforeResponse: the upstream reads a whole
+// request, which the application has already ended, and closes without a
+// response. The application hears of it at once, as a 502 it can pass on,
+// rather than waiting for a reply that will never begin; and the proxy
+// keeps serving.
+func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
+	upstream := rawUpstream(t, func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+	})
 	proxy := startForwardProxy(t)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	get := func() (*http.Response, string, error) {
 		req, err := http.NewRequest(http.MethodPost, "http://"+proxy+"/x", strings.NewReader("hello"))
 		require.NoError(t, err)
-		req.Host = up.Addr().String()
+		req.Host = upstream
 		resp, err := client.Do(req)
 		if err != nil {
 			return nil, "", err
@@ -167,32 +178,13 @@ func TestClientResponseFramingsBeforeClose(t *testing.T) {
 		{"chunks cut short", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", 200, "hello", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = up.Close() })
-			go func() {
-				for {
-					c, err := up.Accept()
-					if err != nil {
-						return
-					}
-					go func(c net.Conn) {
-						defer c.Close()
-						req, err := http.ReadRequest(bufio.NewReader(c))
-						if err != nil {
-							return
-						}
-						_, _ = io.Copy(io.Discard, req.Body)
-						_, _ = io.WriteString(c, tc.response)
-					}(c)
-				}
-			}()
+			upstream := rawUpstream(t, func(int) string { return tc.response })
 			proxy := startForwardProxy(t)
 			client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 			for i := range 3 {
 				req, err := http.NewRequest(http.MethodGet, "http://"+proxy+"/x", nil)
 				require.NoError(t, err)
-				req.Host = up.Addr().String()
+				req.Host = upstream
 				resp, err := client.Do(req)
 				require.NoError(t, err, i)
 				b, err := io.ReadAll(resp.Body)

@@ -299,13 +299,19 @@ func TestReinitialize(t *testing.T) {
 	}
 }
 
-// TestUpstreamDies kills a tiny upstream mid-SSE: the downstream gets a
-// JSON-RPC error quickly, and the gateway keeps serving.
-func TestUpstreamDies(t *testing.T) {
+// tinyUpstream serves a minimal MCP upstream at /mcp: initialize, 202 for
+// notifications, a one-tool tools/list, and tools/call answered by call
+// (n counts the calls from 0). Every response carries Connection: close
+// when closeEach is set. It returns the upstream's URL.
+func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter, id string, n int)) string {
+	t.Helper()
 	var mu sync.Mutex
-	cut := true
+	calls := 0
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if closeEach {
+			w.Header().Set("Connection", "close")
+		}
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
@@ -322,24 +328,10 @@ func TestUpstreamDies(t *testing.T) {
 			w.WriteHeader(http.StatusAccepted)
 		case strings.Contains(msg, `"method":"tools/call"`):
 			mu.Lock()
-			c := cut
-			cut = false
+			n := calls
+			calls++
 			mu.Unlock()
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(200)
-			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
-			w.(http.Flusher).Flush()
-			if c {
-				hj, ok := w.(http.Hijacker)
-				if ok {
-					conn, _, err := hj.Hijack()
-					if err == nil {
-						conn.Close()
-					}
-				}
-				return
-			}
-			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+			call(w, id, n)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
@@ -350,15 +342,44 @@ func TestUpstreamDies(t *testing.T) {
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + l.Addr().String() + "/mcp"
+}
 
-	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+// hangUp closes the connection of w without a response.
+func hangUp(w http.ResponseWriter) {
+	if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+		conn.Close()
+	}
+}
+
+// answerOK answers a tools/call with the text "ok", as JSON.
+func answerOK(w http.ResponseWriter, id string) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
+}
+
+// TestUpstreamDies kills a tiny upstream mid-SSE: the downstream gets a
+// JSON-RPC error quickly, and the gateway keeps serving.
+func TestUpstreamDies(t *testing.T) {
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, id string, n int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
+		w.(http.Flusher).Flush()
+		if n == 0 {
+			hangUp(w)
+			return
+		}
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+	})
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
 	defer s.Close()
 
 	start := time.Now()
-	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Upstream")
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -371,56 +392,21 @@ func TestUpstreamDies(t *testing.T) {
 // JSON-RPC error at once, not at the call's timeout, and the gateway
 // keeps serving.
 func TestUpstreamClosesBeforeAnswering(t *testing.T) {
-	var mu sync.Mutex
-	cut := true
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, id string, n int) {
+		if n == 0 {
+			hangUp(w)
 			return
 		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
-		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
-		case !strings.Contains(msg, `"id":`):
-			w.WriteHeader(http.StatusAccepted)
-		case strings.Contains(msg, `"method":"tools/call"`):
-			mu.Lock()
-			c := cut
-			cut = false
-			mu.Unlock()
-			if c {
-				if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-					conn.Close()
-				}
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
-		}
+		answerOK(w, id)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-
-	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n      timeout: PT20S\n")
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n      timeout: PT20S\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
 	defer s.Close()
 
 	start := time.Now()
-	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Upstream")
 	assert.Less(t, time.Since(start), 5*time.Second, "answered at the close, not at the 20 s timeout")
@@ -433,38 +419,8 @@ func TestUpstreamClosesBeforeAnswering(t *testing.T) {
 // arrive together, often before the call has granted credit for the
 // body) has every call answered.
 func TestUpstreamClosesEachConnection(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Connection", "close")
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
-		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
-		case !strings.Contains(msg, `"id":`):
-			w.WriteHeader(http.StatusAccepted)
-		case strings.Contains(msg, `"method":"tools/call"`):
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
-		}
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-
-	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	server := tinyUpstream(t, true, func(w http.ResponseWriter, id string, _ int) { answerOK(w, id) })
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
