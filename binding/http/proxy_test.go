@@ -2,7 +2,6 @@ package http_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -14,20 +13,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
-	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // startForwardProxy runs tcp → http server → sys:http_client: each request
 // goes to the authority it names. It returns the proxy's address.
 func startForwardProxy(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	src := fmt.Sprintf(`name: proxy
+	port := enginetest.FreePort(t)
+	enginetest.Start(t, "proxy.yaml", fmt.Sprintf(`name: proxy
 bindings:
   tcp0:
     type: tcp
@@ -41,29 +35,9 @@ bindings:
     kind: server
     routes:
       - exit: sys:http_client
-`, port)
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("proxy.yaml", []byte(src), schema)
-	require.NoError(t, err)
-	require.NoError(t, binding.Resolve(cfg))
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithPin(false),
-		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+`, port))
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			_ = c.Close()
-		}
-		return err == nil
-	}, 5*time.Second, 10*time.Millisecond)
+	enginetest.WaitListen(t, addr)
 	return addr
 }
 

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,14 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
-
-var stackLog io.Writer = io.Discard
 
 // stack is tcp → http → mcp server → toolkit on a free loopback port,
 // driven with net/http.
@@ -37,10 +32,7 @@ type stack struct {
 // (YAML, indented under options:), or "".
 func startStack(t *testing.T, options string) *stack {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
+	port := enginetest.FreePort(t)
 	src := fmt.Sprintf(`name: test
 bindings:
   tcp0:
@@ -63,30 +55,11 @@ bindings:
     type: toolkit
     kind: server
 `, port, options)
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("stack.yaml", []byte(src), schema)
-	require.NoError(t, err)
-	require.NoError(t, binding.Resolve(cfg))
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(stackLog, &slog.HandlerOptions{Level: slog.LevelDebug}))), engine.WithBindings(binding.Factory))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
+	e := enginetest.Start(t, "stack.yaml", src)
 	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e: e,
 		client: &http.Client{Timeout: 5 * time.Second}}
-	t.Cleanup(func() {
-		s.client.CloseIdleConnections()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 5*time.Second, 20*time.Millisecond)
+	t.Cleanup(s.client.CloseIdleConnections)
+	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return s
 }
 

@@ -23,35 +23,12 @@ import (
 	_ "github.com/sluicehq/sluice/binding/all"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-var stackLog io.Writer = io.Discard
+func freePort(t testing.TB) int { return enginetest.FreePort(t) }
 
-func init() {
-	if os.Getenv("MCPCLIENT_LOG") != "" {
-		stackLog = os.Stderr
-	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
-
-func waitListen(t testing.TB, addr string) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 10*time.Second, 20*time.Millisecond, "nothing listens on %s", addr)
-}
+func waitListen(t testing.TB, addr string) { enginetest.WaitListen(t, addr) }
 
 var (
 	buildOnce sync.Once
@@ -153,21 +130,7 @@ bindings:
     options:
       server: %s
 %s`, port, server, clientOptions)
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("gateway.yaml", []byte(src), schema)
-	require.NoError(t, err)
-	require.NoError(t, binding.Resolve(cfg))
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(stackLog, &slog.HandlerOptions{Level: slog.LevelDebug}))),
-		engine.WithBindings(binding.Factory))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	enginetest.Start(t, "gateway.yaml", src)
 	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -18,33 +14,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/http"
 	_ "github.com/sluicehq/sluice/binding/mcp"
 	_ "github.com/sluicehq/sluice/binding/mcp/mcpproxy"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
-	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
-
-// logOut receives the engines' logs; set SLUICE_TEST_LOG=1 to see them.
-func logOut() io.Writer {
-	if os.Getenv("SLUICE_TEST_LOG") != "" {
-		return os.Stderr
-	}
-	return io.Discard
-}
 
 // startGateway runs tcp → http → mcp server → mcp proxy (options and
 // routes as given, YAML indented under the binding) on a free loopback
 // port, with toolkits a0 and b0 behind, and returns the MCP endpoint.
 func startGateway(t *testing.T, proxy string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
+	port := enginetest.FreePort(t)
 	src := fmt.Sprintf(`name: test
 bindings:
   tcp0:
@@ -77,36 +60,9 @@ bindings:
     type: toolkit
     kind: server
 `, port, proxy)
-	e := startEngine(t, src, 2)
-	_ = e
-	require.Eventually(t, func() bool {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, 5*time.Second, 20*time.Millisecond)
+	enginetest.Start(t, "proxy.yaml", src)
+	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-}
-
-func startEngine(t *testing.T, src string, workers int) *engine.Engine {
-	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("proxy.yaml", []byte(src), schema)
-	require.NoError(t, err)
-	require.NoError(t, binding.Resolve(cfg))
-	e, err := engine.New(cfg, engine.WithWorkers(workers), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(logOut(), &slog.HandlerOptions{Level: slog.LevelDebug}))),
-		engine.WithBindings(binding.Factory))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
-	return e
 }
 
 const twoRoutes = `    options:
