@@ -22,19 +22,13 @@ import (
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // freePort returns a loopback port nothing listens on right now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
+func freePort(t testing.TB) int { return enginetest.FreePort(t) }
 
 func schema(t testing.TB) *config.Schema {
 	t.Helper()

@@ -321,10 +321,12 @@ func answerOK(w http.ResponseWriter, id string) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
 }
 
-// TestUpstreamDies kills a tiny upstream mid-SSE: the downstream gets a
-// JSON-RPC error quickly, and the gateway keeps serving.
+// TestUpstreamDies cuts a tiny upstream's connection in a tools/call: mid
+// event stream, or before any response. The downstream gets a JSON-RPC
+// error at once (not at the call's 20 s timeout), and the gateway keeps
+// serving.
 func TestUpstreamDies(t *testing.T) {
-	server := tinyUpstream(t, false, func(w http.ResponseWriter, id string, n int) {
+	midStream := func(w http.ResponseWriter, id string, n int) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
@@ -334,47 +336,31 @@ func TestUpstreamDies(t *testing.T) {
 			return
 		}
 		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
-	})
-	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	s := connect(t, ctx, endpoint, "2025-11-25", nil)
-	defer s.Close()
-
-	start := time.Now()
-	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "Upstream")
-	assert.Less(t, time.Since(start), 5*time.Second)
-
-	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
-}
-
-// TestUpstreamClosesBeforeAnswering: the upstream reads a tools/call and
-// closes the connection without a response. The downstream gets a
-// JSON-RPC error at once, not at the call's timeout, and the gateway
-// keeps serving.
-func TestUpstreamClosesBeforeAnswering(t *testing.T) {
-	server := tinyUpstream(t, false, func(w http.ResponseWriter, id string, n int) {
+	}
+	beforeAnswer := func(w http.ResponseWriter, id string, n int) {
 		if n == 0 {
 			hangUp(w)
 			return
 		}
 		answerOK(w, id)
-	})
-	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n      timeout: PT20S\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s := connect(t, ctx, endpoint, "2025-11-25", nil)
-	defer s.Close()
+	}
+	for name, call := range map[string]func(http.ResponseWriter, string, int){"mid-stream": midStream, "before answering": beforeAnswer} {
+		t.Run(name, func(t *testing.T) {
+			endpoint := startGateway(t, tinyUpstream(t, false, call), "      versions: [2025-11-25]\n      timeout: PT20S\n")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			s := connect(t, ctx, endpoint, "2025-11-25", nil)
+			defer s.Close()
 
-	start := time.Now()
-	_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "Upstream")
-	assert.Less(t, time.Since(start), 5*time.Second, "answered at the close, not at the 20 s timeout")
+			start := time.Now()
+			_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "Upstream")
+			assert.Less(t, time.Since(start), 5*time.Second)
 
-	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+			assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+		})
+	}
 }
 
 // TestUpstreamClosesEachConnection: an upstream that answers every
