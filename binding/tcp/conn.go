@@ -452,13 +452,18 @@ func (c *conn) release() {
 
 // acknowledge tells the application how far its bytes have reached the
 // socket: everything received but what still waits in the buffer. Credit
-// returns only as bytes leave, so a slow peer slows the application.
+// returns only as bytes leave, so a slow peer slows the application. The
+// socket is a byte stream, so its senders cut their DATA to any window
+// and the credit can wait until half of it is used (Flow.WindowDue): one
+// WINDOW per half window written rather than one per DATA, which through
+// the gateway is two WINDOW frames fewer per tools/call (the http server's
+// response and the http client's request).
 func (c *conn) acknowledge(traceID int64) {
 	if c.state&inClosed != 0 {
 		return
 	}
 	ack := c.in.Seq - int64(c.pendLen)
-	if ack == c.in.Ack {
+	if !c.in.WindowDue(ack, c.in.Max, c.in.Pad) {
 		return
 	}
 	c.in.Ack = ack
