@@ -126,6 +126,13 @@ func (t *streamTable) remove(id int64) (entry, bool) {
 	return removed, true
 }
 
+// removeUnreplied deletes reply id's entry if its reply has not begun.
+func (t *streamTable) removeUnreplied(id int64) {
+	if s := t.ref(id); s != nil && !s.replied {
+		t.remove(id)
+	}
+}
+
 // len returns the number of entries.
 func (t *streamTable) len() int { return t.n }
 

@@ -123,3 +123,30 @@ func BenchmarkStreamMap(b *testing.B) {
 		i++
 	}
 }
+
+// A reply's replied mark survives the table's growth and a re-put clears
+// it; removeUnreplied takes only entries without it.
+func TestStreamTableReplied(t *testing.T) {
+	tab := newStreamTable()
+	for id := int64(2); id <= 400; id += 2 {
+		tab.put(id, entry{owner: id})
+		if id%4 == 0 {
+			tab.ref(id).replied = true
+		}
+	}
+	require.Equal(t, 200, tab.len())
+	for id := int64(2); id <= 400; id += 2 {
+		tab.removeUnreplied(id)
+	}
+	require.Equal(t, 100, tab.len(), "only the replied half stays")
+	for id := int64(2); id <= 400; id += 2 {
+		_, ok := tab.get(id)
+		require.Equal(t, id%4 == 0, ok, "id %d", id)
+	}
+	tab.put(4, entry{owner: 4})
+	require.False(t, tab.ref(4).replied, "a re-put entry starts unreplied")
+	tab.removeUnreplied(4)
+	_, ok := tab.get(4)
+	require.False(t, ok)
+	require.Nil(t, tab.ref(0))
+}

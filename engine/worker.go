@@ -256,16 +256,8 @@ func (w *Worker) afterSend(t frame.FrameType, id int64) {
 	case frame.FrameReset:
 		w.streams.remove(id)
 		if IsInitial(id) {
-			w.forgetUnreplied(&w.throttles, ReplyID(id))
+			w.throttles.removeUnreplied(ReplyID(id))
 		}
-	}
-}
-
-// forgetUnreplied removes reply id's entry from table if the reply has
-// not begun.
-func (w *Worker) forgetUnreplied(table *streamTable, reply int64) {
-	if s := table.ref(reply); s != nil && !s.replied {
-		table.remove(reply)
 	}
 }
 
@@ -488,7 +480,7 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 			if IsInitial(id) {
 				// A reply that had not begun is given up with its
 				// initial stream (afterSend).
-				w.forgetUnreplied(&w.streams, ReplyID(id))
+				w.streams.removeUnreplied(ReplyID(id))
 			}
 		} else {
 			e, ok = w.throttles.get(id)
