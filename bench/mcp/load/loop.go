@@ -216,6 +216,39 @@ func (l *eventLoop) readable(c *evConn, lat *[]time.Duration, record bool) (done
 	return true
 }
 
+// pacer spaces requests -rate apart over all connections: a connection
+// whose response came back waits in ready until the next request is due.
+// Due requests go out together when the loop wakes (epoll_pwait's
+// timeout is in milliseconds), so the rate holds on average and at most a
+// millisecond's worth leaves at once. A pacer that falls behind (no
+// connection was ready) does not catch up by more than 100 ms.
+type pacer struct {
+	interval time.Duration // 0: no pacing
+	next     time.Time
+	ready    []*evConn
+}
+
+// due reports whether a request may go out at now, and books it.
+func (p *pacer) due(now time.Time) bool {
+	if now.Before(p.next) {
+		return false
+	}
+	if now.Sub(p.next) > 100*time.Millisecond {
+		p.next = now
+	}
+	p.next = p.next.Add(p.interval)
+	return true
+}
+
+// timeout returns how long the loop may wait for events, at most ms.
+func (p *pacer) timeout(now time.Time, ms int) int {
+	if p.interval == 0 || len(p.ready) == 0 {
+		return ms
+	}
+	wait := int((p.next.Sub(now) + time.Millisecond - 1) / time.Millisecond)
+	return max(0, min(wait, ms))
+}
+
 // phase runs until deadline (or until -requests are claimed when deadline
 // is zero), then waits for the requests in flight, and returns their
 // latencies when record is set.
@@ -233,8 +266,16 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 	}
 	now := time.Now()
 	busy, retrying, stopped := 0, 0, false
-	for _, c := range l.conns {
+	pace := pacer{next: now}
+	if g.c.rate > 0 {
+		pace.interval = time.Duration(float64(time.Second) / g.c.rate)
+	}
+	// next sends c's next request, or with -rate queues c until one is due.
+	next := func(c *evConn, now time.Time) {
 		switch {
+		case stopped:
+		case pace.interval > 0:
+			pace.ready = append(pace.ready, c)
 		case !more(now):
 			stopped = true
 		case l.start(c, now):
@@ -243,13 +284,28 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 			retrying++
 		}
 	}
+	for _, c := range l.conns {
+		next(c, now)
+	}
 	lastScan := now
-	for busy > 0 || (retrying > 0 && !stopped) {
+	for busy > 0 || (retrying > 0 && !stopped) || (len(pace.ready) > 0 && !stopped) {
+		for len(pace.ready) > 0 && !stopped && pace.due(now) {
+			c := pace.ready[len(pace.ready)-1]
+			pace.ready = pace.ready[:len(pace.ready)-1]
+			switch {
+			case !more(now):
+				stopped = true
+			case l.start(c, now):
+				busy++
+			default:
+				retrying++
+			}
+		}
 		ms := 100
 		if retrying > 0 {
 			ms = 10
 		}
-		n, e := l.wait(ms)
+		n, e := l.wait(pace.timeout(now, ms))
 		if e != 0 && e != syscall.EINTR {
 			fatalf("epoll_pwait: %v", e)
 		}
@@ -259,16 +315,7 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 				continue
 			}
 			busy--
-			now = time.Now()
-			switch {
-			case stopped:
-			case !more(now):
-				stopped = true
-			case l.start(c, now):
-				busy++
-			default:
-				retrying++
-			}
+			next(c, time.Now())
 		}
 		now = time.Now()
 		if retrying > 0 || now.Sub(lastScan) >= 100*time.Millisecond {
@@ -290,14 +337,7 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 					continue
 				}
 				c.retryAt = time.Time{}
-				switch {
-				case !more(now):
-					stopped = true
-				case l.start(c, now):
-					busy++
-				default:
-					retrying++
-				}
+				next(c, now)
 			}
 		}
 	}

@@ -59,6 +59,7 @@ type config struct {
 	pids        pidList
 	client      string
 	cpuprofile  string
+	rate        float64
 }
 
 // pidList is the repeated -pid name=pid flag.
@@ -136,7 +137,11 @@ func main() {
 	flag.Var(&c.pids, "pid", "name=pid of a process whose CPU per request to report (repeatable)")
 	flag.StringVar(&c.client, "client", "raw", "raw: own HTTP/1.1 on raw sockets, prebuilt requests (cheap); http: net/http")
 	flag.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the measured window to this file")
+	flag.Float64Var(&c.rate, "rate", 0, "requests per second in all, paced (raw client); 0: as fast as responses come back")
 	flag.Parse()
+	if c.rate < 0 || (c.rate > 0 && c.client != "raw") {
+		fatalf("-rate must be positive and needs -client raw")
+	}
 	if c.client != "raw" && c.client != "http" {
 		fatalf("-client must be raw or http, got %q", c.client)
 	}
