@@ -97,6 +97,21 @@ func (f *Flow) Grant(max int32) bool {
 	return changed
 }
 
+// Keep returns max, or more: enough that an offer of (ack, max) takes
+// back none of the credit last offered (f.Ack + f.Max). A sender may
+// already have used that credit with DATA still on its way, which a
+// smaller offer would turn into a flow-control violation. A receiver that
+// sizes its offer by its buffer's room can keep it so, when the room it
+// counted shrinks by more than the bytes it received (the padding of
+// what it forwards, say): the credit it gave was counted against the
+// same buffer, less what has arrived since, so it still fits.
+func (f *Flow) Keep(ack int64, max int32) int32 {
+	if limit := f.Ack + int64(f.Max); ack+int64(max) < limit {
+		return int32(limit - ack)
+	}
+	return max
+}
+
 // WindowDue reports whether a receiver whose offer is now (ack, max, pad)
 // must send WINDOW, or may leave the sender on the window it last sent
 // (f.Ack, f.Max, f.Pad). It must send when the padding changes, when the

@@ -160,3 +160,11 @@ func TestFlowWindowDue(t *testing.T) {
 	assert.False(t, f.WindowDue(1000, 12000, 0), "more credit while half of it is left can wait")
 	assert.True(t, f.WindowDue(1000, 16384, 0), "7192 left is less than half of the new 16384")
 }
+
+func TestFlowKeep(t *testing.T) {
+	f := Flow{Seq: 1000, Ack: 500, Max: 1000} // the sender may go to 1500
+	assert.Equal(t, int32(500), f.Keep(1000, 200), "a smaller offer is raised to the credit given")
+	assert.Equal(t, int32(800), f.Keep(1000, 800), "a larger one stands")
+	assert.Equal(t, int32(1000), f.Keep(500, 0), "nothing acknowledged: the whole window stays")
+	assert.Equal(t, int32(0), (&Flow{}).Keep(0, 0))
+}

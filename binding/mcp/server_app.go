@@ -309,13 +309,18 @@ func (r *request) grantApp() {
 		room = max(room, 0)
 	}
 	ack := r.appIn.Ack
+	max := int32(room)
 	if r.streaming {
+		// The room shrinks by more than the bytes received when each
+		// DATA forwarded costs the reply's padding too (a chunked
+		// response's): the credit given stays given.
 		ack = r.appIn.Seq
+		max = r.appIn.Keep(ack, max)
 	}
-	if ack == r.appIn.Ack && int32(room) == r.appIn.Max {
+	if ack == r.appIn.Ack && max == r.appIn.Max {
 		return
 	}
-	r.appIn.Ack, r.appIn.Max = ack, int32(room)
+	r.appIn.Ack, r.appIn.Max = ack, max
 	buf := h.w.WriteBuffer()
 	n, err := h.windowB.Wrap(buf, 0, len(buf)).
 		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appReplyID).
