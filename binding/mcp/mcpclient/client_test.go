@@ -264,9 +264,9 @@ func TestReinitialize(t *testing.T) {
 
 // tinyUpstream serves a minimal MCP upstream at /mcp: initialize, 202 for
 // notifications, a one-tool tools/list, and tools/call answered by call
-// (n counts the calls from 0). Every response carries Connection: close
+// with the request's body and id (n counts the calls from 0). Every response carries Connection: close
 // when closeEach is set. It returns the upstream's URL.
-func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter, id string, n int)) string {
+func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter, msg, id string, n int)) string {
 	t.Helper()
 	var mu sync.Mutex
 	calls := 0
@@ -294,7 +294,7 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 			n := calls
 			calls++
 			mu.Unlock()
-			call(w, id, n)
+			call(w, msg, id, n)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
@@ -326,7 +326,7 @@ func answerOK(w http.ResponseWriter, id string) {
 // error at once (not at the call's 20 s timeout), and the gateway keeps
 // serving.
 func TestUpstreamDies(t *testing.T) {
-	midStream := func(w http.ResponseWriter, id string, n int) {
+	midStream := func(w http.ResponseWriter, _, id string, n int) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n")
@@ -337,14 +337,14 @@ func TestUpstreamDies(t *testing.T) {
 		}
 		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
 	}
-	beforeAnswer := func(w http.ResponseWriter, id string, n int) {
+	beforeAnswer := func(w http.ResponseWriter, _, id string, n int) {
 		if n == 0 {
 			hangUp(w)
 			return
 		}
 		answerOK(w, id)
 	}
-	for name, call := range map[string]func(http.ResponseWriter, string, int){"mid-stream": midStream, "before answering": beforeAnswer} {
+	for name, call := range map[string]func(http.ResponseWriter, string, string, int){"mid-stream": midStream, "before answering": beforeAnswer} {
 		t.Run(name, func(t *testing.T) {
 			endpoint := startGateway(t, tinyUpstream(t, false, call), "      versions: [2025-11-25]\n      timeout: PT20S\n")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -368,7 +368,7 @@ func TestUpstreamDies(t *testing.T) {
 // arrive together, often before the call has granted credit for the
 // body) has every call answered.
 func TestUpstreamClosesEachConnection(t *testing.T) {
-	server := tinyUpstream(t, true, func(w http.ResponseWriter, id string, _ int) { answerOK(w, id) })
+	server := tinyUpstream(t, true, func(w http.ResponseWriter, _, id string, _ int) { answerOK(w, id) })
 	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -389,7 +389,7 @@ func TestLargeAnswers(t *testing.T) {
 		for _, sse := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d/sse=%v", size, sse), func(t *testing.T) {
 				big := strings.Repeat("0123456789", size/10)
-				server := tinyUpstream(t, false, func(w http.ResponseWriter, id string, _ int) {
+				server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
 					result := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big)
 					if sse {
 						w.Header().Set("Content-Type", "text/event-stream")
@@ -411,6 +411,65 @@ func TestLargeAnswers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLargeCallsThroughProxy: through mcp server → proxy (prefix always,
+// so the name is rewritten) → client, a call whose arguments outgrow a
+// buffer slot, with its name after them as the Go SDK writes it, reaches
+// the upstream whole under its own name, and a large answer comes back.
+func TestLargeCallsThroughProxy(t *testing.T) {
+	big := strings.Repeat("0123456789", 100_000)
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, msg, id string, _ int) {
+		text := "bad"
+		if strings.Contains(msg, `"name":"t"`) && strings.Contains(msg, `"x":"`+big+`"`) {
+			text = big
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, text)
+	})
+	port := freePort(t)
+	enginetest.Start(t, "gateway.yaml", fmt.Sprintf(`name: test
+bindings:
+  tcp0:
+    type: tcp
+    kind: server
+    options:
+      host: 127.0.0.1
+      port: %d
+    exit: http0
+  http0:
+    type: http
+    kind: server
+    exit: mcp0
+  mcp0:
+    type: mcp
+    kind: server
+    exit: proxy0
+  proxy0:
+    type: mcp
+    kind: proxy
+    options:
+      prefix: always
+    routes:
+      - exit: client0
+        when:
+          - toolkit: up
+  client0:
+    type: mcp
+    kind: client
+    options:
+      server: %s
+      versions: [2025-11-25]
+`, port, server))
+	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connect(t, ctx, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "2025-11-25", nil)
+	defer s.Close()
+	for range 2 {
+		got := callText(t, ctx, s, "up__t", map[string]any{"x": big})
+		require.Len(t, got, len(big), "the upstream saw its name and the whole argument")
 	}
 }
 

@@ -51,8 +51,9 @@
 // no route serves, or one its route's globs do not allow, gets the ERROR
 // outcome with the toolkit's own error: -32602 "Unknown tool: <name>",
 // -32602 "Unknown prompt: <name>", or -32002 "Resource not found" with
-// data {"uri": <uri>}. Params larger than the slot get -32602 "Invalid
-// params: too large".
+// data {"uri": <uri>}. Params larger than the slot go on into a buffer of
+// the request's own (the downstream gets credit again as it fills), up to
+// 16 MiB; larger ones get -32602 "Invalid params: too large".
 //
 // completion/complete (the generic request kind) is routed by
 // params.ref.name (ref/prompt) or params.ref.uri (ref/resource) in the

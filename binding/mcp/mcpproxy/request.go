@@ -49,9 +49,12 @@ type request struct {
 	contentLength int32
 	timeout       int64
 
-	// The params arriving in a slot of the worker's pool.
+	// The params arriving in a slot of the worker's pool, and once they
+	// outgrow it, in spill (up to maxParams).
 	slot   int
 	have   int
+	spill  []byte
+	spilt  bool
 	scan   scanner
 	params []byte // once complete (and rewritten for the route)
 
@@ -127,6 +130,7 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.originID, r.initialID, r.replyID = b.OriginID(), b.StreamID(), engine.ReplyID(b.StreamID())
 	r.traceID, r.authorization = b.TraceID(), b.Authorization()
 	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
+	r.dropSpill()
 	r.in, r.out = engine.Flow{}, engine.Flow{}
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
 	r.answer, r.answerOff = r.answer[:0], 0
@@ -313,24 +317,62 @@ func (r *request) onData(d *frame.Data) {
 		return // bytes after the params
 	}
 	p := d.Payload()
-	room := r.h.pool.Buffer(r.slot)[r.have:]
-	if len(p) > len(room) {
+	n := r.scan.feed(p)
+	if n >= 0 {
+		p = p[:n] // the rest follows the params
+	}
+	if !r.take(p) {
 		r.tooLarge()
 		return
 	}
-	copy(room, p)
-	if n := r.scan.feed(p); n >= 0 {
-		r.have += n
+	if n >= 0 || r.contentLength >= 0 && r.have >= int(r.contentLength) {
 		r.onParams()
 		return
 	}
+	if r.spilt {
+		// Params beyond the slot stream on into the spill: the
+		// downstream (the mcp server, which cuts its DATA to any
+		// window) gets credit again once half of it is used.
+		capacity := int32(r.h.pool.SlotCapacity())
+		if r.in.WindowDue(r.in.Seq, capacity, 0) {
+			r.in.Ack, r.in.Max = r.in.Seq, capacity
+			if r.h.doWindow(r.originID, r.h.id, r.initialID, r.traceID, r.authorization, &r.in) != nil {
+				r.fail()
+			}
+		}
+	}
+}
+
+// maxParams bounds the params a request buffers (the mcp server in front
+// bounds its request bodies too, by limits.body: 1 MiB by default).
+const maxParams = 16 << 20
+
+// take stores p after the params received so far: in the slot while they
+// fit, then in the spill. It reports false beyond maxParams.
+func (r *request) take(p []byte) bool {
+	if !r.spilt {
+		room := r.h.pool.Buffer(r.slot)[r.have:]
+		if len(p) < len(room) || len(p) == len(room) && r.contentLength >= 0 && r.have+len(p) >= int(r.contentLength) {
+			r.have += copy(room, p)
+			return true
+		}
+		r.spill = append(r.spill[:0], r.h.pool.Buffer(r.slot)[:r.have]...)
+		r.spilt = true
+	}
+	if r.have+len(p) > maxParams {
+		return false
+	}
+	r.spill = append(r.spill, p...)
 	r.have += len(p)
-	switch {
-	case r.contentLength >= 0 && r.have >= int(r.contentLength):
-		r.onParams()
-	case len(p) == len(room):
-		r.tooLarge()
+	return true
+}
+
+// buffered returns the params received so far.
+func (r *request) buffered() []byte {
+	if r.spilt {
+		return r.spill[:r.have]
 	}
+	return r.h.pool.Buffer(r.slot)[:r.have]
 }
 
 func (r *request) onEnd(seq int64) {
@@ -437,7 +479,7 @@ func (r *request) onReplyReset(buf []byte) {
 func (r *request) onParams() {
 	r.state |= paramsDone
 	h := r.h
-	r.params = h.pool.Buffer(r.slot)[:r.have]
+	r.params = r.buffered()
 	switch r.op {
 	case opList:
 		r.startList()
@@ -718,7 +760,20 @@ func (r *request) releaseSlot() {
 		r.slot = engine.NoSlot
 		r.params = nil
 	}
+	r.dropSpill()
 }
+
+// dropSpill empties the spill, keeping its buffer for the next request
+// unless it grew past maxKeptSpill: a rare large request does not pin it.
+func (r *request) dropSpill() {
+	if cap(r.spill) > maxKeptSpill {
+		r.spill = nil
+	}
+	r.spill, r.spilt = r.spill[:0], false
+}
+
+// maxKeptSpill is the largest spill a free request keeps for the next.
+const maxKeptSpill = 256 << 10
 
 // maybeRelease returns the request to the worker's free list once every
 // direction of it and of its legs is closed. Its ids are cleared, so a
