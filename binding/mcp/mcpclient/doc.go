@@ -118,7 +118,9 @@
 //     becomes FLUSH McpFlushEx.progress{token: the progressToken's JSON
 //     text, progress, total (-1: none), message}; other notifications
 //     FLUSH notification; the response with the request's id is answered
-//     as above, and the stream aborted.
+//     as above, and the stream aborted. A FLUSH is one frame: a
+//     notification larger than the worker's frame (the buffer slot, 32 KiB
+//     by default) is dropped with a warning, and the request goes on.
 //   - The reply's DATA respect its credit and padding, split to it.
 //
 // Failures:

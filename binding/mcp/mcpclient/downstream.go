@@ -279,10 +279,15 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 		}
 	}
 	n, err := fb.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameFlush, buf[:n])
+	if err != nil {
+		// A FLUSH is one frame: a notification past the worker's frame
+		// size (the buffer slot, 32 KiB by default) cannot travel. The
+		// request goes on; the notification is dropped, not silently.
+		h.w.Logger().Warn("mcp client: notification dropped: it does not fit a frame", "binding", h.cfg.Name,
+			"kind", k, "bytes", len(a)+len(b), "max", h.w.MaxFrame(), "err", err)
+		return false
 	}
-	return err == nil
+	return h.w.Send(frame.FrameFlush, buf[:n]) == nil
 }
 
 // replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
