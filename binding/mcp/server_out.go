@@ -151,8 +151,7 @@ func (r *request) sendData(p []byte) bool {
 func (r *request) flushOut() {
 	h := r.h
 	if r.q.n > 0 {
-		b := h.pool.Buffer(r.q.slot)
-		sent := r.sendWindowed(b[r.q.off : r.q.off+r.q.n])
+		sent := r.sendWindowed(r.q.bytes(h))
 		r.q.off += sent
 		r.q.n -= sent
 		if r.q.n > 0 {
@@ -223,9 +222,23 @@ func (r *request) abortReply() {
 	}
 }
 
-// push appends p to the queue, taking a slot for it when needed.
+// push appends p to the queue, taking a slot for it when needed and
+// moving to a buffer of its own when the slot cannot hold it; false past
+// maxQueue.
 func (q *outQueue) push(h *server, owner int64, p []byte) bool {
 	if len(p) == 0 {
+		return true
+	}
+	if q.n+len(p) > maxQueue {
+		return false
+	}
+	if q.over != nil {
+		if q.off > 0 && q.off+q.n+len(p) > cap(q.over) {
+			q.over = q.over[:copy(q.over, q.over[q.off:q.off+q.n])]
+			q.off = 0
+		}
+		q.over = append(q.over[:q.off+q.n], p...)
+		q.n += len(p)
 		return true
 	}
 	if q.slot < 0 {
@@ -239,13 +252,25 @@ func (q *outQueue) push(h *server, owner int64, p []byte) bool {
 	b := h.pool.Buffer(q.slot)
 	if q.off+q.n+len(p) > len(b) {
 		if q.n+len(p) > len(b) {
-			return false
+			over := make([]byte, 0, 2*(q.n+len(p)))
+			over = append(append(over, b[q.off:q.off+q.n]...), p...)
+			h.pool.Release(q.slot)
+			*q = outQueue{slot: -1, n: len(over), over: over}
+			return true
 		}
 		copy(b, b[q.off:q.off+q.n])
 		q.off = 0
 	}
 	q.n += copy(b[q.off+q.n:], p)
 	return true
+}
+
+// bytes returns the queued bytes.
+func (q *outQueue) bytes(h *server) []byte {
+	if q.over != nil {
+		return q.over[q.off : q.off+q.n]
+	}
+	return h.pool.Buffer(q.slot)[q.off : q.off+q.n]
 }
 
 // drop empties the queue and gives its slot back.

@@ -138,12 +138,22 @@ type request struct {
 	kaID      int64
 }
 
-// outQueue holds response bytes waiting for the network window, in a
-// buffer slot: slot[off:off+n].
+// outQueue holds response bytes waiting for the network window: in a
+// buffer slot, slot[off:off+n], and once they outgrow it in a buffer of
+// the request's own, over[off:off+n], up to maxQueue. Events are not
+// flow-controlled (FLUSH carries no credit), so a tool that logs faster
+// than its client reads fills the queue; a slot alone (32 KiB) dropped
+// events, the tool's answer with them, in bursts of a few hundred log
+// lines.
 type outQueue struct {
 	slot   int
 	off, n int
+	over   []byte // the queue once it left the slot; nil before
 }
+
+// maxQueue bounds the bytes a response holds for a client that reads
+// slower than its events come; past it events are dropped with a warning.
+const maxQueue = 8 << 20
 
 func (r *request) reset() {
 	h, gen, onNet, onApp, onKA := r.h, r.gen, r.onNet, r.onApp, r.onKA
@@ -200,10 +210,7 @@ func (r *request) release() {
 	r.freeIn()
 	r.freeRes()
 	r.releaseStream()
-	if r.q.slot >= 0 {
-		h.pool.Release(r.q.slot)
-		r.q = outQueue{slot: -1}
-	}
+	r.q.drop(h)
 	r.gen++
 	r.freed = true
 	r.sess = nil

@@ -473,6 +473,47 @@ bindings:
 	}
 }
 
+// TestNotificationBurst: a tool that logs 2,000 lines before its answer,
+// faster than the client reads them, has every line and its answer
+// delivered. (The mcp server's response queue was one buffer slot: it
+// dropped events past 32 KiB, and the answer with them.)
+func TestNotificationBurst(t *testing.T) {
+	const lines = 2000
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range lines {
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"line %d of the tool's log, about a hundred bytes long.......\"}}\n\n", i)
+		}
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+	})
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var got []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			got = append(got, fmt.Sprint(r.Params.Data))
+			mu.Unlock()
+		},
+	})
+	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) == lines
+	}, 5*time.Second, 10*time.Millisecond, "every log line arrives")
+	mu.Lock()
+	defer mu.Unlock()
+	for i, line := range got {
+		require.True(t, strings.HasPrefix(line, fmt.Sprintf("line %d of", i)), "line %d in order: %q", i, line)
+	}
+}
+
 // TestUpstreamDown: nothing listens upstream; initialize fails with an
 // error, not a hang.
 func TestUpstreamDown(t *testing.T) {
