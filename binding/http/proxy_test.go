@@ -21,21 +21,7 @@ import (
 func startForwardProxy(t *testing.T) string {
 	t.Helper()
 	port := enginetest.FreePort(t)
-	enginetest.Start(t, "proxy.yaml", fmt.Sprintf(`name: proxy
-bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: sys:http_client
-`, port))
+	enginetest.Start(t, "proxy.yaml", enginetest.Front(port, "sys:http_client"))
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	enginetest.WaitListen(t, addr)
 	return addr

@@ -33,20 +33,7 @@ type stack struct {
 func startStack(t *testing.T, options string) *stack {
 	t.Helper()
 	port := enginetest.FreePort(t)
-	src := fmt.Sprintf(`name: test
-bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    exit: mcp0
-  mcp0:
+	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
     type: mcp
     kind: server
     exit: app0
@@ -54,7 +41,7 @@ bindings:
   app0:
     type: toolkit
     kind: server
-`, port, options)
+`, options)
 	e := enginetest.Start(t, "stack.yaml", src)
 	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e: e,
 		client: &http.Client{Timeout: 5 * time.Second}}

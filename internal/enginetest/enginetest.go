@@ -5,6 +5,7 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -39,6 +40,26 @@ func WaitListen(t testing.TB, addr string) {
 		}
 		return err == nil
 	}, 10*time.Second, 10*time.Millisecond, "nothing listens on %s", addr)
+}
+
+// Front returns the start of a configuration named test: a tcp server on
+// 127.0.0.1:port whose connections go to an http server, whose requests
+// go to exit. The caller appends its own bindings, indented by two spaces.
+func Front(port int, exit string) string {
+	return fmt.Sprintf(`name: test
+bindings:
+  tcp0:
+    type: tcp
+    kind: server
+    options:
+      host: 127.0.0.1
+      port: %d
+    exit: http0
+  http0:
+    type: http
+    kind: server
+    exit: %s
+`, port, exit)
 }
 
 // Logs is where the engines' debug logs go: nowhere, unless

@@ -101,35 +101,24 @@ func (u *upstream) stop() {
 // startGateway starts tcp → http → mcp server → mcp client → the
 // upstream, and returns the gateway's MCP endpoint.
 func startGateway(t testing.TB, server, clientOptions string) string {
+	return startGatewayVia(t, server, clientOptions, "")
+}
+
+// startGatewayVia is startGateway with an mcp proxy between the server and
+// the client when proxyOptions (YAML under the proxy's options:) is set;
+// its one route is toolkit up.
+func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string) string {
 	t.Helper()
 	port := freePort(t)
-	src := fmt.Sprintf(`name: test
-bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: mcp0
-        when:
-          - headers:
-              :path: /mcp
-  mcp0:
-    type: mcp
-    kind: server
-    exit: client0
-  client0:
-    type: mcp
-    kind: client
-    options:
-      server: %s
-%s`, port, server, clientOptions)
+	src := enginetest.Front(port, "mcp0")
+	if proxyOptions == "" {
+		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: client0\n"
+	} else {
+		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: proxy0\n" +
+			"  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      " + proxyOptions +
+			"\n    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
+	}
+	src += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
 	enginetest.Start(t, "gateway.yaml", src)
 	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
@@ -428,44 +417,10 @@ func TestLargeCallsThroughProxy(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, text)
 	})
-	port := freePort(t)
-	enginetest.Start(t, "gateway.yaml", fmt.Sprintf(`name: test
-bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    exit: mcp0
-  mcp0:
-    type: mcp
-    kind: server
-    exit: proxy0
-  proxy0:
-    type: mcp
-    kind: proxy
-    options:
-      prefix: always
-    routes:
-      - exit: client0
-        when:
-          - toolkit: up
-  client0:
-    type: mcp
-    kind: client
-    options:
-      server: %s
-      versions: [2025-11-25]
-`, port, server))
-	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	endpoint := startGatewayVia(t, server, "      versions: [2025-11-25]\n", "prefix: always")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s := connect(t, ctx, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "2025-11-25", nil)
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
 	defer s.Close()
 	for range 2 {
 		got := callText(t, ctx, s, "up__t", map[string]any{"x": big})
