@@ -270,18 +270,25 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 	if g.c.rate > 0 {
 		pace.interval = time.Duration(float64(time.Second) / g.c.rate)
 	}
-	// next sends c's next request, or with -rate queues c until one is due.
-	next := func(c *evConn, now time.Time) {
+	// send sends c's next request, unless the phase is over.
+	send := func(c *evConn, now time.Time) {
 		switch {
-		case stopped:
-		case pace.interval > 0:
-			pace.ready = append(pace.ready, c)
 		case !more(now):
 			stopped = true
 		case l.start(c, now):
 			busy++
 		default:
 			retrying++
+		}
+	}
+	// next sends c's next request, or with -rate queues c until one is due.
+	next := func(c *evConn, now time.Time) {
+		switch {
+		case stopped:
+		case pace.interval > 0:
+			pace.ready = append(pace.ready, c)
+		default:
+			send(c, now)
 		}
 	}
 	for _, c := range l.conns {
@@ -292,14 +299,7 @@ func (l *eventLoop) phase(deadline time.Time, record bool) []time.Duration {
 		for len(pace.ready) > 0 && !stopped && pace.due(now) {
 			c := pace.ready[len(pace.ready)-1]
 			pace.ready = pace.ready[:len(pace.ready)-1]
-			switch {
-			case !more(now):
-				stopped = true
-			case l.start(c, now):
-				busy++
-			default:
-				retrying++
-			}
+			send(c, now)
 		}
 		ms := 100
 		if retrying > 0 {

@@ -28,24 +28,7 @@ import (
 func startGateway(t *testing.T, proxy string) string {
 	t.Helper()
 	port := enginetest.FreePort(t)
-	src := fmt.Sprintf(`name: test
-bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: mcp0
-        when:
-          - headers:
-              ":path": /mcp
-  mcp0:
+	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
     type: mcp
     kind: server
     exit: mcp1
@@ -59,7 +42,7 @@ bindings:
   b0:
     type: toolkit
     kind: server
-`, port, proxy)
+`, proxy)
 	enginetest.Start(t, "proxy.yaml", src)
 	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
