@@ -369,36 +369,39 @@ func TestUpstreamClosesEachConnection(t *testing.T) {
 }
 
 // TestLargeAnswers: results larger than a buffer slot stream through the
-// gateway whole, as JSON and as an event stream. (Before the mcp server
+// gateway whole, as JSON and as an event stream, to a 2025 session and to
+// a 2026-07-28 client, for calls whose arguments outgrow a slot too. (Before the mcp server
 // kept the credit it had given, each DATA it forwarded into a chunked
 // response cost the padding on top, its offer shrank below what the mcp
 // client had already sent, and every answer past about 64 KiB was reset.)
 func TestLargeAnswers(t *testing.T) {
-	for _, size := range []int{100_000, 2_000_000} {
-		for _, sse := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%d/sse=%v", size, sse), func(t *testing.T) {
-				big := strings.Repeat("0123456789", size/10)
-				server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
-					result := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big)
-					if sse {
-						w.Header().Set("Content-Type", "text/event-stream")
-						fmt.Fprintf(w, "event: message\ndata: %s\n\n", result)
-						return
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		for _, size := range []int{100_000, 2_000_000} {
+			for _, sse := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%d/sse=%v", version, size, sse), func(t *testing.T) {
+					big := strings.Repeat("0123456789", size/10)
+					server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
+						result := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big)
+						if sse {
+							w.Header().Set("Content-Type", "text/event-stream")
+							fmt.Fprintf(w, "event: message\ndata: %s\n\n", result)
+							return
+						}
+						w.Header().Set("Content-Type", "application/json")
+						fmt.Fprint(w, result)
+					})
+					endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					s := connect(t, ctx, endpoint, version, nil)
+					defer s.Close()
+					for range 2 {
+						got := callText(t, ctx, s, "t", map[string]any{"x": big[:size/2]})
+						require.Len(t, got, len(big))
+						require.True(t, got == big, "the text came back changed")
 					}
-					w.Header().Set("Content-Type", "application/json")
-					fmt.Fprint(w, result)
 				})
-				endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				s := connect(t, ctx, endpoint, "2025-11-25", nil)
-				defer s.Close()
-				for range 2 {
-					got := callText(t, ctx, s, "t", nil)
-					require.Len(t, got, len(big))
-					require.True(t, got == big, "the text came back changed")
-				}
-			})
+			}
 		}
 	}
 }
