@@ -431,44 +431,35 @@ func TestLargeCallsThroughProxy(t *testing.T) {
 	}
 }
 
-// TestNotificationBurst: a tool that logs 2,000 lines before its answer,
-// faster than the client reads them, has every line and its answer
-// delivered. (The mcp server's response queue was one buffer slot: it
-// dropped events past 32 KiB, and the answer with them.)
+// TestNotificationBurst: a tool that reports 2,000 progress steps before
+// its answer, faster than the client reads them, has every step and its
+// answer delivered, in order. (The mcp server's response queue was one
+// buffer slot: it dropped events past 32 KiB, and the answer with them.)
 func TestNotificationBurst(t *testing.T) {
-	const lines = 2000
+	const steps = 2000
 	server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range lines {
-			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"line %d of the tool's log, about a hundred bytes long.......\"}}\n\n", i)
+		for i := range steps {
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":%d,\"message\":\"step %d of a long job, with a message about a hundred bytes long\"}}\n\n", i, i)
 		}
 		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
 	})
 	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var mu sync.Mutex
-	var got []string
-	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			mu.Lock()
-			got = append(got, fmt.Sprint(r.Params.Data))
-			mu.Unlock()
-		},
-	})
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
-	require.NoError(t, err)
+	var pl progressLog
+	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
 	defer s.Close()
-	assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
-	require.Eventually(t, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(got) == lines
-	}, 5*time.Second, 10*time.Millisecond, "every log line arrives")
-	mu.Lock()
-	defer mu.Unlock()
-	for i, line := range got {
-		require.True(t, strings.HasPrefix(line, fmt.Sprintf("line %d of", i)), "line %d in order: %q", i, line)
+	call := &mcp.CallToolParams{Name: "t"}
+	call.SetProgressToken("p")
+	res, err := s.CallTool(ctx, call)
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Eventually(t, func() bool { return pl.len() == steps }, 5*time.Second, 10*time.Millisecond, "every step arrives")
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for i, p := range pl.p {
+		require.Equal(t, float64(i), p, "step %d in order", i)
 	}
 }
 
