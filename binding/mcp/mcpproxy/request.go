@@ -50,11 +50,10 @@ type request struct {
 	timeout       int64
 
 	// The params arriving in a slot of the worker's pool, and once they
-	// outgrow it, in spill (up to maxParams).
+	// outgrow it, in spill (up to maxParams); spill is empty until then.
 	slot   int
 	have   int
 	spill  []byte
-	spilt  bool
 	scan   scanner
 	params []byte // once complete (and rewritten for the route)
 
@@ -329,7 +328,7 @@ func (r *request) onData(d *frame.Data) {
 		r.onParams()
 		return
 	}
-	if r.spilt {
+	if len(r.spill) > 0 {
 		// Params beyond the slot stream on into the spill: the
 		// downstream (the mcp server, which cuts its DATA to any
 		// window) gets credit again once half of it is used.
@@ -350,14 +349,14 @@ const maxParams = 16 << 20
 // take stores p after the params received so far: in the slot while they
 // fit, then in the spill. It reports false beyond maxParams.
 func (r *request) take(p []byte) bool {
-	if !r.spilt {
+	if len(r.spill) == 0 {
 		room := r.h.pool.Buffer(r.slot)[r.have:]
 		if len(p) < len(room) || len(p) == len(room) && r.contentLength >= 0 && r.have+len(p) >= int(r.contentLength) {
 			r.have += copy(room, p)
 			return true
 		}
+		// p is at least the slot's room, so the spill is never empty.
 		r.spill = append(r.spill[:0], r.h.pool.Buffer(r.slot)[:r.have]...)
-		r.spilt = true
 	}
 	if r.have+len(p) > maxParams {
 		return false
@@ -369,7 +368,7 @@ func (r *request) take(p []byte) bool {
 
 // buffered returns the params received so far.
 func (r *request) buffered() []byte {
-	if r.spilt {
+	if len(r.spill) > 0 {
 		return r.spill[:r.have]
 	}
 	return r.h.pool.Buffer(r.slot)[:r.have]
@@ -769,7 +768,7 @@ func (r *request) dropSpill() {
 	if cap(r.spill) > maxKeptSpill {
 		r.spill = nil
 	}
-	r.spill, r.spilt = r.spill[:0], false
+	r.spill = r.spill[:0]
 }
 
 // maxKeptSpill is the largest spill a free request keeps for the next.
