@@ -90,6 +90,19 @@ found: \
 	ADDQ R11, BX \
 	JMP done
 
+// PUSH(op) opens a container one level deeper (DX), at the depth limit
+// leaving with exValue, and marks it in the stack bitmap (R10): op is
+// BTRQ for an object, BTSQ for an array. It clobbers BX and R11.
+#define PUSH(op) \
+	CMPQ DX, maxDepth+56(FP) \
+	JEQ exitValue \
+	INCQ DX \
+	MOVQ DX, BX \
+	SHRQ $6, BX \
+	MOVQ (R10)(BX*8), R11 \
+	op DX, R11 \
+	MOVQ R11, (R10)(BX*8)
+
 // EXIT stores the results and returns.
 #define EXIT(code) \
 	MOVQ AX, ri+88(FP) \
@@ -239,14 +252,7 @@ valueSkip:
 	JMP value
 
 object:
-	CMPQ DX, maxDepth+56(FP)
-	JEQ exitValue
-	INCQ DX
-	MOVQ DX, BX
-	SHRQ $6, BX
-	MOVQ (R10)(BX*8), R11
-	BTRQ DX, R11
-	MOVQ R11, (R10)(BX*8)
+	PUSH(BTRQ)
 	XORQ R9, R9
 	INCQ AX
 	CMPQ AX, R8
@@ -264,14 +270,7 @@ objectOther:
 	JMP pop
 
 array:
-	CMPQ DX, maxDepth+56(FP)
-	JEQ exitValue
-	INCQ DX
-	MOVQ DX, BX
-	SHRQ $6, BX
-	MOVQ (R10)(BX*8), R11
-	BTSQ DX, R11
-	MOVQ R11, (R10)(BX*8)
+	PUSH(BTSQ)
 	MOVQ $1, R9
 	INCQ AX
 	CMPQ AX, R8
