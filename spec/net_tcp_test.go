@@ -10,16 +10,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	return port
-}
+func freePort(t *testing.T) int { return enginetest.FreePort(t) }
 
 // TestLiveScriptPair plays a client and a server script over real loopback
 // sockets: connect dials, accept listens, close is a half-close.
