@@ -581,3 +581,44 @@ func TestCancel(t *testing.T) {
 	}
 	assert.Equal(t, "ok", callText(t, ctx, s, "fast", nil))
 }
+
+// TestTimeoutRestartsOnNotifications: with a 1 s timeout, a tool that
+// reports progress every 200 ms for 2.4 s is answered, with every step;
+// one that falls silent for 3 s gets "Upstream timeout" after about 1 s.
+func TestTimeoutRestartsOnNotifications(t *testing.T) {
+	const steps = 12
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, msg, id string, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		if strings.Contains(msg, `"silent"`) {
+			time.Sleep(3 * time.Second)
+		} else {
+			for i := range steps {
+				time.Sleep(200 * time.Millisecond)
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":%d}}\n\n", i)
+				w.(http.Flusher).Flush()
+			}
+		}
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+	})
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n      timeout: PT1S\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var pl progressLog
+	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
+	defer s.Close()
+
+	call := &mcp.CallToolParams{Name: "t"}
+	call.SetProgressToken("p")
+	res, err := s.CallTool(ctx, call)
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%+v", res.Content)
+	require.Eventually(t, func() bool { return pl.len() == steps }, 2*time.Second, 10*time.Millisecond, "every step arrives")
+
+	start := time.Now()
+	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"mode": "silent"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Upstream timeout")
+	assert.Less(t, time.Since(start), 2500*time.Millisecond, "cut after the timeout, not at the upstream's answer")
+}

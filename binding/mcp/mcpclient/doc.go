@@ -14,6 +14,11 @@
 //	      versions: [2026-07-28, 2025-11-25]  # offered upstream, the default
 //	      timeout: PT60S                      # per request, the default
 //
+// The timeout runs from the request's POST and starts again at every
+// notification the upstream sends on the request's stream (progress,
+// log messages): a long job that keeps reporting is not cut off, one that
+// falls silent for a whole timeout is.
+//
 // Options of the other kinds (origins, hosts, inactivity, sse, get,
 // limits, sessions, prefix) are refused with an error naming the kind
 // they belong to.

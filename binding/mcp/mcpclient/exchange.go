@@ -577,6 +577,10 @@ func (x *exchange) onMessage(c *call, m *message) {
 			postRefusal(h, &x.snap, m.id)
 			return
 		}
+		// A notification on the request's stream is the upstream working
+		// on it: the timeout counts from the last one, so a long job
+		// that reports progress is not cut off.
+		x.extend()
 		if string(method) == "notifications/progress" {
 			x.onProgress(m.params)
 			return
@@ -719,6 +723,13 @@ func (x *exchange) notifyCancelled(reason string) {
 	c := x.c
 	x.c = nil
 	c.abort()
+}
+
+// extend moves an armed request's deadline to a whole timeout from now.
+func (x *exchange) extend() {
+	if x.idx >= 0 {
+		x.deadline = x.h.w.Now().Add(x.h.s.timeout)
+	}
 }
 
 func (x *exchange) cancelTimer() {
