@@ -121,7 +121,8 @@ func readRequest(v *mcp.McpRequestBeginEx) []any {
 }
 
 func readNotification(v *mcp.McpNotificationFlushEx) []any {
-	return []any{strOf(v.HasMethod(), v.Method(), v.MethodString()), strOf(v.HasParams(), v.Params(), v.ParamsString())}
+	return []any{strOf(v.HasMethod(), v.Method(), v.MethodString()), strOf(v.HasParams(), v.Params(), v.ParamsString()),
+		v.Total(), v.Start()}
 }
 
 func readResourcesUpdated(v *mcp.McpResourcesUpdatedFlushEx) []any {
@@ -478,12 +479,18 @@ func mcpCases() []flyweighttest.Case {
 			func(b *mcp.McpNotificationFlushExBuilder) {
 				b.Method("notifications/message").Params(`{"level":"info","data":"x"}`)
 			},
-			enc{}.Str16("notifications/message").I32(27).Add([]byte(`{"level":"info","data":"x"}`)...),
-			text("notifications/message"), text(`{"level":"info","data":"x"}`)),
+			enc{}.Str16("notifications/message").I32(27).Add([]byte(`{"level":"info","data":"x"}`)...).I32(-1).I32(0),
+			text("notifications/message"), text(`{"level":"info","data":"x"}`), int32(-1), int32(0)),
+		notification.cases("a part",
+			func(b *mcp.McpNotificationFlushExBuilder) {
+				b.Method("notifications/message").Params(`"data":"x"}`).Total(27).Start(16)
+			},
+			enc{}.Str16("notifications/message").I32(11).Add([]byte(`"data":"x"}`)...).I32(27).I32(16),
+			text("notifications/message"), text(`"data":"x"}`), int32(27), int32(16)),
 		notification.cases("params default",
 			func(b *mcp.McpNotificationFlushExBuilder) { b.Method("notifications/message") },
-			enc{}.Str16("notifications/message").I32(-1),
-			text("notifications/message"), null),
+			enc{}.Str16("notifications/message").I32(-1).I32(-1).I32(0),
+			text("notifications/message"), null, int32(-1), int32(0)),
 		resourcesUpdated.cases("all set",
 			func(b *mcp.McpResourcesUpdatedFlushExBuilder) { b.ID("upd-3").URI("file:///etc/motd") },
 			enc{}.Str16("upd-3").Str16("file:///etc/motd"),

@@ -165,7 +165,11 @@
 //     JSON text), progress, total (-1: none), message} and FLUSH
 //     McpFlushEx.notification{method, params} (any other notification,
 //     such as notifications/message, relayed as it came) as notifications;
-//     DATA the bare result; END. With McpEndEx{outcome: ERROR} the DATA was
+//     DATA the bare result; END. A notification whose params outgrow a
+//     frame comes in parts (total ≥ 0: each FLUSH carries the params bytes
+//     from start on); the server puts them back together, on a request's
+//     reply as on a lifecycle, and drops with a warning parts that do not
+//     follow on or add up past MaxNotification (1 MiB). With McpEndEx{outcome: ERROR} the DATA was
 //     a JSON-RPC error object, relayed as the response's "error".
 //   - The response is application/json with {"jsonrpc":"2.0","id":<the id
 //     as sent>,"result":…}, or, once a progress FLUSH came first, an event

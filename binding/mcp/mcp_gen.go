@@ -7708,9 +7708,11 @@ type McpNotificationFlushEx struct {
 	off     int
 	limit   int
 	oParams int
+	oTotal  int
+	oStart  int
 }
 
-var mcpNotificationFlushExFieldNames = [...]string{"method", "params"}
+var mcpNotificationFlushExFieldNames = [...]string{"method", "params", "total", "start"}
 
 // Wrap views the McpNotificationFlushEx that starts at buf[off] and ends at or before
 // limit, checking every length against limit.
@@ -7760,6 +7762,18 @@ func (f *McpNotificationFlushEx) wrap(buf []byte, off, limit int) (string, error
 	} else {
 		p += 4 + max(n, 0)
 	}
+
+	f.oTotal = p
+	if limit-p < 4 {
+		return "total", flyweight.ErrShort
+	}
+	p += 4
+
+	f.oStart = p
+	if limit-p < 4 {
+		return "start", flyweight.ErrShort
+	}
+	p += 4
 
 	f.limit = p
 	return "", nil
@@ -7814,6 +7828,16 @@ func (f *McpNotificationFlushEx) Params() []byte {
 
 // ParamsString returns a copy of params ("" when null).
 func (f *McpNotificationFlushEx) ParamsString() string { return string(f.Params()) }
+
+// Total returns total.
+func (f *McpNotificationFlushEx) Total() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oTotal:]))
+}
+
+// Start returns start.
+func (f *McpNotificationFlushEx) Start() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oStart:]))
+}
 
 // McpNotificationFlushExBuilder writes a McpNotificationFlushEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
@@ -7902,6 +7926,22 @@ func (b *McpNotificationFlushExBuilder) fill(i int) bool {
 	case 1:
 		return b.putStr(1, 4, true, "")
 
+	case 2:
+		if !b.room(2, 4) {
+			return false
+		}
+		v := int32(-1)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
+	case 3:
+		if !b.room(3, 4) {
+			return false
+		}
+		v := int32(0)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
 	}
 	return true
 }
@@ -7988,10 +8028,30 @@ func (b *McpNotificationFlushExBuilder) ParamsNull() *McpNotificationFlushExBuil
 	return b
 }
 
+// Total sets total.
+func (b *McpNotificationFlushExBuilder) Total(v int32) *McpNotificationFlushExBuilder {
+	if b.advance(2) && b.room(2, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 3
+	}
+	return b
+}
+
+// Start sets start.
+func (b *McpNotificationFlushExBuilder) Start(v int32) *McpNotificationFlushExBuilder {
+	if b.advance(3) && b.room(3, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 4
+	}
+	return b
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpNotificationFlushExBuilder) BuildLimit() (int, error) {
-	b.advance(2)
+	b.advance(4)
 	return b.p, b.err
 }
 

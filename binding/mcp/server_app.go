@@ -147,7 +147,10 @@ func (r *request) onAppFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameFlush:
 		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == r.appReplyID {
 			_ = r.appIn.OnFrame(h.flush.Sequence())
-			r.onAppFlush(h.flush.Extension())
+			if ext := h.wholeNotification(&r.parts, h.flush.Extension()); ext != nil {
+				r.onAppFlush(ext)
+				r.parts.trim()
+			}
 		}
 	case frame.FrameEnd:
 		if h.end.TryWrap(buf, 0, len(buf)) && h.end.StreamID() == r.appReplyID {

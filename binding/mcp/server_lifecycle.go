@@ -26,6 +26,7 @@ type lifecycle struct {
 	replyOver          bool
 	replyBegun         bool
 	aborted            bool // the reply ABORTed, or the initial stream RESET
+	parts              *noteParts
 	onFrame            engine.MessageConsumer
 }
 
@@ -109,15 +110,18 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 	case frame.FrameFlush:
 		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == lc.replyID {
 			_ = lc.in.OnFrame(h.flush.Sequence())
+			ext := h.wholeNotification(&lc.parts, h.flush.Extension())
 			switch {
+			case ext == nil:
 			case lc.s != nil:
-				lc.s.notify(h, h.flush.Extension())
+				lc.s.notify(h, ext)
 			case lc.listen:
 				if r := lc.listener(); r != nil {
-					r.listenNotify(h.flush.Extension())
+					r.listenNotify(ext)
 					r.release()
 				}
 			}
+			lc.parts.trim()
 		}
 	case frame.FrameEnd:
 		if h.end.TryWrap(buf, 0, len(buf)) && h.end.StreamID() == lc.replyID {

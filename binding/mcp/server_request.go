@@ -136,6 +136,7 @@ type request struct {
 	get       bool // the session's GET stream
 	detached  bool // the client left an SSE response; events go to replay
 	kaID      int64
+	parts     *noteParts // a notification of the app's reply arriving in parts
 }
 
 // outQueue holds response bytes waiting for the network window: in a
@@ -181,6 +182,10 @@ func (r *request) reset() {
 	r.streaming, r.get, r.detached, r.kaID = false, false, false, 0
 	r.h, r.gen, r.onNet, r.onApp, r.onKA = h, gen, onNet, onApp, onKA
 	r.freed = false
+	if r.parts != nil {
+		r.parts.drop()
+		r.parts.trim()
+	}
 	if r.onKA == nil {
 		r.onKA = r.keepalive
 	}

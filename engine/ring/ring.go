@@ -291,9 +291,15 @@ func (r *Ring) reserve(msgType int32, length int) (int, error) {
 // method value stored once in a field), not a fresh closure per call, so
 // that Read does not allocate.
 //
-// As in Agrona, the consumed bytes are zeroed and the head is published once
-// per Read, with a release store, not once per record. If handler panics,
-// the records up to and including the one it panicked on count as consumed.
+// As in Agrona, the consumed bytes are zeroed and the head is published
+// with a release store at the end of a Read, not once per record; but
+// also whenever the consumed bytes not yet handed back reach the largest
+// record's size (an eighth of the capacity). A handler may write to the
+// ring it is read from (a worker sends frames to itself): without the
+// early hand-back, a batch that carried large frames and wrote large
+// frames in turn found the ring full of space it had already consumed.
+// If handler panics, the records up to and including the one it panicked
+// on count as consumed.
 func (r *Ring) Read(handler Handler, limit int) int {
 	buf, capacity := r.buf, r.capacity
 	head := r.head.Load()
@@ -326,6 +332,12 @@ func (r *Ring) Read(handler Handler, limit int) int {
 		if msgType := int32(w >> 32); msgType != PaddingType {
 			n++
 			handler(msgType, buf[rec+HeaderLength:rec+length:rec+length])
+		}
+		if consumed := zeroed + pos - start; consumed >= r.maxMsg {
+			clear(buf[start:pos])
+			head += int64(consumed)
+			r.head.Store(head)
+			start, zeroed = pos, 0
 		}
 	}
 	return n

@@ -307,6 +307,39 @@ func TestReadLimit(t *testing.T) {
 	assert.Equal(t, []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, got)
 }
 
+// TestReadHandsBackSpace: a handler that writes to the ring it is read
+// from (a worker sending frames to itself) can go on writing through one
+// long Read, far past the ring's capacity: consumed space goes back to
+// producers as the batch goes, not only at its end.
+func TestReadHandsBackSpace(t *testing.T) {
+	const capacity = 1024
+	r := newHeap(t, capacity)
+	payload := pattern(112, 3) // 120-byte records
+	for i := range 4 {
+		require.NoError(t, r.Write(int32(i+1), payload))
+	}
+	written, refused := 0, 0
+	h := func(msgType int32, p []byte) {
+		require.Equal(t, payload, p)
+		if err := r.Write(msgType+4, payload); err != nil {
+			require.ErrorIs(t, err, ring.ErrFull)
+			refused++
+			return
+		}
+		written++
+	}
+	require.Equal(t, 40, r.Read(h, 40))
+	assert.Zero(t, refused, "writes refused in the batch")
+	assert.Equal(t, 40, written)
+	assert.Greater(t, written*120, capacity, "the batch wrote more than the ring holds")
+	rest := drain(t, r)
+	require.Len(t, rest, 4, "what is left is the four records written last")
+	for i, rec := range rest {
+		assert.Equal(t, int32(41+i), rec.msgType)
+		assert.Equal(t, payload, rec.payload)
+	}
+}
+
 // TestFull fills the ring until it refuses, checks that the refusal changed
 // nothing, drains it and writes again.
 func TestFull(t *testing.T) {

@@ -123,9 +123,12 @@
 //     becomes FLUSH McpFlushEx.progress{token: the progressToken's JSON
 //     text, progress, total (-1: none), message}; other notifications
 //     FLUSH notification; the response with the request's id is answered
-//     as above, and the stream aborted. A FLUSH is one frame: a
-//     notification larger than the worker's frame (the buffer slot, 32 KiB
-//     by default) is dropped with a warning, and the request goes on.
+//     as above, and the stream aborted. A FLUSH is one frame (the buffer
+//     slot, 32 KiB by default): a notification whose params do not fit
+//     one goes in parts, consecutive FLUSHes with the same method and
+//     {total, start} of the params bytes each carries, up to
+//     mcp.MaxNotification (1 MiB); a larger one, or a progress message
+//     past a frame, is dropped with a warning, and the request goes on.
 //   - The reply's DATA respect its credit and padding, split to it.
 //
 // Failures:

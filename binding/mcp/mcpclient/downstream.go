@@ -230,7 +230,7 @@ const (
 	flushPromptsListChanged
 	flushResourcesListChanged
 	flushResourcesUpdated // a: uri
-	flushNotification     // a: method, b: params (nil: none)
+	flushNotification     // a: method, b: params (nil: none), n1 total (-1: whole), n2 start
 	flushProgress         // a: token, b: message (nil: none), n1 progress, n2 total
 )
 
@@ -264,6 +264,7 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 			} else {
 				nb.ParamsBytes(b)
 			}
+			nb.Total(int32(n1)).Start(int32(n2))
 		case flushProgress:
 			pb := eb.Progress().ID("").TokenBytes(a).Progress(n1).Total(n2)
 			if b == nil {
@@ -280,14 +281,42 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 	}
 	n, err := fb.BuildLimit()
 	if err != nil {
-		// A FLUSH is one frame: a notification past the worker's frame
-		// size (the buffer slot, 32 KiB by default) cannot travel. The
-		// request goes on; the notification is dropped, not silently.
+		// A FLUSH is one frame: what does not fit (a progress message
+		// past the worker's frame size, 32 KiB by default; notify cuts
+		// other notifications into parts) cannot travel. The request
+		// goes on; the notification is dropped, not silently.
 		h.w.Logger().Warn("mcp client: notification dropped: it does not fit a frame", "binding", h.cfg.Name,
 			"kind", k, "bytes", len(a)+len(b), "max", h.w.MaxFrame(), "err", err)
 		return false
 	}
 	return h.w.Send(frame.FrameFlush, buf[:n]) == nil
+}
+
+// partRoom is what a FLUSH's frame and McpFlushEx take besides a
+// notification's method and params, with room to spare.
+const partRoom = 256
+
+// notify relays a notification: one FLUSH when it fits a frame, else its
+// params in parts, consecutive FLUSHes of up to a frame each, up to
+// mcp.MaxNotification in all (McpNotificationFlushEx total and start).
+func (d *downstream) notify(method, params []byte) bool {
+	h := d.h
+	part := h.w.MaxFrame() - partRoom - len(method)
+	if len(params) <= part {
+		return d.doFlush(flushNotification, method, params, -1, 0)
+	}
+	if part < 1024 || len(params) > mcp.MaxNotification {
+		h.w.Logger().Warn("mcp client: notification dropped: too large", "binding", h.cfg.Name,
+			"method", string(method), "bytes", len(params), "max", mcp.MaxNotification)
+		return false
+	}
+	for start := 0; start < len(params); start += part {
+		end := min(start+part, len(params))
+		if !d.doFlush(flushNotification, method, params[start:end], int64(len(params)), int64(start)) {
+			return false
+		}
+	}
+	return true
 }
 
 // replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's

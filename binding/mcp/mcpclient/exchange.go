@@ -585,7 +585,7 @@ func (x *exchange) onMessage(c *call, m *message) {
 			x.onProgress(m.params)
 			return
 		}
-		x.ds.doFlush(flushNotification, method, m.params, 0, 0)
+		x.ds.notify(method, m.params)
 		return
 	}
 	if !m.isResponse() || !bytes.Equal(m.id, strconv.AppendInt(h.idBuf[:0], x.id, 10)) {

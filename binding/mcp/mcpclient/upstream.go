@@ -967,7 +967,7 @@ func (l *lifecycle) onMessage(m *message) {
 			l.ds.doFlush(flushResourcesUpdated, unquote(h.scratch[:0], uri), nil, 0, 0)
 		}
 	default:
-		l.ds.doFlush(flushNotification, method, m.params, 0, 0)
+		l.ds.notify(method, m.params)
 	}
 }
 
