@@ -61,6 +61,7 @@ func (w *Worker) Claim(t frame.FrameType, streamID int64, size int) (FrameClaim,
 	target := w.engine.workers[targetIndex(streamID, t.IsThrottle())]
 	c, err := target.ring.Claim(int32(t), size)
 	if err != nil {
+		w.refused(target, err)
 		return FrameClaim{}, err
 	}
 	return FrameClaim{Buf: c.Buf, claim: c, sender: w, target: target, t: t, id: streamID}, nil

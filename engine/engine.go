@@ -25,7 +25,13 @@ type Options struct {
 	// Dir/data<N>, readable from outside. Empty means rings on the heap.
 	Dir string
 	// RingCapacity is the data capacity of each worker's ring in bytes, a
-	// power of two.
+	// power of two; 0 (the default) sizes it as Zilla does, to hold its
+	// buffer pool: SlotCapacity × BufferSlots (32 MiB), rounded up to a
+	// power of two. The ring holds every frame sent to the worker and not
+	// yet read, and each stream may have its window of DATA in flight on
+	// each hop: a ring sized for a few streams (it was 4 MiB) refused
+	// frames when a few hundred large responses crossed the gateway at
+	// once. Like the pool, its pages are supplied as they are first used.
 	RingCapacity int
 	// SlotCapacity bounds one frame: the worker's write buffer holds it.
 	// It is also the size of a buffer pool slot.
@@ -141,7 +147,6 @@ var ErrStopped = errors.New("engine: stopped")
 func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	o := Options{
 		Workers:      DefaultWorkers(),
-		RingCapacity: 1 << 22,
 		SlotCapacity: 32 << 10,
 		BufferSlots:  1024,
 		Pin:          true,
@@ -154,6 +159,14 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers()
+	}
+	if o.RingCapacity <= 0 {
+		o.RingCapacity = 1
+		// At least 16 slots, so that a whole slot's frame stays under
+		// the ring's largest record (an eighth of it).
+		for o.RingCapacity < max(o.SlotCapacity*o.BufferSlots, 16*o.SlotCapacity) {
+			o.RingCapacity <<= 1
+		}
 	}
 	if o.Workers > MaxWorkers {
 		return nil, fmt.Errorf("engine: %d workers: at most %d", o.Workers, MaxWorkers)

@@ -67,6 +67,8 @@ type Worker struct {
 	parked   atomic.Bool
 	stopping atomic.Bool
 	done     chan struct{}
+	// lastRefused is when refused last warned.
+	lastRefused time.Time
 
 	streams   streamTable
 	throttles streamTable
@@ -221,6 +223,7 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	throttle := t.IsThrottle()
 	target := w.engine.workers[targetIndex(id, throttle)]
 	if err := target.ring.Write(int32(t), buf); err != nil {
+		w.refused(target, err)
 		return err
 	}
 	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
@@ -229,6 +232,23 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	}
 	w.afterSend(t, id)
 	return nil
+}
+
+// refused reports a frame target's ring did not take: a warning at most
+// once a second per sending worker. A full ring means the frames in flight
+// to that worker outgrew its capacity ([Options.RingCapacity]); each
+// sender decides whether to try again or fail its stream.
+func (w *Worker) refused(target *Worker, err error) {
+	if !errors.Is(err, ring.ErrFull) {
+		return
+	}
+	now := w.engine.clock()
+	if now.Sub(w.lastRefused) < time.Second {
+		return
+	}
+	w.lastRefused = now
+	w.log.Warn("engine: a frame was refused: the worker's ring is full; raise the ring capacity if this recurs",
+		"worker", w.index, "target", target.index, "capacity", target.ring.Capacity())
 }
 
 // afterSend updates the sender's registrations for the frame t it sent on

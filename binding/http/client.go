@@ -118,6 +118,8 @@ type clientConn struct {
 	idleTimer          int64  // the timer that closes the idle connection, or 0
 	onIdle             func() // its function, made once per connection
 	inAborted          bool   // the network aborted: fail once buffered body bytes are delivered
+	retrying           bool   // a retry of process is dispatched
+	onRetry            func() // its function, made once per connection
 }
 
 // NewStream takes a request stream.
@@ -773,7 +775,10 @@ func (c *clientConn) process() {
 		switch c.body {
 		case bodyLength:
 			n := int(min(int64(len(in)), c.remaining, int64(limit)))
-			x.doReplyData(in[:n])
+			if !x.doReplyData(in[:n]) {
+				c.retryLater()
+				return
+			}
 			c.consume(n)
 			c.remaining -= int64(n)
 			if c.remaining == 0 {
@@ -786,13 +791,16 @@ func (c *clientConn) process() {
 			if len(src) > limit {
 				src = src[:limit]
 			}
+			dec := c.dec
 			data, used, done, err := c.dec.Decode(src)
 			if err != nil {
 				c.failExchange()
 				return
 			}
-			if len(data) > 0 {
-				x.doReplyData(data)
+			if len(data) > 0 && !x.doReplyData(data) {
+				c.dec = dec // decoded again on the retry
+				c.retryLater()
+				return
 			}
 			c.consume(used)
 			if done {
@@ -805,11 +813,35 @@ func (c *clientConn) process() {
 			}
 		case bodyUntilClose:
 			n := min(len(in), limit)
-			x.doReplyData(in[:n])
+			if !x.doReplyData(in[:n]) {
+				c.retryLater()
+				return
+			}
 			c.consume(n)
 		default:
 			return
 		}
+	}
+}
+
+// retryLater processes the connection's input again on the worker's next
+// pass: a body DATA the app's ring refused (full) is sent then, with
+// nothing lost or reordered meanwhile, since the bytes stay in the input.
+func (c *clientConn) retryLater() {
+	if c.retrying {
+		return
+	}
+	if c.onRetry == nil {
+		c.onRetry = c.retry
+	}
+	c.retrying = true
+	c.h.w.Dispatch(c.onRetry)
+}
+
+func (c *clientConn) retry() {
+	c.retrying = false
+	if c.state != connClosed {
+		c.process()
 	}
 }
 
@@ -979,19 +1011,26 @@ func lowerInto(dst *[]byte, name []byte) []byte {
 	return b
 }
 
-func (x *clientExchange) doReplyData(p []byte) {
+// doReplyData sends p to the app. It reports false when the frame could
+// not be sent (the app's worker's ring is full): then nothing was charged,
+// and the caller keeps p to send again.
+func (x *clientExchange) doReplyData(p []byte) bool {
 	h := x.h
 	buf := h.w.WriteBuffer()
-	reserved := x.out.Send(len(p))
 	n, err := h.dataB.Wrap(buf, 0, len(buf)).
 		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
-		Sequence(x.out.Seq - int64(reserved)).Acknowledge(x.out.Ack).Maximum(x.out.Max).
+		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
 		TraceID(x.traceID).
-		Flags(3).BudgetID(x.out.Budget).Reserved(reserved).Payload(p).
+		Flags(3).BudgetID(x.out.Budget).Reserved(x.out.Reserved(len(p))).Payload(p).
 		BuildLimit()
 	if err == nil {
-		_ = h.w.Send(frame.FrameData, buf[:n])
+		err = h.w.Send(frame.FrameData, buf[:n])
 	}
+	if err != nil {
+		return false
+	}
+	x.out.Send(len(p))
+	return true
 }
 
 func (x *clientExchange) doReplyEnd() {

@@ -4,7 +4,7 @@ package mcp
 // mcp client's bound) and put back together (the server's): larger ones
 // are dropped with a warning. A part is at most a frame (32 KiB by
 // default), so this is 32 or more FLUSHes sent at once into a worker's
-// ring (4 MiB by default).
+// ring (32 MiB by default).
 const MaxNotification = 1 << 20
 
 // keptParts is the capacity a stream's parts buffer may keep between

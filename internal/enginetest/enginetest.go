@@ -73,7 +73,7 @@ func Logs() io.Writer {
 
 // Start loads src (name is the file name its errors cite), adds the system
 // bindings it names, and starts an engine on it: two unpinned workers with
-// 4 MiB rings, debug logs to Logs(), the built-in bindings, then opts. The
+// the default rings, debug logs to Logs(), the built-in bindings, then opts. The
 // engine stops when the test ends.
 func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
@@ -83,7 +83,7 @@ func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine
 	require.NoError(t, err)
 	require.NoError(t, binding.Resolve(cfg))
 	all := append([]engine.Option{
-		engine.WithWorkers(2), engine.WithRingCapacity(1 << 22), engine.WithPin(false),
+		engine.WithWorkers(2), engine.WithPin(false),
 		engine.WithLogger(slog.New(slog.NewTextHandler(Logs(), &slog.HandlerOptions{Level: slog.LevelDebug}))),
 		engine.WithBindings(binding.Factory),
 	}, opts...)

@@ -107,7 +107,7 @@ func startGateway(t testing.TB, server, clientOptions string) string {
 // startGatewayVia is startGateway with an mcp proxy between the server and
 // the client when proxyOptions (YAML under the proxy's options:) is set;
 // its one route is toolkit up.
-func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string) string {
+func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string, opts ...engine.Option) string {
 	t.Helper()
 	port := freePort(t)
 	src := enginetest.Front(port, "mcp0")
@@ -119,7 +119,7 @@ func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string) s
 			"\n    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
 	}
 	src += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
-	enginetest.Start(t, "gateway.yaml", src)
+	enginetest.Start(t, "gateway.yaml", src, opts...)
 	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }

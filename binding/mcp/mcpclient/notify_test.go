@@ -13,65 +13,92 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/engine"
 )
 
 // rawSession is an MCP client over plain HTTP: what it reads is what the
-// gateway wrote, byte for byte.
+// gateway wrote, byte for byte. Its methods return errors, so that
+// goroutines other than the test's can use it.
 type rawSession struct {
-	t        *testing.T
 	endpoint string
 	sid      string
 	client   *http.Client
 }
 
+// rawConnect opens a session for the test, deleted when the test ends.
 func rawConnect(t *testing.T, endpoint string) *rawSession {
 	t.Helper()
-	s := &rawSession{t: t, endpoint: endpoint, client: &http.Client{Timeout: 20 * time.Second}}
-	resp := s.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
-	s.sid = resp.Header.Get("Mcp-Session-Id")
-	require.NotEmpty(t, s.sid)
-	resp = s.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	resp.Body.Close()
-	require.Equal(t, 202, resp.StatusCode)
-	t.Cleanup(func() {
-		req, _ := http.NewRequest(http.MethodDelete, endpoint, nil)
-		req.Header.Set("Mcp-Session-Id", s.sid)
-		if resp, err := s.client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	})
+	s, err := dialRaw(endpoint)
+	require.NoError(t, err)
+	t.Cleanup(s.close)
 	return s
 }
 
-func (s *rawSession) post(body string) *http.Response {
-	s.t.Helper()
+// dialRaw opens a session: initialize, then notifications/initialized.
+func dialRaw(endpoint string) (*rawSession, error) {
+	s := &rawSession{endpoint: endpoint, client: &http.Client{Timeout: 60 * time.Second}}
+	resp, err := s.post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	s.sid = resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || s.sid == "" {
+		return nil, fmt.Errorf("initialize: status %d, session %q", resp.StatusCode, s.sid)
+	}
+	resp, err = s.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 202 {
+		return nil, fmt.Errorf("notifications/initialized: status %d", resp.StatusCode)
+	}
+	return s, nil
+}
+
+func (s *rawSession) close() {
+	req, _ := http.NewRequest(http.MethodDelete, s.endpoint, nil)
+	req.Header.Set("Mcp-Session-Id", s.sid)
+	if resp, err := s.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	s.client.CloseIdleConnections()
+}
+
+func (s *rawSession) post(body string) (*http.Response, error) {
 	req, err := http.NewRequest(http.MethodPost, s.endpoint, strings.NewReader(body))
-	require.NoError(s.t, err)
+	if err != nil {
+		return nil, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.sid != "" {
 		req.Header.Set("Mcp-Session-Id", s.sid)
 		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	}
-	resp, err := s.client.Do(req)
-	require.NoError(s.t, err)
-	return resp
+	return s.client.Do(req)
 }
 
-// call POSTs a request and returns the JSON-RPC messages of its response,
+// do POSTs a request and returns the JSON-RPC messages of its response,
 // in order: the events of an event stream, or the one JSON body.
-func (s *rawSession) call(body string) []json.RawMessage {
-	s.t.Helper()
-	resp := s.post(body)
+func (s *rawSession) do(body string) ([]json.RawMessage, error) {
+	resp, err := s.post(body)
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
-	require.Equal(s.t, 200, resp.StatusCode)
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		b, err := io.ReadAll(resp.Body)
-		require.NoError(s.t, err)
-		return []json.RawMessage{b}
+		if err != nil {
+			return nil, err
+		}
+		return []json.RawMessage{b}, nil
 	}
 	var msgs []json.RawMessage
 	sc := bufio.NewScanner(resp.Body)
@@ -89,7 +116,14 @@ func (s *rawSession) call(body string) []json.RawMessage {
 			data.Reset()
 		}
 	}
-	require.NoError(s.t, sc.Err())
+	return msgs, sc.Err()
+}
+
+// call is do for the test's goroutine.
+func (s *rawSession) call(t *testing.T, body string) []json.RawMessage {
+	t.Helper()
+	msgs, err := s.do(body)
+	require.NoError(t, err)
 	return msgs
 }
 
@@ -122,7 +156,7 @@ func TestLargeNotifications(t *testing.T) {
 				}
 				s := rawConnect(t, endpoint)
 				for round := range 2 {
-					msgs := s.call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, 10+round, name))
+					msgs := s.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, 10+round, name))
 					var got []string
 					for _, m := range msgs {
 						var v struct {
@@ -150,5 +184,89 @@ func TestLargeNotifications(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConcurrentLargeAnswers: many sessions at once each get a 1 MB answer
+// through mcp server → proxy → client, twice. With the default rings every
+// answer arrives whole (a 4 MiB ring, the former default, refused frames
+// here, and calls failed or hung). With a ring far too small for the load
+// some calls fail, with a JSON-RPC error or a reset, but no answer arrives cut: the
+// http client used to drop a body DATA its app's ring refused and go on,
+// so answers came back as valid JSON missing 32 KiB in the middle.
+func TestConcurrentLargeAnswers(t *testing.T) {
+	big := strings.Repeat("0123456789", 100_000)
+	server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big)
+	})
+	for _, tc := range []struct {
+		name     string
+		sessions int
+		opts     []engine.Option
+		failures bool // calls may fail (with an error or a reset, never a cut answer)
+	}{
+		{"default rings", 200, nil, false},
+		{"1 MiB rings", 50, []engine.Option{engine.WithRingCapacity(1 << 20)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled {
+				tc.sessions /= 5 // the race detector's tenfold cost: the same checks, less load
+			}
+			endpoint := startGatewayVia(t, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", "prefix: never", tc.opts...)
+			type outcome struct {
+				whole, failed int
+				bad           []string
+			}
+			results := make(chan outcome, tc.sessions)
+			for range tc.sessions {
+				go func() {
+					var o outcome
+					defer func() { results <- o }()
+					s, err := dialRaw(endpoint)
+					if err != nil {
+						o.bad = append(o.bad, "connect: "+err.Error())
+						return
+					}
+					defer s.close()
+					for round := range 2 {
+						msgs, err := s.do(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`, 10+round))
+						var v struct {
+							Result struct {
+								Content []struct{ Text string } `json:"content"`
+							} `json:"result"`
+							Error *struct{ Message string } `json:"error"`
+						}
+						switch {
+						case err != nil && tc.failures:
+							o.failed++ // the connection reset, say: a failure, not a wrong answer
+						case err != nil:
+							o.bad = append(o.bad, err.Error())
+						case len(msgs) != 1 || json.Unmarshal(msgs[0], &v) != nil:
+							o.bad = append(o.bad, fmt.Sprintf("%d messages: %.100s", len(msgs), msgs))
+						case v.Error != nil && tc.failures:
+							o.failed++
+						case len(v.Result.Content) == 1 && v.Result.Content[0].Text == big:
+							o.whole++
+						default:
+							o.bad = append(o.bad, fmt.Sprintf("answer of %d bytes, error %+v", len(msgs[0]), v.Error))
+						}
+					}
+				}()
+			}
+			var total outcome
+			for range tc.sessions {
+				o := <-results
+				total.whole += o.whole
+				total.failed += o.failed
+				total.bad = append(total.bad, o.bad...)
+			}
+			require.Empty(t, total.bad, "answers neither whole nor a JSON-RPC error")
+			assert.Equal(t, 2*tc.sessions, total.whole+total.failed)
+			if !tc.failures {
+				assert.Equal(t, 2*tc.sessions, total.whole)
+			}
+			t.Logf("%d whole, %d failed with an error", total.whole, total.failed)
+		})
 	}
 }
