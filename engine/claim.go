@@ -59,6 +59,11 @@ func (w *Worker) Claim(t frame.FrameType, streamID int64, size int) (FrameClaim,
 		return FrameClaim{}, fmt.Errorf("engine: claim: %d bytes cannot hold a frame header", size)
 	}
 	target := w.engine.workers[targetIndex(streamID, t.IsThrottle())]
+	if !w.backlogs[target.index].empty() {
+		// Frames for target wait in the backlog: a claim would pass
+		// them. The caller tries again once they have drained.
+		return FrameClaim{}, ring.ErrFull
+	}
 	c, err := target.ring.Claim(int32(t), size)
 	if err != nil {
 		w.refused(target, err)

@@ -55,9 +55,18 @@
 //
 // Each direction tracks sequence, acknowledge, maximum and padding. A
 // sender may write while sequence - acknowledge + reserved <= maximum, and
-// every DATA reserves its length plus the padding. A full ring refuses the
-// write rather than blocking or dropping it; flow control keeps a
-// well-behaved pipeline from filling one.
+// every DATA reserves its length plus the padding.
+//
+// Flow control bounds each stream, not the sum of all streams: a few
+// hundred streams each with its window of DATA on each hop can outgrow a
+// worker's ring. Rings are sized as Zilla sizes them, to hold the worker's
+// buffer pool (32 MiB by default), and a frame a full ring refuses waits
+// in the sender's backlog, per target worker and in order, until the ring
+// drains (backlog.go); Claim refuses while frames for its target wait, so
+// it cannot pass them. Only when the backlog too is full (twice the ring)
+// does Send fail with ring.ErrFull, and each of the two conditions is a
+// warning in the log, at most once a second per worker. A ring never
+// blocks and never drops a frame it took.
 //
 // # Stream ids
 //

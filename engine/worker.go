@@ -67,8 +67,13 @@ type Worker struct {
 	parked   atomic.Bool
 	stopping atomic.Bool
 	done     chan struct{}
-	// lastRefused is when refused last warned.
-	lastRefused time.Time
+	// lastRefused and lastBacklogWarn are when refused and backlogWarn
+	// last warned.
+	lastRefused, lastBacklogWarn time.Time
+	// backlogs holds, per target worker, frames its full ring refused;
+	// backlogged is their bytes in all (backlog.go).
+	backlogs   []backlog
+	backlogged int
 
 	streams   streamTable
 	throttles streamTable
@@ -132,6 +137,7 @@ func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
 		guards:    map[string]guard.Handler{},
 		pool:      newBufferPool(e.opts.BufferSlots, e.opts.SlotCapacity),
 		writeBuf:  make([]byte, e.opts.SlotCapacity+1024),
+		backlogs:  make([]backlog, e.opts.Workers),
 	}
 	w.readFn = w.handleRead
 	return w, nil
@@ -222,22 +228,30 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	id := w.header.StreamID()
 	throttle := t.IsThrottle()
 	target := w.engine.workers[targetIndex(id, throttle)]
-	if err := target.ring.Write(int32(t), buf); err != nil {
-		w.refused(target, err)
-		return err
-	}
-	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
-	if target.parked.Load() {
+	if !w.backlogs[target.index].empty() {
+		// Frames for target wait already: this one goes after them.
+		if !w.enqueue(target, t, buf) {
+			w.refused(target, ring.ErrFull)
+			return ring.ErrFull
+		}
+	} else if err := target.ring.Write(int32(t), buf); err != nil {
+		if !errors.Is(err, ring.ErrFull) || !w.enqueue(target, t, buf) {
+			w.refused(target, err)
+			return err
+		}
+	} else if target.parked.Load() {
 		target.poller.wake()
 	}
+	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
 	w.afterSend(t, id)
 	return nil
 }
 
-// refused reports a frame target's ring did not take: a warning at most
-// once a second per sending worker. A full ring means the frames in flight
-// to that worker outgrew its capacity ([Options.RingCapacity]); each
-// sender decides whether to try again or fail its stream.
+// refused reports a frame that neither the target's ring nor the sender's
+// backlog took: a warning at most once a second per sending worker. The
+// frames in flight to that worker outgrew its capacity
+// ([Options.RingCapacity]) and then the backlog; each sender decides
+// whether to try again or fail its stream.
 func (w *Worker) refused(target *Worker, err error) {
 	if !errors.Is(err, ring.ErrFull) {
 		return
@@ -248,7 +262,7 @@ func (w *Worker) refused(target *Worker, err error) {
 	}
 	w.lastRefused = now
 	w.log.Warn("engine: a frame was refused: the worker's ring is full; raise the ring capacity if this recurs",
-		"worker", w.index, "target", target.index, "capacity", target.ring.Capacity())
+		"target", target.index, "capacity", target.ring.Capacity(), "backlog", w.backlogged)
 }
 
 // afterSend updates the sender's registrations for the frame t it sent on
@@ -380,6 +394,7 @@ func (w *Worker) run(ready chan<- error) {
 		work += w.timers.expire(w.engine.clock(), expireBatch)
 		work += w.ring.Read(w.readFn, readBatch)
 		work += w.runTasks()
+		work += w.drainBacklog()
 		if work > 0 {
 			idle = 0
 			continue
@@ -422,6 +437,10 @@ func (w *Worker) park() {
 		// Round up: waking before the deadline only to park again
 		// wastes a wake-up, and the wheel never fires a timer early.
 		timeout = int((d + time.Millisecond - 1) / time.Millisecond)
+	}
+	if w.backlogged > 0 {
+		// Frames wait for a full ring: look again soon.
+		timeout = int(backlogRetry / time.Millisecond)
 	}
 	n := w.poller.wait(timeout)
 	w.parked.Store(false)
