@@ -16,6 +16,8 @@
 #   DURATION=30s WARMUP=5s bench/mcp/run.sh
 #   PIN=0 bench/mcp/run.sh       # no taskset pinning
 #   RATE=3000 bench/mcp/run.sh   # every target at the same offered load
+#   ROUNDS=3 TARGETS="sluice revproxy" bench/mcp/run.sh
+#                                # three interleaved rounds, medians
 #
 # Environment: DURATION (10s), WARMUP (3s), SESSIONS (64), CONCURRENCY
 # (64), WORKERS (sluice workers, 1), PIN (1: the proxy on CPU 1, load and
@@ -26,7 +28,9 @@
 # by a CFS quota in a cgroup of its own; needs root and the cpu
 # controller), RATE (unset: load sends as fast as responses come back;
 # N: N requests/s in all, paced, so every proxy is measured at the same
-# offered load).
+# offered load), ROUNDS (1: how many times each target runs, in turn;
+# the table shows the medians and the goal line how many rounds pass on
+# their own), TARGETS (all four: the ones to run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -44,6 +48,12 @@ LOAD_CLIENT=${LOAD_CLIENT:-raw}
 BATCH=${BATCH:-1}
 PROXY_CPU=${PROXY_CPU:-}
 RATE=${RATE:-}
+ROUNDS=${ROUNDS:-1}
+TARGETS=${TARGETS:-direct sluice revproxy gosdkproxy}
+if ! [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]]; then echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; fi
+for t in $TARGETS; do
+	case $t in direct | sluice | revproxy | gosdkproxy) ;; *) echo "TARGETS: unknown target '$t' (direct sluice revproxy gosdkproxy)" >&2; exit 2 ;; esac
+done
 rate_args=()
 if [ -n "$RATE" ]; then rate_args=(-rate "$RATE"); fi
 
@@ -137,11 +147,11 @@ wait_port "$port_up" "$up_pid" || { echo "upstream did not start:" >&2; cat "$tm
 upstream_url="http://127.0.0.1:$port_up/mcp"
 
 # load name url method extra-load-args... : one measured run, its JSON in
-# $tmp/<name>.<method>.json; failures leave a .err file instead.
+# $tmp/<name>.<method>.r<round>.json; failures leave a .err file instead.
 load() {
 	local name=$1 url=$2 method=$3
 	shift 3
-	local out="$tmp/$name.${method//\//_}.json"
+	local out="$tmp/$name.${method//\//_}.r$round.json"
 	if ! timeout "$load_timeout" "${sched_load[@]}" "${pin_load[@]}" "$tmp/load" -client "$LOAD_CLIENT" -url "$url" -method "$method" \
 		-sessions "$SESSIONS" -concurrency "$CONCURRENCY" -duration "$DURATION" -warmup "$WARMUP" \
 		-clk-tck "$hz" -label "$name" -json "$out" -pid "upstream=$up_pid" "${rate_args[@]}" "$@" 2>"$tmp/load.err"; then
@@ -170,13 +180,18 @@ start_proxy() {
 
 echo "tools/call echo and tools/list, $SESSIONS sessions, $CONCURRENCY workers, warmup $WARMUP, measured $DURATION, $pinning"
 echo "upstream: ${UPSTREAM_ENV:-default GC} ${UPSTREAM_FLAGS:-(stateful, JSON, raw tools)}; load: -client $LOAD_CLIENT${sched_load:+, SCHED_BATCH}${RATE:+, paced at $RATE requests/s}"
+echo "targets: $TARGETS; rounds: $ROUNDS (each round runs every target once, in turn)"
+
+wants() { [[ " $TARGETS " == *" $1 "* ]]; }
 
 # (a) direct.
-load direct "$upstream_url" tools/call
-load direct "$upstream_url" tools/list -min-tools 2
+run_direct() {
+	load direct "$upstream_url" tools/call
+	load direct "$upstream_url" tools/list -min-tools 2
+}
 
 # (b) sluice, one worker (-w), once per config.
-run_sluice() { # config-file method min-tools
+run_sluice_config() { # config-file method min-tools
 	local port cfg
 	port=$(free_port)
 	cfg="$tmp/$(basename "$1")"
@@ -185,102 +200,163 @@ run_sluice() { # config-file method min-tools
 		load sluice "http://127.0.0.1:$port/mcp" "$2" -min-tools "$3" -pid "proxy=$proxy_pid"
 		stop_pid "$proxy_pid"
 	else
-		echo "sluice did not start (see above)" >"$tmp/sluice.${2//\//_}.err"
+		echo "sluice did not start (see above)" >"$tmp/sluice.${2//\//_}.r$round.err"
 	fi
 }
-if [ "$sluice_built" = 1 ]; then
-	run_sluice bench/mcp/gateway.yaml tools/call 1
-	run_sluice bench/mcp/gateway-list.yaml tools/list 5
-else
-	echo "build failed" >"$tmp/sluice.tools_call.err"
-	echo "build failed" >"$tmp/sluice.tools_list.err"
-fi
+run_sluice() {
+	if [ "$sluice_built" = 1 ]; then
+		run_sluice_config bench/mcp/gateway.yaml tools/call 1
+		run_sluice_config bench/mcp/gateway-list.yaml tools/list 5
+	else
+		echo "build failed" >"$tmp/sluice.tools_call.r$round.err"
+		echo "build failed" >"$tmp/sluice.tools_list.r$round.err"
+	fi
+}
 
 # (c) httputil.ReverseProxy.
-port=$(free_port)
-if start_proxy revproxy "$port" "$tmp/revproxy" -addr "127.0.0.1:$port" -upstream "http://127.0.0.1:$port_up"; then
-	load revproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
-	load revproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
-	stop_pid "$proxy_pid"
-fi
+run_revproxy() {
+	local port
+	port=$(free_port)
+	if start_proxy revproxy "$port" "$tmp/revproxy" -addr "127.0.0.1:$port" -upstream "http://127.0.0.1:$port_up"; then
+		load revproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+		load revproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+		stop_pid "$proxy_pid"
+	fi
+}
 
 # (d) go-sdk proxy.
-port=$(free_port)
-if start_proxy gosdkproxy "$port" "$tmp/gosdkproxy" -addr "127.0.0.1:$port" -upstream "$upstream_url"; then
-	load gosdkproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
-	load gosdkproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
-	stop_pid "$proxy_pid"
-fi
+run_gosdkproxy() {
+	local port
+	port=$(free_port)
+	if start_proxy gosdkproxy "$port" "$tmp/gosdkproxy" -addr "127.0.0.1:$port" -upstream "$upstream_url"; then
+		load gosdkproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+		load gosdkproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+		stop_pid "$proxy_pid"
+	fi
+}
 
-python3 - "$tmp" "$RATE" <<'EOF'
-import json, os, sys
-tmp, rate = sys.argv[1], sys.argv[2]
-names = ["direct", "sluice", "revproxy", "gosdkproxy"]
-def result(name, method):
-    base = os.path.join(tmp, f"{name}.{method.replace('/', '_')}")
-    if os.path.exists(base + ".json"):
-        with open(base + ".json") as f:
-            return json.load(f), None
-    reason = "not run"
-    if os.path.exists(base + ".err"):
-        with open(base + ".err") as f:
-            reason = f.read().strip() or "failed"
-    return None, reason
+# Rounds interleave the targets, so that a slow minute of a shared host
+# falls on every target alike rather than on one.
+for round in $(seq 1 "$ROUNDS"); do
+	[ "$ROUNDS" -gt 1 ] && echo "round $round of $ROUNDS"
+	for t in direct sluice revproxy gosdkproxy; do
+		if wants "$t"; then "run_$t"; fi
+	done
+done
+
+python3 - "$tmp" "$RATE" "$ROUNDS" "$TARGETS" <<'EOF'
+import json, os, statistics, sys
+tmp, rate, rounds, targets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
+names = [n for n in ["direct", "sluice", "revproxy", "gosdkproxy"] if n in targets]
+def results(name, method):
+    """Every round's report for name and method, and the reason of the
+    first round that has none."""
+    got, why = [], None
+    for r in range(1, rounds + 1):
+        base = os.path.join(tmp, f"{name}.{method.replace('/', '_')}.r{r}")
+        if os.path.exists(base + ".json"):
+            with open(base + ".json") as f:
+                got.append(json.load(f))
+            continue
+        got.append(None)
+        if why is None:
+            why = "not run"
+            if os.path.exists(base + ".err"):
+                with open(base + ".err") as f:
+                    why = f.read().strip() or "failed"
+    return got, why
+def median(rs, get):
+    vals = [v for v in (get(r) for r in rs) if v is not None]
+    return statistics.median(vals) if vals else None
+def merged(rs):
+    """The median of each number over the rounds; errors are summed."""
+    ok = [r for r in rs if r is not None]
+    if not ok:
+        return None
+    m = {"rps": median(ok, lambda r: r["rps"]), "p50_us": median(ok, lambda r: r["p50_us"]),
+         "p99_us": median(ok, lambda r: r["p99_us"]), "errors": sum(r["errors"] for r in ok),
+         "rounds": len(ok)}
+    keys = set().union(*[(r.get("cpu_us_per_req") or {}).keys() for r in ok])
+    m["cpu_us_per_req"] = {k: median(ok, lambda r: (r.get("cpu_us_per_req") or {}).get(k)) for k in keys}
+    m["proxy_range"] = [v for v in ((r.get("cpu_us_per_req") or {}).get("proxy") for r in ok) if v is not None]
+    m["cpus"] = {k: median(ok, lambda r: (r.get("cpus") or {}).get(k)) for k in ("load", "upstream")}
+    m["cpu_busy"] = {k: median(ok, lambda r: (r.get("cpu_busy") or {}).get(k)) for k in ("cpu0", "cpu1")}
+    return m
 # CPU 0 carries load and the upstream; above this busy share it, not the
 # proxy, may be what limits requests/s.
 SATURATED = 0.80
-def busy(r, cpu):
-    b = (r.get("cpu_busy") or {}).get(cpu)
-    return b
 def pct(v):
     return "-" if v is None else f"{100*v:.0f}%"
 print()
+if rounds > 1:
+    print(f"medians over {rounds} rounds; 'proxy range' is the lowest and highest proxy µs/req of the rounds")
 print(f"{'target':<12} {'method':<11} {'req/s':>7} {'p50 µs':>8} {'p99 µs':>8} {'errors':>6} "
-      f"{'proxy µs/req':>12} {'upstream µs/req':>15} {'load µs/req':>11} {'load+up CPUs':>12} {'CPU0 busy':>9} {'CPU1 busy':>9}")
-res = {}
+      f"{'proxy µs/req':>12} {'proxy range':>13} {'upstream µs/req':>15} {'load µs/req':>11} {'load+up CPUs':>12} {'CPU0 busy':>9} {'CPU1 busy':>9}")
+res, per_round = {}, {}
 capped = []
 for method in ("tools/call", "tools/list"):
     for n in names:
-        r, why = result(n, method)
+        rs, why = results(n, method)
+        per_round[(n, method)] = rs
+        r = merged(rs)
         res[(n, method)] = r
         if r is None:
             print(f"{n:<12} {method:<11} FAILED: {why[:90]}")
             continue
-        cpu = r.get("cpu_us_per_req") or {}
-        f = lambda k: f"{cpu[k]:.1f}" if k in cpu else "-"
-        b0 = busy(r, "cpu0")
-        cpus = r.get("cpus") or {}
-        lu = f"{cpus.get('load', 0) + cpus.get('upstream', 0):.2f}" if "upstream" in cpus else "-"
+        cpu = r["cpu_us_per_req"]
+        f = lambda k: f"{cpu[k]:.1f}" if cpu.get(k) is not None else "-"
+        rng = r["proxy_range"]
+        rng = f"{min(rng):.0f}–{max(rng):.0f}" if len(rng) > 1 else "-"
+        b0 = r["cpu_busy"]["cpu0"]
+        cpus = r["cpus"]
+        lu = f"{cpus['load'] + cpus['upstream']:.2f}" if cpus.get("load") is not None and cpus.get("upstream") is not None else "-"
         mark = ""
         if b0 is not None and b0 > SATURATED and n != "direct":
             mark = " *"
             capped.append(f"{n} {method}")
+        if r["rounds"] < rounds:
+            mark += f" ({r['rounds']} of {rounds} rounds; first failure: {why[:60]})"
         print(f"{n:<12} {method:<11} {r['rps']:>7.0f} {r['p50_us']:>8.0f} {r['p99_us']:>8.0f} {r['errors']:>6} "
-              f"{f('proxy'):>12} {f('upstream'):>15} {f('load'):>11} {lu:>12} {pct(b0):>9} {pct(busy(r, 'cpu1')):>9}{mark}")
+              f"{f('proxy'):>12} {rng:>13} {f('upstream'):>15} {f('load'):>11} {lu:>12} {pct(b0):>9} {pct(r['cpu_busy']['cpu1']):>9}{mark}")
 print()
 if capped:
     print(f"* CPU 0 above {100*SATURATED:.0f}% busy (load+up CPUs is the harness's share, the rest other processes): "
           f"that run's req/s may be set by CPU 0, not the proxy, and is a lower bound for it: {', '.join(capped)}")
-s, rp = res[("sluice", "tools/call")], res[("revproxy", "tools/call")]
-if s is None or rp is None:
+def verdict(s, rp):
+    """The goal on one pair of results: (ok, req/s ratio, CPU ratio)."""
+    ratio = s["rps"] / rp["rps"] if rp["rps"] else 0
+    cs, cr = s["cpu_us_per_req"].get("proxy"), rp["cpu_us_per_req"].get("proxy")
+    cpu = cs / cr if cs is not None and cr else float("inf")
+    if rate:
+        ok = cpu <= 1/3 and s["errors"] == 0
+    else:
+        ok = ratio >= 1.5 and cpu <= 1/3 and s["errors"] == 0
+    return ok, ratio, cpu
+s, rp = res.get(("sluice", "tools/call")), res.get(("revproxy", "tools/call"))
+if "sluice" not in names or "revproxy" not in names:
+    print("goal: not judged (TARGETS lacks sluice or revproxy)")
+elif s is None or rp is None:
     print("goal (sluice ≥ 1.5× revproxy req/s, ≤ 1/3 its CPU/req): FAIL (no %s result)" % ("sluice" if s is None else "revproxy"))
 else:
-    ratio = s["rps"] / rp["rps"] if rp["rps"] else 0
-    cs, cr = s["cpu_us_per_req"]["proxy"], rp["cpu_us_per_req"]["proxy"]
-    cpu = cs / cr if cr else float("inf")
-    ok = ratio >= 1.5 and cpu <= 1/3 and s["errors"] == 0
+    ok, ratio, cpu = verdict(s, rp)
+    rounds_note = ""
+    if rounds > 1:
+        # Each round's sluice run against the same round's revproxy run.
+        pairs = [(a, b) for a, b in zip(per_round[("sluice", "tools/call")], per_round[("revproxy", "tools/call")]) if a and b]
+        passed = sum(1 for a, b in pairs if verdict(a, b)[0])
+        cpus = ", ".join(f"{verdict(a, b)[2]:.2f}" for a, b in pairs)
+        rounds_note = f"; judged on the medians; round by round it passes {passed} of {len(pairs)} (CPU/req ratios {cpus})"
     note = ""
-    b0 = busy(rp, "cpu0")
+    b0 = rp["cpu_busy"]["cpu0"]
     if b0 is not None and b0 > SATURATED:
         note = f"; revproxy's run had CPU 0 at {pct(b0)}: no headroom, the req/s ratio is not the proxies'"
     if rate:
         # Paced: both proxies carry the same requests/s, so only the CPU
         # half of the goal is measured here.
-        ok = cpu <= 1/3 and s["errors"] == 0
         print(f"goal, CPU half at the same offered load ({rate} req/s; sluice {s['rps']:.0f}, revproxy {rp['rps']:.0f} req/s; "
               f"the req/s half needs an unpaced run): sluice ≤ 1/3 of revproxy's CPU/req: {'PASS' if ok else 'FAIL'} "
-              f"(CPU/req {cpu:.2f}×, sluice errors {s['errors']})")
+              f"(CPU/req {cpu:.2f}×, sluice errors {s['errors']}{rounds_note})")
     else:
         print(f"goal (sluice ≥ 1.5× revproxy req/s, ≤ 1/3 its CPU/req): {'PASS' if ok else 'FAIL'} "
-              f"(req/s {ratio:.2f}×, CPU/req {cpu:.2f}×, sluice errors {s['errors']}{note})")
+              f"(req/s {ratio:.2f}×, CPU/req {cpu:.2f}×, sluice errors {s['errors']}{note}{rounds_note})")
 EOF
