@@ -476,6 +476,131 @@ func TestStreamMetrics(t *testing.T) {
 	assert.Equal(t, int64(0), got[telemetry.StreamErrorsReceived])
 }
 
+// TestStreamActiveGauges closes streams in every way a direction can end
+// and checks that the echo binding's active gauges come back to zero with
+// its streams: a direction closed by RESET is forgotten by the engine, and
+// whatever its sender sends after the RESET never arrives to be counted.
+func TestStreamActiveGauges(t *testing.T) {
+	gauges := func(e *engine.Engine) (sent, received, errorsSent, errorsReceived int64) {
+		for _, s := range e.Telemetry().Gather() {
+			if b, _ := s.Labels.Get("binding"); b != "app0" {
+				continue
+			}
+			switch s.Name {
+			case telemetry.StreamActiveSent:
+				sent += s.Value
+			case telemetry.StreamActiveReceived:
+				received += s.Value
+			case telemetry.StreamErrorsSent:
+				errorsSent += s.Value
+			case telemetry.StreamErrorsReceived:
+				errorsReceived += s.Value
+			}
+		}
+		return
+	}
+	for _, target := range []int{0, 1} {
+		t.Run(fmt.Sprintf("reply reset, echo on worker %d", target), func(t *testing.T) {
+			e := start(t, 2)
+			c := newClient(e, 0, "app0")
+			c.begin(t, target, "")
+			c.expect(t, frame.FrameBegin)
+			sent, received, _, _ := gauges(e)
+			require.Equal(t, int64(1), sent, "the echo's reply is active")
+			require.Equal(t, int64(1), received, "so is the initial stream it accepted")
+			// The caller refuses the reply, as an mcp client that has its
+			// answer does; the echo refuses the rest of the request, and
+			// the END the caller sends anyway is dropped by the engine.
+			c.frame(t, frame.FrameReset, engine.ReplyID(c.initialID))
+			c.expect(t, frame.FrameReset)
+			c.end(t)
+			c.barrier(t, target)
+			sent, received, errorsSent, errorsReceived := gauges(e)
+			assert.Equal(t, int64(0), sent)
+			assert.Equal(t, int64(0), received)
+			assert.Equal(t, int64(1), errorsSent, "the echo's RESET")
+			assert.Equal(t, int64(1), errorsReceived, "the caller's RESET")
+		})
+	}
+	t.Run("abort", func(t *testing.T) {
+		e := start(t, 2)
+		c := newClient(e, 0, "app0")
+		c.begin(t, 1, "")
+		c.expect(t, frame.FrameBegin)
+		c.frame(t, frame.FrameAbort, c.initialID)
+		c.expect(t, frame.FrameAbort)
+		c.barrier(t, 1)
+		sent, received, _, _ := gauges(e)
+		assert.Equal(t, int64(0), sent)
+		assert.Equal(t, int64(0), received)
+	})
+	t.Run("many streams, half reset", func(t *testing.T) {
+		e := start(t, 2)
+		for i := range 20 {
+			c := newClient(e, i%2, "app0")
+			c.begin(t, (i/2)%2, "")
+			c.expect(t, frame.FrameBegin)
+			if i%2 == 0 {
+				c.frame(t, frame.FrameReset, engine.ReplyID(c.initialID))
+				c.expect(t, frame.FrameReset)
+			} else {
+				c.end(t)
+				c.expect(t, frame.FrameEnd)
+			}
+		}
+		c := newClient(e, 0, "app0")
+		c.begin(t, 0, "")
+		c.expect(t, frame.FrameBegin)
+		c.barrier(t, 0)
+		c.barrier(t, 1)
+		sent, received, _, _ := gauges(e)
+		assert.Equal(t, int64(1), sent, "only the last stream's reply is open")
+		assert.Equal(t, int64(1), received)
+	})
+	t.Run("detach", func(t *testing.T) {
+		e := start(t, 2)
+		c := newClient(e, 0, "app0")
+		c.begin(t, 0, "")
+		c.expect(t, frame.FrameBegin)
+		require.NoError(t, e.Detach("app0"))
+		sent, received, _, _ := gauges(e)
+		assert.Equal(t, int64(0), sent)
+		assert.Equal(t, int64(0), received)
+	})
+}
+
+// frame sends a frame of type t with no payload on stream id: an ABORT of
+// the initial stream or a RESET of the reply.
+func (c *client) frame(t *testing.T, typ frame.FrameType, id int64) {
+	t.Helper()
+	c.on(t, func(w *engine.Worker) {
+		buf := w.WriteBuffer()
+		var n int
+		var err error
+		switch typ {
+		case frame.FrameAbort:
+			var b frame.AbortBuilder
+			n, err = b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
+				Sequence(c.initial.Seq).Acknowledge(c.initial.Ack).Maximum(c.initial.Max).BuildLimit()
+		case frame.FrameReset:
+			var b frame.ResetBuilder
+			n, err = b.Wrap(buf, 0, len(buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
+				Sequence(c.reply.Seq).Acknowledge(c.reply.Ack).Maximum(c.reply.Max).BuildLimit()
+		default:
+			t.Fatalf("frame: %v is not sent by this helper", typ)
+		}
+		require.NoError(t, err)
+		require.NoError(t, w.Send(typ, buf[:n]))
+	})
+}
+
+// barrier waits until worker i has finished the frames it was handling:
+// the task runs after its current pass.
+func (c *client) barrier(t *testing.T, i int) {
+	t.Helper()
+	require.NoError(t, c.e.Execute(i, func(*engine.Worker) {}))
+}
+
 // TestComponents configures a memory store, a test guard and a prometheus
 // exporter, and uses them from two workers.
 func TestComponents(t *testing.T) {

@@ -50,15 +50,12 @@ func (m *streamMetrics) received(t frame.FrameType, buf []byte) {
 	switch t {
 	case frame.FrameBegin:
 		m.opensReceived.Inc()
-		m.activeReceived.Inc()
 	case frame.FrameData:
 		m.dataReceived.Add(payloadLength(buf))
 	case frame.FrameEnd:
 		m.closesReceived.Inc()
-		m.activeReceived.Dec()
 	case frame.FrameAbort:
 		m.errorsReceived.Inc()
-		m.activeReceived.Dec()
 	case frame.FrameReset:
 		m.errorsReceived.Inc()
 	}
@@ -71,17 +68,51 @@ func (m *streamMetrics) sent(t frame.FrameType, buf []byte) {
 	switch t {
 	case frame.FrameBegin:
 		m.opensSent.Inc()
-		m.activeSent.Inc()
 	case frame.FrameData:
 		m.dataSent.Add(payloadLength(buf))
 	case frame.FrameEnd:
 		m.closesSent.Inc()
-		m.activeSent.Dec()
 	case frame.FrameAbort:
 		m.errorsSent.Inc()
-		m.activeSent.Dec()
 	case frame.FrameReset:
 		m.errorsSent.Inc()
+	}
+}
+
+// The active gauges follow the worker's registrations rather than the
+// frames: a direction is active from its BEGIN until the engine forgets it,
+// which is at its END or ABORT, or at a RESET, after which the engine drops
+// what the sender may still send. Counting END and ABORT alone left every
+// direction closed by a RESET active for good (an mcp client that has its
+// answer RESETs the http client's reply: one more "active" stream per
+// call).
+
+// openedSent counts a direction the binding sends as active.
+func (m *streamMetrics) openedSent() {
+	if m != nil {
+		m.activeSent.Inc()
+	}
+}
+
+// closedSent counts a direction the binding sends as no longer active.
+func (m *streamMetrics) closedSent() {
+	if m != nil {
+		m.activeSent.Dec()
+	}
+}
+
+// openedReceived counts a direction the binding receives as active.
+func (m *streamMetrics) openedReceived() {
+	if m != nil {
+		m.activeReceived.Inc()
+	}
+}
+
+// closedReceived counts a direction the binding receives as no longer
+// active.
+func (m *streamMetrics) closedReceived() {
+	if m != nil {
+		m.activeReceived.Dec()
 	}
 }
 

@@ -93,8 +93,16 @@ func (t *streamTable) put(id int64, e entry) {
 // remove deletes id's entry and returns it, if there was one, and shifts
 // back the entries whose probe passed through its slot.
 func (t *streamTable) remove(id int64) (entry, bool) {
+	e, _, ok := t.take(id)
+	return e, ok
+}
+
+// take is remove that also reports whether the entry's direction had
+// begun: an initial id's entry exists only once its BEGIN went, a reply
+// id's from the initial BEGIN on, marked replied when the reply begins.
+func (t *streamTable) take(id int64) (e entry, begun, ok bool) {
 	if id == 0 {
-		return entry{}, false
+		return entry{}, false, false
 	}
 	mask := len(t.slots) - 1
 	i := t.home(id)
@@ -104,11 +112,11 @@ func (t *streamTable) remove(id int64) (entry, bool) {
 			break
 		}
 		if s.id == 0 {
-			return entry{}, false
+			return entry{}, false, false
 		}
 		i = (i + 1) & mask
 	}
-	removed := t.slots[i].e
+	removed, replied := t.slots[i].e, t.slots[i].replied
 	t.n--
 	for j := (i + 1) & mask; ; j = (j + 1) & mask {
 		s := &t.slots[j]
@@ -123,7 +131,7 @@ func (t *streamTable) remove(id int64) (entry, bool) {
 		}
 	}
 	t.slots[i] = streamSlot{}
-	return removed, true
+	return removed, replied || IsInitial(id), true
 }
 
 // removeUnreplied deletes reply id's entry if its reply has not begun.

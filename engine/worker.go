@@ -213,6 +213,7 @@ func (w *Worker) NewStream(buf []byte, sender MessageConsumer) error {
 	m := w.metrics[owner]
 	w.throttles.put(id, entry{fn: sender, owner: owner, metrics: m})
 	w.streams.put(ReplyID(id), entry{fn: sender, owner: owner, metrics: m})
+	m.openedSent()
 	return nil
 }
 
@@ -266,7 +267,7 @@ func (w *Worker) refused(target *Worker, err error) {
 }
 
 // afterSend updates the sender's registrations for the frame t it sent on
-// id. The sender of END or ABORT expects no further throttle frames, and
+// id, and the active gauges with them (streamMetrics). The sender of END or ABORT expects no further throttle frames, and
 // the sender of RESET no further data (ZILLA.md §3).
 //
 // A reply exists once its BEGIN is sent: a receiver that RESETs the
@@ -281,14 +282,19 @@ func (w *Worker) afterSend(t frame.FrameType, id int64) {
 	switch t {
 	case frame.FrameBegin:
 		if !IsInitial(id) {
-			if s := w.throttles.ref(id); s != nil {
+			if s := w.throttles.ref(id); s != nil && !s.replied {
 				s.replied = true
+				s.e.metrics.openedSent()
 			}
 		}
 	case frame.FrameEnd, frame.FrameAbort:
-		w.throttles.remove(id)
+		if e, begun, ok := w.throttles.take(id); ok && begun {
+			e.metrics.closedSent()
+		}
 	case frame.FrameReset:
-		w.streams.remove(id)
+		if e, begun, ok := w.streams.take(id); ok && begun {
+			e.metrics.closedReceived()
+		}
 		if IsInitial(id) {
 			w.throttles.removeUnreplied(ReplyID(id))
 		}
@@ -515,7 +521,11 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 	var ok bool
 	if t.IsThrottle() {
 		if t == frame.FrameReset {
-			e, ok = w.throttles.remove(id)
+			var begun bool
+			e, begun, ok = w.throttles.take(id)
+			if ok && begun {
+				e.metrics.closedSent()
+			}
 			if IsInitial(id) {
 				// A reply that had not begun is given up with its
 				// initial stream (afterSend).
@@ -532,10 +542,20 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 	}
 	switch t {
 	case frame.FrameEnd, frame.FrameAbort:
-		e, ok = w.streams.remove(id)
+		var begun bool
+		e, begun, ok = w.streams.take(id)
+		if ok && begun {
+			e.metrics.closedReceived()
+		}
 	case frame.FrameBegin:
 		if s := w.streams.ref(id); s != nil {
-			s.replied = true // only reply ids are in streams before their BEGIN
+			// Only reply ids are in streams before their BEGIN.
+			if !s.replied {
+				s.replied = true
+				if !IsInitial(id) {
+					s.e.metrics.openedReceived()
+				}
+			}
 			e, ok = s.e, true
 		}
 	default:
@@ -566,6 +586,7 @@ func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 	w.streams.put(id, entry{fn: fn, owner: routedID, metrics: m})
 	w.throttles.put(ReplyID(id), entry{fn: fn, owner: routedID, metrics: m})
 	m.received(frame.FrameBegin, buf)
+	m.openedReceived()
 	fn(frame.FrameBegin, buf)
 }
 
@@ -623,13 +644,17 @@ func (w *Worker) detach(id int64) {
 	// of the binding: each id is looked up again before its turn.
 	for _, sid := range w.streams.ids(nil, id) {
 		if e, ok := w.streams.get(sid); ok && e.owner == id {
-			w.streams.remove(sid)
+			if _, begun, _ := w.streams.take(sid); begun {
+				e.metrics.closedReceived()
+			}
 			w.synthesize(frame.FrameAbort, sid, e)
 		}
 	}
 	for _, sid := range w.throttles.ids(nil, id) {
 		if e, ok := w.throttles.get(sid); ok && e.owner == id {
-			w.throttles.remove(sid)
+			if _, begun, _ := w.throttles.take(sid); begun {
+				e.metrics.closedSent()
+			}
 			w.synthesize(frame.FrameReset, sid, e)
 		}
 	}

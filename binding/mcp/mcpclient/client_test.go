@@ -109,6 +109,13 @@ func startGateway(t testing.TB, server, clientOptions string) string {
 // its one route is toolkit up.
 func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string, opts ...engine.Option) string {
 	t.Helper()
+	endpoint, _ := startGatewayEngine(t, server, clientOptions, proxyOptions, opts...)
+	return endpoint
+}
+
+// startGatewayEngine is startGatewayVia that also returns the engine.
+func startGatewayEngine(t testing.TB, server, clientOptions, proxyOptions string, opts ...engine.Option) (string, *engine.Engine) {
+	t.Helper()
 	port := freePort(t)
 	src := enginetest.Front(port, "mcp0")
 	if proxyOptions == "" {
@@ -119,9 +126,9 @@ func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string, o
 			"\n    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
 	}
 	src += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
-	enginetest.Start(t, "gateway.yaml", src, opts...)
+	e := enginetest.Start(t, "gateway.yaml", src, opts...)
 	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
 }
 
 type progressLog struct {
