@@ -238,7 +238,8 @@ func (e *prometheusExporter) Start() error {
 			e.log.Error("telemetry: exporter stopped serving", "err", err)
 		}
 	}(e.srv, e.served)
-	e.log.Info("telemetry: exporter started", "addr", ln.Addr().String(), "path", e.opts.path)
+	// The engine logs the start, through its own logger: a line here
+	// went to slog's default handler, a second line in another format.
 	return nil
 }
 
