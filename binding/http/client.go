@@ -19,7 +19,9 @@ import (
 // client) with a ProxyBeginEx naming the host and port. The response comes
 // back on the reply: a BEGIN with :status and the headers, the body as
 // DATA as it arrives (content-length, chunked, or up to the close), and
-// END. A connection the server keeps alive returns to the pool.
+// END. A connection the server keeps alive returns to the pool, which
+// closes it after idle-timeout (90 s) unused, and at once when the pool
+// already holds max-idle (256) idle connections to its authority.
 type client struct {
 	w           *engine.Worker
 	cfg         *engine.BindingConfig
@@ -872,7 +874,7 @@ func (c *clientConn) maybeDone() {
 		return
 	}
 	c.x, x.c = nil, nil
-	if !c.keepAlive || c.inEnded || len(c.input()) > 0 {
+	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || len(c.h.idle[c.authority]) >= c.h.s.maxIdle {
 		c.close(false)
 		return
 	}

@@ -21,6 +21,7 @@ var optionsSchema = json.RawMessage(`{
   "properties": {
     "versions": {"type": "array", "items": {"enum": ["http/1.1"]}},
     "idle-timeout": {"type": "string"},
+    "max-idle": {"type": "integer", "minimum": 0},
     "limits": {
       "type": "object",
       "additionalProperties": false,
@@ -92,6 +93,7 @@ var whenSchema = json.RawMessage(`{
 type options struct {
 	Versions      []string                `yaml:"versions"`
 	IdleTimeout   string                  `yaml:"idle-timeout"`
+	MaxIdle       *int                    `yaml:"max-idle"`
 	Limits        limitsOptions           `yaml:"limits"`
 	Authorization map[string]authzOptions `yaml:"authorization"`
 	AccessControl *corsOptions            `yaml:"access-control"`
@@ -181,6 +183,13 @@ type headerMatch struct {
 // http.Transport does.
 const defaultIdleTimeout = 90 * time.Second
 
+// defaultMaxIdle is how many idle connections a client keeps per authority
+// on each worker. HTTP/1.1 carries one request at a time on a connection,
+// so a burst of N concurrent requests opens N; the pool keeps enough of
+// them for the concurrency a gateway sees and closes the rest as their
+// exchanges finish, rather than holding every one for idle-timeout.
+const defaultMaxIdle = 256
+
 // settings is what Attach compiles from a binding's configuration.
 type settings struct {
 	limits  h1.Limits
@@ -191,6 +200,8 @@ type settings struct {
 	exitID  int64
 	// idle is how long a client keeps an idle pooled connection.
 	idle time.Duration
+	// maxIdle bounds a client's idle connections per authority.
+	maxIdle int
 }
 
 func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
@@ -198,7 +209,13 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 	if err := cfg.Options().Decode(&opts); err != nil {
 		return nil, err
 	}
-	s := &settings{limits: h1.DefaultLimits(), maxBody: -1, exitID: cfg.ExitID, idle: defaultIdleTimeout}
+	s := &settings{limits: h1.DefaultLimits(), maxBody: -1, exitID: cfg.ExitID, idle: defaultIdleTimeout, maxIdle: defaultMaxIdle}
+	if opts.MaxIdle != nil {
+		if *opts.MaxIdle < 0 {
+			return nil, fmt.Errorf("http %s: max-idle %d: want 0 or more", cfg.Name, *opts.MaxIdle)
+		}
+		s.maxIdle = *opts.MaxIdle
+	}
 	if opts.IdleTimeout != "" {
 		d, err := time.ParseDuration(opts.IdleTimeout)
 		if err != nil {

@@ -121,6 +121,16 @@ func TestServerConfigErrors(t *testing.T) {
 			want:    "route header :path",
 		},
 		{
+			name:    "max-idle negative",
+			options: "    exit: driver\n    options:\n      max-idle: -1\n",
+			want:    "max-idle",
+		},
+		{
+			name:    "max-idle not a number",
+			options: "    exit: driver\n    options:\n      max-idle: many\n",
+			want:    "max-idle",
+		},
+		{
 			name:    "route condition with an unknown field",
 			options: "    routes:\n      - exit: driver\n        when:\n          - method: GET\n",
 			want:    "method",
