@@ -213,27 +213,23 @@ run_sluice() {
 	fi
 }
 
-# (c) httputil.ReverseProxy.
-run_revproxy() {
-	local port
+# run_go_proxy name upstream: one of the Go proxies built from bench/mcp,
+# in front of upstream, for tools/call and tools/list.
+run_go_proxy() {
+	local name=$1 upstream=$2 port
 	port=$(free_port)
-	if start_proxy revproxy "$port" "$tmp/revproxy" -addr "127.0.0.1:$port" -upstream "http://127.0.0.1:$port_up"; then
-		load revproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
-		load revproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+	if start_proxy "$name" "$port" "$tmp/$name" -addr "127.0.0.1:$port" -upstream "$upstream"; then
+		load "$name" "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+		load "$name" "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
 		stop_pid "$proxy_pid"
 	fi
 }
 
-# (d) go-sdk proxy.
-run_gosdkproxy() {
-	local port
-	port=$(free_port)
-	if start_proxy gosdkproxy "$port" "$tmp/gosdkproxy" -addr "127.0.0.1:$port" -upstream "$upstream_url"; then
-		load gosdkproxy "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
-		load gosdkproxy "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
-		stop_pid "$proxy_pid"
-	fi
-}
+# (c) httputil.ReverseProxy, which takes the upstream's origin.
+run_revproxy() { run_go_proxy revproxy "http://127.0.0.1:$port_up"; }
+
+# (d) go-sdk proxy, which takes the upstream's MCP endpoint.
+run_gosdkproxy() { run_go_proxy gosdkproxy "$upstream_url"; }
 
 # Rounds interleave the targets, so that a slow minute of a shared host
 # falls on every target alike rather than on one.
