@@ -19,7 +19,9 @@ import (
 // client) with a ProxyBeginEx naming the host and port. The response comes
 // back on the reply: a BEGIN with :status and the headers, the body as
 // DATA as it arrives (content-length, chunked, or up to the close), and
-// END. A connection the server keeps alive returns to the pool, which
+// END. It speaks plain HTTP only: a request whose :scheme is not http
+// (https, until Sluice has TLS) is refused with RESET rather than sent in
+// cleartext. A connection the server keeps alive returns to the pool, which
 // closes it after idle-timeout (90 s) unused, and at once when the pool
 // already holds max-idle (256) idle connections to its authority.
 type client struct {
@@ -42,10 +44,12 @@ type client struct {
 	windowB frame.WindowBuilder
 	resetB  frame.ResetBuilder
 	exB     HttpBeginExBuilder
-	ex      HttpBeginEx
-	proxyB  proxy.ProxyBeginExBuilder
-	head    []byte
-	lower   []byte
+	// resetExB builds the HttpResetEx of a refusal with a status.
+	resetExB HttpResetExBuilder
+	ex       HttpBeginEx
+	proxyB   proxy.ProxyBeginExBuilder
+	head     []byte
+	lower    []byte
 }
 
 func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
@@ -196,6 +200,13 @@ func (x *clientExchange) onBegin(ext []byte) {
 			path = hd.Value()
 		case ":authority":
 			authority = hd.Value()
+		case ":scheme":
+			if !asciiEqualFold(hd.Value(), []byte("http")) {
+				// No TLS here yet: an https request is refused, never
+				// sent in cleartext.
+				x.refuseBadGateway()
+				return
+			}
 		case "content-length":
 			if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 {
 				length = n
@@ -418,6 +429,29 @@ func (x *clientExchange) refuse() {
 		TraceID(x.traceID).
 		BuildLimit()
 	if err == nil {
+		_ = h.w.Send(frame.FrameReset, buf[:n])
+	}
+}
+
+// refuseBadGateway refuses the request with an HttpResetEx whose :status
+// is 502, which an http server answers with: the request names an
+// upstream this client cannot speak to.
+func (x *clientExchange) refuseBadGateway() {
+	x.requestEnded = true
+	h := x.h
+	buf := h.w.WriteBuffer()
+	b := h.resetB.Wrap(buf, 0, len(buf)).
+		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
+		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
+		TraceID(x.traceID)
+	if off, max, ok := b.ExtensionSlot(); ok {
+		eb := h.resetExB.Wrap(buf, off, max).TypeID(h.typeID)
+		eb.Headers().Item().Name(":status").Value("502")
+		if limit, err := eb.BuildLimit(); err == nil {
+			b.ExtensionEnd(limit)
+		}
+	}
+	if n, err := b.BuildLimit(); err == nil {
 		_ = h.w.Send(frame.FrameReset, buf[:n])
 	}
 }

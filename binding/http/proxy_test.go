@@ -160,3 +160,92 @@ func TestClientResponseFramingsBeforeClose(t *testing.T) {
 		})
 	}
 }
+
+// TestClientRefusesHTTPS: the http client speaks no TLS, so a request for
+// an https URL is refused (the proxy answers 502) and nothing is sent to
+// the upstream: it used to go out in cleartext to the https port.
+func TestClientRefusesHTTPS(t *testing.T) {
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = up.Close() })
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			_ = c.Close()
+		}
+	}()
+	proxy := startForwardProxy(t)
+	c, err := net.Dial("tcp", proxy)
+	require.NoError(t, err)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = fmt.Fprintf(c, "GET https://%s/secret HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer token\r\n\r\n", up.Addr(), up.Addr())
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	select {
+	case <-accepted:
+		t.Fatal("the https request reached the upstream in cleartext")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestProxyAbsoluteForm: a request whose target is an absolute URL (a
+// proxy's request) goes to the authority the URL names, whatever its Host
+// header says, as an origin-form request (RFC 9112 §3.2.2).
+func TestProxyAbsoluteForm(t *testing.T) {
+	seen := make(chan string, 4)
+	up, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = up.Close() })
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				seen <- req.RequestURI + " " + req.Host
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+			}(c)
+		}
+	}()
+	proxy := startForwardProxy(t)
+	for _, tt := range []struct{ target, want string }{
+		{"http://%s/x?y=1", "/x?y=1"},
+		{"HTTP://%s?q", "/?q"},
+		{"http://%s", "/"},
+	} {
+		target := fmt.Sprintf(tt.target, up.Addr())
+		t.Run(target, func(t *testing.T) {
+			c, err := net.Dial("tcp", proxy)
+			require.NoError(t, err)
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			_, err = fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: wrong.example\r\n\r\n", target)
+			require.NoError(t, err)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			select {
+			case got := <-seen:
+				assert.Equal(t, tt.want+" "+up.Addr().String(), got)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the upstream saw no request")
+			}
+		})
+	}
+}

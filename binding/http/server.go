@@ -56,6 +56,7 @@ type server struct {
 	endEx   HttpEndEx
 	resetEx HttpResetEx
 	lower   []byte // scratch for lower-casing header names
+	pathBuf []byte // scratch for an absolute-form target's path
 	head    []byte // scratch for response heads
 }
 
@@ -867,11 +868,29 @@ func (x *exchange) doBegin(r *h1.RequestHead) int {
 	eb := h.exB.Wrap(buf, off, max).TypeID(h.typeID)
 	hs := eb.Headers()
 	hs.Item().Name(":method").ValueBytes(r.Method)
-	hs.Item().Name(":scheme").Value("http")
-	if r.Host != nil {
-		hs.Item().Name(":authority").ValueBytes(r.Host)
+	if scheme, authority, path, ok := absoluteForm(r.Target); ok {
+		// A proxy's request (RFC 9112 §3.2.2): the target names the
+		// scheme and the authority, and a Host header is ignored. The
+		// scheme travels on, so that an https target is never sent in
+		// cleartext by an http client that speaks no TLS.
+		if len(authority) == 0 {
+			return 400
+		}
+		hs.Item().Name(":scheme").ValueBytes(scheme)
+		hs.Item().Name(":authority").ValueBytes(authority)
+		if len(path) == 0 || path[0] != '/' {
+			// "http://host" and "http://host?q" ask for the root.
+			path = append(append(h.pathBuf[:0], '/'), path...)
+			h.pathBuf = path
+		}
+		hs.Item().Name(":path").ValueBytes(path)
+	} else {
+		hs.Item().Name(":scheme").Value("http")
+		if r.Host != nil {
+			hs.Item().Name(":authority").ValueBytes(r.Host)
+		}
+		hs.Item().Name(":path").ValueBytes(r.Target)
 	}
-	hs.Item().Name(":path").ValueBytes(r.Target)
 	options := false
 	for i := range r.Headers {
 		options = options || asciiEqualFold(r.Headers[i].Name, []byte("connection"))
@@ -1581,4 +1600,27 @@ func (x *exchange) appendCORS(head []byte) []byte {
 		head = h1.AppendHeader(head, []byte("access-control-expose-headers"), []byte(cs.expose))
 	}
 	return h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
+}
+
+// absoluteForm splits an absolute-form request target, http:// or
+// https:// (either case), into its scheme (lower case), authority and the
+// rest (path and query, possibly empty). ok is false for every other
+// target.
+func absoluteForm(target []byte) (scheme, authority, rest []byte, ok bool) {
+	switch {
+	case len(target) >= 7 && asciiEqualFold(target[:7], []byte("http://")):
+		scheme, rest = []byte("http"), target[7:]
+	case len(target) >= 8 && asciiEqualFold(target[:8], []byte("https://")):
+		scheme, rest = []byte("https"), target[8:]
+	default:
+		return nil, nil, nil, false
+	}
+	end := len(rest)
+	for i, c := range rest {
+		if c == '/' || c == '?' || c == '#' {
+			end = i
+			break
+		}
+	}
+	return scheme, rest[:end], rest[end:], true
 }

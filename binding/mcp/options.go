@@ -51,7 +51,7 @@ var optionsSchema = json.RawMessage(`{
       }
     },
     "prefix": {"enum": ["always", "conditional", "never"]},
-    "server": {"type": "string", "pattern": "^https?://"},
+    "server": {"type": "string", "pattern": "^http://"},
     "timeout": {"type": "string"},
     "sessions": {
       "type": "object",

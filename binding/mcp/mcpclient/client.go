@@ -49,7 +49,7 @@ type options struct {
 
 // settings is what attach compiles from the options.
 type settings struct {
-	scheme    string // http or https
+	scheme    string // http: https is refused until Sluice speaks TLS
 	authority string // host:port
 	path      string // the endpoint's path and query
 	versions  []string
@@ -80,16 +80,17 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 		return nil, fmt.Errorf("mcp %s: a client needs options.server, the upstream MCP endpoint (http://host:port/path)", cfg.Name)
 	}
 	u, err := url.Parse(o.Server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("mcp %s: options.server %q: want http://host[:port]/path or https://…", cfg.Name, o.Server)
+	if err == nil && u.Scheme == "https" {
+		// Sluice has no TLS binding yet: the request would go out in
+		// cleartext to a server that expects TLS, credentials and all.
+		return nil, fmt.Errorf("mcp %s: options.server %q: https upstreams are not supported (Sluice speaks no TLS yet, and will not send them cleartext); use an http:// endpoint, for example a local TLS proxy in front of the server", cfg.Name, o.Server)
+	}
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("mcp %s: options.server %q: want http://host[:port]/path", cfg.Name, o.Server)
 	}
 	s := &settings{scheme: u.Scheme, authority: u.Host, path: u.RequestURI(), timeout: defaultTimeout}
 	if u.Port() == "" {
-		if u.Scheme == "https" {
-			s.authority += ":443"
-		} else {
-			s.authority += ":80"
-		}
+		s.authority += ":80"
 	}
 	s.versions = o.Versions
 	if len(s.versions) == 0 {

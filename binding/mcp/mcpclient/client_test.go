@@ -504,6 +504,9 @@ func TestOptions(t *testing.T) {
 		{"proxy option", "      server: http://127.0.0.1:1/mcp\n      prefix: always\n", "options.prefix is an option of the proxy kind"},
 		{"bad version", "      server: http://127.0.0.1:1/mcp\n      versions: [1999-01-01]\n", "unsupported protocol version"},
 		{"bad timeout", "      server: http://127.0.0.1:1/mcp\n      timeout: soon\n", "options.timeout"},
+		// No TLS yet: an https upstream is refused, not spoken to in
+		// cleartext.
+		{"https server", "      server: https://127.0.0.1:1/mcp\n", `c.yaml:7: bindings.client0.options.server: "https://127.0.0.1:1/mcp" does not match the pattern ^http://`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "name: test\nbindings:\n  client0:\n    type: mcp\n    kind: client\n    options:\n" + tt.options

@@ -19,6 +19,12 @@
 // log messages): a long job that keeps reporting is not cut off, one that
 // falls silent for a whole timeout is.
 //
+// The server is an http:// endpoint. An https:// one is refused when the
+// configuration loads: Sluice has no TLS binding yet, and an https
+// upstream's requests (and whatever credentials they carry) must not go
+// out in cleartext; a TLS-terminating proxy on the gateway's host, reached
+// over http://, stands in until then.
+//
 // Options of the other kinds (origins, hosts, inactivity, sse, get,
 // limits, sessions, prefix) are refused with an error naming the kind
 // they belong to.
