@@ -16,6 +16,13 @@ type timerWheel struct {
 	slots  [wheelSlots][]*timer
 	byID   map[int64]*timer
 	count  int
+	// dead counts cancelled timers still in their slots: expire visits
+	// the slots it passes while there are any, armed timers or not, so
+	// that they come back to free. (Skipping the slots whenever nothing
+	// was armed left them there: a connection that cancels and re-arms
+	// its idle timer per request, alone on its worker, allocated a timer
+	// per request for good.)
+	dead int
 	// floor is a tick no armed timer precedes: wait scans from it rather
 	// than from the cursor. schedule lowers it; cancel and expire leave it,
 	// since removing a timer cannot make an earlier one.
@@ -85,13 +92,14 @@ func (w *timerWheel) cancel(id int64) bool {
 	delete(w.byID, id)
 	t.fire = nil
 	w.count--
+	w.dead++
 	return true
 }
 
 // expire fires the timers due at now, at most limit of them, and returns
 // how many fired.
 func (w *timerWheel) expire(now time.Time, limit int) int {
-	if w.count == 0 {
+	if w.count == 0 && w.dead == 0 {
 		w.cursor = max(w.cursor, int64(now.Sub(w.start)/w.tick))
 		return 0
 	}
@@ -107,6 +115,7 @@ func (w *timerWheel) expire(now time.Time, limit int) int {
 		for _, t := range items {
 			switch {
 			case t.fire == nil: // cancelled
+				w.dead--
 				w.release(t)
 			case t.tick <= nowTick && fired < limit:
 				delete(w.byID, t.id)

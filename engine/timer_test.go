@@ -75,25 +75,32 @@ func TestTimerWheelReusesTimers(t *testing.T) {
 	assert.Equal(t, 0, w.expire(now.Add(time.Second), 10), "fires once")
 
 	// Steady state: arm and cancel, the wheel turning, allocates nothing
-	// (the map's buckets and the slots' arrays are reused too). Another
-	// timer stays armed, as a worker's always are (sessions', connections'):
-	// a wheel with none armed skips its slots, and frees what they hold
-	// only when it next scans them.
+	// (the map's buckets and the slots' arrays are reused too), whether
+	// another timer stays armed or the one armed and cancelled is the
+	// only one, as a lone connection's idle timer is: a wheel with no
+	// timer armed still scans the slots that hold cancelled ones.
 	// Each slot's array is allocated on its first use, so the wheel turns
 	// once before the count.
-	id := int64(100)
-	now = now.Add(time.Second)
-	w.schedule(99, now.Add(time.Hour), func() {})
-	step := func() {
-		id++
-		w.schedule(id, now.Add(3*time.Millisecond), func() {})
-		w.cancel(id)
-		now = now.Add(time.Millisecond)
-		w.expire(now, 10)
+	for _, other := range []bool{true, false} {
+		w := newTimerWheel(time.Millisecond, start)
+		id := int64(100)
+		now := start.Add(time.Second)
+		if other {
+			w.schedule(99, now.Add(time.Hour), func() {})
+		}
+		fire := func() {}
+		step := func() {
+			id++
+			w.schedule(id, now.Add(90*time.Second), fire)
+			w.cancel(id)
+			now = now.Add(time.Millisecond)
+			w.expire(now, 10)
+		}
+		for range wheelSlots + 10 {
+			step()
+		}
+		allocs := testing.AllocsPerRun(2*wheelSlots, step)
+		assert.Zero(t, allocs, "another timer armed: %v", other)
+		assert.LessOrEqual(t, w.dead, wheelSlots, "cancelled timers waiting in their slots")
 	}
-	for range wheelSlots + 10 {
-		step()
-	}
-	allocs := testing.AllocsPerRun(2*wheelSlots, step)
-	assert.Zero(t, allocs)
 }
