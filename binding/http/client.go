@@ -33,6 +33,7 @@ type client struct {
 	pool        *engine.BufferPool
 	idle        map[string][]*clientConn
 
+	hdr     frame.Frame
 	begin   frame.Begin
 	data    frame.Data
 	flush   frame.Flush
@@ -50,6 +51,8 @@ type client struct {
 	proxyB   proxy.ProxyBeginExBuilder
 	head     []byte
 	lower    []byte
+	// free holds finished exchanges for the next requests (release).
+	free []*clientExchange
 }
 
 func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
@@ -63,9 +66,14 @@ func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*clien
 	}, nil
 }
 
-// clientExchange is one request stream from the application.
+// clientExchange is one request stream from the application. Finished
+// exchanges are kept for the next requests (release); onApp drops a frame
+// that is not for the exchange's current streams, so a frame for a
+// finished use can never reach the next one.
 type clientExchange struct {
 	h                  *client
+	fn                 engine.MessageConsumer // onApp, made once per exchange
+	free               bool                   // in the client's free list
 	c                  *clientConn
 	originID, routedID int64
 	initialID, replyID int64
@@ -133,16 +141,45 @@ func (h *client) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	x := &clientExchange{
-		h: h, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
+	var x *clientExchange
+	if n := len(h.free); n > 0 {
+		x = h.free[n-1]
+		h.free[n-1] = nil
+		h.free = h.free[:n-1]
+	} else {
+		x = new(clientExchange)
+		x.fn = x.onApp
+	}
+	fn := x.fn
+	*x = clientExchange{
+		h: h, fn: fn, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
 		initialID: h.begin.StreamID(), replyID: engine.ReplyID(h.begin.StreamID()),
 		traceID: h.begin.TraceID(), authorization: h.begin.Authorization(),
 	}
-	return x.onApp
+	return fn
+}
+
+// release keeps a finished exchange for the next request: one whose
+// request and response have both ended and whose connection has let it
+// go. The engine delivers nothing on either stream after that (ENDs, an
+// ABORT or a RESET closed them); onApp checks the stream id regardless.
+func (x *clientExchange) release() {
+	if x.free || !x.requestEnded || !x.replyEnded || x.c != nil {
+		return
+	}
+	x.free = true
+	x.h.free = append(x.h.free, x)
 }
 
 func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
 	h := x.h
+	if x.free || !h.hdr.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	if id := h.hdr.StreamID(); id != x.initialID && id != x.replyID {
+		return // a frame for an earlier use of this exchange
+	}
+	defer x.release()
 	switch t {
 	case frame.FrameBegin:
 		if h.begin.TryWrap(buf, 0, len(buf)) {
@@ -468,6 +505,7 @@ func (x *clientExchange) fail() {
 		c.x = nil
 		c.close(true)
 	}
+	x.release()
 }
 
 func (x *clientExchange) abortReply() {
@@ -908,6 +946,7 @@ func (c *clientConn) maybeDone() {
 		return
 	}
 	c.x, x.c = nil, nil
+	x.release()
 	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || len(c.h.idle[c.authority]) >= c.h.s.maxIdle {
 		c.close(false)
 		return

@@ -1602,6 +1602,9 @@ func (x *exchange) appendCORS(head []byte) []byte {
 	return h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
 }
 
+// The schemes absoluteForm returns, shared rather than made per request.
+var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")
+
 // absoluteForm splits an absolute-form request target, http:// or
 // https:// (either case), into its scheme (lower case), authority and the
 // rest (path and query, possibly empty). ok is false for every other
@@ -1609,9 +1612,9 @@ func (x *exchange) appendCORS(head []byte) []byte {
 func absoluteForm(target []byte) (scheme, authority, rest []byte, ok bool) {
 	switch {
 	case len(target) >= 7 && asciiEqualFold(target[:7], []byte("http://")):
-		scheme, rest = []byte("http"), target[7:]
+		scheme, rest = schemeHTTP, target[7:]
 	case len(target) >= 8 && asciiEqualFold(target[:8], []byte("https://")):
-		scheme, rest = []byte("https"), target[8:]
+		scheme, rest = schemeHTTPS, target[8:]
 	default:
 		return nil, nil, nil, false
 	}

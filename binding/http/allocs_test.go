@@ -1,0 +1,100 @@
+package http_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestHelperUpstream is not a test: TestRequestAllocations runs the test
+// binary again as a plain HTTP/1.1 upstream, so that the upstream's
+// allocations stay out of the measured process. It serves on a free
+// loopback port, prints the address and stops when its stdin closes.
+func TestHelperUpstream(t *testing.T) {
+	if os.Getenv("SLUICE_HELPER_UPSTREAM") != "1" {
+		t.Skip("runs only as TestRequestAllocations' upstream process")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	fmt.Println(ln.Addr().String())
+	go func() {
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	}()
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// TestRequestAllocations sends requests one after another through tcp →
+// http server → http client (a forward proxy) to an upstream in another
+// process, and counts this process's heap allocations per request: the
+// engine and the three bindings, with a client that allocates nothing.
+// The http client used to allocate its exchange and the exchange's
+// handler for every request; it keeps finished exchanges now.
+func TestRequestAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpstream$")
+	cmd.Env = append(os.Environ(), "SLUICE_HELPER_UPSTREAM=1")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	upstream := strings.TrimSpace(line)
+
+	proxy := startForwardProxy(t)
+	c, err := net.Dial("tcp", proxy)
+	require.NoError(t, err)
+	defer c.Close()
+	request := []byte(fmt.Sprintf("GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", upstream, upstream))
+	buf := make([]byte, 4096)
+	tail := []byte("\r\n\r\nok")
+	// The checks call require only on failure: its arguments would
+	// allocate on every call.
+	roundTrip := func() {
+		if _, err := c.Write(request); err != nil {
+			require.NoError(t, err)
+		}
+		n := 0
+		for !bytes.HasSuffix(buf[:n], tail) {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				require.NoError(t, err, "after %q", buf[:n])
+			}
+			n += m
+		}
+	}
+	require.NoError(t, c.SetDeadline(time.Now().Add(60*time.Second)))
+	// Warm up for longer than a turn of the timer wheel (512 ms): a
+	// timer cancelled per request is reused once the wheel has passed it.
+	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
+		roundTrip()
+	}
+	const requests = 3000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range requests {
+		roundTrip()
+	}
+	runtime.ReadMemStats(&after)
+	perRequest := float64(after.Mallocs-before.Mallocs) / requests
+	t.Logf("%.3f heap allocations per request through the gateway", perRequest)
+	require.Less(t, perRequest, 0.2, "heap allocations per proxied request")
+}
