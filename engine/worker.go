@@ -267,8 +267,9 @@ func (w *Worker) refused(target *Worker, err error) {
 }
 
 // afterSend updates the sender's registrations for the frame t it sent on
-// id, and the active gauges with them (streamMetrics). The sender of END or ABORT expects no further throttle frames, and
-// the sender of RESET no further data (ZILLA.md §3).
+// id, and the active gauges with them (streamMetrics). The sender of END
+// or ABORT expects no further throttle frames, and the sender of RESET no
+// further data (ZILLA.md §3).
 //
 // A reply exists once its BEGIN is sent: a receiver that RESETs the
 // initial stream before it has begun the reply gives the reply up, and
@@ -288,17 +289,34 @@ func (w *Worker) afterSend(t frame.FrameType, id int64) {
 			}
 		}
 	case frame.FrameEnd, frame.FrameAbort:
-		if e, begun, ok := w.throttles.take(id); ok && begun {
-			e.metrics.closedSent()
-		}
+		w.dropThrottle(id)
 	case frame.FrameReset:
-		if e, begun, ok := w.streams.take(id); ok && begun {
-			e.metrics.closedReceived()
-		}
+		w.dropStream(id)
 		if IsInitial(id) {
 			w.throttles.removeUnreplied(ReplyID(id))
 		}
 	}
+}
+
+// dropStream forgets the handler of the data frames on id, a direction
+// this worker receives, and counts the direction closed if it had begun.
+func (w *Worker) dropStream(id int64) (entry, bool) {
+	e, begun, ok := w.streams.take(id)
+	if ok && begun {
+		e.metrics.closedReceived()
+	}
+	return e, ok
+}
+
+// dropThrottle forgets the handler of the throttle frames on id, a
+// direction this worker sends, and counts the direction closed if it had
+// begun.
+func (w *Worker) dropThrottle(id int64) (entry, bool) {
+	e, begun, ok := w.throttles.take(id)
+	if ok && begun {
+		e.metrics.closedSent()
+	}
+	return e, ok
 }
 
 // Dispatch runs fn on the worker's thread. It is safe from any goroutine
@@ -521,11 +539,7 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 	var ok bool
 	if t.IsThrottle() {
 		if t == frame.FrameReset {
-			var begun bool
-			e, begun, ok = w.throttles.take(id)
-			if ok && begun {
-				e.metrics.closedSent()
-			}
+			e, ok = w.dropThrottle(id)
 			if IsInitial(id) {
 				// A reply that had not begun is given up with its
 				// initial stream (afterSend).
@@ -542,11 +556,7 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 	}
 	switch t {
 	case frame.FrameEnd, frame.FrameAbort:
-		var begun bool
-		e, begun, ok = w.streams.take(id)
-		if ok && begun {
-			e.metrics.closedReceived()
-		}
+		e, ok = w.dropStream(id)
 	case frame.FrameBegin:
 		if s := w.streams.ref(id); s != nil {
 			// Only reply ids are in streams before their BEGIN.
@@ -644,17 +654,13 @@ func (w *Worker) detach(id int64) {
 	// of the binding: each id is looked up again before its turn.
 	for _, sid := range w.streams.ids(nil, id) {
 		if e, ok := w.streams.get(sid); ok && e.owner == id {
-			if _, begun, _ := w.streams.take(sid); begun {
-				e.metrics.closedReceived()
-			}
+			w.dropStream(sid)
 			w.synthesize(frame.FrameAbort, sid, e)
 		}
 	}
 	for _, sid := range w.throttles.ids(nil, id) {
 		if e, ok := w.throttles.get(sid); ok && e.owner == id {
-			if _, begun, _ := w.throttles.take(sid); begun {
-				e.metrics.closedSent()
-			}
+			w.dropThrottle(sid)
 			w.synthesize(frame.FrameReset, sid, e)
 		}
 	}
