@@ -456,24 +456,16 @@ func (x *clientExchange) grantRequest() {
 }
 
 // refuse resets a request that cannot be sent.
-func (x *clientExchange) refuse() {
-	x.requestEnded = true
-	h := x.h
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
-		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
-		TraceID(x.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
-	}
-}
+func (x *clientExchange) refuse() { x.refuseWith("") }
 
-// refuseBadGateway refuses the request with an HttpResetEx whose :status
-// is 502, which an http server answers with: the request names an
-// upstream this client cannot speak to.
-func (x *clientExchange) refuseBadGateway() {
+// refuseBadGateway refuses a request for an upstream this client cannot
+// speak to, with an HttpResetEx whose :status, 502, an http server
+// answers with.
+func (x *clientExchange) refuseBadGateway() { x.refuseWith("502") }
+
+// refuseWith resets the request, with an HttpResetEx carrying status
+// unless it is empty.
+func (x *clientExchange) refuseWith(status string) {
 	x.requestEnded = true
 	h := x.h
 	buf := h.w.WriteBuffer()
@@ -481,11 +473,13 @@ func (x *clientExchange) refuseBadGateway() {
 		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
 		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
 		TraceID(x.traceID)
-	if off, max, ok := b.ExtensionSlot(); ok {
-		eb := h.resetExB.Wrap(buf, off, max).TypeID(h.typeID)
-		eb.Headers().Item().Name(":status").Value("502")
-		if limit, err := eb.BuildLimit(); err == nil {
-			b.ExtensionEnd(limit)
+	if status != "" {
+		if off, max, ok := b.ExtensionSlot(); ok {
+			eb := h.resetExB.Wrap(buf, off, max).TypeID(h.typeID)
+			eb.Headers().Item().Name(":status").Value(status)
+			if limit, err := eb.BuildLimit(); err == nil {
+				b.ExtensionEnd(limit)
+			}
 		}
 	}
 	if n, err := b.BuildLimit(); err == nil {
