@@ -6,8 +6,12 @@ FUZZTIME ?= 20s
 build:
 	go build ./...
 
+# The allocation tests (names with Alloc) skip under the race detector,
+# which allocates: the second run takes them without it, one package at a
+# time, so that each measures a process with nothing else running.
 test: peers
 	go test -race -count=1 ./...
+	go test -count=1 -p 1 -run 'Alloc' ./...
 
 # peers installs the real MCP peers (Node 22, the TypeScript SDK, the
 # conformance suite) that the interop tests run; see .ci/peers.sh.

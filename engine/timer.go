@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/sluicehq/sluice/internal/freelist"
+)
 
 // wheelSlots is the number of slots of a timer wheel; a power of two.
 const wheelSlots = 512
@@ -55,14 +59,11 @@ func (w *timerWheel) tickOf(t time.Time) int64 {
 // schedule arms fire at deadline under id.
 func (w *timerWheel) schedule(id int64, deadline time.Time, fire func()) {
 	tick := max(w.tickOf(deadline), w.cursor+1)
-	var t *timer
-	if n := len(w.free); n > 0 {
-		t = w.free[n-1]
-		w.free = w.free[:n-1]
-		*t = timer{id: id, tick: tick, fire: fire}
-	} else {
-		t = &timer{id: id, tick: tick, fire: fire}
+	t := freelist.Pop(&w.free)
+	if t == nil {
+		t = new(timer)
 	}
+	*t = timer{id: id, tick: tick, fire: fire}
 	slot := &w.slots[tick&(wheelSlots-1)]
 	*slot = append(*slot, t)
 	w.byID[id] = t

@@ -9,6 +9,7 @@ import (
 	"github.com/sluicehq/sluice/binding/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // client is the http client kind on one worker. Each application stream
@@ -141,12 +142,8 @@ func (h *client) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	var x *clientExchange
-	if n := len(h.free); n > 0 {
-		x = h.free[n-1]
-		h.free[n-1] = nil
-		h.free = h.free[:n-1]
-	} else {
+	x := freelist.Pop(&h.free)
+	if x == nil {
 		x = new(clientExchange)
 		x.fn = x.onApp
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // server is the mcp server kind on one worker: Streamable HTTP behind an
@@ -114,12 +115,8 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 
 // alloc takes a request from the worker's free list.
 func (h *server) alloc() *request {
-	var r *request
-	if n := len(h.free); n > 0 {
-		r = h.free[n-1]
-		h.free[n-1] = nil
-		h.free = h.free[:n-1]
-	} else {
+	r := freelist.Pop(&h.free)
+	if r == nil {
 		r = &request{h: h}
 		r.onNet = r.onNetFrame
 		r.onApp = r.onAppFrame

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // sink receives the response of a call.
@@ -59,11 +60,8 @@ const (
 )
 
 func (h *handler) newCall(s sink) *call {
-	var c *call
-	if n := len(h.freeC); n > 0 {
-		c = h.freeC[n-1]
-		h.freeC = h.freeC[:n-1]
-	} else {
+	c := freelist.Pop(&h.freeC)
+	if c == nil {
 		c = &call{h: h}
 		c.fn = c.onFrame
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // paramsWindow is the credit a request's params get at a time.
@@ -65,11 +66,8 @@ const (
 )
 
 func (h *handler) newExchange() *exchange {
-	var x *exchange
-	if n := len(h.freeX); n > 0 {
-		x = h.freeX[n-1]
-		h.freeX = h.freeX[:n-1]
-	} else {
+	x := freelist.Pop(&h.freeX)
+	if x == nil {
 		x = &exchange{h: h}
 		x.fn = x.onFrame
 		x.resumeFn = x.resume

@@ -4,15 +4,12 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 func (h *Handler) getLeg(r *request, route int) *leg {
-	var l *leg
-	if n := len(h.freeLegs); n > 0 {
-		l = h.freeLegs[n-1]
-		h.freeLegs[n-1] = nil
-		h.freeLegs = h.freeLegs[:n-1]
-	} else {
+	l := freelist.Pop(&h.freeLegs)
+	if l == nil {
 		l = &leg{}
 		l.onFrame = l.onUp
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // Forwarding failures; either one tears the stream down.
@@ -116,12 +117,8 @@ const (
 )
 
 func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
-	var r *request
-	if n := len(h.freeRequests); n > 0 {
-		r = h.freeRequests[n-1]
-		h.freeRequests[n-1] = nil
-		h.freeRequests = h.freeRequests[:n-1]
-	} else {
+	r := freelist.Pop(&h.freeRequests)
+	if r == nil {
 		r = &request{h: h}
 		r.onFrame = r.onDown
 		r.onTimeout = r.timedOut
