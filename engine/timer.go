@@ -20,12 +20,10 @@ type timerWheel struct {
 	slots  [wheelSlots][]*timer
 	byID   map[int64]*timer
 	count  int
-	// dead counts cancelled timers still in their slots: expire visits
-	// the slots it passes while there are any, armed timers or not, so
-	// that they come back to free. (Skipping the slots whenever nothing
-	// was armed left them there: a connection that cancels and re-arms
-	// its idle timer per request, alone on its worker, allocated a timer
-	// per request for good.)
+	// dead counts cancelled timers still in their slots (cancel takes a
+	// timer out of its slot, but not out of one expire has detached to
+	// fire): expire visits the slots it passes while there are any, armed
+	// timers or not, so that they come back to free.
 	dead int
 	// floor is a tick no armed timer precedes: wait scans from it rather
 	// than from the cursor. schedule lowers it; cancel and expire leave it,
@@ -84,7 +82,11 @@ func (w *timerWheel) release(t *timer) {
 	}
 }
 
-// cancel disarms the timer id, reporting whether it was armed.
+// cancel disarms the timer id, reporting whether it was armed. The timer
+// leaves its slot at once and goes back to free, so that a timer armed and
+// cancelled per request is reused by the next one whatever the rate; one
+// in a slot that expire has detached to fire (a timer cancelled by
+// another's callback) is only marked, and expire frees it.
 func (w *timerWheel) cancel(id int64) bool {
 	t, ok := w.byID[id]
 	if !ok {
@@ -93,6 +95,17 @@ func (w *timerWheel) cancel(id int64) bool {
 	delete(w.byID, id)
 	t.fire = nil
 	w.count--
+	slot := &w.slots[t.tick&(wheelSlots-1)]
+	for i, s := range *slot {
+		if s == t {
+			items := *slot
+			copy(items[i:], items[i+1:]) // the slot's order is the firing order
+			items[len(items)-1] = nil
+			*slot = items[:len(items)-1]
+			w.release(t)
+			return true
+		}
+	}
 	w.dead++
 	return true
 }

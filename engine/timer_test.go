@@ -104,3 +104,27 @@ func TestTimerWheelReusesTimers(t *testing.T) {
 		assert.LessOrEqual(t, w.dead, wheelSlots, "cancelled timers waiting in their slots")
 	}
 }
+
+// TestTimerWheelCancelFromCallback: a callback that cancels a timer due
+// in the same tick, which expire has taken out of its slot to fire, stops
+// it firing; expire frees it, and a timer cancelled anywhere else goes
+// back to free at once.
+func TestTimerWheelCancelFromCallback(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := newTimerWheel(time.Millisecond, start)
+	var fired []int64
+	w.schedule(1, start.Add(2*time.Millisecond), func() {
+		fired = append(fired, 1)
+		assert.True(t, w.cancel(2))
+	})
+	w.schedule(2, start.Add(2*time.Millisecond), func() { fired = append(fired, 2) })
+	w.schedule(3, start.Add(time.Hour), func() { fired = append(fired, 3) })
+	assert.True(t, w.cancel(3))
+	assert.Len(t, w.free, 1, "a timer cancelled in its slot is free at once")
+	assert.Equal(t, 1, w.expire(start.Add(2*time.Millisecond), 10))
+	assert.Equal(t, []int64{1}, fired, "the timer cancelled by the callback did not fire")
+	assert.Zero(t, w.dead)
+	assert.Len(t, w.free, 3)
+	assert.False(t, w.pending())
+	assert.Equal(t, 0, w.expire(start.Add(time.Hour), 10))
+}

@@ -82,8 +82,8 @@ func TestRequestAllocations(t *testing.T) {
 		}
 	}
 	require.NoError(t, c.SetDeadline(time.Now().Add(60*time.Second)))
-	// Warm up for longer than a turn of the timer wheel (512 ms): a
-	// timer cancelled per request is reused once the wheel has passed it.
+	// Warm up: the first requests fill the free lists and the timer
+	// wheel's slot arrays.
 	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
 		roundTrip()
 	}
@@ -96,5 +96,5 @@ func TestRequestAllocations(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perRequest := float64(after.Mallocs-before.Mallocs) / requests
 	t.Logf("%.3f heap allocations per request through the gateway", perRequest)
-	require.Less(t, perRequest, 0.2, "heap allocations per proxied request")
+	require.Less(t, perRequest, 0.1, "heap allocations per proxied request")
 }

@@ -144,8 +144,7 @@ func TestToolsCallAllocations(t *testing.T) {
 			require.Failf(t, "tools/call", "%v: %s", err, resp)
 		}
 	}
-	// Warm up past a turn of the timer wheel (512 ms), which reuses the
-	// timers a call arms and cancels once it has passed them.
+	// Warm up: the first calls fill the free lists and the slots' arrays.
 	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
 		call()
 	}
@@ -158,9 +157,9 @@ func TestToolsCallAllocations(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perCall := float64(after.Mallocs-before.Mallocs) / calls
 	t.Logf("%.3f heap allocations per tools/call through the gateway", perCall)
-	// 0.01–0.12 measured: the timers a call arms and cancels come back
-	// to the wheel's free list at their slot's turn, so the rate's swings
-	// leave a few allocations; one per call (2.1 with the http client
-	// allocating its exchange) is what this catches.
-	require.Less(t, perCall, 0.5, "heap allocations per tools/call")
+	// 0.000–0.009 measured, with both CPUs busy beside the test too; the
+	// http client allocating its exchange made it 2.1, and timers that
+	// came back to the wheel's free list only at their slot's next turn
+	// left up to 0.3 under load.
+	require.Less(t, perCall, 0.1, "heap allocations per tools/call")
 }
