@@ -1,20 +1,19 @@
 package http_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // TestHelperUpstream is not a test: TestRequestAllocations runs the test
@@ -22,7 +21,7 @@ import (
 // allocations stay out of the measured process. It serves on a free
 // loopback port, prints the address and stops when its stdin closes.
 func TestHelperUpstream(t *testing.T) {
-	if os.Getenv("SLUICE_HELPER_UPSTREAM") != "1" {
+	if !enginetest.IsHelper("TestHelperUpstream") {
 		t.Skip("runs only as TestRequestAllocations' upstream process")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -44,20 +43,7 @@ func TestRequestAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUpstream$")
-	cmd.Env = append(os.Environ(), "SLUICE_HELPER_UPSTREAM=1")
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	upstream := strings.TrimSpace(line)
+	upstream := enginetest.Helper(t, "TestHelperUpstream")
 
 	proxy := startForwardProxy(t)
 	c, err := net.Dial("tcp", proxy)

@@ -4,12 +4,15 @@
 package enginetest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,3 +100,35 @@ func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine
 	})
 	return e
 }
+
+// HelperEnv is set, to the helper test's name, in a test binary that
+// Helper runs again.
+const HelperEnv = "SLUICE_TEST_HELPER"
+
+// Helper runs the test binary again as a server of its own, running only
+// the test named test, which acts when HelperEnv names it (and skips
+// otherwise). The helper prints one line, such as its address, which
+// Helper returns; it stops when its standard input closes, which Helper
+// arranges for the end of t. Tests that count their own process's
+// allocations put their peers there.
+func Helper(t testing.TB, test string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), HelperEnv+"="+test)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, "helper %s printed no line", test)
+	return strings.TrimSpace(line)
+}
+
+// IsHelper reports whether this test binary runs as the helper test
+// named test (Helper).
+func IsHelper(test string) bool { return os.Getenv(HelperEnv) == test }

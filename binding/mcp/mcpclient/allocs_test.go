@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // TestHelperTinyUpstream is not a test: TestToolsCallAllocations runs the
@@ -24,7 +25,7 @@ import (
 // the measured process. It prints the upstream's URL and stops when its
 // stdin closes.
 func TestHelperTinyUpstream(t *testing.T) {
-	if os.Getenv("SLUICE_HELPER_TINY_UPSTREAM") != "1" {
+	if !enginetest.IsHelper("TestHelperTinyUpstream") {
 		t.Skip("runs only as TestToolsCallAllocations' upstream process")
 	}
 	fmt.Println(tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) { answerOK(w, id) }))
@@ -85,20 +86,7 @@ func TestToolsCallAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperTinyUpstream$")
-	cmd.Env = append(os.Environ(), "SLUICE_HELPER_TINY_UPSTREAM=1")
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	endpoint, _ := startGatewayEngine(t, strings.TrimSpace(line), "      versions: [2025-11-25]\n", "prefix: never")
+	endpoint, _ := startGatewayEngine(t, enginetest.Helper(t, "TestHelperTinyUpstream"), "      versions: [2025-11-25]\n", "prefix: never")
 	addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
 
 	c, err := net.Dial("tcp", addr)
