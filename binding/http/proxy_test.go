@@ -165,26 +165,20 @@ func TestClientResponseFramingsBeforeClose(t *testing.T) {
 // an https URL is refused (the proxy answers 502) and nothing is sent to
 // the upstream: it used to go out in cleartext to the https port.
 func TestClientRefusesHTTPS(t *testing.T) {
-	up, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = up.Close() })
 	accepted := make(chan struct{}, 1)
-	go func() {
-		for {
-			c, err := up.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- struct{}{}
-			_ = c.Close()
+	up := rawUpstream(t, func(int) string {
+		select {
+		case accepted <- struct{}{}:
+		default:
 		}
-	}()
+		return ""
+	})
 	proxy := startForwardProxy(t)
 	c, err := net.Dial("tcp", proxy)
 	require.NoError(t, err)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	_, err = fmt.Fprintf(c, "GET https://%s/secret HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer token\r\n\r\n", up.Addr(), up.Addr())
+	_, err = fmt.Fprintf(c, "GET https://%s/secret HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer token\r\n\r\n", up, up)
 	require.NoError(t, err)
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	require.NoError(t, err)

@@ -43,17 +43,26 @@ func indexFold(b []byte, sub string) int {
 	return -1
 }
 
-// rawResponse reads one HTTP/1.1 response (Content-Length or chunked)
-// from br into buf without allocating, and returns it whole.
-func rawResponse(br *bufio.Reader, buf []byte) ([]byte, error) {
-	n := 0
-	for !bytes.Contains(buf[:n], []byte("\r\n\r\n")) {
+// readUntil reads from br into buf, after its first n bytes, a byte at a
+// time until the bytes read end with suffix, and returns how many buf holds.
+func readUntil(br *bufio.Reader, buf []byte, n int, suffix string) (int, error) {
+	for !bytes.HasSuffix(buf[:n], []byte(suffix)) {
 		b, err := br.ReadByte()
 		if err != nil {
-			return buf[:n], err
+			return n, err
 		}
 		buf[n] = b
 		n++
+	}
+	return n, nil
+}
+
+// rawResponse reads one HTTP/1.1 response (Content-Length or chunked)
+// from br into buf without allocating, and returns it whole.
+func rawResponse(br *bufio.Reader, buf []byte) ([]byte, error) {
+	n, err := readUntil(br, buf, 0, "\r\n\r\n")
+	if err != nil {
+		return buf[:n], err
 	}
 	head := buf[:n]
 	if i := indexFold(head, "\r\ncontent-length: "); i >= 0 {
@@ -66,15 +75,8 @@ func rawResponse(br *bufio.Reader, buf []byte) ([]byte, error) {
 		m, err := io.ReadFull(br, buf[n:n+length])
 		return buf[:n+m], err
 	}
-	for !bytes.HasSuffix(buf[:n], []byte("\r\n0\r\n\r\n")) {
-		b, err := br.ReadByte()
-		if err != nil {
-			return buf[:n], err
-		}
-		buf[n] = b
-		n++
-	}
-	return buf[:n], nil
+	n, err = readUntil(br, buf, n, "\r\n0\r\n\r\n")
+	return buf[:n], err
 }
 
 // TestToolsCallAllocations sends tools/calls one after another through the
