@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -414,6 +416,37 @@ func TestMappedRings(t *testing.T) {
 	c := newClient(e, 1, "app0")
 	c.begin(t, 0, "mapped")
 	assert.Equal(t, "mapped", c.expect(t, frame.FrameBegin).ext)
+}
+
+// TestWorkerRewindsRing checks that a worker whose ring runs empty moves
+// it back to offset 0 (ring.Rewind), seen from outside through the ring
+// file: with traffic now and then, frames keep to the start of the ring,
+// in memory the caches hold, rather than cycling through all of it.
+func TestWorkerRewindsRing(t *testing.T) {
+	dir := t.TempDir()
+	e := start(t, 1, engine.WithDir(dir))
+	r, err := ring.Open(filepath.Join(dir, "data0"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	capacity := int64(r.Capacity())
+	last := int64(0)
+	for i := range 3 {
+		c := newClient(e, 0, "app0")
+		c.begin(t, 0, "rewind")
+		c.expect(t, frame.FrameBegin)
+		c.window(t, 8192)
+		c.expect(t, frame.FrameWindow)
+		require.True(t, c.data(t, "hello"))
+		assert.Equal(t, "hello", c.expect(t, frame.FrameData).payload)
+		c.end(t)
+		c.expect(t, frame.FrameEnd)
+		require.Eventually(t, e.Worker(0).Parked, 2*time.Second, time.Millisecond)
+		head, tail := r.ConsumerPosition(), r.ProducerPosition()
+		assert.Equal(t, head, tail, "stream %d: the parked worker's ring is empty", i)
+		assert.Zero(t, head%capacity, "stream %d: the ring was not rewound (head %d)", i, head)
+		assert.Greater(t, head, last, "stream %d: the ring moved on", i)
+		last = head
+	}
 }
 
 func TestBudgetsAcrossWorkers(t *testing.T) {

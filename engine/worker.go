@@ -412,6 +412,10 @@ func (w *Worker) run(ready chan<- error) {
 		// every pollEvery-th pass of an idle spell: each poll is a system
 		// call, and the spin that waits for the ring should cost none.
 		work := 0
+		// An empty ring starts again at offset 0, so that the socket
+		// reads and frames of the next burst land in memory the caches
+		// still hold, not in the next stretch of a ring of many megabytes.
+		w.ring.Rewind()
 		if idle%pollEvery == 0 {
 			work = w.poller.poll(0)
 		}

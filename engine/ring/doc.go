@@ -33,6 +33,14 @@
 // a release store, once per [Ring.Read]. Go's atomics are sequentially
 // consistent, which is stronger than the release/acquire Agrona needs.
 //
+// Beyond Agrona, the consumer may [Ring.Rewind] an empty ring: head and tail
+// jump together to the start of the next lap (one compare-and-swap on the
+// tail, which fails if a producer claimed first), so that the next records
+// are written from offset 0. A worker does this whenever its ring runs
+// empty: otherwise a lightly loaded ring of many megabytes writes every
+// frame into memory no cache holds. The file format is unchanged; a reader
+// sees only positions that skip the rest of a lap, as they do at a wrap.
+//
 // # Trailer
 //
 // The trailer, [TrailerLength] = 768 bytes, follows the data region. Its

@@ -20,7 +20,7 @@ const (
 	opWrite         // size, type: Write
 	opCommit        // which: commit an outstanding claim
 	opAbort         // which: abort an outstanding claim
-	opRead          // limit: Read
+	opRead          // limit: Read, or Rewind when the limit byte's high bit is set
 	opCount
 )
 
@@ -63,6 +63,10 @@ func FuzzRing(f *testing.F) {
 		// capacity 64: fill it, refuse, read one, write again.
 		{0, opWrite, 8, 1, opWrite, 8, 1, opWrite, 8, 1, opWrite, 8, 1, opWrite, 8, 1,
 			opRead, 1, opWrite, 8, 1, opRead, 7},
+		// capacity 64: rewinds of a new ring, of a ring holding a record
+		// and of a drained one, then records from offset 0 to a wrap.
+		{0, opRead, 0x80, opWrite, 8, 1, opRead, 0x80, opRead, 4, opRead, 0x80, opRead, 0x80,
+			opWrite, 16, 1, opWrite, 16, 2, opRead, 1, opWrite, 8, 3, opRead, 7, opRead, 0x81},
 		// Found by the fuzzer: a wrap refused for want of room at offset 0,
 		// and a wrap that fits only once the stale head cache is refreshed.
 		[]byte("1008A0200112002002002000000"),
@@ -107,7 +111,11 @@ func FuzzRing(f *testing.F) {
 			case opAbort:
 				m.finish(next(), aborted)
 			case opRead:
-				m.read(next() % 8)
+				if b := next(); b&0x80 != 0 {
+					m.rewind()
+				} else {
+					m.read(b % 8)
+				}
 			}
 			m.checkZero()
 		}
@@ -256,6 +264,25 @@ func (m *model) read(limit int) {
 		if limit > len(want) {
 			t.Fatalf("size %d after reading everything", m.r.Size())
 		}
+	}
+}
+
+// rewind calls Rewind, which must move head and tail to the next lap's
+// start exactly when the ring is empty (no record claimed, committed or
+// padding) and not already at a lap's start.
+func (m *model) rewind() {
+	capacity := int64(m.r.Capacity())
+	head, tail := m.r.ConsumerPosition(), m.r.ProducerPosition()
+	want := head == tail && head%capacity != 0
+	if got := m.r.Rewind(); got != want {
+		m.t.Fatalf("Rewind at head %d, tail %d: %v, want %v", head, tail, got, want)
+	}
+	wantPos := head
+	if want {
+		wantPos = (head/capacity + 1) * capacity
+	}
+	if h, tl := m.r.ConsumerPosition(), m.r.ProducerPosition(); h != wantPos || tl != max(tail, wantPos) {
+		m.t.Fatalf("after Rewind at head %d, tail %d: head %d, tail %d", head, tail, h, tl)
 	}
 }
 

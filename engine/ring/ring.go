@@ -390,3 +390,32 @@ func (r *Ring) Close() error {
 	}
 	return nil
 }
+
+// Rewind moves an empty ring's head and tail together to the start of the
+// next lap, so that the next records are written at offset 0. It reports
+// whether it moved them; it does nothing to a ring holding any record, claimed
+// or committed, or already at the start of a lap.
+//
+// Only the consumer may call it, between reads. Why: a ring cycles its whole
+// data region, so a worker whose ring is many megabytes writes each frame
+// into memory no cache holds; rewound whenever it empties, a lightly loaded
+// ring keeps to its first few kilobytes, which stay in the CPU's caches.
+//
+// The bytes from the tail to the end of the lap are zero (unclaimed), so
+// skipping them needs no padding record: the tail moves with one
+// compare-and-swap, which a producer racing it makes fail (the ring is then
+// not empty), and the head follows. A producer that read the old head in
+// between sees at most the free space it really has: the region before the
+// old head's offset in the new lap.
+func (r *Ring) Rewind() bool {
+	head := r.head.Load()
+	if int(head)&r.mask == 0 || r.tail.Load() != head {
+		return false
+	}
+	lap := (head | int64(r.mask)) + 1
+	if !r.tail.CompareAndSwap(head, lap) {
+		return false
+	}
+	r.head.Store(lap)
+	return true
+}

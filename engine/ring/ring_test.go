@@ -549,6 +549,9 @@ func TestMultiProducer(t *testing.T) {
 			go func() { wg.Wait(); close(done) }()
 		drain:
 			for total < producers*perProducer {
+				// The consumer rewinds whenever it finds the ring empty, as
+				// a worker does, racing the producers' claims.
+				r.Rewind()
 				if r.Read(check, 64) == 0 {
 					select {
 					case <-done: // a producer gave up: take what is left
@@ -698,4 +701,47 @@ func TestCommitLengthMisuse(t *testing.T) {
 	assert.PanicsWithValue(t, "ring: commit or abort of a claim that is not outstanding", func() { r.CommitLength(c, 1) })
 	assert.PanicsWithValue(t, "ring: commit or abort of the zero Claim", func() { r.CommitLength(ring.Claim{}, 0) })
 	assert.Len(t, drain(t, r), 1)
+}
+
+// TestRewind checks that an empty ring moves to the start of its next lap,
+// so the next record is written at offset 0, and that a ring holding any
+// record, committed or only claimed, or already at a lap's start, stays.
+func TestRewind(t *testing.T) {
+	const capacity = 1024
+	r := newHeap(t, capacity)
+	assert.False(t, r.Rewind(), "a new ring is at the start of its first lap")
+
+	require.NoError(t, r.Write(1, make([]byte, 40)))
+	assert.False(t, r.Rewind(), "a committed record is waiting")
+	drain(t, r)
+	c, err := r.Claim(2, 8)
+	require.NoError(t, err)
+	assert.False(t, r.Rewind(), "a claimed record is waiting")
+	r.Commit(c)
+	assert.Len(t, drain(t, r), 1)
+	assert.Equal(t, int64(48+16), r.ConsumerPosition())
+
+	require.True(t, r.Rewind())
+	assert.Equal(t, int64(capacity), r.ConsumerPosition())
+	assert.Equal(t, int64(capacity), r.ProducerPosition())
+	assert.Zero(t, r.Size())
+	assert.False(t, r.Rewind(), "already at the start of a lap")
+
+	// The next record lands at offset 0, and the whole capacity is free:
+	// eight records of an eighth each (header included) fit, a ninth does
+	// not.
+	payload := pattern(capacity/8-ring.HeaderLength, 7)
+	require.NoError(t, r.Write(3, payload))
+	assert.Equal(t, int32(3), int32(binary.LittleEndian.Uint64(ring.Bytes(r)[0:])>>32), "record header at offset 0")
+	for range 7 {
+		require.NoError(t, r.Write(3, payload))
+	}
+	assert.ErrorIs(t, r.Write(3, payload), ring.ErrFull)
+	got := drain(t, r)
+	require.Len(t, got, 8)
+	for _, rec := range got {
+		assert.Equal(t, payload, rec.payload)
+	}
+	assert.Equal(t, int64(2*capacity), r.ConsumerPosition())
+	assert.False(t, r.Rewind())
 }
