@@ -1,7 +1,7 @@
 FUZZTIME ?= 20s
 
 .DEFAULT_GOAL := build
-.PHONY: build test peers generate check-generate lint fuzz bench ci
+.PHONY: build test peers generate check-generate lint fuzz bench instr pgo ci
 
 build:
 	go build ./...
@@ -41,6 +41,16 @@ bench:
 	go test -run '^$$' -bench . -benchmem ./...
 	bench/http/run.sh
 	bench/mcp/run.sh
+
+# instr counts the instructions per tools/call through the MCP gateway
+# under valgrind: a number that repeats, where bench's timings move ±20 %.
+instr:
+	bench/mcp/instr.sh
+
+# pgo rewrites cmd/sluice/default.pgo, the profile sluice is built with
+# (profile-guided optimization), from the MCP gateway under load.
+pgo:
+	bench/mcp/pgo.sh
 
 ci:
 	@echo '==> make test' && $(MAKE) --no-print-directory test

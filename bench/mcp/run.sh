@@ -33,6 +33,8 @@
 # their own), TARGETS (all four: the ones to run).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=bench/mcp/lib.sh
+. bench/mcp/lib.sh
 
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-3s}
@@ -59,17 +61,6 @@ if [ -n "$RATE" ]; then rate_args=(-rate "$RATE"); fi
 
 tmp=$(mktemp -d)
 pids=()
-# stop_pid ends one process this script started, waiting at most 3 s.
-stop_pid() {
-	local p=$1
-	kill "$p" 2>/dev/null || return 0
-	for _ in $(seq 1 30); do
-		kill -0 "$p" 2>/dev/null || { wait "$p" 2>/dev/null || true; return 0; }
-		sleep 0.1
-	done
-	kill -9 "$p" 2>/dev/null || true
-	wait "$p" 2>/dev/null || true
-}
 cgroup=""
 cleanup() {
 	for p in "${pids[@]}"; do stop_pid "$p"; done
@@ -78,15 +69,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_port() { # port pid: up to 10 s, and only while pid lives
-	for _ in $(seq 1 200); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
 seconds() { # 10s, 1m, 500ms → whole seconds, rounded up
 	python3 -c 'import re,sys,math; v=sys.argv[1]; m=re.fullmatch(r"([0-9.]+)(ms|s|m|h)",v); u={"ms":.001,"s":1,"m":60,"h":3600}; print(math.ceil(float(m[1])*u[m[2]]))' "$1"
 }

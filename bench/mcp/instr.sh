@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Instructions (and, with CACHE=1, simulated cache misses) per MCP request
+# through the Sluice gateway, counted by valgrind's callgrind: the same
+# upstream, load and gateway.yaml as run.sh, but a count rather than a
+# timing, so it repeats to within a fraction of a percent where run.sh's CPU
+# per request moves by ±20 % on a shared host. Use it to compare two
+# commits' hot paths (README.md, "Counting instructions").
+#
+#   bench/mcp/instr.sh                     # 2,000 tools/calls, 8 in flight
+#   CACHE=1 bench/mcp/instr.sh             # also L1/LL misses (much slower start)
+#   METHOD=tools/list bench/mcp/instr.sh   # gateway-list.yaml, two routes merged
+#   SLUICE=/path/to/sluice bench/mcp/instr.sh   # a prebuilt binary
+#
+# Environment: REQUESTS (2000), SESSIONS (8, also the requests in flight),
+# METHOD (tools/call), CACHE (0), SLUICE (unset: build ./cmd/sluice), OUT
+# (unset: the callgrind file is removed; a path keeps it for
+# callgrind_annotate). Needs valgrind (callgrind_control), python3 and Go.
+# Only the measured requests are counted: instrumentation is switched on
+# after the gateway has started and served a warmup of 200 requests, and
+# off before it stops.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=bench/mcp/lib.sh
+. bench/mcp/lib.sh
+
+REQUESTS=${REQUESTS:-2000}
+SESSIONS=${SESSIONS:-8}
+METHOD=${METHOD:-tools/call}
+CACHE=${CACHE:-0}
+SLUICE=${SLUICE:-}
+OUT=${OUT:-}
+case $METHOD in
+tools/call) config=bench/mcp/gateway.yaml min_tools=1 ;;
+tools/list) config=bench/mcp/gateway-list.yaml min_tools=5 ;;
+*) echo "METHOD must be tools/call or tools/list, not '$METHOD'" >&2; exit 2 ;;
+esac
+for tool in valgrind callgrind_control callgrind_annotate python3; do
+	command -v "$tool" >/dev/null || { echo "$tool is needed (apt-get install valgrind python3)" >&2; exit 2; }
+done
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do stop_pid "$p" TERM 60; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/" ./bench/mcp/upstream ./bench/mcp/load
+if [ -z "$SLUICE" ]; then
+	go build -o "$tmp/sluice" ./cmd/sluice
+	SLUICE=$tmp/sluice
+fi
+
+port_up=$(free_port)
+GOGC=off GOMEMLIMIT=128MiB "$tmp/upstream" -addr "127.0.0.1:$port_up" 2>"$tmp/upstream.log" &
+pids+=($!)
+wait_port "$port_up" "$!" 10 || { echo "upstream did not start:" >&2; cat "$tmp/upstream.log" >&2; exit 1; }
+
+port=$(free_port)
+sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#http://127.0.0.1:$port_up/mcp#" "$config" >"$tmp/gateway.yaml"
+sim=()
+if [ "$CACHE" = 1 ]; then sim=(--cache-sim=yes); fi
+# asyncpreemptoff: valgrind runs one thread at a time, and the runtime's
+# preemption signals only add noise to the count.
+GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --instr-atstart=no "${sim[@]}" \
+	--callgrind-out-file="$tmp/callgrind.out" "$SLUICE" start -c "$tmp/gateway.yaml" -w 1 -e "$tmp/engine" \
+	>"$tmp/sluice.log" 2>&1 &
+sluice_pid=$!
+pids+=("$sluice_pid")
+# Under valgrind the start (the configuration schema above all) takes tens
+# of seconds, minutes with the cache simulation.
+wait_port "$port" "$sluice_pid" 600 || { echo "sluice did not start under valgrind:" >&2; tail -5 "$tmp/sluice.log" >&2; exit 1; }
+
+load() { # requests
+	timeout 600 "$tmp/load" -client raw -url "http://127.0.0.1:$port/mcp" -method "$METHOD" -min-tools "$min_tools" \
+		-sessions "$SESSIONS" -concurrency "$SESSIONS" -requests "$1" -warmup 0s -timeout 120s -json "$tmp/load.json" \
+		2>"$tmp/load.err" >/dev/null || { echo "load failed:" >&2; cat "$tmp/load.err" >&2; exit 1; }
+}
+load 200
+callgrind_control -i on "$sluice_pid" >/dev/null
+load "$REQUESTS"
+callgrind_control -i off "$sluice_pid" >/dev/null
+stop_pid "$sluice_pid" INT 60 # callgrind writes its file as sluice exits
+[ -s "$tmp/callgrind.out" ] || { echo "callgrind wrote no profile:" >&2; tail -5 "$tmp/sluice.log" >&2; exit 1; }
+if [ -n "$OUT" ]; then cp "$tmp/callgrind.out" "$OUT"; fi
+
+callgrind_annotate --auto=no --threshold=100 "$tmp/callgrind.out" >"$tmp/annotate.txt"
+python3 - "$tmp/annotate.txt" "$tmp/load.json" "$REQUESTS" "$METHOD" "$SESSIONS" <<'EOF'
+import json, re, sys
+annotate, load_json, requests, method, sessions = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+with open(load_json) as f:
+    rep = json.load(f)
+if rep.get("errors"):
+    sys.exit(f"load reported {rep['errors']} errors: the count would not be of {requests} good requests")
+events, totals, rows = None, None, []
+# A count, with its share when annotate prints one; "." is a zero.
+num = re.compile(r"^\s*([0-9,]+|\.)(?:\s+\(\s*[0-9.]+%\))?(?=\s)")
+for line in open(annotate):
+    if line.startswith("Events shown:"):
+        events = line.split(":", 1)[1].split()
+        continue
+    if events is None or not line.strip() or line.startswith("-"):
+        continue
+    vals, rest = [], line
+    for _ in events:
+        m = num.match(rest)
+        if not m:
+            break
+        vals.append(0 if m.group(1) == "." else int(m.group(1).replace(",", "")))
+        rest = rest[m.end():]
+    if len(vals) != len(events):
+        continue
+    name = rest.strip()
+    if name.startswith("PROGRAM TOTALS"):
+        totals = vals
+    else:
+        rows.append((vals, name.split(":", 1)[-1].split(" [")[0]))
+if totals is None:
+    sys.exit("no totals in callgrind_annotate's output")
+def group(fn):
+    """The package a function belongs to, short: engine, binding/http, runtime, ..."""
+    fn = fn.replace("github.com/sluicehq/sluice/", "")
+    m = re.match(r"^((?:[\w.-]+/)*[\w-]+)\.", fn)
+    pkg = m.group(1) if m else fn
+    if pkg.startswith(("runtime", "internal", "sync", "syscall", "time")):
+        return "Go runtime and std"
+    return pkg
+by = {}
+for vals, fn in rows:
+    g = by.setdefault(group(fn), [0] * len(events))
+    for i, v in enumerate(vals):
+        g[i] += v
+per = lambda v: v / requests
+print(f"{method}: {requests} requests, {sessions} in flight, through bench/mcp's gateway (one worker)")
+print("per request: " + ", ".join(f"{e} {per(v):,.0f}" for e, v in zip(events, totals)))
+print()
+print(f"{'package (exclusive)':<34} " + " ".join(f"{e:>9}" for e in events))
+for name, vals in sorted(by.items(), key=lambda kv: -kv[1][0]):
+    if vals[0] < totals[0] * 0.005:
+        continue
+    print(f"{name:<34} " + " ".join(f"{per(v):>9,.0f}" for v in vals))
+EOF
