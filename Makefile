@@ -43,7 +43,7 @@ bench:
 	bench/mcp/run.sh
 
 # instr counts the instructions per tools/call through the MCP gateway
-# under valgrind: a number that repeats, where bench's timings move ±20 %.
+# under valgrind: a number that repeats to 0.5 %, where bench's timings move ±20 %.
 instr:
 	bench/mcp/instr.sh
 

@@ -62,8 +62,10 @@ sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#http://127.0.0.1:$port_u
 sim=()
 if [ "$CACHE" = 1 ]; then sim=(--cache-sim=yes); fi
 # asyncpreemptoff: valgrind runs one thread at a time, and the runtime's
-# preemption signals only add noise to the count.
-GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --instr-atstart=no "${sim[@]}" \
+# preemption signals only add noise to the count. --fair-sched: with
+# valgrind's default lock the Go runtime's spinning threads could starve the
+# others, and sluice sometimes never got as far as listening.
+GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --fair-sched=yes --instr-atstart=no "${sim[@]}" \
 	--callgrind-out-file="$tmp/callgrind.out" "$SLUICE" start -c "$tmp/gateway.yaml" -w 1 -e "$tmp/engine" \
 	>"$tmp/sluice.log" 2>&1 &
 sluice_pid=$!
