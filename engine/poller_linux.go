@@ -16,6 +16,7 @@ type poller struct {
 	efd      int
 	events   [64]unix.EpollEvent
 	handlers map[int32]func(events uint32)
+	polls    int // non-blocking polls made, for tests
 }
 
 var wakeValue = [8]byte{1}
@@ -70,6 +71,9 @@ func (p *poller) unregister(fd int) error {
 // poll waits up to timeoutMs (0 = do not block, -1 = until woken) and runs
 // the handlers of the ready fds. It returns how many were ready.
 func (p *poller) poll(timeoutMs int) int {
+	if timeoutMs == 0 {
+		p.polls++
+	}
 	n := p.wait(timeoutMs)
 	p.dispatch(n)
 	return n

@@ -407,18 +407,23 @@ func (w *Worker) run(ready chan<- error) {
 	idle := 0
 	var idleSince time.Time // when an IdleSpin spell began
 	spin := w.engine.opts.IdleSpin
+	polled := false // park's epoll_wait has just run the sockets' handlers
 	for !w.stopping.Load() {
 		// Sockets are polled on every pass while there is work, and on
 		// every pollEvery-th pass of an idle spell: each poll is a system
 		// call, and the spin that waits for the ring should cost none.
+		// The pass right after a wake-up skips it: the wait has just
+		// reported every ready socket, and polling again would find
+		// nothing new (an epoll_pwait per wake-up, for nothing).
 		work := 0
 		// An empty ring starts again at offset 0, so that the socket
 		// reads and frames of the next burst land in memory the caches
 		// still hold, not in the next stretch of a ring of many megabytes.
 		w.ring.Rewind()
-		if idle%pollEvery == 0 {
+		if idle%pollEvery == 0 && !polled {
 			work = w.poller.poll(0)
 		}
+		polled = false
 		work += w.timers.expire(w.engine.clock(), expireBatch)
 		work += w.ring.Read(w.readFn, readBatch)
 		work += w.runTasks()
@@ -441,7 +446,7 @@ func (w *Worker) run(ready chan<- error) {
 				continue
 			}
 		}
-		w.park()
+		polled = w.park()
 		idle = 0
 	}
 	w.drainOnStop()
@@ -451,14 +456,16 @@ func (w *Worker) run(ready chan<- error) {
 // safe from any goroutine, for diagnostics and tests.
 func (w *Worker) Parked() bool { return w.parked.Load() }
 
-// park blocks in epoll_wait until woken. A producer writes the eventfd only
-// when it sees parked set after its commit; setting parked before the last
-// look at the ring means one of the two always sees the other.
-func (w *Worker) park() {
+// park blocks in epoll_wait until woken, then runs the handlers of the
+// sockets that were ready, and reports whether the wait reported any. A producer writes
+// the eventfd only when it sees parked set after its commit; setting parked
+// before the last look at the ring means one of the two always sees the
+// other.
+func (w *Worker) park() bool {
 	w.parked.Store(true)
 	if w.ring.Size() > 0 || w.pending.Load() > 0 || w.stopping.Load() {
 		w.parked.Store(false)
-		return
+		return false
 	}
 	timeout := -1
 	if d := w.timers.wait(w.engine.clock()); d >= 0 {
@@ -473,6 +480,7 @@ func (w *Worker) park() {
 	n := w.poller.wait(timeout)
 	w.parked.Store(false)
 	w.poller.dispatch(n)
+	return n > 0
 }
 
 // pin locks the worker's thread to one CPU where the OS allows it; where it
