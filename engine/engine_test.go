@@ -217,6 +217,20 @@ func (c *client) end(t *testing.T) {
 	})
 }
 
+// echo runs one whole stream through the echo binding on worker target:
+// BEGIN with ext, a window, DATA payload echoed back, END both ways.
+func (c *client) echo(t *testing.T, target int, ext, payload string) {
+	t.Helper()
+	c.begin(t, target, ext)
+	c.expect(t, frame.FrameBegin)
+	c.window(t, 8192)
+	c.expect(t, frame.FrameWindow)
+	require.True(t, c.data(t, payload))
+	assert.Equal(t, payload, c.expect(t, frame.FrameData).payload)
+	c.end(t)
+	c.expect(t, frame.FrameEnd)
+}
+
 // expect waits for the next frame and checks its type.
 func (c *client) expect(t *testing.T, typ frame.FrameType) received {
 	t.Helper()
@@ -431,15 +445,7 @@ func TestWorkerRewindsRing(t *testing.T) {
 	capacity := int64(r.Capacity())
 	last := int64(0)
 	for i := range 3 {
-		c := newClient(e, 0, "app0")
-		c.begin(t, 0, "rewind")
-		c.expect(t, frame.FrameBegin)
-		c.window(t, 8192)
-		c.expect(t, frame.FrameWindow)
-		require.True(t, c.data(t, "hello"))
-		assert.Equal(t, "hello", c.expect(t, frame.FrameData).payload)
-		c.end(t)
-		c.expect(t, frame.FrameEnd)
+		newClient(e, 0, "app0").echo(t, 0, "rewind", "hello")
 		// Parked is set just before the worker's last look at the ring, so
 		// the condition is polled as a whole rather than read once.
 		var head, tail int64
@@ -488,15 +494,7 @@ func TestNewErrors(t *testing.T) {
 
 func TestStreamMetrics(t *testing.T) {
 	e := start(t, 2)
-	c := newClient(e, 0, "app0")
-	c.begin(t, 1, "")
-	c.expect(t, frame.FrameBegin)
-	c.window(t, 100)
-	c.expect(t, frame.FrameWindow)
-	require.True(t, c.data(t, "hello"))
-	c.expect(t, frame.FrameData)
-	c.end(t)
-	c.expect(t, frame.FrameEnd)
+	newClient(e, 0, "app0").echo(t, 1, "", "hello")
 
 	got := map[string]int64{}
 	for _, s := range e.Telemetry().Gather() {
