@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -30,7 +28,7 @@ func TestHelperUpstream(t *testing.T) {
 	go func() {
 		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
 	}()
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	enginetest.WaitStdinClosed()
 }
 
 // TestRequestAllocations sends requests one after another through tcp →
@@ -68,19 +66,8 @@ func TestRequestAllocations(t *testing.T) {
 		}
 	}
 	require.NoError(t, c.SetDeadline(time.Now().Add(60*time.Second)))
-	// Warm up: the first requests fill the free lists and the timer
-	// wheel's slot arrays.
-	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
-		roundTrip()
-	}
-	const requests = 3000
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range requests {
-		roundTrip()
-	}
-	runtime.ReadMemStats(&after)
-	perRequest := float64(after.Mallocs-before.Mallocs) / requests
+	// The warmup fills the free lists and the timer wheel's slot arrays.
+	perRequest := enginetest.MallocsPerOp(1500*time.Millisecond, 3000, roundTrip)
 	t.Logf("%.3f heap allocations per request through the gateway", perRequest)
 	require.Less(t, perRequest, 0.1, "heap allocations per proxied request")
 }

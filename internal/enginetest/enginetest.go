@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -132,3 +133,26 @@ func Helper(t testing.TB, test string) string {
 // IsHelper reports whether this test binary runs as the helper test
 // named test (Helper).
 func IsHelper(test string) bool { return os.Getenv(HelperEnv) == test }
+
+// WaitStdinClosed blocks until standard input closes: a helper test run by
+// Helper serves until then, which is the end of the test that started it.
+func WaitStdinClosed() { _, _ = io.Copy(io.Discard, os.Stdin) }
+
+// MallocsPerOp runs op for warmup, so that free lists and tables reach
+// their steady size, then n times, and returns this process's heap
+// allocations per op over those n: the engine's workers' included, which
+// is the point. Unlike testing.AllocsPerRun it leaves GOMAXPROCS alone.
+// op should report failures through require only when they happen: the
+// arguments of a passing check allocate too.
+func MallocsPerOp(warmup time.Duration, n int, op func()) float64 {
+	for start := time.Now(); time.Since(start) < warmup; {
+		op()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		op()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / float64(n)
+}

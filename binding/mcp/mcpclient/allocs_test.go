@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,8 +27,7 @@ func TestHelperTinyUpstream(t *testing.T) {
 		t.Skip("runs only as TestToolsCallAllocations' upstream process")
 	}
 	fmt.Println(tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) { answerOK(w, id) }))
-	buf := make([]byte, 1)
-	_, _ = os.Stdin.Read(buf) // until the parent closes it
+	enginetest.WaitStdinClosed()
 }
 
 // indexFold is bytes.Index ignoring ASCII case, without allocating.
@@ -134,18 +131,8 @@ func TestToolsCallAllocations(t *testing.T) {
 			require.Failf(t, "tools/call", "%v: %s", err, resp)
 		}
 	}
-	// Warm up: the first calls fill the free lists and the slots' arrays.
-	for start := time.Now(); time.Since(start) < 1500*time.Millisecond; {
-		call()
-	}
-	const calls = 2000
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range calls {
-		call()
-	}
-	runtime.ReadMemStats(&after)
-	perCall := float64(after.Mallocs-before.Mallocs) / calls
+	// The warmup fills the free lists and the slots' arrays.
+	perCall := enginetest.MallocsPerOp(1500*time.Millisecond, 2000, call)
 	t.Logf("%.3f heap allocations per tools/call through the gateway", perCall)
 	// 0.000–0.009 measured, with both CPUs busy beside the test too; the
 	// http client allocating its exchange made it 2.1, and timers that
