@@ -40,11 +40,7 @@ done
 
 tmp=$(mktemp -d)
 pids=()
-cleanup() {
-	for p in "${pids[@]}"; do stop_pid "$p" TERM 60; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'stop_started 60' EXIT # callgrind writes its file as sluice exits
 
 go build -o "$tmp/" ./bench/mcp/upstream ./bench/mcp/load
 if [ -z "$SLUICE" ]; then

@@ -27,3 +27,11 @@ stop_pid() {
 	kill -9 "$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
 }
+
+# stop_started [seconds]: stops every PID in the calling script's pids
+# (stop_pid, with SIGTERM and that grace, 3 s by default) and removes its
+# tmp directory; the scripts call it from their EXIT trap.
+stop_started() {
+	for p in "${pids[@]}"; do stop_pid "$p" TERM "${1:-3}"; done
+	rm -rf "$tmp"
+}

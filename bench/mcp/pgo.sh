@@ -18,11 +18,7 @@ SESSIONS=${SESSIONS:-64}
 
 tmp=$(mktemp -d)
 pids=()
-cleanup() {
-	for p in "${pids[@]}"; do stop_pid "$p" TERM 10; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'stop_started 10' EXIT # sluice writes its profile as it exits
 
 # Built without a profile, so that the new one does not depend on the old.
 go build -o "$tmp/" ./bench/mcp/upstream ./bench/mcp/load

@@ -63,9 +63,8 @@ tmp=$(mktemp -d)
 pids=()
 cgroup=""
 cleanup() {
-	for p in "${pids[@]}"; do stop_pid "$p"; done
+	stop_started
 	if [ -n "$cgroup" ]; then rmdir "$cgroup" 2>/dev/null || true; fi
-	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
