@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/base64"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -155,6 +157,21 @@ func hasLiteral(b []byte, i int, lit string) bool {
 func stringEnd(b []byte, i int) int {
 	i++
 	for i < len(b) {
+		// Skip a run of plain bytes (printable ASCII other than the quote
+		// and the backslash) eight at a time: most of a request body is
+		// such runs, and a byte at a time cost most of a tools/call's
+		// JSON walk.
+		for len(b)-i >= 8 {
+			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -187,6 +204,17 @@ func stringEnd(b []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// specialBytes marks, with its high bit, each byte of x (eight bytes of a
+// JSON string, little-endian) that stringEnd must look at: a quote, a
+// backslash, a control character or a non-ASCII byte. A mark may also fall
+// on a byte after a marked one (a borrow carries into it), never before:
+// the lowest mark is always exact.
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v }
+	return (zero(x^('"'*ones)) | zero(x^('\\'*ones)) | (x-0x20*ones) & ^x | x) & highs
 }
 
 func isHex(c byte) bool {
@@ -513,8 +541,13 @@ func asciiEqualFold(a, b []byte) bool {
 }
 
 // containsFold reports whether s contains sub, ASCII case-insensitively.
+// sub must be lower case and not empty.
 func containsFold(s []byte, sub string) bool {
+	first := sub[0]
 	for i := 0; i+len(sub) <= len(s); i++ {
+		if c := s[i]; c != first && c|0x20 != first {
+			continue
+		}
 		if asciiEqualFold(s[i:i+len(sub)], []byte(sub)) {
 			return true
 		}

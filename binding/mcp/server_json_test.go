@@ -195,3 +195,96 @@ func TestOriginAllowed(t *testing.T) {
 	assert.False(t, h.hostAllowed([]byte("evil.example.com")))
 	assert.True(t, h.originAllowed([]byte("https://mcp.example"), []byte("mcp.example")))
 }
+
+// stringEndBytewise is stringEnd as it was before it skipped plain runs
+// eight bytes at a time: the reference the fast one must agree with.
+func stringEndBytewise(b []byte, i int) int {
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(b) {
+				return -1
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return -1
+			}
+			i += n
+		}
+	}
+	return -1
+}
+
+// TestStringEnd puts each byte stringEnd must stop at (the closing quote,
+// an escape, a control character, the first byte of a multi-byte or an
+// invalid sequence) at every offset of a plain run, on both sides of an
+// eight-byte word, and after bytes that carry a borrow in the word scan.
+func TestStringEnd(t *testing.T) {
+	specials := []string{`"`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x1f", "\x7f", " ", "é", "\xff", "\xe2\x82", `!`, `#`, `[`, `]`, "~"}
+	for _, sp := range specials {
+		for pre := 0; pre < 20; pre++ {
+			for _, tail := range []string{``, `"`, `abc"`, "\x01\"", `\`} {
+				s := `"` + strings.Repeat("a", pre) + sp + tail
+				assert.Equal(t, stringEndBytewise([]byte(s), 0), stringEnd([]byte(s), 0), "%q", s)
+				s = `"` + strings.Repeat(" ", pre) + sp + sp + strings.Repeat("z", 9) + tail
+				assert.Equal(t, stringEndBytewise([]byte(s), 0), stringEnd([]byte(s), 0), "%q", s)
+			}
+		}
+	}
+	assert.Equal(t, 14, stringEnd([]byte(`"echo message"`), 0))
+	assert.Equal(t, -1, stringEnd([]byte(`"unterminated plain run`), 0))
+}
+
+// FuzzStringEnd checks stringEnd against the bytewise reference at every
+// quote of the input.
+func FuzzStringEnd(f *testing.F) {
+	for _, s := range []string{`"plain text here"`, `"a\"b\\c\u00e9"`, "\"\x01\"", `"é€😀"`, "\"\xff\"", `"abcdefgh"ijkl"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range b {
+			if b[i] != '"' {
+				continue
+			}
+			if got, want := stringEnd(b, i), stringEndBytewise(b, i); got != want {
+				t.Fatalf("stringEnd(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+func TestContainsFold(t *testing.T) {
+	for _, c := range []struct {
+		s, sub string
+		want   bool
+	}{
+		{"application/json, text/event-stream", "text/event-stream", true},
+		{"Application/JSON", "application/json", true},
+		{"TEXT/EVENT-STREAM;q=0.9", "text/event-stream", true},
+		{"text/event-strea", "text/event-stream", false},
+		{"application/jsonl", "application/json", true},
+		{"application/xml, */*", "application/json", false},
+		{"4ext/event-stream", "text/event-stream", false}, // '4'|0x20 is not 't'
+		{"", "text/event-stream", false},
+	} {
+		assert.Equal(t, c.want, containsFold([]byte(c.s), c.sub), "%q in %q", c.sub, c.s)
+	}
+}
