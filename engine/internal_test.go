@@ -222,3 +222,90 @@ func TestNoPollAfterWake(t *testing.T) {
 	// is half the wake-ups.
 	assert.LessOrEqual(t, count()-before, wakes/2, "non-blocking polls over %d wake-ups by a socket", wakes)
 }
+
+// socketWorker starts a one-worker engine with one end of a socketpair
+// registered on its poller; the handler reads what came and counts it.
+func socketWorker(t *testing.T) (w *Worker, peer int, handled *atomic.Int64) {
+	t.Helper()
+	e, err := New(&config.Config{Name: "test"}, WithWorkers(1), WithPin(false), WithRingCapacity(1<<16))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { _ = e.Stop(context.Background()) })
+	w = e.Worker(0)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = unix.Close(fds[0]); _ = unix.Close(fds[1]) })
+	handled = new(atomic.Int64)
+	registered := make(chan error, 1)
+	w.Dispatch(func() {
+		registered <- w.RegisterFD(fds[0], unix.EPOLLIN, func(uint32) {
+			var buf [16]byte
+			_, _ = unix.Read(fds[0], buf[:])
+			handled.Add(1)
+		})
+	})
+	require.NoError(t, <-registered)
+	return w, fds[1], handled
+}
+
+// TestNoPollAfterWork checks that a pass with work that leaves the ring
+// empty is not followed by a non-blocking poll: the worker is about to
+// park, and park's epoll_wait is the poll. Fifty tasks, each run alone
+// and followed by parking, made fifty polls before.
+func TestNoPollAfterWork(t *testing.T) {
+	w, _, _ := socketWorker(t)
+	polls := make(chan int, 1)
+	count := func() int {
+		w.Dispatch(func() { polls <- w.poller.polls })
+		return <-polls
+	}
+	require.Eventually(t, w.Parked, 2*time.Second, time.Millisecond)
+	before := count()
+	const tasks = 50
+	for range tasks {
+		require.Eventually(t, w.Parked, 2*time.Second, time.Millisecond)
+		done := make(chan struct{})
+		w.Dispatch(func() { close(done) })
+		<-done
+	}
+	require.Eventually(t, w.Parked, 2*time.Second, time.Millisecond)
+	// The poller counts only non-blocking polls; a wait that a signal
+	// interrupts may add one now and then.
+	assert.LessOrEqual(t, count()-before, tasks/10, "non-blocking polls over %d tasks", tasks)
+}
+
+// TestPollDuringFlood checks that a worker kept busy without pause, here
+// by a task that dispatches itself again and again, still serves its
+// sockets: it polls every pollEvery passes of work.
+func TestPollDuringFlood(t *testing.T) {
+	w, peer, handled := socketWorker(t)
+	require.Eventually(t, w.Parked, 2*time.Second, time.Millisecond)
+	const steps = 100_000
+	var step, servedAt atomic.Int64
+	servedAt.Store(-1)
+	finished := make(chan struct{})
+	var next func()
+	next = func() {
+		if handled.Load() > 0 && servedAt.Load() < 0 {
+			servedAt.Store(step.Load())
+		}
+		if step.Add(1) == 1 {
+			_, err := unix.Write(peer, []byte{1})
+			assert.NoError(t, err)
+		}
+		if step.Load() < steps {
+			w.Dispatch(next)
+			return
+		}
+		close(finished)
+	}
+	w.Dispatch(next)
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task chain did not finish")
+	}
+	at := servedAt.Load()
+	require.GreaterOrEqual(t, at, int64(0), "the socket was not served during %d passes of work", steps)
+	assert.LessOrEqual(t, at, int64(4*pollEvery), "the socket waited %d passes", at)
+}

@@ -408,20 +408,35 @@ func (w *Worker) run(ready chan<- error) {
 	var idleSince time.Time // when an IdleSpin spell began
 	spin := w.engine.opts.IdleSpin
 	polled := false // park's epoll_wait has just run the sockets' handlers
+	sincePoll := 0  // passes since the sockets were last polled
 	for !w.stopping.Load() {
-		// Sockets are polled on every pass while there is work, and on
-		// every pollEvery-th pass of an idle spell: each poll is a system
-		// call, and the spin that waits for the ring should cost none.
-		// The pass right after a wake-up skips it: the wait has just
-		// reported every ready socket, and polling again would find
-		// nothing new (an epoll_pwait per wake-up, for nothing).
+		// Each poll is a system call, so sockets are polled only where
+		// one can find something the passes would not otherwise reach
+		// soon:
+		//   - after a pass with work, when frames are still waiting in the
+		//     ring, or when pollEvery passes in a row have had work, so
+		//     that a flood of frames or tasks does not starve the sockets;
+		//     after a pass that emptied the ring, the worker is about to
+		//     park, and park's epoll_wait, which returns at once when a
+		//     socket is ready, is the poll (a non-blocking poll first
+		//     would be an epoll_pwait per wake-up, mostly for nothing);
+		//   - on every pollEvery-th pass of an idle spell, so that the
+		//     spin that waits for the ring costs no system call;
+		//   - never on the pass right after a wake-up: the wait has just
+		//     reported every ready socket.
 		work := 0
 		// An empty ring starts again at offset 0, so that the socket
 		// reads and frames of the next burst land in memory the caches
 		// still hold, not in the next stretch of a ring of many megabytes.
 		w.ring.Rewind()
-		if idle%pollEvery == 0 && !polled {
+		due := idle%pollEvery == 0
+		if idle == 0 {
+			due = sincePoll >= pollEvery || w.ring.Size() > 0
+		}
+		sincePoll++
+		if due && !polled {
 			work = w.poller.poll(0)
+			sincePoll = 0
 		}
 		polled = false
 		work += w.timers.expire(w.engine.clock(), expireBatch)
@@ -446,7 +461,10 @@ func (w *Worker) run(ready chan<- error) {
 				continue
 			}
 		}
-		polled = w.park()
+		var waited bool
+		if waited, polled = w.park(); waited {
+			sincePoll = 0
+		}
 		idle = 0
 	}
 	w.drainOnStop()
@@ -457,15 +475,17 @@ func (w *Worker) run(ready chan<- error) {
 func (w *Worker) Parked() bool { return w.parked.Load() }
 
 // park blocks in epoll_wait until woken, then runs the handlers of the
-// sockets that were ready, and reports whether the wait reported any. A producer writes
+// sockets that were ready. It reports whether it waited (it does not when
+// work came in as it was about to) and whether the wait reported any
+// socket. A producer writes
 // the eventfd only when it sees parked set after its commit; setting parked
 // before the last look at the ring means one of the two always sees the
 // other.
-func (w *Worker) park() bool {
+func (w *Worker) park() (waited, ready bool) {
 	w.parked.Store(true)
 	if w.ring.Size() > 0 || w.pending.Load() > 0 || w.stopping.Load() {
 		w.parked.Store(false)
-		return false
+		return false, false
 	}
 	timeout := -1
 	if d := w.timers.wait(w.engine.clock()); d >= 0 {
@@ -480,7 +500,7 @@ func (w *Worker) park() bool {
 	n := w.poller.wait(timeout)
 	w.parked.Store(false)
 	w.poller.dispatch(n)
-	return n > 0
+	return true, n > 0
 }
 
 // pin locks the worker's thread to one CPU where the OS allows it; where it
