@@ -2,6 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -17,7 +21,19 @@ type poller struct {
 	events   [64]unix.EpollEvent
 	handlers map[int32]func(events uint32)
 	polls    int // non-blocking polls made, for tests
+	// scheduled makes the blocking wait a system call the scheduler
+	// knows of (see [schedulerWait]).
+	scheduled bool
 }
+
+// schedulerWait is set when a parked worker must give up its P while it
+// waits. A worker normally blocks in epoll_wait holding its P
+// (rawio.EpollWait): the runtime stops it, for a garbage collection's stop
+// of the world say, with a preemption signal, which interrupts the wait.
+// With asynchronous preemption off (GODEBUG=asyncpreemptoff=1) no signal
+// comes, and the whole process would wait for the next socket event of
+// every parked worker; the wait then goes through the scheduler instead.
+var schedulerWait = asyncPreemptOff()
 
 var wakeValue = [8]byte{1}
 
@@ -37,7 +53,7 @@ func newPoller() (*poller, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("engine: epoll_ctl eventfd: %w", err)
 	}
-	return &poller{epfd: epfd, efd: efd, handlers: map[int32]func(uint32){}}, nil
+	return &poller{epfd: epfd, efd: efd, handlers: map[int32]func(uint32){}, scheduled: schedulerWait}, nil
 }
 
 // register adds fd with the epoll events mask; fn runs on the worker thread.
@@ -88,6 +104,8 @@ func (p *poller) wait(timeoutMs int) int {
 	var err error
 	if timeoutMs == 0 {
 		n, err = rawio.EpollPoll(p.epfd, p.events[:])
+	} else if p.scheduled {
+		n, err = rawio.EpollWaitScheduled(p.epfd, p.events[:], timeoutMs)
 	} else {
 		n, err = rawio.EpollWait(p.epfd, p.events[:], timeoutMs)
 	}
@@ -124,4 +142,36 @@ func (p *poller) close() error {
 		return err1
 	}
 	return err2
+}
+
+// asyncPreemptOff reports whether the runtime cannot preempt a goroutine
+// by signal: GODEBUG's asyncpreemptoff set to a non-zero number, in the
+// binary's default GODEBUG (go.mod godebug lines) or in the environment,
+// the last setting winning as it does for the runtime.
+func asyncPreemptOff() bool {
+	off := false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "DefaultGODEBUG" {
+				off = godebugFlag(s.Value, "asyncpreemptoff", off)
+			}
+		}
+	}
+	return godebugFlag(os.Getenv("GODEBUG"), "asyncpreemptoff", off)
+}
+
+// godebugFlag returns the last setting of key in a GODEBUG list
+// ("k=v,k2=v2"), read as the runtime reads its flags: a number, non-zero
+// for true. It returns def when key is not set or not a number.
+func godebugFlag(list, key string, def bool) bool {
+	for _, kv := range strings.Split(list, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || k != key {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil {
+			def = n != 0
+		}
+	}
+	return def
 }

@@ -57,10 +57,14 @@ port=$(free_port)
 sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#http://127.0.0.1:$port_up/mcp#" "$config" >"$tmp/gateway.yaml"
 sim=()
 if [ "$CACHE" = 1 ]; then sim=(--cache-sim=yes); fi
-# asyncpreemptoff: valgrind runs one thread at a time, and the runtime's
-# preemption signals only add noise to the count. --fair-sched: with
-# valgrind's default lock the Go runtime's spinning threads could starve the
-# others, and sluice sometimes never got as far as listening.
+# asyncpreemptoff: callgrind 3.19 crashes when instrumentation is switched
+# on while the runtime's preemption signals come. With it off, sluice parks
+# its worker through the scheduler (rawio.EpollWaitScheduled: a parked
+# worker holding its P would hold up every garbage collection, and a
+# collection during the start kept sluice from ever listening), a few
+# hundred instructions per wait more than the signal-preemptible wait the
+# default runtime uses. --fair-sched: with valgrind's default lock the Go
+# runtime's spinning threads could starve the others.
 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --fair-sched=yes --instr-atstart=no "${sim[@]}" \
 	--callgrind-out-file="$tmp/callgrind.out" "$SLUICE" start -c "$tmp/gateway.yaml" -w 1 -e "$tmp/engine" \
 	>"$tmp/sluice.log" 2>&1 &

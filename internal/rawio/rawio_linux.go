@@ -65,7 +65,9 @@ func EpollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 //   - the runtime can still stop the thread: preemption (for a stop of
 //     the world, or sysmon's 10 ms slice) signals it with SIGURG, and
 //     epoll_wait returns EINTR on any signal whatever SA_RESTART says, so
-//     the worker comes back to Go code, where the preemption happens;
+//     the worker comes back to Go code, where the preemption happens
+//     (a runtime started with GODEBUG=asyncpreemptoff=1 sends no such
+//     signal: the engine then waits with [EpollWaitScheduled]);
 //   - the engine keeps GOMAXPROCS above its number of workers, so a parked
 //     worker holding its P never starves the runtime's other goroutines.
 //
@@ -78,6 +80,23 @@ func EpollWait(epfd int, events []unix.EpollEvent, timeoutMs int) (int, error) {
 		return 0, nil
 	}
 	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(timeoutMs), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
+// EpollWaitScheduled is [EpollWait] made as an ordinary Go system call: the
+// thread gives up its P while it blocks, so the runtime needs no signal to
+// stop the world around it. It is for a runtime that cannot preempt by
+// signal (GODEBUG=asyncpreemptoff=1), where a wait holding its P would
+// hold up every garbage collection until the next event.
+func EpollWaitScheduled(epfd int, events []unix.EpollEvent, timeoutMs int) (int, error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
 		uintptr(len(events)), uintptr(timeoutMs), 0, 0)
 	if errno != 0 {
 		return -1, errno
