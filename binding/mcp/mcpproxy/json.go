@@ -2,7 +2,9 @@ package mcpproxy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 )
 
 // The proxy reads JSON by spans: it finds a member's value, or an
@@ -19,19 +21,43 @@ func skipWS(b []byte, i int) int {
 }
 
 // skipString returns the index after the string token at b[i] == '"'.
+// It looks at eight bytes at a time for the next quote or backslash: a
+// list's descriptions and schemas are mostly strings, and a byte at a
+// time was most of a merged tools/list's cost.
 func skipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for i++; i < len(b); i++ {
+	for i++; i < len(b); {
+		for len(b)-i >= 8 {
+			if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		switch b[i] {
-		case '\\':
-			i++
 		case '"':
 			return i + 1, true
+		case '\\':
+			i += 2 // the escaped byte cannot end the string
+		default:
+			i++
 		}
 	}
 	return 0, false
+}
+
+// quoteOrBackslash marks, with its high bit, each byte of x (eight bytes,
+// little-endian) that is a quote or a backslash. A borrow may also mark a
+// byte after a marked one, never before: the lowest mark is exact.
+func quoteOrBackslash(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^('"'*ones), x^('\\'*ones)
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // skipValue returns the index after the value that starts at b[i].
@@ -109,6 +135,63 @@ func member(obj []byte, key string) (start, end int, ok bool) {
 		i = skipWS(obj, i+1)
 	}
 	return 0, 0, false
+}
+
+// span is where a member's value is in an object's text; ok is false when
+// the object has no such member.
+type span struct {
+	start, end int
+	ok         bool
+}
+
+// members finds each of keys among the members of the object obj in one
+// walk, setting spans[i] to the value of the first member named keys[i]
+// (compared as written, as member does). It reports whether obj was an
+// object it could walk to its end; spans found before a malformed member
+// stay set. len(spans) must be len(keys).
+func members(obj []byte, keys []string, spans []span) bool {
+	for i := range spans {
+		spans[i] = span{}
+	}
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipWS(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return true
+	}
+	for i < len(obj) {
+		ks := i
+		ke, ok := skipString(obj, i)
+		if !ok {
+			return false
+		}
+		i = skipWS(obj, ke)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		vs := skipWS(obj, i+1)
+		ve, ok := skipValue(obj, vs)
+		if !ok {
+			return false
+		}
+		name := obj[ks+1 : ke-1]
+		for k, key := range keys {
+			if !spans[k].ok && string(name) == key {
+				spans[k] = span{vs, ve, true}
+			}
+		}
+		i = skipWS(obj, ve)
+		if i < len(obj) && obj[i] == '}' {
+			return true
+		}
+		if i >= len(obj) || obj[i] != ',' {
+			return false
+		}
+		i = skipWS(obj, i+1)
+	}
+	return false
 }
 
 // element returns the span of the array element at or after b[i] (i just

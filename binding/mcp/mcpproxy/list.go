@@ -156,7 +156,7 @@ func (r *request) finishFanout() {
 		out, h.scratch = appendCursor(out, h.scratch, r.kind, h.s.fingerprint, next)
 		out = append(out, '"')
 	}
-	out = appendCacheHints(out, parts)
+	out = appendCacheHints(out, lk, parts)
 	out = append(out, '}')
 	h.cursors = next[:0]
 	r.answer = out

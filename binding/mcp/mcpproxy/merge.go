@@ -58,6 +58,32 @@ func (k *listKind) prefix(r *route) []byte {
 type part struct {
 	route int
 	body  []byte
+	// fields holds the spans of the members the merge reads (the
+	// partField constants), found in one walk of body by scan: each
+	// lookup of its own walked the whole list again.
+	fields  [partFields]span
+	scanned bool
+}
+
+// The members of a list result the merge reads, as indices into
+// part.fields.
+const (
+	partList       = iota // the list itself: "tools", "prompts", …
+	partNextCursor        // "nextCursor"
+	partTTL               // "ttlMs" (2026-07-28)
+	partCacheScope        // "cacheScope" (2026-07-28)
+	partFields
+)
+
+// field returns the span of member f of the part's result, walking the
+// result once, on the first call, for all of them. listKey names the list
+// member (partList).
+func (p *part) field(listKey string, f int) span {
+	if !p.scanned {
+		members(p.body, []string{partList: listKey, partNextCursor: "nextCursor", partTTL: "ttlMs", partCacheScope: "cacheScope"}, p.fields[:])
+		p.scanned = true
+	}
+	return p.fields[f]
 }
 
 // cursorEntry is one route still to page, and its own cursor: the
@@ -134,9 +160,11 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 	dst = append(dst, k.key...)
 	dst = append(dst, '"', ':', '[')
 	first := true
-	for _, p := range parts {
+	for pi := range parts {
+		p := &parts[pi]
 		r := &routes[p.route]
-		as, ae, ok := member(p.body, k.key)
+		list := p.field(k.key, partList)
+		as, ae, ok := list.start, list.end, list.ok
 		if !ok || p.body[as] != '[' {
 			bad = append(bad, p.route)
 			continue
@@ -170,7 +198,8 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 				dst = append(dst, item...)
 			}
 		}
-		if cs, ce, ok := member(p.body, "nextCursor"); ok && p.body[cs] == '"' && ce-cs > 2 {
+		if c := p.field(k.key, partNextCursor); c.ok && p.body[c.start] == '"' && c.end-c.start > 2 {
+			cs, ce := c.start, c.end
 			next = append(next, cursorEntry{route: p.route, cursor: p.body[cs+1 : ce-1]})
 		}
 	}
@@ -184,18 +213,20 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 // "public". A hint no route gave is left out: the server kind adds its
 // default. The smallest ttlMs is the one a client can trust for the whole
 // list, and one private part makes the whole list private.
-func appendCacheHints(dst []byte, parts []part) []byte {
+func appendCacheHints(dst []byte, k *listKind, parts []part) []byte {
 	var ttl []byte
 	var minTTL float64
 	scope := 0 // 0 none, 1 public, 2 private
-	for _, p := range parts {
-		if ts, te, ok := member(p.body, "ttlMs"); ok {
+	for i := range parts {
+		p := &parts[i]
+		if t := p.field(k.key, partTTL); t.ok {
+			ts, te := t.start, t.end
 			if v, err := strconv.ParseFloat(string(p.body[ts:te]), 64); err == nil && v >= 0 && (ttl == nil || v < minTTL) {
 				ttl, minTTL = p.body[ts:te], v
 			}
 		}
-		if ss, se, ok := member(p.body, "cacheScope"); ok {
-			switch string(p.body[ss:se]) {
+		if sc := p.field(k.key, partCacheScope); sc.ok {
+			switch string(p.body[sc.start:sc.end]) {
 			case `"private"`:
 				scope = 2
 			case `"public"`:

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,7 +72,7 @@ func TestMergePaging(t *testing.T) {
 		0: {`{"tools":[{"name":"one","inputSchema":{"type":"object"}}],"nextCursor":"a-2"}`, `{"tools":[{"name":"two"}]}`},
 		1: {`{"tools":[{"name":"xy","description":"d \"q\""},{"name":"zz"}],"nextCursor":"b-2"}`, `{"tools":[{"name":"x2"}],"nextCursor":""}`},
 	}
-	out, next, bad := appendMerged(nil, k, routes, true, []part{{0, []byte(pages[0][0])}, {1, []byte(pages[1][0])}}, nil)
+	out, next, bad := appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][0])}, {route: 1, body: []byte(pages[1][0])}}, nil)
 	require.Empty(t, bad)
 	assert.Equal(t, `{"tools":[{"name":"a__one","inputSchema":{"type":"object"}},{"name":"b__xy","description":"d \"q\""}]`, string(out))
 	require.Len(t, next, 2)
@@ -80,7 +81,7 @@ func TestMergePaging(t *testing.T) {
 	entries, _, err := decodeCursor(text, nil, k.kind, 9, 2, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []cursorEntry{{0, []byte("a-2")}, {1, []byte("b-2")}}, entries)
-	out, next, _ = appendMerged(nil, k, routes, true, []part{{0, []byte(pages[0][1])}, {1, []byte(pages[1][1])}}, nil)
+	out, next, _ = appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][1])}, {route: 1, body: []byte(pages[1][1])}}, nil)
 	assert.Equal(t, `{"tools":[{"name":"a__two"},{"name":"b__x2"}]`, string(out))
 	assert.Empty(t, next, "no route has more")
 
@@ -92,7 +93,7 @@ func TestMergeUnprefixedAndBad(t *testing.T) {
 	routes := testRoutes(t, map[string]any{"toolkit": "a"}, map[string]any{"toolkit": "b"})
 	k := listKindOf(mcp.McpBeginExKindResourcesTemplatesList)
 	out, _, bad := appendMerged(nil, k, routes, false,
-		[]part{{0, []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {1, []byte(`{"other":1}`)}}, nil)
+		[]part{{route: 0, body: []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {route: 1, body: []byte(`{"other":1}`)}}, nil)
 	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]`, string(out))
 	assert.Equal(t, []int{1}, bad)
 }
@@ -123,7 +124,7 @@ func TestCacheHints(t *testing.T) {
 			for i, p := range tt.parts {
 				parts = append(parts, part{route: i, body: []byte(p)})
 			}
-			assert.Equal(t, tt.want, string(appendCacheHints(nil, parts)))
+			assert.Equal(t, tt.want, string(appendCacheHints(nil, &listKinds[0], parts)))
 		})
 	}
 }
@@ -159,9 +160,19 @@ func FuzzJSONSpans(f *testing.F) {
 	routes := []route{{toolkit: "a", name: []byte("a__"), uri: []byte("a+")}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _, _ = member(b, "name")
+		// members finds what member finds, key by key, in one walk.
+		keys := []string{"name", "tools", "a", ""}
+		spans := make([]span, len(keys))
+		members(b, keys, spans)
+		for i, key := range keys {
+			s, e, ok := member(b, key)
+			if ok != spans[i].ok || ok && (s != spans[i].start || e != spans[i].end) {
+				t.Fatalf("members(%q) %q: %+v, member: %d %d %v", b, key, spans[i], s, e, ok)
+			}
+		}
 		_ = appendPrefixedURIs(nil, b, []byte("p+"))
 		for i := range listKinds {
-			_, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{0, b}}, nil)
+			_, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil)
 		}
 		var s scanner
 		_ = s.feed(b)
@@ -176,4 +187,29 @@ func TestCompileRouteWithoutSchema(t *testing.T) {
 	_, err = compileRoute("mcp1", 0, "x", []any{map[string]any{"toolkit": "a b"}}, config.Pos{}, config.Pos{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `toolkit "a b": want letters, digits, _ and -`)
+}
+
+// TestSkipString covers the escapes skipString jumps over between its
+// vector scans for the next quote and backslash.
+func TestSkipString(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		end  int
+		okay bool
+	}{
+		{`"plain" rest`, 7, true},
+		{`"a\"b" rest`, 6, true},
+		{`"a\\" rest`, 5, true},
+		{`"\\\\\"" rest`, 8, true},
+		{`"` + strings.Repeat("x", 100) + `\n` + strings.Repeat("y", 100) + `"`, 204, true},
+		{`"\u0022"`, 8, true},
+		{`"unterminated`, 0, false},
+		{`"escaped end\"`, 0, false},
+		{`"backslash last\`, 0, false},
+		{`x"`, 0, false},
+	} {
+		end, ok := skipString([]byte(c.in), 0)
+		assert.Equal(t, c.okay, ok, "%q", c.in)
+		assert.Equal(t, c.end, end, "%q", c.in)
+	}
 }
