@@ -36,6 +36,13 @@ func trimSpace(b []byte) []byte {
 	return b[i:j]
 }
 
+// ValidJSON reports whether b is exactly one JSON value (RFC 8259, its
+// strings valid UTF-8), with whitespace around it, nested at most 128
+// deep. It is the check the server kind makes of every body it reads,
+// for the other MCP kinds to make of text they pass on; it does not
+// allocate.
+func ValidJSON(b []byte) bool { return validJSON(b) }
+
 // validJSON reports whether b is exactly one JSON value, with whitespace
 // around it, nested at most maxJSONDepth deep.
 func validJSON(b []byte) bool {

@@ -11,7 +11,7 @@ import (
 // array's elements, as byte ranges of the text it has, and copies the
 // rest through byte for byte. Every function is bounds-checked: a
 // truncated or hostile text gives ok false, never a panic. Texts from a
-// route are validated (fastjson.ValidateBytes) before they are walked.
+// route are validated (mcp.ValidJSON) before they are walked.
 
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/sluicehq/sluice/binding/mcp"
 )
 
@@ -146,7 +144,7 @@ func decodeCursor(text, scratch []byte, kind uint8, fingerprint uint32, routes i
 // validate reports whether body is one JSON object.
 func validate(body []byte) bool {
 	i := skipWS(body, 0)
-	return i < len(body) && body[i] == '{' && fastjson.ValidateBytes(body) == nil
+	return i < len(body) && body[i] == '{' && mcp.ValidJSON(body)
 }
 
 // appendMerged appends the merged list of parts (in route order): the
