@@ -179,38 +179,49 @@ func stringEnd(b []byte, i int) int {
 		if i >= len(b) {
 			break
 		}
-		c := b[i]
-		switch {
-		case c == '"':
+		if b[i] == '"' { // the usual special byte, without a call
 			return i + 1
-		case c == '\\':
-			if i+1 >= len(b) {
-				return -1
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return -1
-				}
-				i += 6
-			default:
-				return -1
-			}
-		case c < 0x20:
-			return -1
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n <= 1 {
-				return -1
-			}
-			i += n
+		}
+		var closed bool
+		if i, closed = stringStep(b, i); i < 0 || closed {
+			return i
 		}
 	}
 	return -1
+}
+
+// stringStep reads the string byte at b[i] (an escape or a UTF-8 sequence
+// whole) and returns where the next one is, with closed set when b[i] was
+// the closing quote; -1 for a malformed one.
+func stringStep(b []byte, i int) (next int, closed bool) {
+	c := b[i]
+	switch {
+	case c == '"':
+		return i + 1, true
+	case c == '\\':
+		if i+1 >= len(b) {
+			return -1, false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			return i + 2, false
+		case 'u':
+			if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return -1, false
+			}
+			return i + 6, false
+		}
+		return -1, false
+	case c < 0x20:
+		return -1, false
+	case c < utf8.RuneSelf:
+		return i + 1, false
+	}
+	r, n := utf8.DecodeRune(b[i:])
+	if r == utf8.RuneError && n <= 1 {
+		return -1, false
+	}
+	return i + n, false
 }
 
 // specialBytes marks, with its high bit, each byte of x (eight bytes of a

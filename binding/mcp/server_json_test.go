@@ -196,38 +196,13 @@ func TestOriginAllowed(t *testing.T) {
 	assert.True(t, h.originAllowed([]byte("https://mcp.example"), []byte("mcp.example")))
 }
 
-// stringEndBytewise is stringEnd as it was before it skipped plain runs
-// eight bytes at a time: the reference the fast one must agree with.
+// stringEndBytewise is stringEnd without its eight-byte skip: the
+// reference the skip must agree with.
 func stringEndBytewise(b []byte, i int) int {
 	for i++; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1
-		case c == '\\':
-			if i+1 >= len(b) {
-				return -1
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return -1
-				}
-				i += 6
-			default:
-				return -1
-			}
-		case c < 0x20:
-			return -1
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n <= 1 {
-				return -1
-			}
-			i += n
+		var closed bool
+		if i, closed = stringStep(b, i); i < 0 || closed {
+			return i
 		}
 	}
 	return -1
