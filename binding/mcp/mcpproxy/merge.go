@@ -56,9 +56,9 @@ func (k *listKind) prefix(r *route) []byte {
 type part struct {
 	route int
 	body  []byte
-	// fields holds the spans of the members the merge reads (the
-	// partField constants), found in one walk of body by scan: each
-	// lookup of its own walked the whole list again.
+	// fields holds the spans of the members the merge reads, indexed by
+	// the constants below, found in one walk of body by field's first
+	// call: a walk per member walked the whole list again for each.
 	fields  [partFields]span
 	scanned bool
 }
