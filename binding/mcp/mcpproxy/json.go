@@ -102,39 +102,9 @@ func skipValue(b []byte, i int) (int, bool) {
 // whitespace allowed) and returns its value's span. Keys are compared as
 // written, without unescaping.
 func member(obj []byte, key string) (start, end int, ok bool) {
-	i := skipWS(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return 0, 0, false
-	}
-	i = skipWS(obj, i+1)
-	if i < len(obj) && obj[i] == '}' {
-		return 0, 0, false
-	}
-	for i < len(obj) {
-		ks := i
-		ke, ok := skipString(obj, i)
-		if !ok {
-			return 0, 0, false
-		}
-		i = skipWS(obj, ke)
-		if i >= len(obj) || obj[i] != ':' {
-			return 0, 0, false
-		}
-		vs := skipWS(obj, i+1)
-		ve, ok := skipValue(obj, vs)
-		if !ok {
-			return 0, 0, false
-		}
-		if ke-ks-2 == len(key) && string(obj[ks+1:ke-1]) == key {
-			return vs, ve, true
-		}
-		i = skipWS(obj, ve)
-		if i >= len(obj) || obj[i] != ',' {
-			return 0, 0, false
-		}
-		i = skipWS(obj, i+1)
-	}
-	return 0, 0, false
+	var sp [1]span
+	members(obj, []string{key}, sp[:])
+	return sp[0].start, sp[0].end, sp[0].ok
 }
 
 // span is where a member's value is in an object's text; ok is false when
@@ -146,13 +116,15 @@ type span struct {
 
 // members finds each of keys among the members of the object obj in one
 // walk, setting spans[i] to the value of the first member named keys[i]
-// (compared as written, as member does). It reports whether obj was an
-// object it could walk to its end; spans found before a malformed member
-// stay set. len(spans) must be len(keys).
+// (compared as written, without unescaping), and stops once it has them
+// all. It reports whether it found them all or walked obj to its end; on
+// malformed text it reports false, and the spans found before it stay
+// set. len(spans) must be len(keys).
 func members(obj []byte, keys []string, spans []span) bool {
 	for i := range spans {
 		spans[i] = span{}
 	}
+	found := 0
 	i := skipWS(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -180,6 +152,9 @@ func members(obj []byte, keys []string, spans []span) bool {
 		for k, key := range keys {
 			if !spans[k].ok && string(name) == key {
 				spans[k] = span{vs, ve, true}
+				if found++; found == len(keys) {
+					return true
+				}
 			}
 		}
 		i = skipWS(obj, ve)
