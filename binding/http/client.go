@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/proxy"
@@ -32,7 +33,11 @@ type client struct {
 	typeID      int32
 	proxyTypeID int32
 	pool        *engine.BufferPool
-	idle        map[string][]*clientConn
+	// idle holds a pool per authority with a live connection: a
+	// connection keeps its pool, so that returning it or closing it looks
+	// nothing up, and the pool leaves the map with the authority's last
+	// connection.
+	idle map[string]*idlePool
 
 	hdr     frame.Frame
 	begin   frame.Begin
@@ -51,6 +56,7 @@ type client struct {
 	ex       HttpBeginEx
 	proxyB   proxy.ProxyBeginExBuilder
 	head     []byte
+	fields   []byte // the header fields onBegin forwards, before head takes them
 	lower    []byte
 	// free holds finished exchanges for the next requests (release).
 	free []*clientExchange
@@ -62,8 +68,8 @@ func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*clien
 	}
 	return &client{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
-		pool: w.BufferPool(), idle: map[string][]*clientConn{},
-		head: make([]byte, 0, 4096), lower: make([]byte, 0, 256),
+		pool: w.BufferPool(), idle: map[string]*idlePool{},
+		head: make([]byte, 0, 4096), fields: make([]byte, 0, 4096), lower: make([]byte, 0, 256),
 	}, nil
 }
 
@@ -130,11 +136,13 @@ type clientConn struct {
 	dec                h1.ChunkedDecoder
 	keepAlive          bool
 	inEnded, outEnded  bool
-	idleTimer          int64  // the timer that closes the idle connection, or 0
-	onIdle             func() // its function, made once per connection
-	inAborted          bool   // the network aborted: fail once buffered body bytes are delivered
-	retrying           bool   // a retry of process is dispatched
-	onRetry            func() // its function, made once per connection
+	pool               *idlePool // its authority's pool
+	idleSince          time.Time // when it last went idle
+	idleTimer          int64     // the idle timer armed, or 0 (idleExpired)
+	onIdle             func()    // its function, made once per connection
+	inAborted          bool      // the network aborted: fail once buffered body bytes are delivered
+	retrying           bool      // a retry of process is dispatched
+	onRetry            func()    // its function, made once per connection
 }
 
 // NewStream takes a request stream.
@@ -224,29 +232,42 @@ func (x *clientExchange) onBegin(ext []byte) {
 		x.refuse()
 		return
 	}
+	// One pass over the headers: the pseudo-headers make the request
+	// line, and the fields to forward go to h.fields, which follows it.
 	var method, path, authority []byte
 	var length int64 = -1
+	fields := h.fields[:0]
 	for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
-		switch string(hd.Name()) {
-		case ":method":
-			method = hd.Value()
-		case ":path":
-			path = hd.Value()
-		case ":authority":
-			authority = hd.Value()
-		case ":scheme":
-			if !asciiEqualFold(hd.Value(), []byte("http")) {
-				// No TLS here yet: an https request is refused, never
-				// sent in cleartext.
-				x.refuseBadGateway()
-				return
+		name := hd.Name()
+		if len(name) > 0 && name[0] == ':' {
+			switch string(name) {
+			case ":method":
+				method = hd.Value()
+			case ":path":
+				path = hd.Value()
+			case ":authority":
+				authority = hd.Value()
+			case ":scheme":
+				if !asciiEqualFold(hd.Value(), []byte("http")) {
+					// No TLS here yet: an https request is refused, never
+					// sent in cleartext.
+					x.refuseBadGateway()
+					return
+				}
 			}
-		case "content-length":
+			continue
+		}
+		if string(name) == "content-length" {
 			if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 {
 				length = n
 			}
 		}
+		if len(name) == 0 || hopByHop(name) || asciiEqualFold(name, []byte("host")) {
+			continue
+		}
+		fields = h1.AppendHeader(fields, name, hd.Value())
 	}
+	h.fields = fields
 	if len(method) == 0 || len(path) == 0 || len(authority) == 0 {
 		x.refuse()
 		return
@@ -259,13 +280,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 	}
 	head := h1.AppendRequestLine(h.head[:0], method, path)
 	head = h1.AppendHeader(head, []byte("host"), authority)
-	for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
-		name := hd.Name()
-		if len(name) == 0 || name[0] == ':' || hopByHop(name) || asciiEqualFold(name, []byte("host")) {
-			continue
-		}
-		head = h1.AppendHeader(head, name, hd.Value())
-	}
+	head = append(head, fields...)
 	switch {
 	case length >= 0:
 	case x.method == "GET" || x.method == "HEAD" || x.method == "DELETE" || x.method == "OPTIONS" || x.method == "TRACE":
@@ -291,27 +306,30 @@ func (x *clientExchange) onBegin(ext []byte) {
 // makes authority a string only for a new connection: indexing the pool
 // with string(authority) does not allocate.
 func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
-	for list := h.idle[string(authorityB)]; len(list) > 0; list = h.idle[string(authorityB)] {
-		c := list[len(list)-1]
-		h.idle[c.authority] = list[:len(list)-1]
-		if c.state == connIdle {
-			if c.idleTimer != 0 {
-				h.w.Cancel(c.idleTimer)
-				c.idleTimer = 0
+	p := h.idle[string(authorityB)]
+	if p != nil {
+		for len(p.conns) > 0 {
+			c := p.conns[len(p.conns)-1]
+			p.conns = p.conns[:len(p.conns)-1]
+			if c.state == connIdle {
+				// Its idle timer, if armed, stays: idleExpired finds it
+				// busy, and the next idle spell arms a timer anew.
+				c.attach(x)
+				return c
 			}
-			c.attach(x)
-			return c
 		}
 	}
 	authority := string(authorityB)
-	if len(h.idle[authority]) == 0 {
-		delete(h.idle, authority)
-	}
 	host, port, err := splitAuthority(authority)
 	if err != nil {
 		return nil
 	}
-	c := &clientConn{h: h, authority: authority, slot: -1, outSlot: -1, keepAlive: true}
+	if p == nil {
+		p = &idlePool{}
+		h.idle[authority] = p
+	}
+	p.live++
+	c := &clientConn{h: h, authority: authority, pool: p, slot: -1, outSlot: -1, keepAlive: true}
 	c.onIdle = c.idleExpired
 	c.initialID = h.w.SupplyInitialID(h.s.exitID)
 	c.replyID = engine.ReplyID(c.initialID)
@@ -334,6 +352,7 @@ func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 	}
 	n, err := b.ExtensionEnd(limit).BuildLimit()
 	if err != nil || h.w.NewStream(buf[:n], c.onNet) != nil {
+		c.leavePool()
 		return nil
 	}
 	c.attach(x)
@@ -938,21 +957,61 @@ func (c *clientConn) maybeDone() {
 	}
 	c.x, x.c = nil, nil
 	x.release()
-	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || len(c.h.idle[c.authority]) >= c.h.s.maxIdle {
+	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || len(c.pool.conns) >= c.h.s.maxIdle {
 		c.close(false)
 		return
 	}
 	c.state = connIdle
-	c.h.idle[c.authority] = append(c.h.idle[c.authority], c)
-	c.idleTimer = c.h.w.TimerAt(c.h.w.Now().Add(c.h.s.idle), c.onIdle)
+	c.pool.conns = append(c.pool.conns, c)
+	c.idleSince = c.h.w.Now()
+	if c.idleTimer == 0 {
+		c.idleTimer = c.h.w.TimerAt(c.idleSince.Add(c.h.s.idle), c.onIdle)
+	}
 }
 
-// idleExpired closes the connection when its idle timer fires.
+// idlePool is a client's pool for one authority: its idle connections,
+// the most recently used last, and how many connections to the authority
+// are live, idle or not.
+type idlePool struct {
+	conns []*clientConn
+	live  int
+}
+
+// leavePool takes a closing connection out of its pool, and the pool out
+// of the client with the authority's last connection.
+func (c *clientConn) leavePool() {
+	p := c.pool
+	if p == nil {
+		return
+	}
+	c.pool = nil
+	for i, o := range p.conns {
+		if o == c {
+			p.conns = append(p.conns[:i], p.conns[i+1:]...)
+			break
+		}
+	}
+	if p.live--; p.live == 0 {
+		delete(c.h.idle, c.authority)
+	}
+}
+
+// idleExpired runs when the idle timer fires. A connection taken from the
+// pool keeps its timer rather than cancelling it (a cancel and a new
+// timer per request cost more than the rare late firing), so the timer
+// may find the connection busy, which disarms it, or idle again since a
+// later time, which arms it for the rest of that spell.
 func (c *clientConn) idleExpired() {
 	c.idleTimer = 0
-	if c.state == connIdle {
-		c.close(false)
+	if c.state != connIdle {
+		return
 	}
+	deadline := c.idleSince.Add(c.h.s.idle)
+	if c.h.w.Now().Before(deadline) {
+		c.idleTimer = c.h.w.TimerAt(deadline, c.onIdle)
+		return
+	}
+	c.close(false)
 }
 
 // close ends the connection: gracefully with END, or abruptly with ABORT
@@ -967,17 +1026,7 @@ func (c *clientConn) close(abrupt bool) {
 		h.w.Cancel(c.idleTimer)
 		c.idleTimer = 0
 	}
-	if list := h.idle[c.authority]; len(list) > 0 {
-		for i, o := range list {
-			if o == c {
-				h.idle[c.authority] = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(h.idle[c.authority]) == 0 {
-			delete(h.idle, c.authority)
-		}
-	}
+	c.leavePool()
 	buf := h.w.WriteBuffer()
 	if !c.outEnded {
 		c.outEnded = true

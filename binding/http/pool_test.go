@@ -117,3 +117,67 @@ func TestClientMaxIdle(t *testing.T) {
 	assert.Equal(t, before, opened.Load(), "the requests after the burst reuse the kept connections")
 	assert.Equal(t, int64(maxIdle), open.Load())
 }
+
+// TestClientIdleTimeoutAfterReuse: the idle timeout counts from when a
+// connection last went idle. A connection reused before its first idle
+// timer fires is not closed by that timer, and is closed once a whole
+// idle-timeout has passed after its last use; the next request then
+// opens a new connection.
+func TestClientIdleTimeoutAfterReuse(t *testing.T) {
+	const idle = 600 * time.Millisecond
+	var open, opened atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+			opened.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+
+	port := enginetest.FreePort(t)
+	src := enginetest.Front(port, "client0") + fmt.Sprintf(`  client0:
+    type: http
+    kind: client
+    options:
+      idle-timeout: %s
+`, idle)
+	enginetest.Start(t, "idle.yaml", src, engine.WithWorkers(1))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	enginetest.WaitListen(t, addr)
+	upstream := strings.TrimPrefix(srv.URL, "http://")
+	get := func() {
+		t.Helper()
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		require.NoError(t, err)
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		_, err = fmt.Fprintf(c, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", upstream, upstream)
+		require.NoError(t, err)
+		b, err := io.ReadAll(c)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(b), "HTTP/1.1 200") && strings.HasSuffix(string(b), "ok"), "answer %q", b)
+	}
+
+	get()
+	first := time.Now()
+	time.Sleep(idle / 2)
+	get()
+	reused := time.Now()
+	require.Equal(t, int64(1), opened.Load(), "the second request reuses the pooled connection")
+	// Past the first request's deadline, short of the second's.
+	time.Sleep(time.Until(first.Add(idle + idle/4)))
+	if time.Since(reused) < idle-idle/8 {
+		assert.Equal(t, int64(1), open.Load(), "the connection reused %v ago is still open", time.Since(reused))
+	}
+	require.Eventually(t, func() bool { return open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"the connection idle for idle-timeout is closed")
+	get()
+	assert.Equal(t, int64(2), opened.Load(), "a request after the close opens a new connection")
+}
