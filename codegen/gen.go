@@ -27,6 +27,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"lower":       lowerFirst,
 	"isModule":    func(s string) bool { return strings.Contains(s, ".") },
 	"prefixCheck": prefixCheck,
+	"allStatic":   allStatic,
 	"listGetters": listGetters,
 	"wrapRoom":    wrapRoom,
 	"readKind":    func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },

@@ -61,6 +61,15 @@ func staticPrefix(t *typ) (n, size int) {
 	return n, size
 }
 
+// allStatic reports whether t is a struct of fixed-size fields at
+// constant offsets only: its wrap is one bounds check, and its TryWrap is
+// rendered as that check alone, small enough to inline where frames are
+// dispatched.
+func allStatic(t *typ) bool {
+	n, _ := staticPrefix(t)
+	return !t.Union && n > 0 && n == len(t.Fields)
+}
+
 // prefixCheck renders the single bounds check of the static prefix.
 func prefixCheck(t *typ) string {
 	n, size := staticPrefix(t)

@@ -6677,11 +6677,13 @@ func (f *McpSuspendFlushEx) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *McpSuspendFlushEx) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < McpSuspendFlushExSize {
 		*f = McpSuspendFlushEx{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+McpSuspendFlushExSize
 	return true
 }
 
@@ -10926,11 +10928,13 @@ func (f *McpEndEx) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *McpEndEx) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < McpEndExSize {
 		*f = McpEndEx{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+McpEndExSize
 	return true
 }
 

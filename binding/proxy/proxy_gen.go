@@ -561,11 +561,13 @@ func (f *ProxyAddressInet4) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *ProxyAddressInet4) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < ProxyAddressInet4Size {
 		*f = ProxyAddressInet4{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+ProxyAddressInet4Size
 	return true
 }
 
@@ -877,11 +879,13 @@ func (f *ProxyAddressInet6) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *ProxyAddressInet6) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < ProxyAddressInet6Size {
 		*f = ProxyAddressInet6{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+ProxyAddressInet6Size
 	return true
 }
 
@@ -1193,11 +1197,13 @@ func (f *ProxyAddressUnix) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *ProxyAddressUnix) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < ProxyAddressUnixSize {
 		*f = ProxyAddressUnix{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+ProxyAddressUnixSize
 	return true
 }
 

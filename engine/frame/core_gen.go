@@ -59,11 +59,13 @@ func (f *Extension) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *Extension) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < ExtensionSize {
 		*f = Extension{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+ExtensionSize
 	return true
 }
 
@@ -301,11 +303,13 @@ func (f *Frame) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *Frame) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < FrameSize {
 		*f = Frame{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+FrameSize
 	return true
 }
 
@@ -3608,11 +3612,13 @@ func (f *Window) Wrap(buf []byte, off, limit int) error {
 }
 
 // TryWrap is Wrap for probing: it reports success without building an error.
+// Every field has a fixed size and offset, so it is one bounds check.
 func (f *Window) TryWrap(buf []byte, off, limit int) bool {
-	if _, err := f.wrap(buf, off, limit); err != nil {
+	if off < 0 || off > limit || limit > len(buf) || limit-off < WindowSize {
 		*f = Window{}
 		return false
 	}
+	f.buf, f.off, f.limit = buf, off, off+WindowSize
 	return true
 }
 
