@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -288,4 +289,49 @@ func TestPollDuringFlood(t *testing.T) {
 	at := servedAt.Load()
 	require.GreaterOrEqual(t, at, int64(0), "the socket was not served during %d passes of work", steps)
 	assert.LessOrEqual(t, at, int64(4*pollEvery), "the socket waited %d passes", at)
+}
+
+type fixedBinding struct{ h Handler }
+
+func (b fixedBinding) Attach(*Worker, *BindingConfig) (Handler, error) { return b.h, nil }
+
+type namedHandler string
+
+func (namedHandler) NewStream(frame.FrameType, []byte) MessageConsumer { return nil }
+
+// TestBindingLookupSharedLabel: bindings are found by id through byLabel,
+// indexed by the id's label. Two namespaces may attach bindings of one
+// name (one label): each is still found as itself, and when the one
+// holding the label's slot detaches, the other takes the slot.
+func TestBindingLookupSharedLabel(t *testing.T) {
+	w, _, _ := socketWorker(t)
+	const label = 7
+	a := int64(1)<<32 | label
+	b := int64(2)<<32 | label
+	big := int64(1)<<32 | maxLabelIndex + 5
+	done := make(chan struct{})
+	w.Dispatch(func() {
+		defer close(done)
+		for id, name := range map[int64]string{a: "a", b: "b", big: "big"} {
+			cfg := &BindingConfig{ID: id, Namespace: fmt.Sprint("ns", id>>32), Name: name}
+			assert.NoError(t, w.attach(fixedBinding{namedHandler(name)}, cfg))
+		}
+		for id, name := range map[int64]string{a: "a", b: "b", big: "big"} {
+			if got := w.binding(id); assert.NotNil(t, got, name) {
+				assert.Equal(t, namedHandler(name), got.h)
+				assert.NotNil(t, got.metrics)
+			}
+		}
+		assert.Nil(t, w.binding(int64(3)<<32|label), "no binding of namespace 3")
+		holder := w.byLabel[label].id
+		other := a + b - holder
+		w.detach(holder)
+		assert.Nil(t, w.binding(holder))
+		assert.Equal(t, other, w.byLabel[label].id, "the other binding of the label takes its slot")
+		w.detach(other)
+		assert.Nil(t, w.binding(other))
+		assert.Nil(t, w.byLabel[label])
+		assert.NotNil(t, w.binding(big))
+	})
+	<-done
 }

@@ -77,16 +77,16 @@ type Worker struct {
 
 	streams   streamTable
 	throttles streamTable
-	handlers  map[int64]Handler
-	configs   map[int64]*BindingConfig
-	metrics   map[int64]*streamMetrics
-	// lastSender caches the metrics of the binding that sent last, so a
-	// run of frames from one binding skips the map lookup.
-	lastSender        int64
-	lastSenderMetrics *streamMetrics
-	stores            map[string]store.Handler
-	guards            map[string]guard.Handler
-	pool              *BufferPool
+	// bound holds the attached bindings by id; byLabel indexes the same
+	// by the binding's label (the id's low 32 bits, small integers), so
+	// that the lookups of every BEGIN and sent frame skip the map. Two
+	// namespaces may attach bindings of one name: the second is found
+	// through bound.
+	bound   map[int64]*boundBinding
+	byLabel []*boundBinding
+	stores  map[string]store.Handler
+	guards  map[string]guard.Handler
+	pool    *BufferPool
 
 	streamCounter int64
 	traceCounter  int64
@@ -130,9 +130,7 @@ func newWorker(e *Engine, index int, r *ring.Ring) (*Worker, error) {
 		done:      make(chan struct{}),
 		streams:   newStreamTable(),
 		throttles: newStreamTable(),
-		handlers:  map[int64]Handler{},
-		configs:   map[int64]*BindingConfig{},
-		metrics:   map[int64]*streamMetrics{},
+		bound:     map[int64]*boundBinding{},
 		stores:    map[string]store.Handler{},
 		guards:    map[string]guard.Handler{},
 		pool:      newBufferPool(e.opts.BufferSlots, e.opts.SlotCapacity),
@@ -210,7 +208,7 @@ func (w *Worker) NewStream(buf []byte, sender MessageConsumer) error {
 	if err := w.Send(frame.FrameBegin, buf); err != nil {
 		return err
 	}
-	m := w.metrics[owner]
+	m := w.bindingMetrics(owner)
 	w.throttles.put(id, entry{fn: sender, owner: owner, metrics: m})
 	w.streams.put(ReplyID(id), entry{fn: sender, owner: owner, metrics: m})
 	m.openedSent()
@@ -615,16 +613,16 @@ func (w *Worker) handleRead(msgType int32, buf []byte) {
 
 func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 	routedID := w.header.RoutedID()
-	h := w.handlers[routedID]
+	b := w.binding(routedID)
 	var fn MessageConsumer
-	if h != nil {
-		fn = h.NewStream(frame.FrameBegin, buf)
+	if b != nil {
+		fn = b.h.NewStream(frame.FrameBegin, buf)
 	}
 	if fn == nil {
 		w.refuse(buf)
 		return
 	}
-	m := w.metrics[routedID]
+	m := b.metrics
 	w.streams.put(id, entry{fn: fn, owner: routedID, metrics: m})
 	w.throttles.put(ReplyID(id), entry{fn: fn, owner: routedID, metrics: m})
 	m.received(frame.FrameBegin, buf)
@@ -672,9 +670,46 @@ func (w *Worker) attach(b Binding, cfg *BindingConfig) error {
 	if err != nil {
 		return fmt.Errorf("%s.%s: %w", cfg.Namespace, cfg.Name, err)
 	}
-	w.metrics[cfg.ID] = newStreamMetrics(w.Metrics(), labels)
-	w.handlers[cfg.ID] = h
-	w.configs[cfg.ID] = cfg
+	bb := &boundBinding{id: cfg.ID, h: h, metrics: newStreamMetrics(w.Metrics(), labels)}
+	w.bound[cfg.ID] = bb
+	if label := int(uint32(cfg.ID)); label < maxLabelIndex {
+		if label >= len(w.byLabel) {
+			w.byLabel = append(w.byLabel, make([]*boundBinding, label+1-len(w.byLabel))...)
+		}
+		if w.byLabel[label] == nil {
+			w.byLabel[label] = bb
+		}
+	}
+	return nil
+}
+
+// maxLabelIndex bounds byLabel: a binding whose label is at or above it
+// is found through bound alone.
+const maxLabelIndex = 1 << 12
+
+// boundBinding is a binding attached to the worker.
+type boundBinding struct {
+	id      int64
+	h       Handler
+	metrics *streamMetrics
+}
+
+// binding returns the binding attached under id, or nil.
+func (w *Worker) binding(id int64) *boundBinding {
+	if label := uint64(uint32(id)); label < uint64(len(w.byLabel)) {
+		if b := w.byLabel[label]; b != nil && b.id == id {
+			return b
+		}
+	}
+	return w.bound[id]
+}
+
+// bindingMetrics returns the stream metrics of binding id, nil when it is
+// not attached here.
+func (w *Worker) bindingMetrics(id int64) *streamMetrics {
+	if b := w.binding(id); b != nil {
+		return b.metrics
+	}
 	return nil
 }
 
@@ -696,13 +731,24 @@ func (w *Worker) detach(id int64) {
 			w.synthesize(frame.FrameReset, sid, e)
 		}
 	}
-	if d, ok := w.handlers[id].(Detacher); ok {
+	b := w.bound[id]
+	if b == nil {
+		return
+	}
+	if d, ok := b.h.(Detacher); ok {
 		d.Detach()
 	}
-	delete(w.handlers, id)
-	delete(w.configs, id)
-	delete(w.metrics, id)
-	w.lastSender, w.lastSenderMetrics = 0, nil
+	delete(w.bound, id)
+	if label := int(uint32(id)); label < len(w.byLabel) && w.byLabel[label] == b {
+		w.byLabel[label] = nil
+		// Another namespace's binding of the same label takes the slot.
+		for oid, o := range w.bound {
+			if int(uint32(oid)) == label {
+				w.byLabel[label] = o
+				break
+			}
+		}
+	}
 }
 
 // synthesize delivers an ABORT or RESET built by the engine to e, with
@@ -730,7 +776,7 @@ func (w *Worker) synthesize(t frame.FrameType, id int64, e entry) {
 // sockets released. The engine closes the poller once every worker is done,
 // since until then a peer may still wake this one.
 func (w *Worker) drainOnStop() {
-	for id := range w.handlers {
+	for id := range w.bound {
 		w.detach(id)
 	}
 	w.runTasks()
@@ -760,11 +806,6 @@ func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
 // Budgets returns the process-wide shared credit pools.
 func (w *Worker) Budgets() *Budgets { return w.engine.budgets }
 
-// senderMetrics returns the stream metrics of binding id, nil when it is
-// not attached here.
-func (w *Worker) senderMetrics(id int64) *streamMetrics {
-	if id != w.lastSender || w.lastSenderMetrics == nil {
-		w.lastSender, w.lastSenderMetrics = id, w.metrics[id]
-	}
-	return w.lastSenderMetrics
-}
+// senderMetrics returns the stream metrics of the binding that sent a
+// frame, nil when it is not attached here.
+func (w *Worker) senderMetrics(id int64) *streamMetrics { return w.bindingMetrics(id) }
