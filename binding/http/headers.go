@@ -12,7 +12,7 @@ import "github.com/sluicehq/sluice/idl/flyweight"
 //	}
 func NextHeader(c *flyweight.Cursor, hd *HttpHeader) bool {
 	buf, off, limit, ok := c.Peek()
-	if !ok || hd.Wrap(buf, off, limit) != nil {
+	if !ok || !hd.TryWrap(buf, off, limit) {
 		return false
 	}
 	c.Advance(hd.Limit())

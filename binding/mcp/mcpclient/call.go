@@ -371,7 +371,7 @@ func (h *handler) readHead(ext []byte) {
 	}
 	end := p + length
 	for range count {
-		if h.hdr.Wrap(ext, p, end) != nil {
+		if !h.hdr.TryWrap(ext, p, end) {
 			return
 		}
 		p = h.hdr.Limit()
