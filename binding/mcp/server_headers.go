@@ -1,6 +1,9 @@
 package mcp
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // headerIter walks the headers of an HttpBeginEx in place. It reads the
 // same encoding as the generated httpb.HttpBeginEx (compositeId, typeId,
@@ -66,4 +69,44 @@ func (it *headerIter) next() (name, value []byte, ok bool) {
 	it.p = p + 2 + max(m, 0)
 	it.left--
 	return name, value, true
+}
+
+// scanAccept reads the media ranges of an Accept field value (RFC 9110
+// §12.5.1): whether it lists application/json, text/event-stream and
+// */*, ASCII case-insensitively, ignoring parameters such as q. A range
+// that merely starts with one of them (application/jsonl) is another
+// type.
+func scanAccept(v []byte) (json, sse, any bool) {
+	for len(v) > 0 {
+		var r []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			r, v = v[:i], v[i+1:]
+		} else {
+			r, v = v, nil
+		}
+		if i := bytes.IndexByte(r, ';'); i >= 0 {
+			r = r[:i]
+		}
+		r = trimOWS(r)
+		switch len(r) {
+		case len("application/json"):
+			json = json || asciiEqualFold(r, []byte("application/json"))
+		case len("text/event-stream"):
+			sse = sse || asciiEqualFold(r, []byte("text/event-stream"))
+		case len("*/*"):
+			any = any || string(r) == "*/*"
+		}
+	}
+	return json, sse, any
+}
+
+// trimOWS trims spaces and tabs from both ends of b.
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
 }

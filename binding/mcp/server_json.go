@@ -557,18 +557,3 @@ func asciiEqualFold(a, b []byte) bool {
 	}
 	return true
 }
-
-// containsFold reports whether s contains sub, ASCII case-insensitively.
-// sub must be lower case and not empty.
-func containsFold(s []byte, sub string) bool {
-	first := sub[0]
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if c := s[i]; c != first && c|0x20 != first {
-			continue
-		}
-		if asciiEqualFold(s[i:i+len(sub)], []byte(sub)) {
-			return true
-		}
-	}
-	return false
-}

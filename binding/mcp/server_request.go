@@ -333,9 +333,10 @@ func (r *request) onHeaders(ext []byte) {
 				authority = v
 			}
 		case "accept":
-			r.acceptJSON = r.acceptJSON || containsFold(v, "application/json")
-			r.acceptSSE = r.acceptSSE || containsFold(v, "text/event-stream")
-			r.acceptAny = r.acceptAny || bytes.Contains(v, []byte("*/*"))
+			json, sse, any := scanAccept(v)
+			r.acceptJSON = r.acceptJSON || json
+			r.acceptSSE = r.acceptSSE || sse
+			r.acceptAny = r.acceptAny || any
 		case "content-length":
 			if n, ok := parseUint(v); ok {
 				r.contentLength = n
