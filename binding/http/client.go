@@ -17,7 +17,7 @@ import (
 // is one request: its BEGIN's HttpBeginEx names :method, :scheme,
 // :authority and :path with the request headers; DATA is the body and END
 // ends it. The request goes out on a keep-alive connection to :authority,
-// taken from the worker's idle pool or opened through the exit (a tcp
+// taken from the worker's idle pool (the one idle longest) or opened through the exit (a tcp
 // client) with a ProxyBeginEx naming the host and port. The response comes
 // back on the reply: a BEGIN with :status and the headers, the body as
 // DATA as it arrives (content-length, chunked, or up to the close), and
@@ -308,9 +308,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 	p := h.idle[string(authorityB)]
 	if p != nil {
-		for len(p.conns) > 0 {
-			c := p.conns[len(p.conns)-1]
-			p.conns = p.conns[:len(p.conns)-1]
+		for c := p.pop(); c != nil; c = p.pop() {
 			if c.state == connIdle {
 				// Its idle timer, if armed, stays: idleExpired finds it
 				// busy, and the next idle spell arms a timer anew.
@@ -957,24 +955,76 @@ func (c *clientConn) maybeDone() {
 	}
 	c.x, x.c = nil, nil
 	x.release()
-	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || len(c.pool.conns) >= c.h.s.maxIdle {
+	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || c.pool.idle() >= c.h.s.maxIdle {
 		c.close(false)
 		return
 	}
 	c.state = connIdle
-	c.pool.conns = append(c.pool.conns, c)
+	c.pool.push(c)
 	c.idleSince = c.h.w.Now()
 	if c.idleTimer == 0 {
 		c.idleTimer = c.h.w.TimerAt(c.idleSince.Add(c.h.s.idle), c.onIdle)
 	}
 }
 
-// idlePool is a client's pool for one authority: its idle connections,
-// the most recently used last, and how many connections to the authority
-// are live, idle or not.
+// idlePool is a client's pool for one authority: its idle connections in
+// the order they went idle, and how many connections to the authority are
+// live, idle or not.
+//
+// A request takes the connection idle longest (FIFO). Taking the one idle
+// shortest (LIFO, as net/http's Transport does) hands it back to an
+// upstream whose thread for it has often not yet gone back to waiting: a
+// Go server then reads the new request at once, ahead of the connections
+// queued before it, and under load the requests that wait behind such hot
+// connections make the tail. Through bench/mcp's gateway at 64 in flight
+// with the upstream saturated, p99 read 36–84 ms with LIFO and 20 ms with
+// FIFO, at the same rate (the upstream alone: 16 ms).
 type idlePool struct {
-	conns []*clientConn
+	conns []*clientConn // conns[head:] are idle, the longest idle first
+	head  int
 	live  int
+}
+
+// idle returns how many connections wait in the pool.
+func (p *idlePool) idle() int { return len(p.conns) - p.head }
+
+// push queues c, gone idle, behind the others.
+func (p *idlePool) push(c *clientConn) {
+	if p.head > 0 && len(p.conns) == cap(p.conns) {
+		// Reuse the room the popped ones left rather than grow.
+		n := copy(p.conns, p.conns[p.head:])
+		clear(p.conns[n:])
+		p.conns, p.head = p.conns[:n], 0
+	}
+	p.conns = append(p.conns, c)
+}
+
+// pop takes the connection idle longest, or nil.
+func (p *idlePool) pop() *clientConn {
+	if p.head == len(p.conns) {
+		return nil
+	}
+	c := p.conns[p.head]
+	p.conns[p.head] = nil
+	if p.head++; p.head == len(p.conns) {
+		p.conns, p.head = p.conns[:0], 0
+	}
+	return c
+}
+
+// remove takes c out of the queue, if it waits there.
+func (p *idlePool) remove(c *clientConn) {
+	for i := p.head; i < len(p.conns); i++ {
+		if p.conns[i] == c {
+			copy(p.conns[i:], p.conns[i+1:])
+			p.conns[len(p.conns)-1] = nil
+			p.conns = p.conns[:len(p.conns)-1]
+			if p.head == len(p.conns) {
+				p.conns, p.head = p.conns[:0], 0
+			}
+			return
+		}
+	}
 }
 
 // leavePool takes a closing connection out of its pool, and the pool out
@@ -985,12 +1035,7 @@ func (c *clientConn) leavePool() {
 		return
 	}
 	c.pool = nil
-	for i, o := range p.conns {
-		if o == c {
-			p.conns = append(p.conns[:i], p.conns[i+1:]...)
-			break
-		}
-	}
+	p.remove(c)
 	if p.live--; p.live == 0 {
 		delete(c.h.idle, c.authority)
 	}

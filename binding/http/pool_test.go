@@ -181,3 +181,76 @@ func TestClientIdleTimeoutAfterReuse(t *testing.T) {
 	get()
 	assert.Equal(t, int64(2), opened.Load(), "a request after the close opens a new connection")
 }
+
+// TestClientPoolTakesLongestIdle: with several idle connections to an
+// authority, each request takes the one idle longest, so that requests one
+// after another go round all of them rather than keep reusing the last
+// one answered (a connection the upstream may still be serving, ahead of
+// the others; see idlePool).
+func TestClientPoolTakesLongestIdle(t *testing.T) {
+	const burst = 3
+	release := make(chan struct{})
+	var waiting sync.WaitGroup
+	waiting.Add(burst)
+	var mu sync.Mutex
+	var seen []string // the client address of each request after the burst
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/burst" {
+			waiting.Done()
+			<-release
+		} else {
+			mu.Lock()
+			seen = append(seen, r.RemoteAddr)
+			mu.Unlock()
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+
+	port := enginetest.FreePort(t)
+	src := enginetest.Front(port, "client0") + "  client0:\n    type: http\n    kind: client\n"
+	enginetest.Start(t, "fifo.yaml", src, engine.WithWorkers(1))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	enginetest.WaitListen(t, addr)
+	upstream := strings.TrimPrefix(srv.URL, "http://")
+	get := func(path string) error {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := fmt.Fprintf(c, "GET http://%s%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", upstream, path, upstream); err != nil {
+			return err
+		}
+		b, err := io.ReadAll(c)
+		if err == nil && !strings.HasSuffix(string(b), "ok") {
+			err = fmt.Errorf("answer %q", b)
+		}
+		return err
+	}
+	var wg sync.WaitGroup
+	for range burst {
+		wg.Add(1)
+		go func() { defer wg.Done(); assert.NoError(t, get("/burst")) }()
+	}
+	waiting.Wait()
+	close(release)
+	wg.Wait()
+
+	const n = 3 * burst
+	for range n {
+		require.NoError(t, get("/next"))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, n)
+	for i := range n {
+		if i >= burst {
+			assert.Equal(t, seen[i-burst], seen[i], "request %d goes on the connection request %d used: %v", i, i-burst, seen)
+		}
+		for j := max(0, i-burst+1); j < i; j++ {
+			assert.NotEqual(t, seen[j], seen[i], "requests %d and %d share a connection within one round: %v", j, i, seen)
+		}
+	}
+}
