@@ -73,6 +73,21 @@ func startPoolGateway(t *testing.T, u *poolUpstream, options string) func(path s
 	}
 }
 
+// getConcurrently sends n GETs for path through get at once, and returns
+// what to wait on for their answers.
+func getConcurrently(t *testing.T, get func(string) (string, error), path string, n int) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := get(path)
+			assert.NoError(t, err)
+		}()
+	}
+	return &wg
+}
+
 // TestClientMaxIdle: a burst of concurrent requests opens a connection
 // each (HTTP/1.1 carries one request at a time), and once they are
 // answered the client keeps max-idle of them for the next requests and
@@ -96,15 +111,7 @@ func TestClientMaxIdle(t *testing.T) {
 
 	// Each downstream request on a connection of its own, so that the
 	// burst is concurrent at the gateway too.
-	var wg sync.WaitGroup
-	for range burst {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := get("/burst")
-			assert.NoError(t, err)
-		}()
-	}
+	wg := getConcurrently(t, get, "/burst", burst)
 	waited := make(chan struct{})
 	go func() { waiting.Wait(); close(waited) }()
 	select {
@@ -182,15 +189,7 @@ func TestClientPoolTakesLongestIdle(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	get := startPoolGateway(t, u, "")
-	var wg sync.WaitGroup
-	for range burst {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := get("/burst")
-			assert.NoError(t, err)
-		}()
-	}
+	wg := getConcurrently(t, get, "/burst", burst)
 	waiting.Wait()
 	close(release)
 	wg.Wait()
