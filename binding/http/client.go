@@ -24,8 +24,9 @@ import (
 // END. It speaks plain HTTP only: a request whose :scheme is not http
 // (https, until Sluice has TLS) is refused with RESET rather than sent in
 // cleartext. A connection the server keeps alive returns to the pool, which
-// closes it after idle-timeout (90 s) unused, and at once when the pool
-// already holds max-idle (256) idle connections to its authority.
+// closes it after idle-timeout (90 s) unused, or sooner when the server's
+// Keep-Alive field names a shorter timeout (keepAliveFor), and at once when
+// the pool already holds max-idle (256) idle connections to its authority.
 type client struct {
 	w           *engine.Worker
 	cfg         *engine.BindingConfig
@@ -136,13 +137,15 @@ type clientConn struct {
 	dec                h1.ChunkedDecoder
 	keepAlive          bool
 	inEnded, outEnded  bool
-	pool               *idlePool // its authority's pool
-	idleSince          time.Time // when it last went idle
-	idleTimer          int64     // the idle timer armed, or 0 (idleExpired)
-	onIdle             func()    // its function, made once per connection
-	inAborted          bool      // the network aborted: fail once buffered body bytes are delivered
-	retrying           bool      // a retry of process is dispatched
-	onRetry            func()    // its function, made once per connection
+	pool               *idlePool     // its authority's pool
+	idleSince          time.Time     // when it last went idle
+	idleFor            time.Duration // how long it may stay idle (keepAliveFor)
+	idleTimer          int64         // the idle timer armed, or 0 (idleExpired)
+	timerAt            time.Time     // when that timer fires
+	onIdle             func()        // its function, made once per connection
+	inAborted          bool          // the network aborted: fail once buffered body bytes are delivered
+	retrying           bool          // a retry of process is dispatched
+	onRetry            func()        // its function, made once per connection
 }
 
 // NewStream takes a request stream.
@@ -812,6 +815,10 @@ func (c *clientConn) process() {
 			}
 			c.headParsed = true
 			c.keepAlive = c.resp.KeepAlive
+			if c.keepAlive {
+				c.idleFor = c.keepAliveFor()
+				c.keepAlive = c.idleFor > 0
+			}
 			switch {
 			case x.method == "HEAD" || c.resp.Status == 204 || c.resp.Status == 304:
 				c.body = bodyNone
@@ -962,9 +969,35 @@ func (c *clientConn) maybeDone() {
 	c.state = connIdle
 	c.pool.push(c)
 	c.idleSince = c.h.w.Now()
-	if c.idleTimer == 0 {
-		c.idleTimer = c.h.w.TimerAt(c.idleSince.Add(c.h.s.idle), c.onIdle)
+	deadline := c.idleSince.Add(c.idleFor)
+	if c.idleTimer != 0 && c.timerAt.After(deadline) {
+		// The last answer shortened the idle time the server allows.
+		c.h.w.Cancel(c.idleTimer)
+		c.idleTimer = 0
 	}
+	if c.idleTimer == 0 {
+		c.idleTimer, c.timerAt = c.h.w.TimerAt(deadline, c.onIdle), deadline
+	}
+}
+
+// keepAliveFor returns how long the connection may wait idle after the
+// answer just parsed: idle-timeout, or less when the server's Keep-Alive
+// field says it closes idle connections sooner (Node's servers say
+// timeout=5). A request sent on a connection the server is closing meets
+// the close and fails, so the pool lets go a second early (half the time
+// for a timeout of 2 s or less), as undici does; 0 means not to keep it.
+func (c *clientConn) keepAliveFor() time.Duration {
+	d := c.h.s.idle
+	if secs, ok := h1.KeepAliveTimeout(c.resp.Headers); ok {
+		server := time.Duration(secs) * time.Second
+		if server > 2*time.Second {
+			server -= time.Second
+		} else {
+			server /= 2
+		}
+		d = min(d, server)
+	}
+	return d
 }
 
 // idlePool is a client's pool for one authority: its idle connections in
@@ -1051,9 +1084,9 @@ func (c *clientConn) idleExpired() {
 	if c.state != connIdle {
 		return
 	}
-	deadline := c.idleSince.Add(c.h.s.idle)
+	deadline := c.idleSince.Add(c.idleFor)
 	if c.h.w.Now().Before(deadline) {
-		c.idleTimer = c.h.w.TimerAt(deadline, c.onIdle)
+		c.idleTimer, c.timerAt = c.h.w.TimerAt(deadline, c.onIdle), deadline
 		return
 	}
 	c.close(false)

@@ -211,3 +211,42 @@ func TestClientPoolTakesLongestIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestClientHonoursKeepAliveTimeout: an upstream that answers with
+// "Keep-Alive: timeout=2" closes idle connections after 2 s. The pool
+// lets such a connection go sooner than that (after half of it, for so
+// short a timeout) rather than after its own idle-timeout, so that no
+// request is sent on a connection the server is closing. The first answer
+// here has no such field: the connection's idle timer, armed for the
+// client's 90 s then, must give way to the shorter time of the second.
+func TestClientHonoursKeepAliveTimeout(t *testing.T) {
+	var closedAt atomic.Int64
+	u := startPoolUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hint" {
+			w.Header().Set("Keep-Alive", "timeout=2")
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	state := u.Config.ConnState
+	u.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closedAt.Store(time.Now().UnixNano())
+		}
+		state(c, s)
+	}
+	get := startPoolGateway(t, u, "")
+	_, err := get("/")
+	require.NoError(t, err)
+	answer, err := get("/hint")
+	require.NoError(t, err)
+	answered := time.Now()
+	require.Equal(t, int64(1), u.opened.Load(), "one connection, reused")
+	assert.NotContains(t, strings.ToLower(answer), "keep-alive: timeout", "Keep-Alive is the hop's, not forwarded")
+	time.Sleep(500 * time.Millisecond)
+	assert.Equal(t, int64(1), u.open.Load(), "kept for the next request at first")
+	require.Eventually(t, func() bool { return u.open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"closed well before the client's own idle-timeout (90 s)")
+	idle := time.Unix(0, closedAt.Load()).Sub(answered)
+	assert.Less(t, idle, 2*time.Second, "let go before the server's timeout")
+	assert.GreaterOrEqual(t, idle, 900*time.Millisecond, "kept for half the server's timeout")
+}

@@ -1,6 +1,9 @@
 package h1
 
-import "math"
+import (
+	"bytes"
+	"math"
+)
 
 // Header is one field line as views into the parsed buffer: Name as sent
 // (case preserved) and Value with leading and trailing OWS removed. The
@@ -350,4 +353,38 @@ func (f *framing) persistent(minor int) bool {
 		return false
 	}
 	return minor >= 1 || f.keepAlive
+}
+
+// KeepAliveTimeout returns the timeout parameter of a response's
+// Keep-Alive field ("timeout=5, max=1000"; RFC 2068 §19.7.1.1, which
+// servers such as Node's still send): how many seconds the server keeps
+// an idle connection open. ok is false when there is no such field, no
+// timeout in it, or the value is not a whole number of seconds.
+func KeepAliveTimeout(hs []Header) (seconds int64, ok bool) {
+	v, found := Lookup(hs, "keep-alive")
+	for found && len(v) > 0 {
+		var param []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			param, v = v[:i], v[i+1:]
+		} else {
+			param, v = v, nil
+		}
+		name, value, eq := bytes.Cut(param, []byte("="))
+		if name = bytes.TrimSpace(name); !eq || len(name) != len("timeout") || !foldEqual(name, "timeout") {
+			continue
+		}
+		value = bytes.Trim(bytes.TrimSpace(value), `"`)
+		if len(value) == 0 || len(value) > 9 {
+			return 0, false
+		}
+		var n int64
+		for _, c := range value {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+	return 0, false
 }

@@ -181,3 +181,27 @@ func TestParseResponseHeadAllocs(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestKeepAliveTimeout(t *testing.T) {
+	for _, c := range []struct {
+		headers []h1.Header
+		seconds int64
+		ok      bool
+	}{
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeout=5")}}, 5, true},
+		{[]h1.Header{{Name: []byte("keep-alive"), Value: []byte("max=1000, Timeout = 72 ")}}, 72, true},
+		{[]h1.Header{{Name: []byte("Connection"), Value: []byte("keep-alive")}, {Name: []byte("KEEP-ALIVE"), Value: []byte(`timeout="3", max=5`)}}, 3, true},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("max=1000")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeout=-1")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeout=5s")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeout=")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeout=9999999999")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Keep-Alive"), Value: []byte("timeouts=5")}}, 0, false},
+		{[]h1.Header{{Name: []byte("Content-Type"), Value: []byte("timeout=5")}}, 0, false},
+		{nil, 0, false},
+	} {
+		n, ok := h1.KeepAliveTimeout(c.headers)
+		assert.Equal(t, c.ok, ok, "%q", c.headers)
+		assert.Equal(t, c.seconds, n, "%q", c.headers)
+	}
+}
