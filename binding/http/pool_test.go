@@ -20,10 +20,10 @@ import (
 )
 
 // poolUpstream is an upstream HTTP server that counts its connections:
-// open now, and opened in all.
+// open now, and opened in all; closedAt is when one last closed (Unix ns).
 type poolUpstream struct {
 	*httptest.Server
-	open, opened atomic.Int64
+	open, opened, closedAt atomic.Int64
 }
 
 func startPoolUpstream(t *testing.T, h http.HandlerFunc) *poolUpstream {
@@ -36,6 +36,7 @@ func startPoolUpstream(t *testing.T, h http.HandlerFunc) *poolUpstream {
 			u.opened.Add(1)
 		case http.StateClosed, http.StateHijacked:
 			u.open.Add(-1)
+			u.closedAt.Store(time.Now().UnixNano())
 		}
 	}
 	u.Start()
@@ -220,20 +221,12 @@ func TestClientPoolTakesLongestIdle(t *testing.T) {
 // here has no such field: the connection's idle timer, armed for the
 // client's 90 s then, must give way to the shorter time of the second.
 func TestClientHonoursKeepAliveTimeout(t *testing.T) {
-	var closedAt atomic.Int64
 	u := startPoolUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/hint" {
 			w.Header().Set("Keep-Alive", "timeout=2")
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	state := u.Config.ConnState
-	u.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		if s == http.StateClosed {
-			closedAt.Store(time.Now().UnixNano())
-		}
-		state(c, s)
-	}
 	get := startPoolGateway(t, u, "")
 	_, err := get("/")
 	require.NoError(t, err)
@@ -246,7 +239,7 @@ func TestClientHonoursKeepAliveTimeout(t *testing.T) {
 	assert.Equal(t, int64(1), u.open.Load(), "kept for the next request at first")
 	require.Eventually(t, func() bool { return u.open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"closed well before the client's own idle-timeout (90 s)")
-	idle := time.Unix(0, closedAt.Load()).Sub(answered)
+	idle := time.Unix(0, u.closedAt.Load()).Sub(answered)
 	assert.Less(t, idle, 2*time.Second, "let go before the server's timeout")
 	assert.GreaterOrEqual(t, idle, 900*time.Millisecond, "kept for half the server's timeout")
 }
