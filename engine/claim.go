@@ -95,7 +95,7 @@ func (c *FrameClaim) Commit(n int) error {
 	t, id, throttle := c.t, c.id, c.t.IsThrottle()
 	// Count before publishing: once committed the bytes belong to the
 	// target's consumer, which may already be reading them.
-	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
+	w.bindingMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
 	target.ring.CommitLength(c.claim, n)
 	*c = FrameClaim{}
 	if target.parked.Load() {

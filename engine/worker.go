@@ -241,7 +241,7 @@ func (w *Worker) Send(t frame.FrameType, buf []byte) error {
 	} else if target.parked.Load() {
 		target.poller.wake()
 	}
-	w.senderMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
+	w.bindingMetrics(senderID(id, w.header.OriginID(), w.header.RoutedID(), throttle)).sent(t, buf)
 	w.afterSend(t, id)
 	return nil
 }
@@ -806,6 +806,3 @@ func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
 // Budgets returns the process-wide shared credit pools.
 func (w *Worker) Budgets() *Budgets { return w.engine.budgets }
 
-// senderMetrics returns the stream metrics of the binding that sent a
-// frame, nil when it is not attached here.
-func (w *Worker) senderMetrics(id int64) *streamMetrics { return w.bindingMetrics(id) }
