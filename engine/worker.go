@@ -805,4 +805,3 @@ func (w *Worker) systemFlush(peer *Worker, budgetID int64) {
 
 // Budgets returns the process-wide shared credit pools.
 func (w *Worker) Budgets() *Budgets { return w.engine.budgets }
-
