@@ -313,8 +313,9 @@ func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 	if p != nil {
 		for c := p.pop(); c != nil; c = p.pop() {
 			if c.state == connIdle {
-				// Its idle timer, if armed, stays: idleExpired finds it
-				// busy, and the next idle spell arms a timer anew.
+				// Its idle timer, if armed, stays armed: when it fires,
+				// idleExpired finds the connection busy (and disarms it)
+				// or idle again since (and re-arms it for that spell).
 				c.attach(x)
 				return c
 			}
