@@ -119,6 +119,9 @@ func FuzzParseResponseHead(f *testing.F) {
 			within(t, data, n, f.Value)
 		}
 		require.True(t, h.Status >= 100 && h.Status <= 599)
+		if secs, ok := h1.KeepAliveTimeout(h.Headers); ok {
+			require.True(t, secs >= 0 && secs < 1e9, "Keep-Alive timeout %d", secs)
+		}
 		want := respViewOf(h)
 		n2, err := h1.ParseResponseHead(head, h, lim)
 		require.NoError(t, err)
