@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/sluicehq/sluice/binding/http/h1"
 )
 
 // headerIter walks the headers of an HttpBeginEx in place. It reads the
@@ -77,17 +79,12 @@ func (it *headerIter) next() (name, value []byte, ok bool) {
 // that merely starts with one of them (application/jsonl) is another
 // type.
 func scanAccept(v []byte) (json, sse, any bool) {
-	for len(v) > 0 {
+	for i := 0; i <= len(v); {
 		var r []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			r, v = v[:i], v[i+1:]
-		} else {
-			r, v = v, nil
+		r, i = h1.NextElement(v, i)
+		if p := bytes.IndexByte(r, ';'); p >= 0 {
+			r = bytes.TrimRight(r[:p], " \t")
 		}
-		if i := bytes.IndexByte(r, ';'); i >= 0 {
-			r = r[:i]
-		}
-		r = trimOWS(r)
 		switch len(r) {
 		case len("application/json"):
 			json = json || asciiEqualFold(r, []byte("application/json"))
@@ -98,15 +95,4 @@ func scanAccept(v []byte) (json, sse, any bool) {
 		}
 	}
 	return json, sse, any
-}
-
-// trimOWS trims spaces and tabs from both ends of b.
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
 }

@@ -109,13 +109,14 @@ func trimOWS(b []byte) []byte {
 	return b
 }
 
-// nextElem splits the list element of a field value (RFC 9110 §5.6.1)
+// NextElement splits the list element of a field value (RFC 9110 §5.6.1)
 // that starts at v[i]: it returns the element with OWS trimmed and the
 // index after its comma, or len(v)+1 after the last element. Loop with
-// "for i := 0; i <= len(v); { e, i = nextElem(v, i) }"; an empty value is
+// "for i := 0; i <= len(v); { e, i = NextElement(v, i) }"; an empty value is
 // one empty element. Commas inside quoted strings are not special: none of
-// the lists this package reads can hold one and stay valid.
-func nextElem(v []byte, i int) (elem []byte, next int) {
+// the lists read with it (here, and Accept in the mcp server) can hold one
+// and stay valid.
+func NextElement(v []byte, i int) (elem []byte, next int) {
 	j := i
 	for j < len(v) && v[j] != ',' {
 		j++

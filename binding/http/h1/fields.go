@@ -222,7 +222,7 @@ type framing struct {
 func (f *framing) contentLength(v []byte) error {
 	for i := 0; i <= len(v); {
 		var e []byte
-		e, i = nextElem(v, i)
+		e, i = NextElement(v, i)
 		n, ok := parseDecimal(e)
 		if !ok {
 			return errContentLength
@@ -265,7 +265,7 @@ func (f *framing) transferEncoding(v []byte) error {
 	f.te = true
 	for i := 0; i <= len(v); {
 		var e []byte
-		e, i = nextElem(v, i)
+		e, i = NextElement(v, i)
 		n := 0
 		for n < len(e) && class[e[n]]&clToken != 0 {
 			n++
@@ -294,7 +294,7 @@ func (f *framing) transferEncoding(v []byte) error {
 func (f *framing) connection(v []byte) {
 	for i := 0; i <= len(v); {
 		var e []byte
-		e, i = nextElem(v, i)
+		e, i = NextElement(v, i)
 		switch {
 		case equalFold(e, "close"):
 			f.close = true
@@ -362,29 +362,26 @@ func (f *framing) persistent(minor int) bool {
 // timeout in it, or the value is not a whole number of seconds.
 func KeepAliveTimeout(hs []Header) (seconds int64, ok bool) {
 	v, found := Lookup(hs, "keep-alive")
-	for found && len(v) > 0 {
+	if !found {
+		return 0, false
+	}
+	for i := 0; i <= len(v); {
 		var param []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			param, v = v[:i], v[i+1:]
-		} else {
-			param, v = v, nil
-		}
+		param, i = NextElement(v, i)
 		name, value, eq := bytes.Cut(param, []byte("="))
-		if name = bytes.TrimSpace(name); !eq || len(name) != len("timeout") || !foldEqual(name, "timeout") {
+		if !eq || !equalFold(trimOWS(name), "timeout") {
 			continue
 		}
-		value = bytes.Trim(bytes.TrimSpace(value), `"`)
-		if len(value) == 0 || len(value) > 9 {
-			return 0, false
+		value = bytes.Trim(trimOWS(value), `"`)
+		if n, ok := parseDecimal(value); ok && n < maxKeepAliveTimeout {
+			return n, true
 		}
-		var n int64
-		for _, c := range value {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int64(c-'0')
-		}
-		return n, true
+		return 0, false
 	}
 	return 0, false
 }
+
+// maxKeepAliveTimeout bounds a Keep-Alive timeout taken as given: past
+// it (some 30 years) the value is nonsense, and in time.Duration it would
+// overflow.
+const maxKeepAliveTimeout = 1e9

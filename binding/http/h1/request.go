@@ -185,7 +185,7 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 			if equalFold(name, "expect") {
 				for i := 0; i <= len(value); {
 					var e []byte
-					e, i = nextElem(value, i)
+					e, i = NextElement(value, i)
 					expect = expect || equalFold(e, "100-continue")
 				}
 			}
