@@ -282,6 +282,26 @@ func setters(t *typ, f *field) string {
 	}
 	switch f.Cat {
 	case catInt, catEnum:
+		if fastPrefix(t, f) {
+			// Wrap checked that the whole static prefix fits, and a
+			// builder whose next field is this one has not failed and
+			// has no child open: the setter is one comparison, plus the
+			// defaults of the fields just before it when they were
+			// skipped.
+			fmt.Fprintf(&b, "// %s sets %s.\n%s%s(v %s) *%s {\n", f.Go, f.Name, recv, f.Go, f.GoType, bt)
+			if run := inlineDefaults(t, i); len(run) > 0 {
+				b.WriteString("switch b.next {\n")
+				for _, d := range run {
+					fmt.Fprintf(&b, "case %d: // %s skipped: its default\nv := %s\n%s\nb.p += %d\nfallthrough\n",
+						d.Ordinal, d.Name, defaultLit(d), writeInt(d.Prim, d.Big, "b.buf", "b.p", "v"), d.Size)
+				}
+				fmt.Fprintf(&b, "case %d:\ndefault:\n if !b.advanceSlow(%d) { return b }\n}\n", i, i)
+			} else {
+				fmt.Fprintf(&b, "if b.next != %d && !b.advanceSlow(%d) {\n return b\n}\n", i, i)
+			}
+			fmt.Fprintf(&b, "%s\nb.p += %d\n%sreturn b\n}\n\n", writeInt(f.Prim, f.Big, "b.buf", "b.p", "v"), f.Size, done)
+			break
+		}
 		if n, _ := staticPrefix(t); f.Ordinal < n && !t.List && !isCase(t, f) {
 			// Wrap checked that the whole static prefix fits.
 			fmt.Fprintf(&b, "// %s sets %s.\n%s%s(v %s) *%s {\n if %s {\n %s\n b.p += %d\n %s }\n return b\n}\n\n",
@@ -407,7 +427,7 @@ func fillCase(t *typ, f *field) string {
 	case f.Cat == catUnbounded:
 		body = "// empty\n"
 	case f.Cat == catStruct:
-		body = fmt.Sprintf("b.b%s.Wrap(b.buf, b.p, b.max)\nlimit, err := b.b%s.BuildLimit()\nif err != nil { b.err = err; return false }\nb.p = limit\n", f.Go, f.Go)
+		body = fmt.Sprintf("b.b%s.Wrap(b.buf, b.p, b.max)\nlimit, err := b.b%s.BuildLimit()\nif err != nil { b.Fail(err); return false }\nb.p = limit\n", f.Go, f.Go)
 	case f.Cat == catArray:
 		body = fmt.Sprintf("limit, err := b.a%s.Init(b.buf, b.p, b.max).BuildLimit()\nif err != nil { b.fail(%d, err); return false }\nb.p = limit\n", f.Go, f.Ordinal)
 	}
@@ -489,8 +509,8 @@ func listGetters(t *typ, f *field) string {
 	return b.String()
 }
 
-// wrapRoom renders the builder Wrap's check that the static prefix fits, so
-// that the prefix setters need no check of their own.
+// wrapRoom renders wrapFail's report that the static prefix does not fit,
+// so that the prefix setters need no check of their own.
 func wrapRoom(t *typ) string {
 	n, size := staticPrefix(t)
 	if n == 0 || t.List {
@@ -500,6 +520,78 @@ func wrapRoom(t *typ) string {
 	for _, f := range t.Fields[:n] {
 		ends = append(ends, fmt.Sprint(f.Off+f.Size))
 	}
-	return fmt.Sprintf("else if maxLimit-off < %d {\nb.err = &flyweight.Error{Type: %q, Field: flyweight.FieldAt(%sFieldNames[:], []int{%s}, maxLimit-off), Err: flyweight.ErrOverflow}\n}",
+	return fmt.Sprintf("else if b.max-b.off < %d {\nb.err = &flyweight.Error{Type: %q, Field: flyweight.FieldAt(%sFieldNames[:], []int{%s}, b.max-b.off), Err: flyweight.ErrOverflow}\n}",
 		size, t.Name, lowerFirst(t.Name), strings.Join(ends, ", "))
+}
+
+// wrapRoomCond renders the condition Wrap adds to its bounds check: the
+// static prefix fits.
+func wrapRoomCond(t *typ) string {
+	n, size := staticPrefix(t)
+	if n == 0 || t.List {
+		return ""
+	}
+	return fmt.Sprintf(" || maxLimit-off < %d", size)
+}
+
+// maxInlineDefaults bounds how many skipped fields a setter or BuildLimit
+// fills itself; a longer run goes through advanceSlow.
+const maxInlineDefaults = 4
+
+// fastPrefix reports whether f's setter takes the one-comparison fast
+// path: an integer of a plain struct's static prefix. There, next == f's
+// ordinal means the builder has not failed (a failure sets next to -1),
+// no nested builder is open (nested fields come after the prefix), and
+// p is f's offset, which Wrap checked fits.
+func fastPrefix(t *typ, f *field) bool {
+	n, _ := staticPrefix(t)
+	return !t.List && !t.Union && !isCase(t, f) && f.Ordinal < n && f.SizeFor == nil &&
+		(f.Cat == catInt || f.Cat == catEnum)
+}
+
+// inlineDefaults returns the run of fields just before field i, in order,
+// whose defaults can be written inline when they were skipped: static
+// prefix integers with a default, at most maxInlineDefaults of them.
+func inlineDefaults(t *typ, i int) []*field {
+	k := i
+	for k > 0 && i-k < maxInlineDefaults {
+		f := t.Fields[k-1]
+		if !fastPrefix(t, f) || f.Default == nil {
+			break
+		}
+		k--
+	}
+	return t.Fields[k:i]
+}
+
+// buildTail renders BuildLimit's fast path: when every field left is a
+// defaulted prefix integer (at most maxInlineDefaults of them) or the
+// trailing unbounded octets, which default to empty, it writes those
+// defaults inline instead of through advanceSlow and fill.
+func buildTail(t *typ) string {
+	if t.List || t.Union || len(t.Fields) == 0 {
+		return ""
+	}
+	end := len(t.Fields)
+	k := end
+	var rest *field
+	if last := t.Fields[end-1]; last.Cat == catUnbounded {
+		rest = last
+		k--
+	}
+	run := inlineDefaults(t, k)
+	if len(run) == 0 && rest == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("if b.open < 0 {\nswitch b.next {\n")
+	for _, d := range run {
+		fmt.Fprintf(&b, "case %d: // %s skipped: its default\nv := %s\n%s\nb.p += %d\nfallthrough\n",
+			d.Ordinal, d.Name, defaultLit(d), writeInt(d.Prim, d.Big, "b.buf", "b.p", "v"), d.Size)
+	}
+	if rest != nil {
+		fmt.Fprintf(&b, "case %d: // %s skipped: empty\nfallthrough\n", rest.Ordinal, rest.Name)
+	}
+	fmt.Fprintf(&b, "case %d:\nb.next = %d\nreturn b.p, nil\n}\n}\n", end, end)
+	return b.String()
 }

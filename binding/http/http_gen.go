@@ -139,9 +139,17 @@ type HttpHeaderBuilder struct {
 func (b *HttpHeaderBuilder) Wrap(buf []byte, off, maxLimit int) *HttpHeaderBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpHeader", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpHeaderBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpHeader", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -152,6 +160,7 @@ func (b *HttpHeaderBuilder) Fail(err error) *HttpHeaderBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -159,6 +168,7 @@ func (b *HttpHeaderBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpHeader", Field: httpHeaderFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpHeaderBuilder) room(i, n int) bool {
@@ -170,9 +180,10 @@ func (b *HttpHeaderBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpHeaderBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -297,6 +308,7 @@ func (b *HttpHeaderBuilder) ValueNull() *HttpHeaderBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpHeaderBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -417,12 +429,20 @@ type HttpBeginExBuilder struct {
 // Wrap starts a HttpBeginEx at buf[off], writing no further than maxLimit.
 func (b *HttpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpBeginEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "HttpBeginEx", Field: flyweight.FieldAt(httpBeginExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpBeginEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "HttpBeginEx", Field: flyweight.FieldAt(httpBeginExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -433,6 +453,7 @@ func (b *HttpBeginExBuilder) Fail(err error) *HttpBeginExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -440,6 +461,7 @@ func (b *HttpBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpBeginEx", Field: httpBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpBeginExBuilder) room(i, n int) bool {
@@ -451,9 +473,10 @@ func (b *HttpBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -544,21 +567,32 @@ func (b *HttpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpBeginExBuilder) CompositeID(v int64) *HttpBeginExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *HttpBeginExBuilder) TypeID(v int32) *HttpBeginExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -575,6 +609,7 @@ func (b *HttpBeginExBuilder) Headers() *flyweight.ArrayBuilder[HttpHeaderBuilder
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -703,12 +738,20 @@ type HttpFlushExBuilder struct {
 // Wrap starts a HttpFlushEx at buf[off], writing no further than maxLimit.
 func (b *HttpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpFlushEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 20 {
-		b.err = &flyweight.Error{Type: "HttpFlushEx", Field: flyweight.FieldAt(httpFlushExFieldNames[:], []int{8, 12, 20}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 20 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpFlushEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 20 {
+		b.err = &flyweight.Error{Type: "HttpFlushEx", Field: flyweight.FieldAt(httpFlushExFieldNames[:], []int{8, 12, 20}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -719,6 +762,7 @@ func (b *HttpFlushExBuilder) Fail(err error) *HttpFlushExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -726,6 +770,7 @@ func (b *HttpFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpFlushEx", Field: httpFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpFlushExBuilder) room(i, n int) bool {
@@ -737,9 +782,10 @@ func (b *HttpFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -838,31 +884,43 @@ func (b *HttpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpFlushExBuilder) CompositeID(v int64) *HttpFlushExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *HttpFlushExBuilder) TypeID(v int32) *HttpFlushExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
 // PromiseID sets promiseId.
 func (b *HttpFlushExBuilder) PromiseID(v int64) *HttpFlushExBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
@@ -879,6 +937,7 @@ func (b *HttpFlushExBuilder) Promise() *flyweight.ArrayBuilder[HttpHeaderBuilder
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -997,12 +1056,20 @@ type HttpEndExBuilder struct {
 // Wrap starts a HttpEndEx at buf[off], writing no further than maxLimit.
 func (b *HttpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpEndExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpEndEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "HttpEndEx", Field: flyweight.FieldAt(httpEndExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpEndExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpEndEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "HttpEndEx", Field: flyweight.FieldAt(httpEndExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1013,6 +1080,7 @@ func (b *HttpEndExBuilder) Fail(err error) *HttpEndExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1020,6 +1088,7 @@ func (b *HttpEndExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpEndEx", Field: httpEndExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpEndExBuilder) room(i, n int) bool {
@@ -1031,9 +1100,10 @@ func (b *HttpEndExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpEndExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1124,21 +1194,32 @@ func (b *HttpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpEndExBuilder) CompositeID(v int64) *HttpEndExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *HttpEndExBuilder) TypeID(v int32) *HttpEndExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -1155,6 +1236,7 @@ func (b *HttpEndExBuilder) Trailers() *flyweight.ArrayBuilder[HttpHeaderBuilder,
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpEndExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -1275,12 +1357,20 @@ type HttpResetExBuilder struct {
 // Wrap starts a HttpResetEx at buf[off], writing no further than maxLimit.
 func (b *HttpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpResetExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpResetEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "HttpResetEx", Field: flyweight.FieldAt(httpResetExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpResetExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpResetEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "HttpResetEx", Field: flyweight.FieldAt(httpResetExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1291,6 +1381,7 @@ func (b *HttpResetExBuilder) Fail(err error) *HttpResetExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1298,6 +1389,7 @@ func (b *HttpResetExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpResetEx", Field: httpResetExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpResetExBuilder) room(i, n int) bool {
@@ -1309,9 +1401,10 @@ func (b *HttpResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpResetExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1402,21 +1495,32 @@ func (b *HttpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *HttpResetExBuilder) CompositeID(v int64) *HttpResetExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *HttpResetExBuilder) TypeID(v int32) *HttpResetExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -1433,6 +1537,7 @@ func (b *HttpResetExBuilder) Headers() *flyweight.ArrayBuilder[HttpHeaderBuilder
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpResetExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -1557,12 +1662,20 @@ type HttpChallengeExBuilder struct {
 // Wrap starts a HttpChallengeEx at buf[off], writing no further than maxLimit.
 func (b *HttpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpChallengeExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "HttpChallengeEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "HttpChallengeEx", Field: flyweight.FieldAt(httpChallengeExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *HttpChallengeExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "HttpChallengeEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "HttpChallengeEx", Field: flyweight.FieldAt(httpChallengeExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1573,6 +1686,7 @@ func (b *HttpChallengeExBuilder) Fail(err error) *HttpChallengeExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1580,6 +1694,7 @@ func (b *HttpChallengeExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "HttpChallengeEx", Field: httpChallengeExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *HttpChallengeExBuilder) room(i, n int) bool {
@@ -1591,9 +1706,10 @@ func (b *HttpChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *HttpChallengeExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1684,21 +1800,32 @@ func (b *HttpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) boo
 
 // CompositeID sets compositeId.
 func (b *HttpChallengeExBuilder) CompositeID(v int64) *HttpChallengeExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *HttpChallengeExBuilder) TypeID(v int32) *HttpChallengeExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -1715,6 +1842,7 @@ func (b *HttpChallengeExBuilder) Headers() *flyweight.ArrayBuilder[HttpHeaderBui
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *HttpChallengeExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }

@@ -510,12 +510,20 @@ type McpBeginExBuilder struct {
 // Wrap starts a McpBeginEx at buf[off], writing no further than maxLimit.
 func (b *McpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpBeginEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpBeginEx", Field: flyweight.FieldAt(mcpBeginExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpBeginEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpBeginEx", Field: flyweight.FieldAt(mcpBeginExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -526,6 +534,7 @@ func (b *McpBeginExBuilder) Fail(err error) *McpBeginExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -533,6 +542,7 @@ func (b *McpBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpBeginEx", Field: mcpBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpBeginExBuilder) room(i, n int) bool {
@@ -544,9 +554,10 @@ func (b *McpBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -871,6 +882,7 @@ func (b *McpBeginExBuilder) Request() *McpRequestBeginExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -1044,9 +1056,17 @@ type McpLifecycleBeginExBuilder struct {
 func (b *McpLifecycleBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpLifecycleBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpLifecycleBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpLifecycleBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpLifecycleBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1057,6 +1077,7 @@ func (b *McpLifecycleBeginExBuilder) Fail(err error) *McpLifecycleBeginExBuilder
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1064,6 +1085,7 @@ func (b *McpLifecycleBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpLifecycleBeginEx", Field: mcpLifecycleBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpLifecycleBeginExBuilder) room(i, n int) bool {
@@ -1075,9 +1097,10 @@ func (b *McpLifecycleBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpLifecycleBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1236,6 +1259,7 @@ func (b *McpLifecycleBeginExBuilder) Subscriptions(v uint16) *McpLifecycleBeginE
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpLifecycleBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -1365,9 +1389,17 @@ type McpToolsListBeginExBuilder struct {
 func (b *McpToolsListBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpToolsListBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpToolsListBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpToolsListBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpToolsListBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1378,6 +1410,7 @@ func (b *McpToolsListBeginExBuilder) Fail(err error) *McpToolsListBeginExBuilder
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1385,6 +1418,7 @@ func (b *McpToolsListBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpToolsListBeginEx", Field: mcpToolsListBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpToolsListBeginExBuilder) room(i, n int) bool {
@@ -1396,9 +1430,10 @@ func (b *McpToolsListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpToolsListBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1513,6 +1548,7 @@ func (b *McpToolsListBeginExBuilder) Timeout(v int64) *McpToolsListBeginExBuilde
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpToolsListBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -1686,9 +1722,17 @@ type McpToolsCallBeginExBuilder struct {
 func (b *McpToolsCallBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpToolsCallBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpToolsCallBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpToolsCallBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpToolsCallBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1699,6 +1743,7 @@ func (b *McpToolsCallBeginExBuilder) Fail(err error) *McpToolsCallBeginExBuilder
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1706,6 +1751,7 @@ func (b *McpToolsCallBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpToolsCallBeginEx", Field: mcpToolsCallBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpToolsCallBeginExBuilder) room(i, n int) bool {
@@ -1717,9 +1763,10 @@ func (b *McpToolsCallBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpToolsCallBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1880,6 +1927,7 @@ func (b *McpToolsCallBeginExBuilder) Timeout(v int64) *McpToolsCallBeginExBuilde
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpToolsCallBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -2009,9 +2057,17 @@ type McpPromptsListBeginExBuilder struct {
 func (b *McpPromptsListBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpPromptsListBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpPromptsListBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpPromptsListBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpPromptsListBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2022,6 +2078,7 @@ func (b *McpPromptsListBeginExBuilder) Fail(err error) *McpPromptsListBeginExBui
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2029,6 +2086,7 @@ func (b *McpPromptsListBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpPromptsListBeginEx", Field: mcpPromptsListBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpPromptsListBeginExBuilder) room(i, n int) bool {
@@ -2040,9 +2098,10 @@ func (b *McpPromptsListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpPromptsListBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2157,6 +2216,7 @@ func (b *McpPromptsListBeginExBuilder) Timeout(v int64) *McpPromptsListBeginExBu
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpPromptsListBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -2330,9 +2390,17 @@ type McpPromptsGetBeginExBuilder struct {
 func (b *McpPromptsGetBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpPromptsGetBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpPromptsGetBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpPromptsGetBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpPromptsGetBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2343,6 +2411,7 @@ func (b *McpPromptsGetBeginExBuilder) Fail(err error) *McpPromptsGetBeginExBuild
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2350,6 +2419,7 @@ func (b *McpPromptsGetBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpPromptsGetBeginEx", Field: mcpPromptsGetBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpPromptsGetBeginExBuilder) room(i, n int) bool {
@@ -2361,9 +2431,10 @@ func (b *McpPromptsGetBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpPromptsGetBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2524,6 +2595,7 @@ func (b *McpPromptsGetBeginExBuilder) Timeout(v int64) *McpPromptsGetBeginExBuil
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpPromptsGetBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -2653,9 +2725,17 @@ type McpResourcesListBeginExBuilder struct {
 func (b *McpResourcesListBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesListBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesListBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesListBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesListBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2666,6 +2746,7 @@ func (b *McpResourcesListBeginExBuilder) Fail(err error) *McpResourcesListBeginE
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2673,6 +2754,7 @@ func (b *McpResourcesListBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesListBeginEx", Field: mcpResourcesListBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesListBeginExBuilder) room(i, n int) bool {
@@ -2684,9 +2766,10 @@ func (b *McpResourcesListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesListBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2801,6 +2884,7 @@ func (b *McpResourcesListBeginExBuilder) Timeout(v int64) *McpResourcesListBegin
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesListBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -2974,9 +3058,17 @@ type McpResourcesReadBeginExBuilder struct {
 func (b *McpResourcesReadBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesReadBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesReadBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesReadBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesReadBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2987,6 +3079,7 @@ func (b *McpResourcesReadBeginExBuilder) Fail(err error) *McpResourcesReadBeginE
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2994,6 +3087,7 @@ func (b *McpResourcesReadBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesReadBeginEx", Field: mcpResourcesReadBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesReadBeginExBuilder) room(i, n int) bool {
@@ -3005,9 +3099,10 @@ func (b *McpResourcesReadBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesReadBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3168,6 +3263,7 @@ func (b *McpResourcesReadBeginExBuilder) Timeout(v int64) *McpResourcesReadBegin
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesReadBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -3297,9 +3393,17 @@ type McpResourcesTemplatesListBeginExBuilder struct {
 func (b *McpResourcesTemplatesListBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesTemplatesListBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesTemplatesListBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesTemplatesListBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesTemplatesListBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3310,6 +3414,7 @@ func (b *McpResourcesTemplatesListBeginExBuilder) Fail(err error) *McpResourcesT
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3317,6 +3422,7 @@ func (b *McpResourcesTemplatesListBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesTemplatesListBeginEx", Field: mcpResourcesTemplatesListBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesTemplatesListBeginExBuilder) room(i, n int) bool {
@@ -3328,9 +3434,10 @@ func (b *McpResourcesTemplatesListBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesTemplatesListBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3445,6 +3552,7 @@ func (b *McpResourcesTemplatesListBeginExBuilder) Timeout(v int64) *McpResources
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesTemplatesListBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -3618,9 +3726,17 @@ type McpResourcesSubscribeBeginExBuilder struct {
 func (b *McpResourcesSubscribeBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesSubscribeBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesSubscribeBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesSubscribeBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesSubscribeBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3631,6 +3747,7 @@ func (b *McpResourcesSubscribeBeginExBuilder) Fail(err error) *McpResourcesSubsc
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3638,6 +3755,7 @@ func (b *McpResourcesSubscribeBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesSubscribeBeginEx", Field: mcpResourcesSubscribeBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesSubscribeBeginExBuilder) room(i, n int) bool {
@@ -3649,9 +3767,10 @@ func (b *McpResourcesSubscribeBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesSubscribeBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3812,6 +3931,7 @@ func (b *McpResourcesSubscribeBeginExBuilder) Timeout(v int64) *McpResourcesSubs
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesSubscribeBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -3985,9 +4105,17 @@ type McpRequestBeginExBuilder struct {
 func (b *McpRequestBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpRequestBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpRequestBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpRequestBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpRequestBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3998,6 +4126,7 @@ func (b *McpRequestBeginExBuilder) Fail(err error) *McpRequestBeginExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -4005,6 +4134,7 @@ func (b *McpRequestBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpRequestBeginEx", Field: mcpRequestBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpRequestBeginExBuilder) room(i, n int) bool {
@@ -4016,9 +4146,10 @@ func (b *McpRequestBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpRequestBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -4179,6 +4310,7 @@ func (b *McpRequestBeginExBuilder) Timeout(v int64) *McpRequestBeginExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpRequestBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -4352,9 +4484,17 @@ type McpResourcesUnsubscribeBeginExBuilder struct {
 func (b *McpResourcesUnsubscribeBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesUnsubscribeBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesUnsubscribeBeginEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesUnsubscribeBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesUnsubscribeBeginEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -4365,6 +4505,7 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) Fail(err error) *McpResourcesUns
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -4372,6 +4513,7 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesUnsubscribeBeginEx", Field: mcpResourcesUnsubscribeBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesUnsubscribeBeginExBuilder) room(i, n int) bool {
@@ -4383,9 +4525,10 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesUnsubscribeBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -4546,6 +4689,7 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) Timeout(v int64) *McpResourcesUn
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesUnsubscribeBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -4870,12 +5014,20 @@ type McpFlushExBuilder struct {
 // Wrap starts a McpFlushEx at buf[off], writing no further than maxLimit.
 func (b *McpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpFlushEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpFlushEx", Field: flyweight.FieldAt(mcpFlushExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpFlushEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpFlushEx", Field: flyweight.FieldAt(mcpFlushExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -4886,6 +5038,7 @@ func (b *McpFlushExBuilder) Fail(err error) *McpFlushExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -4893,6 +5046,7 @@ func (b *McpFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpFlushEx", Field: mcpFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpFlushExBuilder) room(i, n int) bool {
@@ -4904,9 +5058,10 @@ func (b *McpFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5231,6 +5386,7 @@ func (b *McpFlushExBuilder) Notification() *McpNotificationFlushExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -5348,9 +5504,17 @@ type McpResumableFlushExBuilder struct {
 func (b *McpResumableFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResumableFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResumableFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResumableFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResumableFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -5361,6 +5525,7 @@ func (b *McpResumableFlushExBuilder) Fail(err error) *McpResumableFlushExBuilder
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -5368,6 +5533,7 @@ func (b *McpResumableFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResumableFlushEx", Field: mcpResumableFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResumableFlushExBuilder) room(i, n int) bool {
@@ -5379,9 +5545,10 @@ func (b *McpResumableFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResumableFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5477,6 +5644,7 @@ func (b *McpResumableFlushExBuilder) IDNull() *McpResumableFlushExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResumableFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -5594,9 +5762,17 @@ type McpToolsListChangedFlushExBuilder struct {
 func (b *McpToolsListChangedFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpToolsListChangedFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpToolsListChangedFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpToolsListChangedFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpToolsListChangedFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -5607,6 +5783,7 @@ func (b *McpToolsListChangedFlushExBuilder) Fail(err error) *McpToolsListChanged
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -5614,6 +5791,7 @@ func (b *McpToolsListChangedFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpToolsListChangedFlushEx", Field: mcpToolsListChangedFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpToolsListChangedFlushExBuilder) room(i, n int) bool {
@@ -5625,9 +5803,10 @@ func (b *McpToolsListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpToolsListChangedFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5723,6 +5902,7 @@ func (b *McpToolsListChangedFlushExBuilder) IDNull() *McpToolsListChangedFlushEx
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpToolsListChangedFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -5840,9 +6020,17 @@ type McpPromptsListChangedFlushExBuilder struct {
 func (b *McpPromptsListChangedFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpPromptsListChangedFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpPromptsListChangedFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpPromptsListChangedFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpPromptsListChangedFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -5853,6 +6041,7 @@ func (b *McpPromptsListChangedFlushExBuilder) Fail(err error) *McpPromptsListCha
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -5860,6 +6049,7 @@ func (b *McpPromptsListChangedFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpPromptsListChangedFlushEx", Field: mcpPromptsListChangedFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpPromptsListChangedFlushExBuilder) room(i, n int) bool {
@@ -5871,9 +6061,10 @@ func (b *McpPromptsListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpPromptsListChangedFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5969,6 +6160,7 @@ func (b *McpPromptsListChangedFlushExBuilder) IDNull() *McpPromptsListChangedFlu
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpPromptsListChangedFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -6086,9 +6278,17 @@ type McpResourcesListChangedFlushExBuilder struct {
 func (b *McpResourcesListChangedFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesListChangedFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesListChangedFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesListChangedFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesListChangedFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -6099,6 +6299,7 @@ func (b *McpResourcesListChangedFlushExBuilder) Fail(err error) *McpResourcesLis
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -6106,6 +6307,7 @@ func (b *McpResourcesListChangedFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesListChangedFlushEx", Field: mcpResourcesListChangedFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesListChangedFlushExBuilder) room(i, n int) bool {
@@ -6117,9 +6319,10 @@ func (b *McpResourcesListChangedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesListChangedFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -6215,6 +6418,7 @@ func (b *McpResourcesListChangedFlushExBuilder) IDNull() *McpResourcesListChange
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesListChangedFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -6420,9 +6624,17 @@ type McpProgressFlushExBuilder struct {
 func (b *McpProgressFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpProgressFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpProgressFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpProgressFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpProgressFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -6433,6 +6645,7 @@ func (b *McpProgressFlushExBuilder) Fail(err error) *McpProgressFlushExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -6440,6 +6653,7 @@ func (b *McpProgressFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpProgressFlushEx", Field: mcpProgressFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpProgressFlushExBuilder) room(i, n int) bool {
@@ -6451,9 +6665,10 @@ func (b *McpProgressFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpProgressFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -6637,6 +6852,7 @@ func (b *McpProgressFlushExBuilder) MessageNull() *McpProgressFlushExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpProgressFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(5)
 	return b.p, b.err
 }
@@ -6740,12 +6956,20 @@ type McpSuspendFlushExBuilder struct {
 // Wrap starts a McpSuspendFlushEx at buf[off], writing no further than maxLimit.
 func (b *McpSuspendFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpSuspendFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 8 {
-		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Field: flyweight.FieldAt(mcpSuspendFlushExFieldNames[:], []int{8}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 8 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpSuspendFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 8 {
+		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Field: flyweight.FieldAt(mcpSuspendFlushExFieldNames[:], []int{8}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -6756,6 +6980,7 @@ func (b *McpSuspendFlushExBuilder) Fail(err error) *McpSuspendFlushExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -6763,6 +6988,7 @@ func (b *McpSuspendFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpSuspendFlushEx", Field: mcpSuspendFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpSuspendFlushExBuilder) room(i, n int) bool {
@@ -6774,9 +7000,10 @@ func (b *McpSuspendFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpSuspendFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -6852,17 +7079,31 @@ func (b *McpSuspendFlushExBuilder) putBytes(i, width int, null bool, s []byte) b
 
 // Retry sets retry.
 func (b *McpSuspendFlushExBuilder) Retry(v int64) *McpSuspendFlushExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpSuspendFlushExBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 0: // retry skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 1:
+			b.next = 1
+			return b.p, nil
+		}
+	}
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -7012,9 +7253,17 @@ type McpElicitCallbackFlushExBuilder struct {
 func (b *McpElicitCallbackFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpElicitCallbackFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpElicitCallbackFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpElicitCallbackFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpElicitCallbackFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -7025,6 +7274,7 @@ func (b *McpElicitCallbackFlushExBuilder) Fail(err error) *McpElicitCallbackFlus
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -7032,6 +7282,7 @@ func (b *McpElicitCallbackFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpElicitCallbackFlushEx", Field: mcpElicitCallbackFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpElicitCallbackFlushExBuilder) room(i, n int) bool {
@@ -7043,9 +7294,10 @@ func (b *McpElicitCallbackFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpElicitCallbackFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -7169,6 +7421,7 @@ func (b *McpElicitCallbackFlushExBuilder) CorrelationIDNull() *McpElicitCallback
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpElicitCallbackFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -7286,9 +7539,17 @@ type McpElicitCompleteFlushExBuilder struct {
 func (b *McpElicitCompleteFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpElicitCompleteFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpElicitCompleteFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpElicitCompleteFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpElicitCompleteFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -7299,6 +7560,7 @@ func (b *McpElicitCompleteFlushExBuilder) Fail(err error) *McpElicitCompleteFlus
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -7306,6 +7568,7 @@ func (b *McpElicitCompleteFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpElicitCompleteFlushEx", Field: mcpElicitCompleteFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpElicitCompleteFlushExBuilder) room(i, n int) bool {
@@ -7317,9 +7580,10 @@ func (b *McpElicitCompleteFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpElicitCompleteFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -7416,6 +7680,7 @@ func (b *McpElicitCompleteFlushExBuilder) IDNull() *McpElicitCompleteFlushExBuil
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpElicitCompleteFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -7543,9 +7808,17 @@ type McpElicitResponseFlushExBuilder struct {
 func (b *McpElicitResponseFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpElicitResponseFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpElicitResponseFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpElicitResponseFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpElicitResponseFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -7556,6 +7829,7 @@ func (b *McpElicitResponseFlushExBuilder) Fail(err error) *McpElicitResponseFlus
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -7563,6 +7837,7 @@ func (b *McpElicitResponseFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpElicitResponseFlushEx", Field: mcpElicitResponseFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpElicitResponseFlushExBuilder) room(i, n int) bool {
@@ -7574,9 +7849,10 @@ func (b *McpElicitResponseFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpElicitResponseFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -7687,6 +7963,7 @@ func (b *McpElicitResponseFlushExBuilder) Action(v McpElicitAction) *McpElicitRe
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpElicitResponseFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -7860,9 +8137,17 @@ type McpNotificationFlushExBuilder struct {
 func (b *McpNotificationFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpNotificationFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpNotificationFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpNotificationFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpNotificationFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -7873,6 +8158,7 @@ func (b *McpNotificationFlushExBuilder) Fail(err error) *McpNotificationFlushExB
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -7880,6 +8166,7 @@ func (b *McpNotificationFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpNotificationFlushEx", Field: mcpNotificationFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpNotificationFlushExBuilder) room(i, n int) bool {
@@ -7891,9 +8178,10 @@ func (b *McpNotificationFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpNotificationFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -8053,6 +8341,7 @@ func (b *McpNotificationFlushExBuilder) Start(v int32) *McpNotificationFlushExBu
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpNotificationFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -8202,9 +8491,17 @@ type McpResourcesUpdatedFlushExBuilder struct {
 func (b *McpResourcesUpdatedFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResourcesUpdatedFlushExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResourcesUpdatedFlushEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResourcesUpdatedFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResourcesUpdatedFlushEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -8215,6 +8512,7 @@ func (b *McpResourcesUpdatedFlushExBuilder) Fail(err error) *McpResourcesUpdated
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -8222,6 +8520,7 @@ func (b *McpResourcesUpdatedFlushExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResourcesUpdatedFlushEx", Field: mcpResourcesUpdatedFlushExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResourcesUpdatedFlushExBuilder) room(i, n int) bool {
@@ -8233,9 +8532,10 @@ func (b *McpResourcesUpdatedFlushExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResourcesUpdatedFlushExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -8359,6 +8659,7 @@ func (b *McpResourcesUpdatedFlushExBuilder) URINull() *McpResourcesUpdatedFlushE
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResourcesUpdatedFlushExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -8535,12 +8836,20 @@ type McpChallengeExBuilder struct {
 // Wrap starts a McpChallengeEx at buf[off], writing no further than maxLimit.
 func (b *McpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpChallengeExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpChallengeEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpChallengeEx", Field: flyweight.FieldAt(mcpChallengeExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpChallengeExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpChallengeEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpChallengeEx", Field: flyweight.FieldAt(mcpChallengeExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -8551,6 +8860,7 @@ func (b *McpChallengeExBuilder) Fail(err error) *McpChallengeExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -8558,6 +8868,7 @@ func (b *McpChallengeExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpChallengeEx", Field: mcpChallengeExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpChallengeExBuilder) room(i, n int) bool {
@@ -8569,9 +8880,10 @@ func (b *McpChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpChallengeExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -8736,6 +9048,7 @@ func (b *McpChallengeExBuilder) ElicitCreate() *McpElicitCreateChallengeExBuilde
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpChallengeExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -8853,9 +9166,17 @@ type McpResumeChallengeExBuilder struct {
 func (b *McpResumeChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResumeChallengeExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResumeChallengeEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResumeChallengeExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResumeChallengeEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -8866,6 +9187,7 @@ func (b *McpResumeChallengeExBuilder) Fail(err error) *McpResumeChallengeExBuild
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -8873,6 +9195,7 @@ func (b *McpResumeChallengeExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResumeChallengeEx", Field: mcpResumeChallengeExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResumeChallengeExBuilder) room(i, n int) bool {
@@ -8884,9 +9207,10 @@ func (b *McpResumeChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResumeChallengeExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -8982,6 +9306,7 @@ func (b *McpResumeChallengeExBuilder) IDNull() *McpResumeChallengeExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResumeChallengeExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -9072,9 +9397,17 @@ type McpSuspendedChallengeExBuilder struct {
 func (b *McpSuspendedChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpSuspendedChallengeExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpSuspendedChallengeEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpSuspendedChallengeExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpSuspendedChallengeEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -9085,6 +9418,7 @@ func (b *McpSuspendedChallengeExBuilder) Fail(err error) *McpSuspendedChallengeE
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -9092,6 +9426,7 @@ func (b *McpSuspendedChallengeExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpSuspendedChallengeEx", Field: mcpSuspendedChallengeExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpSuspendedChallengeExBuilder) room(i, n int) bool {
@@ -9103,9 +9438,10 @@ func (b *McpSuspendedChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpSuspendedChallengeExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -9173,6 +9509,7 @@ func (b *McpSuspendedChallengeExBuilder) putBytes(i, width int, null bool, s []b
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpSuspendedChallengeExBuilder) BuildLimit() (int, error) {
+
 	b.advance(0)
 	return b.p, b.err
 }
@@ -9386,9 +9723,17 @@ type McpElicitCreateChallengeExBuilder struct {
 func (b *McpElicitCreateChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpElicitCreateChallengeExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpElicitCreateChallengeEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpElicitCreateChallengeExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpElicitCreateChallengeEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -9399,6 +9744,7 @@ func (b *McpElicitCreateChallengeExBuilder) Fail(err error) *McpElicitCreateChal
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -9406,6 +9752,7 @@ func (b *McpElicitCreateChallengeExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpElicitCreateChallengeEx", Field: mcpElicitCreateChallengeExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpElicitCreateChallengeExBuilder) room(i, n int) bool {
@@ -9417,9 +9764,10 @@ func (b *McpElicitCreateChallengeExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpElicitCreateChallengeExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -9598,6 +9946,7 @@ func (b *McpElicitCreateChallengeExBuilder) CorrelationIDNull() *McpElicitCreate
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpElicitCreateChallengeExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -9751,12 +10100,20 @@ type McpResetExBuilder struct {
 // Wrap starts a McpResetEx at buf[off], writing no further than maxLimit.
 func (b *McpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResetExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpResetEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpResetEx", Field: flyweight.FieldAt(mcpResetExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpResetExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpResetEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpResetEx", Field: flyweight.FieldAt(mcpResetExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -9767,6 +10124,7 @@ func (b *McpResetExBuilder) Fail(err error) *McpResetExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -9774,6 +10132,7 @@ func (b *McpResetExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpResetEx", Field: mcpResetExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpResetExBuilder) room(i, n int) bool {
@@ -9785,9 +10144,10 @@ func (b *McpResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpResetExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -9932,6 +10292,7 @@ func (b *McpResetExBuilder) Error() *McpErrorResetExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpResetExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -10123,9 +10484,17 @@ type McpBearerResetExBuilder struct {
 func (b *McpBearerResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBearerResetExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpBearerResetEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpBearerResetExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpBearerResetEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -10136,6 +10505,7 @@ func (b *McpBearerResetExBuilder) Fail(err error) *McpBearerResetExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -10143,6 +10513,7 @@ func (b *McpBearerResetExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpBearerResetEx", Field: mcpBearerResetExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpBearerResetExBuilder) room(i, n int) bool {
@@ -10154,9 +10525,10 @@ func (b *McpBearerResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpBearerResetExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -10320,6 +10692,7 @@ func (b *McpBearerResetExBuilder) Error(v McpBearerError) *McpBearerResetExBuild
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpBearerResetExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -10446,12 +10819,20 @@ type McpErrorResetExBuilder struct {
 // Wrap starts a McpErrorResetEx at buf[off], writing no further than maxLimit.
 func (b *McpErrorResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpErrorResetExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpErrorResetEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 4 {
-		b.err = &flyweight.Error{Type: "McpErrorResetEx", Field: flyweight.FieldAt(mcpErrorResetExFieldNames[:], []int{4}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 4 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpErrorResetExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpErrorResetEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 4 {
+		b.err = &flyweight.Error{Type: "McpErrorResetEx", Field: flyweight.FieldAt(mcpErrorResetExFieldNames[:], []int{4}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -10462,6 +10843,7 @@ func (b *McpErrorResetExBuilder) Fail(err error) *McpErrorResetExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -10469,6 +10851,7 @@ func (b *McpErrorResetExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpErrorResetEx", Field: mcpErrorResetExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpErrorResetExBuilder) room(i, n int) bool {
@@ -10480,9 +10863,10 @@ func (b *McpErrorResetExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpErrorResetExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -10557,11 +10941,12 @@ func (b *McpErrorResetExBuilder) putBytes(i, width int, null bool, s []byte) boo
 
 // Code sets code.
 func (b *McpErrorResetExBuilder) Code(v int32) *McpErrorResetExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 1
 	return b
 }
 
@@ -10592,6 +10977,7 @@ func (b *McpErrorResetExBuilder) MessageNull() *McpErrorResetExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpErrorResetExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -10724,12 +11110,20 @@ type McpAbortExBuilder struct {
 // Wrap starts a McpAbortEx at buf[off], writing no further than maxLimit.
 func (b *McpAbortExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAbortExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpAbortEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "McpAbortEx", Field: flyweight.FieldAt(mcpAbortExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpAbortExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpAbortEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "McpAbortEx", Field: flyweight.FieldAt(mcpAbortExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -10740,6 +11134,7 @@ func (b *McpAbortExBuilder) Fail(err error) *McpAbortExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -10747,6 +11142,7 @@ func (b *McpAbortExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpAbortEx", Field: mcpAbortExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpAbortExBuilder) room(i, n int) bool {
@@ -10758,9 +11154,10 @@ func (b *McpAbortExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpAbortExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -10843,21 +11240,32 @@ func (b *McpAbortExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpAbortExBuilder) CompositeID(v int64) *McpAbortExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *McpAbortExBuilder) TypeID(v int32) *McpAbortExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -10888,6 +11296,7 @@ func (b *McpAbortExBuilder) ReasonNull() *McpAbortExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpAbortExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -11001,12 +11410,20 @@ type McpEndExBuilder struct {
 // Wrap starts a McpEndEx at buf[off], writing no further than maxLimit.
 func (b *McpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEndExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpEndEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpEndEx", Field: flyweight.FieldAt(mcpEndExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpEndExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpEndEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpEndEx", Field: flyweight.FieldAt(mcpEndExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -11017,6 +11434,7 @@ func (b *McpEndExBuilder) Fail(err error) *McpEndExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -11024,6 +11442,7 @@ func (b *McpEndExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpEndEx", Field: mcpEndExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpEndExBuilder) room(i, n int) bool {
@@ -11035,9 +11454,10 @@ func (b *McpEndExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpEndExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -11125,37 +11545,62 @@ func (b *McpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *McpEndExBuilder) CompositeID(v int64) *McpEndExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *McpEndExBuilder) TypeID(v int32) *McpEndExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
 // Outcome sets outcome.
 func (b *McpEndExBuilder) Outcome(v McpOutcome) *McpEndExBuilder {
-	if b.advance(2) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 3
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpEndExBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 2: // outcome skipped: its default
+			v := McpOutcomeOk
+			b.buf[b.p] = byte(v)
+			b.p += 1
+			fallthrough
+		case 3:
+			b.next = 3
+			return b.p, nil
+		}
+	}
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -11347,12 +11792,20 @@ type McpEventExBuilder struct {
 // Wrap starts a McpEventEx at buf[off], writing no further than maxLimit.
 func (b *McpEventExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEventExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpEventEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "McpEventEx", Field: flyweight.FieldAt(mcpEventExFieldNames[:], []int{8, 12, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpEventExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpEventEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "McpEventEx", Field: flyweight.FieldAt(mcpEventExFieldNames[:], []int{8, 12, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -11363,6 +11816,7 @@ func (b *McpEventExBuilder) Fail(err error) *McpEventExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -11370,6 +11824,7 @@ func (b *McpEventExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpEventEx", Field: mcpEventExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpEventExBuilder) room(i, n int) bool {
@@ -11381,9 +11836,10 @@ func (b *McpEventExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpEventExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -11568,6 +12024,7 @@ func (b *McpEventExBuilder) ElicitationTimeout() *McpElicitationTimeoutExBuilder
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpEventExBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -11685,9 +12142,17 @@ type McpSessionEstablishedExBuilder struct {
 func (b *McpSessionEstablishedExBuilder) Wrap(buf []byte, off, maxLimit int) *McpSessionEstablishedExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpSessionEstablishedEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpSessionEstablishedExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpSessionEstablishedEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -11698,6 +12163,7 @@ func (b *McpSessionEstablishedExBuilder) Fail(err error) *McpSessionEstablishedE
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -11705,6 +12171,7 @@ func (b *McpSessionEstablishedExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpSessionEstablishedEx", Field: mcpSessionEstablishedExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpSessionEstablishedExBuilder) room(i, n int) bool {
@@ -11716,9 +12183,10 @@ func (b *McpSessionEstablishedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpSessionEstablishedExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -11815,6 +12283,7 @@ func (b *McpSessionEstablishedExBuilder) SessionIDNull() *McpSessionEstablishedE
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpSessionEstablishedExBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -11964,9 +12433,17 @@ type McpSessionClosedExBuilder struct {
 func (b *McpSessionClosedExBuilder) Wrap(buf []byte, off, maxLimit int) *McpSessionClosedExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpSessionClosedEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpSessionClosedExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpSessionClosedEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -11977,6 +12454,7 @@ func (b *McpSessionClosedExBuilder) Fail(err error) *McpSessionClosedExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -11984,6 +12462,7 @@ func (b *McpSessionClosedExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpSessionClosedEx", Field: mcpSessionClosedExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpSessionClosedExBuilder) room(i, n int) bool {
@@ -11995,9 +12474,10 @@ func (b *McpSessionClosedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpSessionClosedExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -12121,6 +12601,7 @@ func (b *McpSessionClosedExBuilder) ReasonNull() *McpSessionClosedExBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpSessionClosedExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -12314,9 +12795,17 @@ type McpAuthorizationFailedExBuilder struct {
 func (b *McpAuthorizationFailedExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAuthorizationFailedExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpAuthorizationFailedEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpAuthorizationFailedExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpAuthorizationFailedEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -12327,6 +12816,7 @@ func (b *McpAuthorizationFailedExBuilder) Fail(err error) *McpAuthorizationFaile
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -12334,6 +12824,7 @@ func (b *McpAuthorizationFailedExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpAuthorizationFailedEx", Field: mcpAuthorizationFailedExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpAuthorizationFailedExBuilder) room(i, n int) bool {
@@ -12345,9 +12836,10 @@ func (b *McpAuthorizationFailedExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpAuthorizationFailedExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -12511,6 +13003,7 @@ func (b *McpAuthorizationFailedExBuilder) Error(v McpBearerError) *McpAuthorizat
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpAuthorizationFailedExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }
@@ -12660,9 +13153,17 @@ type McpElicitationTimeoutExBuilder struct {
 func (b *McpElicitationTimeoutExBuilder) Wrap(buf []byte, off, maxLimit int) *McpElicitationTimeoutExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "McpElicitationTimeoutEx", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpElicitationTimeoutExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpElicitationTimeoutEx", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -12673,6 +13174,7 @@ func (b *McpElicitationTimeoutExBuilder) Fail(err error) *McpElicitationTimeoutE
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -12680,6 +13182,7 @@ func (b *McpElicitationTimeoutExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "McpElicitationTimeoutEx", Field: mcpElicitationTimeoutExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *McpElicitationTimeoutExBuilder) room(i, n int) bool {
@@ -12691,9 +13194,10 @@ func (b *McpElicitationTimeoutExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *McpElicitationTimeoutExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -12818,6 +13322,7 @@ func (b *McpElicitationTimeoutExBuilder) ElicitationIDNull() *McpElicitationTime
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *McpElicitationTimeoutExBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }

@@ -318,12 +318,20 @@ type ProxyAddressInetBuilder struct {
 // Wrap starts a ProxyAddressInet at buf[off], writing no further than maxLimit.
 func (b *ProxyAddressInetBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressInetBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 1 {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet", Field: flyweight.FieldAt(proxyAddressInetFieldNames[:], []int{1}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 1 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressInetBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 1 {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet", Field: flyweight.FieldAt(proxyAddressInetFieldNames[:], []int{1}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -334,6 +342,7 @@ func (b *ProxyAddressInetBuilder) Fail(err error) *ProxyAddressInetBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -341,6 +350,7 @@ func (b *ProxyAddressInetBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddressInet", Field: proxyAddressInetFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressInetBuilder) room(i, n int) bool {
@@ -352,9 +362,10 @@ func (b *ProxyAddressInetBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressInetBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -442,11 +453,12 @@ func (b *ProxyAddressInetBuilder) putBytes(i, width int, null bool, s []byte) bo
 
 // Protocol sets protocol.
 func (b *ProxyAddressInetBuilder) Protocol(v ProxyAddressProtocol) *ProxyAddressInetBuilder {
-	if b.advance(0) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 1
 	return b
 }
 
@@ -521,6 +533,7 @@ func (b *ProxyAddressInetBuilder) DestinationPort(v uint16) *ProxyAddressInetBui
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressInetBuilder) BuildLimit() (int, error) {
+
 	b.advance(5)
 	return b.p, b.err
 }
@@ -650,12 +663,20 @@ type ProxyAddressInet4Builder struct {
 // Wrap starts a ProxyAddressInet4 at buf[off], writing no further than maxLimit.
 func (b *ProxyAddressInet4Builder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressInet4Builder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet4", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 13 {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet4", Field: flyweight.FieldAt(proxyAddressInet4FieldNames[:], []int{1, 5, 9, 11, 13}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressInet4Builder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet4", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 13 {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet4", Field: flyweight.FieldAt(proxyAddressInet4FieldNames[:], []int{1, 5, 9, 11, 13}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -666,6 +687,7 @@ func (b *ProxyAddressInet4Builder) Fail(err error) *ProxyAddressInet4Builder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -673,6 +695,7 @@ func (b *ProxyAddressInet4Builder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddressInet4", Field: proxyAddressInet4FieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressInet4Builder) room(i, n int) bool {
@@ -684,9 +707,10 @@ func (b *ProxyAddressInet4Builder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressInet4Builder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -774,11 +798,12 @@ func (b *ProxyAddressInet4Builder) putBytes(i, width int, null bool, s []byte) b
 
 // Protocol sets protocol.
 func (b *ProxyAddressInet4Builder) Protocol(v ProxyAddressProtocol) *ProxyAddressInet4Builder {
-	if b.advance(0) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 1
 	return b
 }
 
@@ -818,27 +843,30 @@ func (b *ProxyAddressInet4Builder) Destination(v []byte) *ProxyAddressInet4Build
 
 // SourcePort sets sourcePort.
 func (b *ProxyAddressInet4Builder) SourcePort(v uint16) *ProxyAddressInet4Builder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
-		b.p += 2
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+	b.p += 2
+	b.next = 4
 	return b
 }
 
 // DestinationPort sets destinationPort.
 func (b *ProxyAddressInet4Builder) DestinationPort(v uint16) *ProxyAddressInet4Builder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
-		b.p += 2
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+	b.p += 2
+	b.next = 5
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressInet4Builder) BuildLimit() (int, error) {
+
 	b.advance(5)
 	return b.p, b.err
 }
@@ -968,12 +996,20 @@ type ProxyAddressInet6Builder struct {
 // Wrap starts a ProxyAddressInet6 at buf[off], writing no further than maxLimit.
 func (b *ProxyAddressInet6Builder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressInet6Builder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet6", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 37 {
-		b.err = &flyweight.Error{Type: "ProxyAddressInet6", Field: flyweight.FieldAt(proxyAddressInet6FieldNames[:], []int{1, 17, 33, 35, 37}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 37 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressInet6Builder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet6", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 37 {
+		b.err = &flyweight.Error{Type: "ProxyAddressInet6", Field: flyweight.FieldAt(proxyAddressInet6FieldNames[:], []int{1, 17, 33, 35, 37}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -984,6 +1020,7 @@ func (b *ProxyAddressInet6Builder) Fail(err error) *ProxyAddressInet6Builder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -991,6 +1028,7 @@ func (b *ProxyAddressInet6Builder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddressInet6", Field: proxyAddressInet6FieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressInet6Builder) room(i, n int) bool {
@@ -1002,9 +1040,10 @@ func (b *ProxyAddressInet6Builder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressInet6Builder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1092,11 +1131,12 @@ func (b *ProxyAddressInet6Builder) putBytes(i, width int, null bool, s []byte) b
 
 // Protocol sets protocol.
 func (b *ProxyAddressInet6Builder) Protocol(v ProxyAddressProtocol) *ProxyAddressInet6Builder {
-	if b.advance(0) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 1
 	return b
 }
 
@@ -1136,27 +1176,30 @@ func (b *ProxyAddressInet6Builder) Destination(v []byte) *ProxyAddressInet6Build
 
 // SourcePort sets sourcePort.
 func (b *ProxyAddressInet6Builder) SourcePort(v uint16) *ProxyAddressInet6Builder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
-		b.p += 2
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+	b.p += 2
+	b.next = 4
 	return b
 }
 
 // DestinationPort sets destinationPort.
 func (b *ProxyAddressInet6Builder) DestinationPort(v uint16) *ProxyAddressInet6Builder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
-		b.p += 2
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(v))
+	b.p += 2
+	b.next = 5
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressInet6Builder) BuildLimit() (int, error) {
+
 	b.advance(5)
 	return b.p, b.err
 }
@@ -1264,12 +1307,20 @@ type ProxyAddressUnixBuilder struct {
 // Wrap starts a ProxyAddressUnix at buf[off], writing no further than maxLimit.
 func (b *ProxyAddressUnixBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressUnixBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddressUnix", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 217 {
-		b.err = &flyweight.Error{Type: "ProxyAddressUnix", Field: flyweight.FieldAt(proxyAddressUnixFieldNames[:], []int{1, 109, 217}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 217 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressUnixBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddressUnix", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 217 {
+		b.err = &flyweight.Error{Type: "ProxyAddressUnix", Field: flyweight.FieldAt(proxyAddressUnixFieldNames[:], []int{1, 109, 217}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1280,6 +1331,7 @@ func (b *ProxyAddressUnixBuilder) Fail(err error) *ProxyAddressUnixBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1287,6 +1339,7 @@ func (b *ProxyAddressUnixBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddressUnix", Field: proxyAddressUnixFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressUnixBuilder) room(i, n int) bool {
@@ -1298,9 +1351,10 @@ func (b *ProxyAddressUnixBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressUnixBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1380,11 +1434,12 @@ func (b *ProxyAddressUnixBuilder) putBytes(i, width int, null bool, s []byte) bo
 
 // Protocol sets protocol.
 func (b *ProxyAddressUnixBuilder) Protocol(v ProxyAddressProtocol) *ProxyAddressUnixBuilder {
-	if b.advance(0) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 1
 	return b
 }
 
@@ -1425,6 +1480,7 @@ func (b *ProxyAddressUnixBuilder) Destination(v []byte) *ProxyAddressUnixBuilder
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressUnixBuilder) BuildLimit() (int, error) {
+
 	b.advance(3)
 	return b.p, b.err
 }
@@ -1515,9 +1571,17 @@ type ProxyAddressNoneBuilder struct {
 func (b *ProxyAddressNoneBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressNoneBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddressNone", Err: flyweight.ErrBounds}
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressNoneBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddressNone", Err: flyweight.ErrBounds}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1528,6 +1592,7 @@ func (b *ProxyAddressNoneBuilder) Fail(err error) *ProxyAddressNoneBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1535,6 +1600,7 @@ func (b *ProxyAddressNoneBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddressNone", Field: proxyAddressNoneFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressNoneBuilder) room(i, n int) bool {
@@ -1546,9 +1612,10 @@ func (b *ProxyAddressNoneBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressNoneBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1616,6 +1683,7 @@ func (b *ProxyAddressNoneBuilder) putBytes(i, width int, null bool, s []byte) bo
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressNoneBuilder) BuildLimit() (int, error) {
+
 	b.advance(0)
 	return b.p, b.err
 }
@@ -1814,12 +1882,20 @@ type ProxyAddressBuilder struct {
 // Wrap starts a ProxyAddress at buf[off], writing no further than maxLimit.
 func (b *ProxyAddressBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyAddressBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyAddress", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 1 {
-		b.err = &flyweight.Error{Type: "ProxyAddress", Field: flyweight.FieldAt(proxyAddressFieldNames[:], []int{1}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 1 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyAddressBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyAddress", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 1 {
+		b.err = &flyweight.Error{Type: "ProxyAddress", Field: flyweight.FieldAt(proxyAddressFieldNames[:], []int{1}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1830,6 +1906,7 @@ func (b *ProxyAddressBuilder) Fail(err error) *ProxyAddressBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1837,6 +1914,7 @@ func (b *ProxyAddressBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyAddress", Field: proxyAddressFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyAddressBuilder) room(i, n int) bool {
@@ -1848,9 +1926,10 @@ func (b *ProxyAddressBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyAddressBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2023,6 +2102,7 @@ func (b *ProxyAddressBuilder) None() *ProxyAddressNoneBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyAddressBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -2139,12 +2219,20 @@ type ProxyIdentityBuilder struct {
 // Wrap starts a ProxyIdentity at buf[off], writing no further than maxLimit.
 func (b *ProxyIdentityBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyIdentityBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyIdentity", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 2 {
-		b.err = &flyweight.Error{Type: "ProxyIdentity", Field: flyweight.FieldAt(proxyIdentityFieldNames[:], []int{2}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 2 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyIdentityBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyIdentity", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 2 {
+		b.err = &flyweight.Error{Type: "ProxyIdentity", Field: flyweight.FieldAt(proxyIdentityFieldNames[:], []int{2}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2155,6 +2243,7 @@ func (b *ProxyIdentityBuilder) Fail(err error) *ProxyIdentityBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2162,6 +2251,7 @@ func (b *ProxyIdentityBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyIdentity", Field: proxyIdentityFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyIdentityBuilder) room(i, n int) bool {
@@ -2173,9 +2263,10 @@ func (b *ProxyIdentityBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyIdentityBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2283,6 +2374,7 @@ func (b *ProxyIdentityBuilder) sizeValue(n int) bool {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyIdentityBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -2538,12 +2630,20 @@ type ProxySecureInfoBuilder struct {
 // Wrap starts a ProxySecureInfo at buf[off], writing no further than maxLimit.
 func (b *ProxySecureInfoBuilder) Wrap(buf []byte, off, maxLimit int) *ProxySecureInfoBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxySecureInfo", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 1 {
-		b.err = &flyweight.Error{Type: "ProxySecureInfo", Field: flyweight.FieldAt(proxySecureInfoFieldNames[:], []int{1}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 1 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxySecureInfoBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxySecureInfo", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 1 {
+		b.err = &flyweight.Error{Type: "ProxySecureInfo", Field: flyweight.FieldAt(proxySecureInfoFieldNames[:], []int{1}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2554,6 +2654,7 @@ func (b *ProxySecureInfoBuilder) Fail(err error) *ProxySecureInfoBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2561,6 +2662,7 @@ func (b *ProxySecureInfoBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxySecureInfo", Field: proxySecureInfoFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxySecureInfoBuilder) room(i, n int) bool {
@@ -2572,9 +2674,10 @@ func (b *ProxySecureInfoBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxySecureInfoBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2872,6 +2975,7 @@ func (b *ProxySecureInfoBuilder) KeyNull() *ProxySecureInfoBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxySecureInfoBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -3107,12 +3211,20 @@ type ProxyInfoBuilder struct {
 // Wrap starts a ProxyInfo at buf[off], writing no further than maxLimit.
 func (b *ProxyInfoBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyInfoBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyInfo", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 1 {
-		b.err = &flyweight.Error{Type: "ProxyInfo", Field: flyweight.FieldAt(proxyInfoFieldNames[:], []int{1}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 1 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyInfoBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyInfo", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 1 {
+		b.err = &flyweight.Error{Type: "ProxyInfo", Field: flyweight.FieldAt(proxyInfoFieldNames[:], []int{1}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3123,6 +3235,7 @@ func (b *ProxyInfoBuilder) Fail(err error) *ProxyInfoBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3130,6 +3243,7 @@ func (b *ProxyInfoBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyInfo", Field: proxyInfoFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyInfoBuilder) room(i, n int) bool {
@@ -3141,9 +3255,10 @@ func (b *ProxyInfoBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyInfoBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3391,6 +3506,7 @@ func (b *ProxyInfoBuilder) NamespaceNull() *ProxyInfoBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyInfoBuilder) BuildLimit() (int, error) {
+
 	b.advance(1)
 	return b.p, b.err
 }
@@ -3530,12 +3646,20 @@ type ProxyBeginExBuilder struct {
 // Wrap starts a ProxyBeginEx at buf[off], writing no further than maxLimit.
 func (b *ProxyBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyBeginExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "ProxyBeginEx", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "ProxyBeginEx", Field: flyweight.FieldAt(proxyBeginExFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ProxyBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "ProxyBeginEx", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "ProxyBeginEx", Field: flyweight.FieldAt(proxyBeginExFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3546,6 +3670,7 @@ func (b *ProxyBeginExBuilder) Fail(err error) *ProxyBeginExBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3553,6 +3678,7 @@ func (b *ProxyBeginExBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "ProxyBeginEx", Field: proxyBeginExFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ProxyBeginExBuilder) room(i, n int) bool {
@@ -3564,9 +3690,10 @@ func (b *ProxyBeginExBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ProxyBeginExBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3610,7 +3737,7 @@ func (b *ProxyBeginExBuilder) fill(i int) bool {
 		b.bAddress.Wrap(b.buf, b.p, b.max)
 		limit, err := b.bAddress.BuildLimit()
 		if err != nil {
-			b.err = err
+			b.Fail(err)
 			return false
 		}
 		b.p = limit
@@ -3669,21 +3796,32 @@ func (b *ProxyBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *ProxyBeginExBuilder) CompositeID(v int64) *ProxyBeginExBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *ProxyBeginExBuilder) TypeID(v int32) *ProxyBeginExBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
@@ -3710,6 +3848,7 @@ func (b *ProxyBeginExBuilder) Infos() *flyweight.ArrayBuilder[ProxyInfoBuilder, 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ProxyBeginExBuilder) BuildLimit() (int, error) {
+
 	b.advance(4)
 	return b.p, b.err
 }

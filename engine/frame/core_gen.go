@@ -126,12 +126,20 @@ type ExtensionBuilder struct {
 // Wrap starts a Extension at buf[off], writing no further than maxLimit.
 func (b *ExtensionBuilder) Wrap(buf []byte, off, maxLimit int) *ExtensionBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Extension", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 12 {
-		b.err = &flyweight.Error{Type: "Extension", Field: flyweight.FieldAt(extensionFieldNames[:], []int{8, 12}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ExtensionBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Extension", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 12 {
+		b.err = &flyweight.Error{Type: "Extension", Field: flyweight.FieldAt(extensionFieldNames[:], []int{8, 12}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -142,6 +150,7 @@ func (b *ExtensionBuilder) Fail(err error) *ExtensionBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -149,6 +158,7 @@ func (b *ExtensionBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Extension", Field: extensionFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ExtensionBuilder) room(i, n int) bool {
@@ -160,9 +170,10 @@ func (b *ExtensionBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ExtensionBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -242,27 +253,39 @@ func (b *ExtensionBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // CompositeID sets compositeId.
 func (b *ExtensionBuilder) CompositeID(v int64) *ExtensionBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // TypeID sets typeId.
 func (b *ExtensionBuilder) TypeID(v int32) *ExtensionBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 2
+	switch b.next {
+	case 0: // compositeId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 1:
+	default:
+		if !b.advanceSlow(1) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 2
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ExtensionBuilder) BuildLimit() (int, error) {
+
 	b.advance(2)
 	return b.p, b.err
 }
@@ -412,12 +435,20 @@ type FrameBuilder struct {
 // Wrap starts a Frame at buf[off], writing no further than maxLimit.
 func (b *FrameBuilder) Wrap(buf []byte, off, maxLimit int) *FrameBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Frame", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 68 {
-		b.err = &flyweight.Error{Type: "Frame", Field: flyweight.FieldAt(frameFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 68 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *FrameBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Frame", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 68 {
+		b.err = &flyweight.Error{Type: "Frame", Field: flyweight.FieldAt(frameFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -428,6 +459,7 @@ func (b *FrameBuilder) Fail(err error) *FrameBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -435,6 +467,7 @@ func (b *FrameBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Frame", Field: frameFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *FrameBuilder) room(i, n int) bool {
@@ -446,9 +479,10 @@ func (b *FrameBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *FrameBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -564,97 +598,152 @@ func (b *FrameBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *FrameBuilder) OriginID(v int64) *FrameBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *FrameBuilder) RoutedID(v int64) *FrameBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *FrameBuilder) StreamID(v int64) *FrameBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *FrameBuilder) Sequence(v int64) *FrameBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *FrameBuilder) Acknowledge(v int64) *FrameBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *FrameBuilder) Maximum(v int32) *FrameBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *FrameBuilder) Timestamp(v int64) *FrameBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *FrameBuilder) TraceID(v int64) *FrameBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *FrameBuilder) Authorization(v int64) *FrameBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *FrameBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 6: // timestamp skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 7: // traceId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 8: // authorization skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 9:
+			b.next = 9
+			return b.p, nil
+		}
+	}
+
 	b.advance(9)
 	return b.p, b.err
 }
@@ -819,12 +908,20 @@ type BeginBuilder struct {
 // Wrap starts a Begin at buf[off], writing no further than maxLimit.
 func (b *BeginBuilder) Wrap(buf []byte, off, maxLimit int) *BeginBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Begin", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 84 {
-		b.err = &flyweight.Error{Type: "Begin", Field: flyweight.FieldAt(beginFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 84}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 84 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *BeginBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Begin", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 84 {
+		b.err = &flyweight.Error{Type: "Begin", Field: flyweight.FieldAt(beginFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 84}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -835,6 +932,7 @@ func (b *BeginBuilder) Fail(err error) *BeginBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -842,6 +940,7 @@ func (b *BeginBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Begin", Field: beginFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *BeginBuilder) room(i, n int) bool {
@@ -853,9 +952,10 @@ func (b *BeginBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *BeginBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -986,111 +1086,164 @@ func (b *BeginBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *BeginBuilder) OriginID(v int64) *BeginBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *BeginBuilder) RoutedID(v int64) *BeginBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *BeginBuilder) StreamID(v int64) *BeginBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *BeginBuilder) Sequence(v int64) *BeginBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *BeginBuilder) Acknowledge(v int64) *BeginBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *BeginBuilder) Maximum(v int32) *BeginBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *BeginBuilder) Timestamp(v int64) *BeginBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *BeginBuilder) TraceID(v int64) *BeginBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *BeginBuilder) Authorization(v int64) *BeginBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // Affinity sets affinity.
 func (b *BeginBuilder) Affinity(v int64) *BeginBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
 // RedirectedID sets redirectedId.
 func (b *BeginBuilder) RedirectedID(v int64) *BeginBuilder {
-	if b.advance(10) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 11
+	if b.next != 10 && !b.advanceSlow(10) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 11
 	return b
 }
 
@@ -1138,6 +1291,21 @@ func (b *BeginBuilder) ExtensionEnd(limit int) *BeginBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *BeginBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 10: // redirectedId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 11: // extension skipped: empty
+			fallthrough
+		case 12:
+			b.next = 12
+			return b.p, nil
+		}
+	}
+
 	b.advance(12)
 	return b.p, b.err
 }
@@ -1342,12 +1510,20 @@ type DataBuilder struct {
 // Wrap starts a Data at buf[off], writing no further than maxLimit.
 func (b *DataBuilder) Wrap(buf []byte, off, maxLimit int) *DataBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Data", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 85 {
-		b.err = &flyweight.Error{Type: "Data", Field: flyweight.FieldAt(dataFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 69, 77, 81, 85}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 85 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *DataBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Data", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 85 {
+		b.err = &flyweight.Error{Type: "Data", Field: flyweight.FieldAt(dataFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 69, 77, 81, 85}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1358,6 +1534,7 @@ func (b *DataBuilder) Fail(err error) *DataBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1365,6 +1542,7 @@ func (b *DataBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Data", Field: dataFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *DataBuilder) room(i, n int) bool {
@@ -1376,9 +1554,10 @@ func (b *DataBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *DataBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -1523,121 +1702,199 @@ func (b *DataBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *DataBuilder) OriginID(v int64) *DataBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *DataBuilder) RoutedID(v int64) *DataBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *DataBuilder) StreamID(v int64) *DataBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *DataBuilder) Sequence(v int64) *DataBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *DataBuilder) Acknowledge(v int64) *DataBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *DataBuilder) Maximum(v int32) *DataBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *DataBuilder) Timestamp(v int64) *DataBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *DataBuilder) TraceID(v int64) *DataBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *DataBuilder) Authorization(v int64) *DataBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // Flags sets flags.
 func (b *DataBuilder) Flags(v uint8) *DataBuilder {
-	if b.advance(9) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 10
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 10
 	return b
 }
 
 // BudgetID sets budgetId.
 func (b *DataBuilder) BudgetID(v int64) *DataBuilder {
-	if b.advance(10) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 11
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9: // flags skipped: its default
+		v := uint8(3)
+		b.buf[b.p] = byte(v)
+		b.p += 1
+		fallthrough
+	case 10:
+	default:
+		if !b.advanceSlow(10) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 11
 	return b
 }
 
 // Reserved sets reserved.
 func (b *DataBuilder) Reserved(v int32) *DataBuilder {
-	if b.advance(11) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 12
+	if b.next != 11 && !b.advanceSlow(11) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 12
 	return b
 }
 
@@ -1721,6 +1978,16 @@ func (b *DataBuilder) ExtensionEnd(limit int) *DataBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *DataBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 14: // extension skipped: empty
+			fallthrough
+		case 15:
+			b.next = 15
+			return b.p, nil
+		}
+	}
+
 	b.advance(15)
 	return b.p, b.err
 }
@@ -1885,12 +2152,20 @@ type EndBuilder struct {
 // Wrap starts a End at buf[off], writing no further than maxLimit.
 func (b *EndBuilder) Wrap(buf []byte, off, maxLimit int) *EndBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "End", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 80 {
-		b.err = &flyweight.Error{Type: "End", Field: flyweight.FieldAt(endFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 80 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *EndBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "End", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 80 {
+		b.err = &flyweight.Error{Type: "End", Field: flyweight.FieldAt(endFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -1901,6 +2176,7 @@ func (b *EndBuilder) Fail(err error) *EndBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -1908,6 +2184,7 @@ func (b *EndBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "End", Field: endFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *EndBuilder) room(i, n int) bool {
@@ -1919,9 +2196,10 @@ func (b *EndBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *EndBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2056,111 +2334,188 @@ func (b *EndBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *EndBuilder) OriginID(v int64) *EndBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *EndBuilder) RoutedID(v int64) *EndBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *EndBuilder) StreamID(v int64) *EndBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *EndBuilder) Sequence(v int64) *EndBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *EndBuilder) Acknowledge(v int64) *EndBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *EndBuilder) Maximum(v int32) *EndBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *EndBuilder) Timestamp(v int64) *EndBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *EndBuilder) TraceID(v int64) *EndBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *EndBuilder) Authorization(v int64) *EndBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // BudgetID sets budgetId.
 func (b *EndBuilder) BudgetID(v int64) *EndBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
 // Reserved sets reserved.
 func (b *EndBuilder) Reserved(v int32) *EndBuilder {
-	if b.advance(10) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 11
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9: // budgetId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 10:
+	default:
+		if !b.advanceSlow(10) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 11
 	return b
 }
 
@@ -2208,6 +2563,36 @@ func (b *EndBuilder) ExtensionEnd(limit int) *EndBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *EndBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 7: // traceId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 8: // authorization skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 9: // budgetId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 10: // reserved skipped: its default
+			v := int32(0)
+			binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+			b.p += 4
+			fallthrough
+		case 11: // extension skipped: empty
+			fallthrough
+		case 12:
+			b.next = 12
+			return b.p, nil
+		}
+	}
+
 	b.advance(12)
 	return b.p, b.err
 }
@@ -2360,12 +2745,20 @@ type AbortBuilder struct {
 // Wrap starts a Abort at buf[off], writing no further than maxLimit.
 func (b *AbortBuilder) Wrap(buf []byte, off, maxLimit int) *AbortBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Abort", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 68 {
-		b.err = &flyweight.Error{Type: "Abort", Field: flyweight.FieldAt(abortFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 68 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *AbortBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Abort", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 68 {
+		b.err = &flyweight.Error{Type: "Abort", Field: flyweight.FieldAt(abortFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2376,6 +2769,7 @@ func (b *AbortBuilder) Fail(err error) *AbortBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2383,6 +2777,7 @@ func (b *AbortBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Abort", Field: abortFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *AbortBuilder) room(i, n int) bool {
@@ -2394,9 +2789,10 @@ func (b *AbortBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *AbortBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2515,91 +2911,123 @@ func (b *AbortBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *AbortBuilder) OriginID(v int64) *AbortBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *AbortBuilder) RoutedID(v int64) *AbortBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *AbortBuilder) StreamID(v int64) *AbortBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *AbortBuilder) Sequence(v int64) *AbortBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *AbortBuilder) Acknowledge(v int64) *AbortBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *AbortBuilder) Maximum(v int32) *AbortBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *AbortBuilder) Timestamp(v int64) *AbortBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *AbortBuilder) TraceID(v int64) *AbortBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *AbortBuilder) Authorization(v int64) *AbortBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
@@ -2647,6 +3075,31 @@ func (b *AbortBuilder) ExtensionEnd(limit int) *AbortBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *AbortBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 6: // timestamp skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 7: // traceId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 8: // authorization skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 9: // extension skipped: empty
+			fallthrough
+		case 10:
+			b.next = 10
+			return b.p, nil
+		}
+	}
+
 	b.advance(10)
 	return b.p, b.err
 }
@@ -2811,12 +3264,20 @@ type FlushBuilder struct {
 // Wrap starts a Flush at buf[off], writing no further than maxLimit.
 func (b *FlushBuilder) Wrap(buf []byte, off, maxLimit int) *FlushBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Flush", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 80 {
-		b.err = &flyweight.Error{Type: "Flush", Field: flyweight.FieldAt(flushFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 80 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *FlushBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Flush", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 80 {
+		b.err = &flyweight.Error{Type: "Flush", Field: flyweight.FieldAt(flushFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -2827,6 +3288,7 @@ func (b *FlushBuilder) Fail(err error) *FlushBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -2834,6 +3296,7 @@ func (b *FlushBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Flush", Field: flushFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *FlushBuilder) room(i, n int) bool {
@@ -2845,9 +3308,10 @@ func (b *FlushBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *FlushBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -2978,111 +3442,164 @@ func (b *FlushBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *FlushBuilder) OriginID(v int64) *FlushBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *FlushBuilder) RoutedID(v int64) *FlushBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *FlushBuilder) StreamID(v int64) *FlushBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *FlushBuilder) Sequence(v int64) *FlushBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *FlushBuilder) Acknowledge(v int64) *FlushBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *FlushBuilder) Maximum(v int32) *FlushBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *FlushBuilder) Timestamp(v int64) *FlushBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *FlushBuilder) TraceID(v int64) *FlushBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *FlushBuilder) Authorization(v int64) *FlushBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // BudgetID sets budgetId.
 func (b *FlushBuilder) BudgetID(v int64) *FlushBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
 // Reserved sets reserved.
 func (b *FlushBuilder) Reserved(v int32) *FlushBuilder {
-	if b.advance(10) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 11
+	if b.next != 10 && !b.advanceSlow(10) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 11
 	return b
 }
 
@@ -3130,6 +3647,21 @@ func (b *FlushBuilder) ExtensionEnd(limit int) *FlushBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *FlushBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 10: // reserved skipped: its default
+			v := int32(0)
+			binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+			b.p += 4
+			fallthrough
+		case 11: // extension skipped: empty
+			fallthrough
+		case 12:
+			b.next = 12
+			return b.p, nil
+		}
+	}
+
 	b.advance(12)
 	return b.p, b.err
 }
@@ -3282,12 +3814,20 @@ type ResetBuilder struct {
 // Wrap starts a Reset at buf[off], writing no further than maxLimit.
 func (b *ResetBuilder) Wrap(buf []byte, off, maxLimit int) *ResetBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Reset", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 68 {
-		b.err = &flyweight.Error{Type: "Reset", Field: flyweight.FieldAt(resetFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 68 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ResetBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Reset", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 68 {
+		b.err = &flyweight.Error{Type: "Reset", Field: flyweight.FieldAt(resetFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3298,6 +3838,7 @@ func (b *ResetBuilder) Fail(err error) *ResetBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3305,6 +3846,7 @@ func (b *ResetBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Reset", Field: resetFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ResetBuilder) room(i, n int) bool {
@@ -3316,9 +3858,10 @@ func (b *ResetBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ResetBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3437,91 +3980,123 @@ func (b *ResetBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *ResetBuilder) OriginID(v int64) *ResetBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *ResetBuilder) RoutedID(v int64) *ResetBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *ResetBuilder) StreamID(v int64) *ResetBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *ResetBuilder) Sequence(v int64) *ResetBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *ResetBuilder) Acknowledge(v int64) *ResetBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *ResetBuilder) Maximum(v int32) *ResetBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *ResetBuilder) Timestamp(v int64) *ResetBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *ResetBuilder) TraceID(v int64) *ResetBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *ResetBuilder) Authorization(v int64) *ResetBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
@@ -3569,6 +4144,31 @@ func (b *ResetBuilder) ExtensionEnd(limit int) *ResetBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ResetBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 6: // timestamp skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 7: // traceId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 8: // authorization skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 9: // extension skipped: empty
+			fallthrough
+		case 10:
+			b.next = 10
+			return b.p, nil
+		}
+	}
+
 	b.advance(10)
 	return b.p, b.err
 }
@@ -3747,12 +4347,20 @@ type WindowBuilder struct {
 // Wrap starts a Window at buf[off], writing no further than maxLimit.
 func (b *WindowBuilder) Wrap(buf []byte, off, maxLimit int) *WindowBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Window", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 85 {
-		b.err = &flyweight.Error{Type: "Window", Field: flyweight.FieldAt(windowFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 85}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 85 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *WindowBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Window", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 85 {
+		b.err = &flyweight.Error{Type: "Window", Field: flyweight.FieldAt(windowFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 85}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -3763,6 +4371,7 @@ func (b *WindowBuilder) Fail(err error) *WindowBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -3770,6 +4379,7 @@ func (b *WindowBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Window", Field: windowFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *WindowBuilder) room(i, n int) bool {
@@ -3781,9 +4391,10 @@ func (b *WindowBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *WindowBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -3923,137 +4534,219 @@ func (b *WindowBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *WindowBuilder) OriginID(v int64) *WindowBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *WindowBuilder) RoutedID(v int64) *WindowBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *WindowBuilder) StreamID(v int64) *WindowBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *WindowBuilder) Sequence(v int64) *WindowBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *WindowBuilder) Acknowledge(v int64) *WindowBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *WindowBuilder) Maximum(v int32) *WindowBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *WindowBuilder) Timestamp(v int64) *WindowBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *WindowBuilder) TraceID(v int64) *WindowBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *WindowBuilder) Authorization(v int64) *WindowBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // BudgetID sets budgetId.
 func (b *WindowBuilder) BudgetID(v int64) *WindowBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
 // Padding sets padding.
 func (b *WindowBuilder) Padding(v int32) *WindowBuilder {
-	if b.advance(10) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 11
+	if b.next != 10 && !b.advanceSlow(10) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 11
 	return b
 }
 
 // Minimum sets minimum.
 func (b *WindowBuilder) Minimum(v int32) *WindowBuilder {
-	if b.advance(11) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 12
+	if b.next != 11 && !b.advanceSlow(11) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 12
 	return b
 }
 
 // Capabilities sets capabilities.
 func (b *WindowBuilder) Capabilities(v uint8) *WindowBuilder {
-	if b.advance(12) {
-		b.buf[b.p] = byte(v)
-		b.p += 1
-		b.next = 13
+	switch b.next {
+	case 11: // minimum skipped: its default
+		v := int32(0)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		fallthrough
+	case 12:
+	default:
+		if !b.advanceSlow(12) {
+			return b
+		}
 	}
+	b.buf[b.p] = byte(v)
+	b.p += 1
+	b.next = 13
 	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *WindowBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 11: // minimum skipped: its default
+			v := int32(0)
+			binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+			b.p += 4
+			fallthrough
+		case 12: // capabilities skipped: its default
+			v := uint8(0)
+			b.buf[b.p] = byte(v)
+			b.p += 1
+			fallthrough
+		case 13:
+			b.next = 13
+			return b.p, nil
+		}
+	}
+
 	b.advance(13)
 	return b.p, b.err
 }
@@ -4253,12 +4946,20 @@ type SignalBuilder struct {
 // Wrap starts a Signal at buf[off], writing no further than maxLimit.
 func (b *SignalBuilder) Wrap(buf []byte, off, maxLimit int) *SignalBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Signal", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 88 {
-		b.err = &flyweight.Error{Type: "Signal", Field: flyweight.FieldAt(signalFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 88}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 88 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *SignalBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Signal", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 88 {
+		b.err = &flyweight.Error{Type: "Signal", Field: flyweight.FieldAt(signalFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76, 80, 84, 88}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -4269,6 +4970,7 @@ func (b *SignalBuilder) Fail(err error) *SignalBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -4276,6 +4978,7 @@ func (b *SignalBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Signal", Field: signalFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *SignalBuilder) room(i, n int) bool {
@@ -4287,9 +4990,10 @@ func (b *SignalBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *SignalBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -4427,121 +5131,175 @@ func (b *SignalBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *SignalBuilder) OriginID(v int64) *SignalBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *SignalBuilder) RoutedID(v int64) *SignalBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *SignalBuilder) StreamID(v int64) *SignalBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *SignalBuilder) Sequence(v int64) *SignalBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *SignalBuilder) Acknowledge(v int64) *SignalBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *SignalBuilder) Maximum(v int32) *SignalBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *SignalBuilder) Timestamp(v int64) *SignalBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *SignalBuilder) TraceID(v int64) *SignalBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *SignalBuilder) Authorization(v int64) *SignalBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // CancelID sets cancelId.
 func (b *SignalBuilder) CancelID(v int64) *SignalBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
 // SignalID sets signalId.
 func (b *SignalBuilder) SignalID(v int32) *SignalBuilder {
-	if b.advance(10) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 11
+	if b.next != 10 && !b.advanceSlow(10) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 11
 	return b
 }
 
 // ContextID sets contextId.
 func (b *SignalBuilder) ContextID(v int32) *SignalBuilder {
-	if b.advance(11) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 12
+	if b.next != 11 && !b.advanceSlow(11) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 12
 	return b
 }
 
@@ -4584,6 +5342,7 @@ func (b *SignalBuilder) sizePayload(n int) bool {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *SignalBuilder) BuildLimit() (int, error) {
+
 	b.advance(14)
 	return b.p, b.err
 }
@@ -4740,12 +5499,20 @@ type ChallengeBuilder struct {
 // Wrap starts a Challenge at buf[off], writing no further than maxLimit.
 func (b *ChallengeBuilder) Wrap(buf []byte, off, maxLimit int) *ChallengeBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Challenge", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 68 {
-		b.err = &flyweight.Error{Type: "Challenge", Field: flyweight.FieldAt(challengeFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 68 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *ChallengeBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Challenge", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 68 {
+		b.err = &flyweight.Error{Type: "Challenge", Field: flyweight.FieldAt(challengeFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -4756,6 +5523,7 @@ func (b *ChallengeBuilder) Fail(err error) *ChallengeBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -4763,6 +5531,7 @@ func (b *ChallengeBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Challenge", Field: challengeFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *ChallengeBuilder) room(i, n int) bool {
@@ -4774,9 +5543,10 @@ func (b *ChallengeBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *ChallengeBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -4895,91 +5665,123 @@ func (b *ChallengeBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *ChallengeBuilder) OriginID(v int64) *ChallengeBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *ChallengeBuilder) RoutedID(v int64) *ChallengeBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *ChallengeBuilder) StreamID(v int64) *ChallengeBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *ChallengeBuilder) Sequence(v int64) *ChallengeBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *ChallengeBuilder) Acknowledge(v int64) *ChallengeBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *ChallengeBuilder) Maximum(v int32) *ChallengeBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *ChallengeBuilder) Timestamp(v int64) *ChallengeBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *ChallengeBuilder) TraceID(v int64) *ChallengeBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *ChallengeBuilder) Authorization(v int64) *ChallengeBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
@@ -5027,6 +5829,31 @@ func (b *ChallengeBuilder) ExtensionEnd(limit int) *ChallengeBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ChallengeBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 6: // timestamp skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 7: // traceId skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 8: // authorization skipped: its default
+			v := int64(0)
+			binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+			b.p += 8
+			fallthrough
+		case 9: // extension skipped: empty
+			fallthrough
+		case 10:
+			b.next = 10
+			return b.p, nil
+		}
+	}
+
 	b.advance(10)
 	return b.p, b.err
 }
@@ -5189,12 +6016,20 @@ type RedirectBuilder struct {
 // Wrap starts a Redirect at buf[off], writing no further than maxLimit.
 func (b *RedirectBuilder) Wrap(buf []byte, off, maxLimit int) *RedirectBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Redirect", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 76 {
-		b.err = &flyweight.Error{Type: "Redirect", Field: flyweight.FieldAt(redirectFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 76 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *RedirectBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Redirect", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 76 {
+		b.err = &flyweight.Error{Type: "Redirect", Field: flyweight.FieldAt(redirectFieldNames[:], []int{8, 16, 24, 32, 40, 44, 52, 60, 68, 76}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -5205,6 +6040,7 @@ func (b *RedirectBuilder) Fail(err error) *RedirectBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -5212,6 +6048,7 @@ func (b *RedirectBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Redirect", Field: redirectFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *RedirectBuilder) room(i, n int) bool {
@@ -5223,9 +6060,10 @@ func (b *RedirectBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *RedirectBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5348,101 +6186,153 @@ func (b *RedirectBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // OriginID sets originId.
 func (b *RedirectBuilder) OriginID(v int64) *RedirectBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 1
 	return b
 }
 
 // RoutedID sets routedId.
 func (b *RedirectBuilder) RoutedID(v int64) *RedirectBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // StreamID sets streamId.
 func (b *RedirectBuilder) StreamID(v int64) *RedirectBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // Sequence sets sequence.
 func (b *RedirectBuilder) Sequence(v int64) *RedirectBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
 // Acknowledge sets acknowledge.
 func (b *RedirectBuilder) Acknowledge(v int64) *RedirectBuilder {
-	if b.advance(4) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 5
+	if b.next != 4 && !b.advanceSlow(4) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 5
 	return b
 }
 
 // Maximum sets maximum.
 func (b *RedirectBuilder) Maximum(v int32) *RedirectBuilder {
-	if b.advance(5) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 6
+	if b.next != 5 && !b.advanceSlow(5) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 6
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *RedirectBuilder) Timestamp(v int64) *RedirectBuilder {
-	if b.advance(6) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 7
+	if b.next != 6 && !b.advanceSlow(6) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 7
 	return b
 }
 
 // TraceID sets traceId.
 func (b *RedirectBuilder) TraceID(v int64) *RedirectBuilder {
-	if b.advance(7) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 8
+		fallthrough
+	case 7:
+	default:
+		if !b.advanceSlow(7) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 8
 	return b
 }
 
 // Authorization sets authorization.
 func (b *RedirectBuilder) Authorization(v int64) *RedirectBuilder {
-	if b.advance(8) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 9
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8:
+	default:
+		if !b.advanceSlow(8) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 9
 	return b
 }
 
 // Affinity sets affinity.
 func (b *RedirectBuilder) Affinity(v int64) *RedirectBuilder {
-	if b.advance(9) {
+	switch b.next {
+	case 6: // timestamp skipped: its default
+		v := int64(0)
 		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
 		b.p += 8
-		b.next = 10
+		fallthrough
+	case 7: // traceId skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 8: // authorization skipped: its default
+		v := int64(0)
+		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+		b.p += 8
+		fallthrough
+	case 9:
+	default:
+		if !b.advanceSlow(9) {
+			return b
+		}
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 10
 	return b
 }
 
@@ -5490,6 +6380,16 @@ func (b *RedirectBuilder) ExtensionEnd(limit int) *RedirectBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *RedirectBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 10: // extension skipped: empty
+			fallthrough
+		case 11:
+			b.next = 11
+			return b.p, nil
+		}
+	}
+
 	b.advance(11)
 	return b.p, b.err
 }
@@ -5609,12 +6509,20 @@ type EventBuilder struct {
 // Wrap starts a Event at buf[off], writing no further than maxLimit.
 func (b *EventBuilder) Wrap(buf []byte, off, maxLimit int) *EventBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
-	if off < 0 || off > maxLimit || maxLimit > len(buf) {
-		b.err = &flyweight.Error{Type: "Event", Err: flyweight.ErrBounds}
-	} else if maxLimit-off < 28 {
-		b.err = &flyweight.Error{Type: "Event", Field: flyweight.FieldAt(eventFieldNames[:], []int{4, 12, 20, 28}, maxLimit-off), Err: flyweight.ErrOverflow}
+	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 28 {
+		b.wrapFail()
 	}
 	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *EventBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "Event", Err: flyweight.ErrBounds}
+	} else if b.max-b.off < 28 {
+		b.err = &flyweight.Error{Type: "Event", Field: flyweight.FieldAt(eventFieldNames[:], []int{4, 12, 20, 28}, b.max-b.off), Err: flyweight.ErrOverflow}
+	}
 }
 
 // Limit returns the offset one past what has been written so far.
@@ -5625,6 +6533,7 @@ func (b *EventBuilder) Fail(err error) *EventBuilder {
 	if b.err == nil {
 		b.err = err
 	}
+	b.next = -1 // a failed builder matches no setter's fast path
 	return b
 }
 
@@ -5632,6 +6541,7 @@ func (b *EventBuilder) fail(i int, err error) {
 	if b.err == nil {
 		b.err = &flyweight.Error{Type: "Event", Field: eventFieldNames[i], Err: err}
 	}
+	b.next = -1
 }
 
 func (b *EventBuilder) room(i, n int) bool {
@@ -5643,9 +6553,10 @@ func (b *EventBuilder) room(i, n int) bool {
 }
 
 // advance finishes any open nested builder and fills the defaults of the
-// fields before field i. The common case, field i is next, inlines.
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
 func (b *EventBuilder) advance(i int) bool {
-	if b.next == i && b.open < 0 && b.err == nil {
+	if b.next == i && b.open < 0 {
 		return true
 	}
 	return b.advanceSlow(i)
@@ -5732,41 +6643,45 @@ func (b *EventBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // ID sets id.
 func (b *EventBuilder) ID(v int32) *EventBuilder {
-	if b.advance(0) {
-		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
-		b.p += 4
-		b.next = 1
+	if b.next != 0 && !b.advanceSlow(0) {
+		return b
 	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+	b.p += 4
+	b.next = 1
 	return b
 }
 
 // Timestamp sets timestamp.
 func (b *EventBuilder) Timestamp(v int64) *EventBuilder {
-	if b.advance(1) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 2
+	if b.next != 1 && !b.advanceSlow(1) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 2
 	return b
 }
 
 // TraceID sets traceId.
 func (b *EventBuilder) TraceID(v int64) *EventBuilder {
-	if b.advance(2) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 3
+	if b.next != 2 && !b.advanceSlow(2) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 3
 	return b
 }
 
 // NamespacedID sets namespacedId.
 func (b *EventBuilder) NamespacedID(v int64) *EventBuilder {
-	if b.advance(3) {
-		binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
-		b.p += 8
-		b.next = 4
+	if b.next != 3 && !b.advanceSlow(3) {
+		return b
 	}
+	binary.LittleEndian.PutUint64(b.buf[b.p:], uint64(v))
+	b.p += 8
+	b.next = 4
 	return b
 }
 
@@ -5814,6 +6729,16 @@ func (b *EventBuilder) ExtensionEnd(limit int) *EventBuilder {
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *EventBuilder) BuildLimit() (int, error) {
+	if b.open < 0 {
+		switch b.next {
+		case 4: // extension skipped: empty
+			fallthrough
+		case 5:
+			b.next = 5
+			return b.p, nil
+		}
+	}
+
 	b.advance(5)
 	return b.p, b.err
 }
