@@ -315,11 +315,17 @@ func setters(t *typ, f *field) string {
 		fmt.Fprintf(&b, "// %s sets %s.%s\n%s%s(v %s) *%s {\n if %s {\n if n := (%s)(b.buf[b.p:b.max], v); n == 0 { b.fail(%d, flyweight.ErrOverflow) } else { b.p += n\n %s }\n }\n return b\n}\n\n",
 			f.Go, f.Name, caseNote, recv, f.Go, f.GoType, bt, begin(), put, i, done)
 	case catString:
-		for _, v := range []struct{ suffix, param, put string }{
-			{"", "v string", "putStr"}, {"Bytes", "v []byte", "putBytes"},
-		} {
-			fmt.Fprintf(&b, "// %s%s sets %s.%s\n%s%s%s(%s) *%s {\n if %s && b.%s(%d, %d, false, v) {\n %s }\n return b\n}\n\n",
-				f.Go, v.suffix, f.Name, caseNote, recv, f.Go, v.suffix, v.param, bt, begin(), v.put, i, f.Width, done)
+		// The length prefix of this width and byte order is written
+		// directly, as flyweight.PutStr would write it: a setter of a
+		// header name or value is on every request's path.
+		lenKind := map[int]idl.PrimKind{1: idl.Int8, 2: idl.Int16, 4: idl.Int32}[f.Width]
+		for _, v := range []struct{ suffix, param string }{{"", "v string"}, {"Bytes", "v []byte"}} {
+			fmt.Fprintf(&b, "// %s%s sets %s.%s\n%s%s%s(%s) *%s {\n if !%s { return b }\n n := len(v)\n"+
+				"if n > %d { b.fail(%d, flyweight.ErrRange); return b }\n"+
+				"if b.max-b.p < %d+n { b.fail(%d, flyweight.ErrOverflow); return b }\n"+
+				"%s\nb.p += %d\nb.p += copy(b.buf[b.p:b.p+n], v)\n%s return b\n}\n\n",
+				f.Go, v.suffix, f.Name, caseNote, recv, f.Go, v.suffix, v.param, bt, begin(),
+				maxStrLen(f.Width), i, f.Width, i, writeInt(lenKind, f.Big, "b.buf", "b.p", "n"), f.Width, done)
 		}
 		fmt.Fprintf(&b, "// %sNull sets %s to null (length -1).%s\n%s%sNull() *%s {\n if %s && b.putStr(%d, %d, true, \"\") {\n %s }\n return b\n}\n\n",
 			f.Go, f.Name, caseNote, recv, f.Go, bt, begin(), i, f.Width, done)
@@ -532,6 +538,12 @@ func wrapRoomCond(t *typ) string {
 		return ""
 	}
 	return fmt.Sprintf(" || maxLimit-off < %d", size)
+}
+
+// maxStrLen is the longest string a signed length prefix of width bytes
+// holds (flyweight.MaxLen).
+func maxStrLen(width int) int {
+	return 1<<(8*width-1) - 1
 }
 
 // maxInlineDefaults bounds how many skipped fields a setter or BuildLimit

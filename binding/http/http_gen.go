@@ -259,17 +259,43 @@ func (b *HttpHeaderBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // Name sets name.
 func (b *HttpHeaderBuilder) Name(v string) *HttpHeaderBuilder {
-	if b.advance(0) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // NameBytes sets name.
 func (b *HttpHeaderBuilder) NameBytes(v []byte) *HttpHeaderBuilder {
-	if b.advance(0) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -283,17 +309,43 @@ func (b *HttpHeaderBuilder) NameNull() *HttpHeaderBuilder {
 
 // Value sets value.
 func (b *HttpHeaderBuilder) Value(v string) *HttpHeaderBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ValueBytes sets value.
 func (b *HttpHeaderBuilder) ValueBytes(v []byte) *HttpHeaderBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 

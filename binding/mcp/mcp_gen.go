@@ -1190,17 +1190,43 @@ func (b *McpLifecycleBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 
 // SessionID sets sessionId.
 func (b *McpLifecycleBeginExBuilder) SessionID(v string) *McpLifecycleBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpLifecycleBeginExBuilder) SessionIDBytes(v []byte) *McpLifecycleBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -1224,17 +1250,43 @@ func (b *McpLifecycleBeginExBuilder) Capabilities(v uint16) *McpLifecycleBeginEx
 
 // AuthCallback sets authCallback.
 func (b *McpLifecycleBeginExBuilder) AuthCallback(v string) *McpLifecycleBeginExBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // AuthCallbackBytes sets authCallback.
 func (b *McpLifecycleBeginExBuilder) AuthCallbackBytes(v []byte) *McpLifecycleBeginExBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -1513,17 +1565,43 @@ func (b *McpToolsListBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 
 // SessionID sets sessionId.
 func (b *McpToolsListBeginExBuilder) SessionID(v string) *McpToolsListBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpToolsListBeginExBuilder) SessionIDBytes(v []byte) *McpToolsListBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -1858,17 +1936,43 @@ func (b *McpToolsCallBeginExBuilder) putBytes(i, width int, null bool, s []byte)
 
 // SessionID sets sessionId.
 func (b *McpToolsCallBeginExBuilder) SessionID(v string) *McpToolsCallBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpToolsCallBeginExBuilder) SessionIDBytes(v []byte) *McpToolsCallBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -1882,17 +1986,43 @@ func (b *McpToolsCallBeginExBuilder) SessionIDNull() *McpToolsCallBeginExBuilder
 
 // Name sets name.
 func (b *McpToolsCallBeginExBuilder) Name(v string) *McpToolsCallBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // NameBytes sets name.
 func (b *McpToolsCallBeginExBuilder) NameBytes(v []byte) *McpToolsCallBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -2181,17 +2311,43 @@ func (b *McpPromptsListBeginExBuilder) putBytes(i, width int, null bool, s []byt
 
 // SessionID sets sessionId.
 func (b *McpPromptsListBeginExBuilder) SessionID(v string) *McpPromptsListBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpPromptsListBeginExBuilder) SessionIDBytes(v []byte) *McpPromptsListBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2526,17 +2682,43 @@ func (b *McpPromptsGetBeginExBuilder) putBytes(i, width int, null bool, s []byte
 
 // SessionID sets sessionId.
 func (b *McpPromptsGetBeginExBuilder) SessionID(v string) *McpPromptsGetBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpPromptsGetBeginExBuilder) SessionIDBytes(v []byte) *McpPromptsGetBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2550,17 +2732,43 @@ func (b *McpPromptsGetBeginExBuilder) SessionIDNull() *McpPromptsGetBeginExBuild
 
 // Name sets name.
 func (b *McpPromptsGetBeginExBuilder) Name(v string) *McpPromptsGetBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // NameBytes sets name.
 func (b *McpPromptsGetBeginExBuilder) NameBytes(v []byte) *McpPromptsGetBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -2849,17 +3057,43 @@ func (b *McpResourcesListBeginExBuilder) putBytes(i, width int, null bool, s []b
 
 // SessionID sets sessionId.
 func (b *McpResourcesListBeginExBuilder) SessionID(v string) *McpResourcesListBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesListBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesListBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3194,17 +3428,43 @@ func (b *McpResourcesReadBeginExBuilder) putBytes(i, width int, null bool, s []b
 
 // SessionID sets sessionId.
 func (b *McpResourcesReadBeginExBuilder) SessionID(v string) *McpResourcesReadBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesReadBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesReadBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3218,17 +3478,43 @@ func (b *McpResourcesReadBeginExBuilder) SessionIDNull() *McpResourcesReadBeginE
 
 // URI sets uri.
 func (b *McpResourcesReadBeginExBuilder) URI(v string) *McpResourcesReadBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesReadBeginExBuilder) URIBytes(v []byte) *McpResourcesReadBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -3517,17 +3803,43 @@ func (b *McpResourcesTemplatesListBeginExBuilder) putBytes(i, width int, null bo
 
 // SessionID sets sessionId.
 func (b *McpResourcesTemplatesListBeginExBuilder) SessionID(v string) *McpResourcesTemplatesListBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesTemplatesListBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesTemplatesListBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3862,17 +4174,43 @@ func (b *McpResourcesSubscribeBeginExBuilder) putBytes(i, width int, null bool, 
 
 // SessionID sets sessionId.
 func (b *McpResourcesSubscribeBeginExBuilder) SessionID(v string) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesSubscribeBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3886,17 +4224,43 @@ func (b *McpResourcesSubscribeBeginExBuilder) SessionIDNull() *McpResourcesSubsc
 
 // URI sets uri.
 func (b *McpResourcesSubscribeBeginExBuilder) URI(v string) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesSubscribeBeginExBuilder) URIBytes(v []byte) *McpResourcesSubscribeBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -4241,17 +4605,43 @@ func (b *McpRequestBeginExBuilder) putBytes(i, width int, null bool, s []byte) b
 
 // SessionID sets sessionId.
 func (b *McpRequestBeginExBuilder) SessionID(v string) *McpRequestBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpRequestBeginExBuilder) SessionIDBytes(v []byte) *McpRequestBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -4265,17 +4655,43 @@ func (b *McpRequestBeginExBuilder) SessionIDNull() *McpRequestBeginExBuilder {
 
 // Method sets method.
 func (b *McpRequestBeginExBuilder) Method(v string) *McpRequestBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // MethodBytes sets method.
 func (b *McpRequestBeginExBuilder) MethodBytes(v []byte) *McpRequestBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -4620,17 +5036,43 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) putBytes(i, width int, null bool
 
 // SessionID sets sessionId.
 func (b *McpResourcesUnsubscribeBeginExBuilder) SessionID(v string) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpResourcesUnsubscribeBeginExBuilder) SessionIDBytes(v []byte) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -4644,17 +5086,43 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) SessionIDNull() *McpResourcesUns
 
 // URI sets uri.
 func (b *McpResourcesUnsubscribeBeginExBuilder) URI(v string) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesUnsubscribeBeginExBuilder) URIBytes(v []byte) *McpResourcesUnsubscribeBeginExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -5619,17 +6087,43 @@ func (b *McpResumableFlushExBuilder) putBytes(i, width int, null bool, s []byte)
 
 // ID sets id.
 func (b *McpResumableFlushExBuilder) ID(v string) *McpResumableFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResumableFlushExBuilder) IDBytes(v []byte) *McpResumableFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -5877,17 +6371,43 @@ func (b *McpToolsListChangedFlushExBuilder) putBytes(i, width int, null bool, s 
 
 // ID sets id.
 func (b *McpToolsListChangedFlushExBuilder) ID(v string) *McpToolsListChangedFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpToolsListChangedFlushExBuilder) IDBytes(v []byte) *McpToolsListChangedFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -6135,17 +6655,43 @@ func (b *McpPromptsListChangedFlushExBuilder) putBytes(i, width int, null bool, 
 
 // ID sets id.
 func (b *McpPromptsListChangedFlushExBuilder) ID(v string) *McpPromptsListChangedFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpPromptsListChangedFlushExBuilder) IDBytes(v []byte) *McpPromptsListChangedFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -6393,17 +6939,43 @@ func (b *McpResourcesListChangedFlushExBuilder) putBytes(i, width int, null bool
 
 // ID sets id.
 func (b *McpResourcesListChangedFlushExBuilder) ID(v string) *McpResourcesListChangedFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResourcesListChangedFlushExBuilder) IDBytes(v []byte) *McpResourcesListChangedFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -6759,17 +7331,43 @@ func (b *McpProgressFlushExBuilder) putBytes(i, width int, null bool, s []byte) 
 
 // ID sets id.
 func (b *McpProgressFlushExBuilder) ID(v string) *McpProgressFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpProgressFlushExBuilder) IDBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -6783,17 +7381,43 @@ func (b *McpProgressFlushExBuilder) IDNull() *McpProgressFlushExBuilder {
 
 // Token sets token.
 func (b *McpProgressFlushExBuilder) Token(v string) *McpProgressFlushExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // TokenBytes sets token.
 func (b *McpProgressFlushExBuilder) TokenBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -6827,17 +7451,43 @@ func (b *McpProgressFlushExBuilder) Total(v int64) *McpProgressFlushExBuilder {
 
 // Message sets message.
 func (b *McpProgressFlushExBuilder) Message(v string) *McpProgressFlushExBuilder {
-	if b.advance(4) && b.putStr(4, 2, false, v) {
-		b.next = 5
+	if !b.advance(4) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(4, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(4, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 5
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpProgressFlushExBuilder) MessageBytes(v []byte) *McpProgressFlushExBuilder {
-	if b.advance(4) && b.putBytes(4, 2, false, v) {
-		b.next = 5
+	if !b.advance(4) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(4, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(4, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 5
 	return b
 }
 
@@ -7372,17 +8022,43 @@ func (b *McpElicitCallbackFlushExBuilder) putBytes(i, width int, null bool, s []
 
 // URL sets url.
 func (b *McpElicitCallbackFlushExBuilder) URL(v string) *McpElicitCallbackFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // URLBytes sets url.
 func (b *McpElicitCallbackFlushExBuilder) URLBytes(v []byte) *McpElicitCallbackFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -7396,17 +8072,43 @@ func (b *McpElicitCallbackFlushExBuilder) URLNull() *McpElicitCallbackFlushExBui
 
 // CorrelationID sets correlationId.
 func (b *McpElicitCallbackFlushExBuilder) CorrelationID(v string) *McpElicitCallbackFlushExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitCallbackFlushExBuilder) CorrelationIDBytes(v []byte) *McpElicitCallbackFlushExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -7655,17 +8357,43 @@ func (b *McpElicitCompleteFlushExBuilder) putBytes(i, width int, null bool, s []
 
 // ID sets id.
 func (b *McpElicitCompleteFlushExBuilder) ID(v string) *McpElicitCompleteFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpElicitCompleteFlushExBuilder) IDBytes(v []byte) *McpElicitCompleteFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -7928,17 +8656,43 @@ func (b *McpElicitResponseFlushExBuilder) putBytes(i, width int, null bool, s []
 
 // CorrelationID sets correlationId.
 func (b *McpElicitResponseFlushExBuilder) CorrelationID(v string) *McpElicitResponseFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitResponseFlushExBuilder) CorrelationIDBytes(v []byte) *McpElicitResponseFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -8272,17 +9026,43 @@ func (b *McpNotificationFlushExBuilder) putBytes(i, width int, null bool, s []by
 
 // Method sets method.
 func (b *McpNotificationFlushExBuilder) Method(v string) *McpNotificationFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // MethodBytes sets method.
 func (b *McpNotificationFlushExBuilder) MethodBytes(v []byte) *McpNotificationFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -8296,17 +9076,43 @@ func (b *McpNotificationFlushExBuilder) MethodNull() *McpNotificationFlushExBuil
 
 // Params sets params.
 func (b *McpNotificationFlushExBuilder) Params(v string) *McpNotificationFlushExBuilder {
-	if b.advance(1) && b.putStr(1, 4, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 2147483647 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 4+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(n))
+	b.p += 4
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ParamsBytes sets params.
 func (b *McpNotificationFlushExBuilder) ParamsBytes(v []byte) *McpNotificationFlushExBuilder {
-	if b.advance(1) && b.putBytes(1, 4, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 2147483647 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 4+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(n))
+	b.p += 4
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -8610,17 +9416,43 @@ func (b *McpResourcesUpdatedFlushExBuilder) putBytes(i, width int, null bool, s 
 
 // ID sets id.
 func (b *McpResourcesUpdatedFlushExBuilder) ID(v string) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResourcesUpdatedFlushExBuilder) IDBytes(v []byte) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -8634,17 +9466,43 @@ func (b *McpResourcesUpdatedFlushExBuilder) IDNull() *McpResourcesUpdatedFlushEx
 
 // URI sets uri.
 func (b *McpResourcesUpdatedFlushExBuilder) URI(v string) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // URIBytes sets uri.
 func (b *McpResourcesUpdatedFlushExBuilder) URIBytes(v []byte) *McpResourcesUpdatedFlushExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -9281,17 +10139,43 @@ func (b *McpResumeChallengeExBuilder) putBytes(i, width int, null bool, s []byte
 
 // ID sets id.
 func (b *McpResumeChallengeExBuilder) ID(v string) *McpResumeChallengeExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpResumeChallengeExBuilder) IDBytes(v []byte) *McpResumeChallengeExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -9849,17 +10733,43 @@ func (b *McpElicitCreateChallengeExBuilder) putBytes(i, width int, null bool, s 
 
 // ID sets id.
 func (b *McpElicitCreateChallengeExBuilder) ID(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // IDBytes sets id.
 func (b *McpElicitCreateChallengeExBuilder) IDBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -9873,17 +10783,43 @@ func (b *McpElicitCreateChallengeExBuilder) IDNull() *McpElicitCreateChallengeEx
 
 // URL sets url.
 func (b *McpElicitCreateChallengeExBuilder) URL(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // URLBytes sets url.
 func (b *McpElicitCreateChallengeExBuilder) URLBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -9897,17 +10833,43 @@ func (b *McpElicitCreateChallengeExBuilder) URLNull() *McpElicitCreateChallengeE
 
 // Message sets message.
 func (b *McpElicitCreateChallengeExBuilder) Message(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpElicitCreateChallengeExBuilder) MessageBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -9921,17 +10883,43 @@ func (b *McpElicitCreateChallengeExBuilder) MessageNull() *McpElicitCreateChalle
 
 // CorrelationID sets correlationId.
 func (b *McpElicitCreateChallengeExBuilder) CorrelationID(v string) *McpElicitCreateChallengeExBuilder {
-	if b.advance(3) && b.putStr(3, 2, false, v) {
-		b.next = 4
+	if !b.advance(3) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(3, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(3, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 4
 	return b
 }
 
 // CorrelationIDBytes sets correlationId.
 func (b *McpElicitCreateChallengeExBuilder) CorrelationIDBytes(v []byte) *McpElicitCreateChallengeExBuilder {
-	if b.advance(3) && b.putBytes(3, 2, false, v) {
-		b.next = 4
+	if !b.advance(3) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(3, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(3, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 4
 	return b
 }
 
@@ -10609,17 +11597,43 @@ func (b *McpBearerResetExBuilder) putBytes(i, width int, null bool, s []byte) bo
 
 // Realm sets realm.
 func (b *McpBearerResetExBuilder) Realm(v string) *McpBearerResetExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // RealmBytes sets realm.
 func (b *McpBearerResetExBuilder) RealmBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -10633,17 +11647,43 @@ func (b *McpBearerResetExBuilder) RealmNull() *McpBearerResetExBuilder {
 
 // Scopes sets scopes.
 func (b *McpBearerResetExBuilder) Scopes(v string) *McpBearerResetExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ScopesBytes sets scopes.
 func (b *McpBearerResetExBuilder) ScopesBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -10657,17 +11697,43 @@ func (b *McpBearerResetExBuilder) ScopesNull() *McpBearerResetExBuilder {
 
 // ResourceMetadata sets resourceMetadata.
 func (b *McpBearerResetExBuilder) ResourceMetadata(v string) *McpBearerResetExBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // ResourceMetadataBytes sets resourceMetadata.
 func (b *McpBearerResetExBuilder) ResourceMetadataBytes(v []byte) *McpBearerResetExBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -10952,17 +12018,43 @@ func (b *McpErrorResetExBuilder) Code(v int32) *McpErrorResetExBuilder {
 
 // Message sets message.
 func (b *McpErrorResetExBuilder) Message(v string) *McpErrorResetExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // MessageBytes sets message.
 func (b *McpErrorResetExBuilder) MessageBytes(v []byte) *McpErrorResetExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -11271,17 +12363,43 @@ func (b *McpAbortExBuilder) TypeID(v int32) *McpAbortExBuilder {
 
 // Reason sets reason.
 func (b *McpAbortExBuilder) Reason(v string) *McpAbortExBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // ReasonBytes sets reason.
 func (b *McpAbortExBuilder) ReasonBytes(v []byte) *McpAbortExBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -12258,17 +13376,43 @@ func (b *McpSessionEstablishedExBuilder) putBytes(i, width int, null bool, s []b
 
 // SessionID sets sessionId.
 func (b *McpSessionEstablishedExBuilder) SessionID(v string) *McpSessionEstablishedExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpSessionEstablishedExBuilder) SessionIDBytes(v []byte) *McpSessionEstablishedExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -12552,17 +13696,43 @@ func (b *McpSessionClosedExBuilder) putBytes(i, width int, null bool, s []byte) 
 
 // SessionID sets sessionId.
 func (b *McpSessionClosedExBuilder) SessionID(v string) *McpSessionClosedExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpSessionClosedExBuilder) SessionIDBytes(v []byte) *McpSessionClosedExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -12576,17 +13746,43 @@ func (b *McpSessionClosedExBuilder) SessionIDNull() *McpSessionClosedExBuilder {
 
 // Reason sets reason.
 func (b *McpSessionClosedExBuilder) Reason(v string) *McpSessionClosedExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ReasonBytes sets reason.
 func (b *McpSessionClosedExBuilder) ReasonBytes(v []byte) *McpSessionClosedExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -12920,17 +14116,43 @@ func (b *McpAuthorizationFailedExBuilder) putBytes(i, width int, null bool, s []
 
 // Realm sets realm.
 func (b *McpAuthorizationFailedExBuilder) Realm(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // RealmBytes sets realm.
 func (b *McpAuthorizationFailedExBuilder) RealmBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -12944,17 +14166,43 @@ func (b *McpAuthorizationFailedExBuilder) RealmNull() *McpAuthorizationFailedExB
 
 // Scopes sets scopes.
 func (b *McpAuthorizationFailedExBuilder) Scopes(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ScopesBytes sets scopes.
 func (b *McpAuthorizationFailedExBuilder) ScopesBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -12968,17 +14216,43 @@ func (b *McpAuthorizationFailedExBuilder) ScopesNull() *McpAuthorizationFailedEx
 
 // ResourceMetadata sets resourceMetadata.
 func (b *McpAuthorizationFailedExBuilder) ResourceMetadata(v string) *McpAuthorizationFailedExBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // ResourceMetadataBytes sets resourceMetadata.
 func (b *McpAuthorizationFailedExBuilder) ResourceMetadataBytes(v []byte) *McpAuthorizationFailedExBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -13273,17 +14547,43 @@ func (b *McpElicitationTimeoutExBuilder) putBytes(i, width int, null bool, s []b
 
 // SessionID sets sessionId.
 func (b *McpElicitationTimeoutExBuilder) SessionID(v string) *McpElicitationTimeoutExBuilder {
-	if b.advance(0) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SessionIDBytes sets sessionId.
 func (b *McpElicitationTimeoutExBuilder) SessionIDBytes(v []byte) *McpElicitationTimeoutExBuilder {
-	if b.advance(0) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	if !b.advance(0) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -13297,17 +14597,43 @@ func (b *McpElicitationTimeoutExBuilder) SessionIDNull() *McpElicitationTimeoutE
 
 // ElicitationID sets elicitationId.
 func (b *McpElicitationTimeoutExBuilder) ElicitationID(v string) *McpElicitationTimeoutExBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // ElicitationIDBytes sets elicitationId.
 func (b *McpElicitationTimeoutExBuilder) ElicitationIDBytes(v []byte) *McpElicitationTimeoutExBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 

@@ -464,17 +464,43 @@ func (b *ProxyAddressInetBuilder) Protocol(v ProxyAddressProtocol) *ProxyAddress
 
 // Source sets source.
 func (b *ProxyAddressInetBuilder) Source(v string) *ProxyAddressInetBuilder {
-	if b.advance(1) && b.putStr(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
 // SourceBytes sets source.
 func (b *ProxyAddressInetBuilder) SourceBytes(v []byte) *ProxyAddressInetBuilder {
-	if b.advance(1) && b.putBytes(1, 2, false, v) {
-		b.next = 2
+	if !b.advance(1) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
 	return b
 }
 
@@ -488,17 +514,43 @@ func (b *ProxyAddressInetBuilder) SourceNull() *ProxyAddressInetBuilder {
 
 // Destination sets destination.
 func (b *ProxyAddressInetBuilder) Destination(v string) *ProxyAddressInetBuilder {
-	if b.advance(2) && b.putStr(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
 // DestinationBytes sets destination.
 func (b *ProxyAddressInetBuilder) DestinationBytes(v []byte) *ProxyAddressInetBuilder {
-	if b.advance(2) && b.putBytes(2, 2, false, v) {
-		b.next = 3
+	if !b.advance(2) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
 	return b
 }
 
@@ -2749,31 +2801,57 @@ func (b *ProxySecureInfoBuilder) putBytes(i, width int, null bool, s []byte) boo
 
 // Version sets version. It selects case ProxySecureInfoKindVersion.
 func (b *ProxySecureInfoBuilder) Version(v string) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindVersion)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // VersionBytes sets version. It selects case ProxySecureInfoKindVersion.
 func (b *ProxySecureInfoBuilder) VersionBytes(v []byte) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindVersion)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2794,31 +2872,57 @@ func (b *ProxySecureInfoBuilder) VersionNull() *ProxySecureInfoBuilder {
 
 // Name sets name. It selects case ProxySecureInfoKindName.
 func (b *ProxySecureInfoBuilder) Name(v string) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindName)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // NameBytes sets name. It selects case ProxySecureInfoKindName.
 func (b *ProxySecureInfoBuilder) NameBytes(v []byte) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindName)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2839,31 +2943,57 @@ func (b *ProxySecureInfoBuilder) NameNull() *ProxySecureInfoBuilder {
 
 // Cipher sets cipher. It selects case ProxySecureInfoKindCipher.
 func (b *ProxySecureInfoBuilder) Cipher(v string) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindCipher)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // CipherBytes sets cipher. It selects case ProxySecureInfoKindCipher.
 func (b *ProxySecureInfoBuilder) CipherBytes(v []byte) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindCipher)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2884,31 +3014,57 @@ func (b *ProxySecureInfoBuilder) CipherNull() *ProxySecureInfoBuilder {
 
 // Signature sets signature. It selects case ProxySecureInfoKindSignature.
 func (b *ProxySecureInfoBuilder) Signature(v string) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindSignature)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // SignatureBytes sets signature. It selects case ProxySecureInfoKindSignature.
 func (b *ProxySecureInfoBuilder) SignatureBytes(v []byte) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindSignature)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -2929,31 +3085,57 @@ func (b *ProxySecureInfoBuilder) SignatureNull() *ProxySecureInfoBuilder {
 
 // Key sets key. It selects case ProxySecureInfoKindKey.
 func (b *ProxySecureInfoBuilder) Key(v string) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindKey)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // KeyBytes sets key. It selects case ProxySecureInfoKindKey.
 func (b *ProxySecureInfoBuilder) KeyBytes(v []byte) *ProxySecureInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxySecureInfoKindKey)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3336,31 +3518,57 @@ func (b *ProxyInfoBuilder) putBytes(i, width int, null bool, s []byte) bool {
 
 // Alpn sets alpn. It selects case ProxyInfoKindAlpn.
 func (b *ProxyInfoBuilder) Alpn(v string) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindAlpn)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // AlpnBytes sets alpn. It selects case ProxyInfoKindAlpn.
 func (b *ProxyInfoBuilder) AlpnBytes(v []byte) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindAlpn)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 1, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 127 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 1+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	b.buf[b.p] = byte(n)
+	b.p += 1
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3381,31 +3589,57 @@ func (b *ProxyInfoBuilder) AlpnNull() *ProxyInfoBuilder {
 
 // Authority sets authority. It selects case ProxyInfoKindAuthority.
 func (b *ProxyInfoBuilder) Authority(v string) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindAuthority)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // AuthorityBytes sets authority. It selects case ProxyInfoKindAuthority.
 func (b *ProxyInfoBuilder) AuthorityBytes(v []byte) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindAuthority)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
@@ -3460,31 +3694,57 @@ func (b *ProxyInfoBuilder) Secure() *ProxySecureInfoBuilder {
 
 // Namespace sets namespace. It selects case ProxyInfoKindNamespace.
 func (b *ProxyInfoBuilder) Namespace(v string) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindNamespace)
 		b.p += 1
 		return true
-	}()) && b.putStr(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
 // NamespaceBytes sets namespace. It selects case ProxyInfoKindNamespace.
 func (b *ProxyInfoBuilder) NamespaceBytes(v []byte) *ProxyInfoBuilder {
-	if (b.advance(0) && func() bool {
+	if !(b.advance(0) && func() bool {
 		if !b.room(0, 1) {
 			return false
 		}
 		b.buf[b.p] = byte(ProxyInfoKindNamespace)
 		b.p += 1
 		return true
-	}()) && b.putBytes(0, 2, false, v) {
-		b.next = 1
+	}()) {
+		return b
 	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
 	return b
 }
 
