@@ -335,3 +335,39 @@ func TestBindingLookupSharedLabel(t *testing.T) {
 	})
 	<-done
 }
+
+// TestPollerHandlersByFD: the poller finds each ready fd's handler by its
+// number, one past the end of what it holds included, and an unregistered
+// fd's handler runs no more, while another fd registered later in the
+// same slot range still does.
+func TestPollerHandlersByFD(t *testing.T) {
+	p, err := newPoller()
+	require.NoError(t, err)
+	defer p.close()
+
+	pipe := func() (r, w int) {
+		var fds [2]int
+		require.NoError(t, unix.Pipe2(fds[:], unix.O_NONBLOCK|unix.O_CLOEXEC))
+		t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+		return fds[0], fds[1]
+	}
+	ra, wa := pipe()
+	// A high descriptor, so that the handler table has to grow past it.
+	rb, err := unix.FcntlInt(uintptr(ra), unix.F_DUPFD_CLOEXEC, 200)
+	require.NoError(t, err)
+	t.Cleanup(func() { unix.Close(rb) })
+
+	var gotA, gotB int
+	require.NoError(t, p.register(ra, unix.EPOLLIN, func(uint32) { gotA++ }))
+	require.NoError(t, p.register(rb, unix.EPOLLIN, func(uint32) { gotB++ }))
+	_, err = unix.Write(wa, []byte{1})
+	require.NoError(t, err)
+	require.Equal(t, 2, p.poll(0))
+	require.Equal(t, 1, gotA)
+	require.Equal(t, 1, gotB)
+
+	require.NoError(t, p.unregister(rb))
+	require.Equal(t, 1, p.poll(0), "the pipe is still readable through ra")
+	require.Equal(t, 2, gotA)
+	require.Equal(t, 1, gotB, "an unregistered fd's handler ran")
+}

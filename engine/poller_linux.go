@@ -16,10 +16,13 @@ import (
 // the worker when it is parked. Sockets registered here are served on the
 // worker's own thread (the tcp binding registers its fds).
 type poller struct {
-	epfd     int
-	efd      int
-	events   [64]unix.EpollEvent
-	handlers map[int32]func(events uint32)
+	epfd   int
+	efd    int
+	events [64]unix.EpollEvent
+	// handlers is indexed by fd: the kernel hands out the lowest free
+	// descriptor, so the slice stays about as long as the process's open
+	// files, and an event finds its handler without a map lookup.
+	handlers []func(events uint32)
 	polls    int // non-blocking polls made, for tests
 	// scheduled makes the blocking wait a system call the scheduler
 	// knows of (see [schedulerWait]).
@@ -53,7 +56,7 @@ func newPoller() (*poller, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("engine: epoll_ctl eventfd: %w", err)
 	}
-	return &poller{epfd: epfd, efd: efd, handlers: map[int32]func(uint32){}, scheduled: schedulerWait}, nil
+	return &poller{epfd: epfd, efd: efd, scheduled: schedulerWait}, nil
 }
 
 // register adds fd with the epoll events mask; fn runs on the worker thread.
@@ -62,7 +65,10 @@ func (p *poller) register(fd int, events uint32, fn func(events uint32)) error {
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return fmt.Errorf("engine: epoll_ctl add %d: %w", fd, err)
 	}
-	p.handlers[int32(fd)] = fn
+	if fd >= len(p.handlers) {
+		p.handlers = append(p.handlers, make([]func(uint32), fd+1-len(p.handlers))...)
+	}
+	p.handlers[fd] = fn
 	return nil
 }
 
@@ -77,7 +83,9 @@ func (p *poller) modify(fd int, events uint32) error {
 
 // unregister removes fd.
 func (p *poller) unregister(fd int) error {
-	delete(p.handlers, int32(fd))
+	if fd >= 0 && fd < len(p.handlers) {
+		p.handlers[fd] = nil
+	}
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil); err != nil {
 		return fmt.Errorf("engine: epoll_ctl del %d: %w", fd, err)
 	}
@@ -124,8 +132,10 @@ func (p *poller) dispatch(n int) {
 			_, _ = rawio.Read(p.efd, buf[:]) // non-blocking eventfd
 			continue
 		}
-		if fn := p.handlers[ev.Fd]; fn != nil {
-			fn(ev.Events)
+		if fd := int(ev.Fd); fd < len(p.handlers) {
+			if fn := p.handlers[fd]; fn != nil {
+				fn(ev.Events)
+			}
 		}
 	}
 }
