@@ -1,6 +1,7 @@
 package h1_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -130,4 +131,29 @@ func TestValidators(t *testing.T) {
 	assert.False(t, h1.ValidHeaderValue([]byte("a\nb")))
 	assert.True(t, h1.ValidMethod([]byte("PATCH")))
 	assert.False(t, h1.ValidMethod([]byte("GET /")))
+}
+
+// TestValidHeaderValueEveryByte: ValidHeaderValue checks eight bytes at a
+// time; every byte value, at every position of values that span one, two
+// and three blocks, must be judged as RFC 9110's field-vchar / SP / HTAB
+// rule judges it, and AppendHeader must then send the value as is or with
+// the byte replaced by SP.
+func TestValidHeaderValueEveryByte(t *testing.T) {
+	allowed := func(c byte) bool { return c == '\t' || c >= 0x20 && c != 0x7f }
+	for _, n := range []int{1, 7, 8, 9, 16, 17} {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				v := bytes.Repeat([]byte{'a'}, n)
+				v[pos] = byte(c)
+				ok := allowed(byte(c))
+				require.Equal(t, ok, h1.ValidHeaderValue(v), "len %d byte %#x at %d", n, c, pos)
+				line := h1.AppendHeader(nil, []byte("x"), v)
+				want := append([]byte(nil), v...)
+				if !ok {
+					want[pos] = ' '
+				}
+				require.Equal(t, "x: "+string(want)+"\r\n", string(line))
+			}
+		}
+	}
 }
