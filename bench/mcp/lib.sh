@@ -35,3 +35,8 @@ stop_started() {
 	for p in "${pids[@]}"; do stop_pid "$p" TERM "${1:-3}"; done
 	rm -rf "$tmp"
 }
+
+# seconds d: a duration such as 10s, 1m or 500ms in whole seconds, rounded up.
+seconds() {
+	python3 -c 'import re,sys,math; v=sys.argv[1]; m=re.fullmatch(r"([0-9.]+)(ms|s|m|h)",v); u={"ms":.001,"s":1,"m":60,"h":3600}; print(math.ceil(float(m[1])*u[m[2]]))' "$1"
+}

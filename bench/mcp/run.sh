@@ -68,9 +68,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-seconds() { # 10s, 1m, 500ms → whole seconds, rounded up
-	python3 -c 'import re,sys,math; v=sys.argv[1]; m=re.fullmatch(r"([0-9.]+)(ms|s|m|h)",v); u={"ms":.001,"s":1,"m":60,"h":3600}; print(math.ceil(float(m[1])*u[m[2]]))' "$1"
-}
 hz=$(getconf CLK_TCK)
 load_timeout=$(($(seconds "$WARMUP") + $(seconds "$DURATION") + 60))
 
