@@ -32,6 +32,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"wrapRoom":     wrapRoom,
 	"wrapRoomCond": wrapRoomCond,
 	"buildTail":    buildTail,
+	"hasString":    hasString,
 	"readKind":     func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },
 	"writeKind":    func(k idl.PrimKind, big bool, at, v string) string { return writeInt(k, big, "b.buf", at, v) },
 	"readMask":     func(big bool, at string) string { return readInt(idl.Uint64, big, "buf", at, "uint64") },

@@ -540,6 +540,22 @@ func wrapRoomCond(t *typ) string {
 	return fmt.Sprintf(" || maxLimit-off < %d", size)
 }
 
+// hasString reports whether t has a string field (a case included), the
+// only fields whose Null setter or default goes through putStr.
+func hasString(t *typ) bool {
+	for _, f := range t.Fields {
+		if f.Cat == catString {
+			return true
+		}
+	}
+	for _, c := range t.Cases {
+		if c.F.Cat == catString {
+			return true
+		}
+	}
+	return false
+}
+
 // maxStrLen is the longest string a signed length prefix of width bytes
 // holds (flyweight.MaxLen).
 func maxStrLen(width int) int {

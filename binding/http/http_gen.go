@@ -237,17 +237,8 @@ func (b *HttpHeaderBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *HttpHeaderBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpHeaderBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -597,26 +588,6 @@ func (b *HttpBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *HttpBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *HttpBeginExBuilder) CompositeID(v int64) *HttpBeginExBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -914,26 +885,6 @@ func (b *HttpFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *HttpFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *HttpFlushExBuilder) CompositeID(v int64) *HttpFlushExBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -1224,26 +1175,6 @@ func (b *HttpEndExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *HttpEndExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *HttpEndExBuilder) CompositeID(v int64) *HttpEndExBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -1523,26 +1454,6 @@ func (b *HttpResetExBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *HttpResetExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // CompositeID sets compositeId.
@@ -1828,26 +1739,6 @@ func (b *HttpChallengeExBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *HttpChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *HttpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // CompositeID sets compositeId.

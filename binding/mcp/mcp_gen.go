@@ -652,26 +652,6 @@ func (b *McpBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *McpBeginExBuilder) CompositeID(v int64) *McpBeginExBuilder {
 	if b.advance(0) {
@@ -1168,17 +1148,8 @@ func (b *McpLifecycleBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpLifecycleBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpLifecycleBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -1543,17 +1514,8 @@ func (b *McpToolsListBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpToolsListBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpToolsListBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -1914,17 +1876,8 @@ func (b *McpToolsCallBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpToolsCallBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpToolsCallBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -2289,17 +2242,8 @@ func (b *McpPromptsListBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpPromptsListBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpPromptsListBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -2660,17 +2604,8 @@ func (b *McpPromptsGetBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpPromptsGetBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpPromptsGetBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -3035,17 +2970,8 @@ func (b *McpResourcesListBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesListBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesListBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -3406,17 +3332,8 @@ func (b *McpResourcesReadBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesReadBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesReadBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -3781,17 +3698,8 @@ func (b *McpResourcesTemplatesListBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesTemplatesListBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesTemplatesListBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -4152,17 +4060,8 @@ func (b *McpResourcesSubscribeBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesSubscribeBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesSubscribeBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -4583,17 +4482,8 @@ func (b *McpRequestBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpRequestBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpRequestBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -5014,17 +4904,8 @@ func (b *McpResourcesUnsubscribeBeginExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesUnsubscribeBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesUnsubscribeBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -5624,26 +5505,6 @@ func (b *McpFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *McpFlushExBuilder) CompositeID(v int64) *McpFlushExBuilder {
 	if b.advance(0) {
@@ -6065,17 +5926,8 @@ func (b *McpResumableFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResumableFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResumableFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -6349,17 +6201,8 @@ func (b *McpToolsListChangedFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpToolsListChangedFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpToolsListChangedFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -6633,17 +6476,8 @@ func (b *McpPromptsListChangedFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpPromptsListChangedFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpPromptsListChangedFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -6917,17 +6751,8 @@ func (b *McpResourcesListChangedFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesListChangedFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesListChangedFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -7309,17 +7134,8 @@ func (b *McpProgressFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpProgressFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpProgressFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -7707,26 +7523,6 @@ func (b *McpSuspendFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpSuspendFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpSuspendFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // Retry sets retry.
 func (b *McpSuspendFlushExBuilder) Retry(v int64) *McpSuspendFlushExBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -8000,17 +7796,8 @@ func (b *McpElicitCallbackFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpElicitCallbackFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpElicitCallbackFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -8335,17 +8122,8 @@ func (b *McpElicitCompleteFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpElicitCompleteFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpElicitCompleteFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -8634,17 +8412,8 @@ func (b *McpElicitResponseFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpElicitResponseFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpElicitResponseFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -9004,17 +8773,8 @@ func (b *McpNotificationFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpNotificationFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpNotificationFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -9394,17 +9154,8 @@ func (b *McpResourcesUpdatedFlushExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResourcesUpdatedFlushExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResourcesUpdatedFlushExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -9812,26 +9563,6 @@ func (b *McpChallengeExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *McpChallengeExBuilder) CompositeID(v int64) *McpChallengeExBuilder {
 	if b.advance(0) {
@@ -10117,17 +9848,8 @@ func (b *McpResumeChallengeExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpResumeChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResumeChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -10368,26 +10090,6 @@ func (b *McpSuspendedChallengeExBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *McpSuspendedChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpSuspendedChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -10711,17 +10413,8 @@ func (b *McpElicitCreateChallengeExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpElicitCreateChallengeExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpElicitCreateChallengeExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -11203,26 +10896,6 @@ func (b *McpResetExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpResetExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *McpResetExBuilder) CompositeID(v int64) *McpResetExBuilder {
 	if b.advance(0) {
@@ -11575,17 +11248,8 @@ func (b *McpBearerResetExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpBearerResetExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpBearerResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -11985,17 +11649,8 @@ func (b *McpErrorResetExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpErrorResetExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpErrorResetExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -12310,17 +11965,8 @@ func (b *McpAbortExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpAbortExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpAbortExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -12639,26 +12285,6 @@ func (b *McpEndExBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *McpEndExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpEndExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // CompositeID sets compositeId.
@@ -13031,26 +12657,6 @@ func (b *McpEventExBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *McpEventExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpEventExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *McpEventExBuilder) CompositeID(v int64) *McpEventExBuilder {
 	if b.advance(0) {
@@ -13354,17 +12960,8 @@ func (b *McpSessionEstablishedExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpSessionEstablishedExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpSessionEstablishedExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -13674,17 +13271,8 @@ func (b *McpSessionClosedExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpSessionClosedExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpSessionClosedExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -14094,17 +13682,8 @@ func (b *McpAuthorizationFailedExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpAuthorizationFailedExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpAuthorizationFailedExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -14525,17 +14104,8 @@ func (b *McpElicitationTimeoutExBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *McpElicitationTimeoutExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *McpElicitationTimeoutExBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)

@@ -431,17 +431,8 @@ func (b *ProxyAddressInetBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *ProxyAddressInetBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressInetBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -828,26 +819,6 @@ func (b *ProxyAddressInet4Builder) closeChild() {
 	b.p = limit
 }
 
-func (b *ProxyAddressInet4Builder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressInet4Builder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // Protocol sets protocol.
 func (b *ProxyAddressInet4Builder) Protocol(v ProxyAddressProtocol) *ProxyAddressInet4Builder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -1161,26 +1132,6 @@ func (b *ProxyAddressInet6Builder) closeChild() {
 	b.p = limit
 }
 
-func (b *ProxyAddressInet6Builder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressInet6Builder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // Protocol sets protocol.
 func (b *ProxyAddressInet6Builder) Protocol(v ProxyAddressProtocol) *ProxyAddressInet6Builder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -1464,26 +1415,6 @@ func (b *ProxyAddressUnixBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *ProxyAddressUnixBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressUnixBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // Protocol sets protocol.
 func (b *ProxyAddressUnixBuilder) Protocol(v ProxyAddressProtocol) *ProxyAddressUnixBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -1710,26 +1641,6 @@ func (b *ProxyAddressNoneBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *ProxyAddressNoneBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressNoneBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -2046,26 +1957,6 @@ func (b *ProxyAddressBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *ProxyAddressBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyAddressBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // Inet starts inet and returns its builder, which writes in place until the next setter or Build. It selects case ProxyAddressKindInet.
 func (b *ProxyAddressBuilder) Inet() *ProxyAddressInetBuilder {
 	if !(b.advance(0) && func() bool {
@@ -2373,26 +2264,6 @@ func (b *ProxyIdentityBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *ProxyIdentityBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyIdentityBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // Value copies v into value and sets length to its length.
@@ -2779,17 +2650,8 @@ func (b *ProxySecureInfoBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *ProxySecureInfoBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxySecureInfoBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -3496,17 +3358,8 @@ func (b *ProxyInfoBuilder) closeChild() {
 	b.p = limit
 }
 
+// putStr writes a null or a default string: the Null setters and fill.
 func (b *ProxyInfoBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyInfoBuilder) putBytes(i, width int, null bool, s []byte) bool {
 	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
 	if err != nil {
 		b.fail(i, err)
@@ -4032,26 +3885,6 @@ func (b *ProxyBeginExBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *ProxyBeginExBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ProxyBeginExBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // CompositeID sets compositeId.

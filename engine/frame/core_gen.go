@@ -231,26 +231,6 @@ func (b *ExtensionBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *ExtensionBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ExtensionBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // CompositeID sets compositeId.
 func (b *ExtensionBuilder) CompositeID(v int64) *ExtensionBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -574,26 +554,6 @@ func (b *FrameBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *FrameBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *FrameBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -1062,26 +1022,6 @@ func (b *BeginBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *BeginBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *BeginBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -1678,26 +1618,6 @@ func (b *DataBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *DataBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *DataBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -2312,26 +2232,6 @@ func (b *EndBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *EndBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *EndBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // OriginID sets originId.
 func (b *EndBuilder) OriginID(v int64) *EndBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -2889,26 +2789,6 @@ func (b *AbortBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *AbortBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *AbortBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // OriginID sets originId.
 func (b *AbortBuilder) OriginID(v int64) *AbortBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -3418,26 +3298,6 @@ func (b *FlushBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *FlushBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *FlushBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -3956,26 +3816,6 @@ func (b *ResetBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *ResetBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ResetBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -4510,26 +4350,6 @@ func (b *WindowBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *WindowBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *WindowBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // OriginID sets originId.
@@ -5109,26 +4929,6 @@ func (b *SignalBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *SignalBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *SignalBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // OriginID sets originId.
 func (b *SignalBuilder) OriginID(v int64) *SignalBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -5643,26 +5443,6 @@ func (b *ChallengeBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *ChallengeBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *ChallengeBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // OriginID sets originId.
 func (b *ChallengeBuilder) OriginID(v int64) *ChallengeBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -6164,26 +5944,6 @@ func (b *RedirectBuilder) closeChild() {
 	b.p = limit
 }
 
-func (b *RedirectBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *RedirectBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
 // OriginID sets originId.
 func (b *RedirectBuilder) OriginID(v int64) *RedirectBuilder {
 	if b.next != 0 && !b.advanceSlow(0) {
@@ -6619,26 +6379,6 @@ func (b *EventBuilder) closeChild() {
 		return
 	}
 	b.p = limit
-}
-
-func (b *EventBuilder) putStr(i, width int, null bool, s string) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
-}
-
-func (b *EventBuilder) putBytes(i, width int, null bool, s []byte) bool {
-	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
-	if err != nil {
-		b.fail(i, err)
-		return false
-	}
-	b.p = p
-	return true
 }
 
 // ID sets id.
