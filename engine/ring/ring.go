@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/sluicehq/sluice/internal/atomicx"
 )
 
 // Handler receives one record from [Ring.Read]. The payload aliases the
@@ -121,6 +123,9 @@ func (r *Ring) Claim(msgType int32, length int) (Claim, error) {
 	if err != nil {
 		return Claim{}, err
 	}
+	// The negative length marks the record claimed, for the checks of
+	// Commit and Abort; the consumer stops at it as it does at 0.
+	atomicx.StoreRelease(r.word(off), header(int32(-(HeaderLength+length)), msgType))
 	end := off + HeaderLength + length
 	return Claim{Buf: r.buf[off+HeaderLength : end : end], off: int32(off), msgType: msgType}, nil
 }
@@ -137,10 +142,9 @@ func (r *Ring) Commit(c Claim) {
 		misuse(c)
 	}
 	// Store the positive length with the type: the release store the
-	// consumer's load of the header synchronizes with. The header was
-	// written before Buf, so type and payload are both visible once the
-	// consumer sees a positive length.
-	w.Store(header(recLen, c.msgType))
+	// consumer's load of the header synchronizes with, so the payload is
+	// visible once the consumer sees a positive length.
+	atomicx.StoreRelease(w, header(recLen, c.msgType))
 }
 
 // CommitLength publishes the first length bytes of a claimed record's
@@ -166,9 +170,9 @@ func (r *Ring) CommitLength(c Claim, length int) {
 	if rest := align(HeaderLength+claimed) - used; rest > 0 {
 		// The padding is stored before the record is published: the
 		// consumer reaches it only through the record's release store.
-		r.word(int(c.off) + used).Store(header(int32(rest), PaddingType))
+		atomicx.StoreRelease(r.word(int(c.off)+used), header(int32(rest), PaddingType))
 	}
-	w.Store(header(int32(HeaderLength+length), c.msgType))
+	atomicx.StoreRelease(w, header(int32(HeaderLength+length), c.msgType))
 }
 
 // Abort withdraws a claimed record: it becomes padding, which the consumer
@@ -179,7 +183,7 @@ func (r *Ring) Abort(c Claim) {
 	if c.msgType == 0 || w.Load() != header(-recLen, c.msgType) {
 		misuse(c)
 	}
-	w.Store(header(recLen, PaddingType))
+	atomicx.StoreRelease(w, header(recLen, PaddingType))
 }
 
 // misuse panics for a Commit or Abort of a claim that is not outstanding:
@@ -203,14 +207,16 @@ func (r *Ring) Write(msgType int32, payload []byte) error {
 	}
 	recLen := HeaderLength + length
 	copy(r.buf[off+HeaderLength:off+recLen], payload)
-	r.word(off).Store(header(int32(recLen), msgType))
+	// No claim store first, as Claim makes: the header is 0 until this
+	// release store, and the consumer stops at 0 as at a claimed record.
+	atomicx.StoreRelease(r.word(off), header(int32(recLen), msgType))
 	return nil
 }
 
-// reserve checks a record of msgType with a payload of length bytes, claims
-// room for it and stores its header with the negative length and the type:
-// the record is claimed but not committed. It returns the offset of the
-// header in the data region.
+// reserve checks a record of msgType with a payload of length bytes and
+// claims room for it. It returns the offset of the header in the data
+// region, where the consumer reads 0 (an unwritten record) until the
+// producer stores the header.
 //
 // The claim follows Agrona's ManyToOneRingBuffer.claimCapacity: check the
 // space against the shared head cache, refresh the cache from the real head
@@ -275,7 +281,6 @@ func (r *Ring) reserve(msgType int32, length int) (int, error) {
 				return 0, ErrFull
 			}
 		}
-		r.word(off).Store(header(int32(-recLen), msgType))
 		return off, nil
 	}
 }
@@ -309,7 +314,7 @@ func (r *Ring) Read(handler Handler, limit int) int {
 	defer func() {
 		clear(buf[start:pos])
 		if n := zeroed + pos - start; n > 0 {
-			r.head.Store(head + int64(n))
+			atomicx.StoreRelease(r.head, head+int64(n))
 		}
 	}()
 	n := 0
@@ -336,7 +341,7 @@ func (r *Ring) Read(handler Handler, limit int) int {
 		if consumed := zeroed + pos - start; consumed >= r.maxMsg {
 			clear(buf[start:pos])
 			head += int64(consumed)
-			r.head.Store(head)
+			atomicx.StoreRelease(r.head, head)
 			start, zeroed = pos, 0
 		}
 	}
@@ -416,6 +421,6 @@ func (r *Ring) Rewind() bool {
 	if !r.tail.CompareAndSwap(head, lap) {
 		return false
 	}
-	r.head.Store(lap)
+	atomicx.StoreRelease(r.head, lap)
 	return true
 }

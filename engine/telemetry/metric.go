@@ -3,6 +3,8 @@ package telemetry
 import (
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/sluicehq/sluice/internal/atomicx"
 )
 
 // cacheLine is the size every hot value is padded to, so that the values of
@@ -30,6 +32,17 @@ func (c *Counter) Add(n int64) { c.v.Add(n) }
 // Inc adds one to the counter.
 func (c *Counter) Inc() { c.v.Add(1) }
 
+// AddOwned adds n to the counter for its owner, the one goroutine that
+// updates it, such as the worker thread whose frames it counts. It is a
+// load and a release store instead of Add's locked add, which stalls the
+// worker until its earlier stores have drained (atomicx). An update from
+// any other goroutine, by Add or AddOwned, could be lost; readers are
+// unaffected.
+func (c *Counter) AddOwned(n int64) { atomicx.AddOwned(&c.v, n) }
+
+// IncOwned adds one to the counter for its owner (AddOwned).
+func (c *Counter) IncOwned() { atomicx.AddOwned(&c.v, 1) }
+
 // Value returns the current count.
 func (c *Counter) Value() int64 { return c.v.Load() }
 
@@ -49,6 +62,13 @@ func (g *Gauge) Inc() { g.v.Add(1) }
 
 // Dec subtracts one from the gauge.
 func (g *Gauge) Dec() { g.v.Add(-1) }
+
+// IncOwned adds one to the gauge for its owner, the one goroutine that
+// updates it ([Counter.AddOwned]).
+func (g *Gauge) IncOwned() { atomicx.AddOwned(&g.v, 1) }
+
+// DecOwned subtracts one from the gauge for its owner ([Counter.AddOwned]).
+func (g *Gauge) DecOwned() { atomicx.AddOwned(&g.v, -1) }
 
 // Set sets the gauge to v.
 func (g *Gauge) Set(v int64) { g.v.Store(v) }

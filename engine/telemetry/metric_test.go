@@ -145,3 +145,19 @@ func TestHotPathAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnedUpdates: the owner's updates add up like the atomic ones and mix
+// with them.
+func TestOwnedUpdates(t *testing.T) {
+	var c telemetry.Counter
+	c.AddOwned(5)
+	c.IncOwned()
+	c.Inc()
+	assert.Equal(t, int64(7), c.Value())
+	var g telemetry.Gauge
+	g.IncOwned()
+	g.IncOwned()
+	g.DecOwned()
+	g.Add(10)
+	assert.Equal(t, int64(11), g.Value())
+}

@@ -1,0 +1,14 @@
+//go:build !amd64 || race
+
+package atomicx
+
+import "sync/atomic"
+
+// StoreRelease stores v in *p. Every store the calling goroutine made
+// before it is visible to a goroutine whose atomic load of *p returns v.
+// Here it is p.Store, which orders at least that much on every
+// architecture and is what the race detector understands.
+func StoreRelease(p *atomic.Int64, v int64) { p.Store(v) }
+
+// AddOwned adds n to *p for its only writer. Here it is p.Add.
+func AddOwned(p *atomic.Int64, n int64) { p.Add(n) }
