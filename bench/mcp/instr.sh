@@ -10,9 +10,10 @@
 #   CACHE=1 bench/mcp/instr.sh             # also L1/LL misses (much slower start)
 #   METHOD=tools/list bench/mcp/instr.sh   # gateway-list.yaml, two routes merged
 #   SLUICE=/path/to/sluice bench/mcp/instr.sh   # a prebuilt binary
+#   CACHE=1 LL=524288,8,64 SESSIONS=64 bench/mcp/instr.sh   # misses of a 512 KiB L2
 #
 # Environment: REQUESTS (2000), SESSIONS (8, also the requests in flight),
-# METHOD (tools/call), CACHE (0), SLUICE (unset: build ./cmd/sluice), OUT
+# METHOD (tools/call), CACHE (0), LL (unset), SLUICE (unset: build ./cmd/sluice), OUT
 # (unset: the callgrind file is removed; a path keeps it for
 # callgrind_annotate). Needs valgrind (callgrind_control), python3 and Go.
 # Only the measured requests are counted: instrumentation is switched on
@@ -56,7 +57,12 @@ wait_port "$port_up" "$!" 10 || { echo "upstream did not start:" >&2; cat "$tmp/
 port=$(free_port)
 sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#http://127.0.0.1:$port_up/mcp#" "$config" >"$tmp/gateway.yaml"
 sim=()
-if [ "$CACHE" = 1 ]; then sim=(--cache-sim=yes); fi
+if [ "$CACHE" = 1 ]; then
+	# LL (unset: the host's last level) sizes the simulated last-level
+	# cache, "size,assoc,line": LL=524288,8,64 models a 512 KiB per-core L2
+	# rather than a 32 MiB L3 no gateway working set outgrows.
+	sim=(--cache-sim=yes ${LL:+--LL=$LL})
+fi
 # asyncpreemptoff: callgrind 3.19 crashes when instrumentation is switched
 # on while the runtime's preemption signals come. With it off, sluice parks
 # its worker through the scheduler (rawio.EpollWaitScheduled: a parked
