@@ -52,6 +52,8 @@ type server struct {
 	// tool name or resource uri while an application BEGIN is built.
 	scratch []byte
 	name    []byte
+	// top holds the members of the body post has just validated.
+	top topMembers
 	// msg and aux compose an error's message and data.
 	msg  []byte
 	aux  []byte

@@ -45,9 +45,46 @@ func ValidJSON(b []byte) bool { return validJSON(b) }
 
 // validJSON reports whether b is exactly one JSON value, with whitespace
 // around it, nested at most maxJSONDepth deep.
-func validJSON(b []byte) bool {
+func validJSON(b []byte) bool { return scanJSON(b, nil) }
+
+// topMembers are the members of a top-level object as scanJSON found them,
+// in order: a request body's jsonrpc, id, method and params without a
+// second walk of the body (nextMember) once it is known to be valid.
+type topMembers struct {
+	m [maxTopMembers]member
+	n int
+	// over is set when the object had more members than m holds: the
+	// caller walks it with nextMember instead.
+	over bool
+}
+
+// maxTopMembers is how many top-level members scanJSON records: a
+// JSON-RPC message has at most five that matter.
+const maxTopMembers = 8
+
+// scanJSON is validJSON that also records in top, when it is not nil and
+// b is an object, the object's members (key with its quotes, raw value).
+// Only b's validity decides the result; top is complete only when it is
+// true.
+func scanJSON(b []byte, top *topMembers) bool {
 	var stack [maxJSONDepth]byte // '{' or '['
 	depth := 0
+	// The top-level member being read: its key, and where its value
+	// starts. A value at depth 1 of an object ends where the scan next
+	// finds a value complete at depth 1 (done).
+	var key []byte
+	valueAt := 0
+	done := func(end int) {
+		if top.n == len(top.m) {
+			top.over = true
+			return
+		}
+		top.m[top.n] = member{key: key, value: b[valueAt:end]}
+		top.n++
+	}
+	if top != nil {
+		top.n, top.over = 0, false
+	}
 	i := skipSpace(b, 0)
 	// expectValue: a value must come next; after a value, either the end,
 	// a comma or a closing bracket.
@@ -66,11 +103,18 @@ func validJSON(b []byte) bool {
 			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
 				depth--
 				i++
+				if depth == 1 && top != nil && stack[0] == '{' {
+					done(i)
+				}
 				goto afterValue
 			}
 			if c == '{' {
+				k := i
 				if i = objectKey(b, i); i < 0 {
 					return false
+				}
+				if depth == 1 && top != nil {
+					key, valueAt = keyBefore(b, k, i), i
 				}
 			}
 			continue
@@ -98,6 +142,9 @@ func validJSON(b []byte) bool {
 				return false
 			}
 		}
+		if depth == 1 && top != nil && stack[0] == '{' {
+			done(i)
+		}
 	afterValue:
 		i = skipSpace(b, i)
 		for {
@@ -112,8 +159,12 @@ func validJSON(b []byte) bool {
 			case ',':
 				i = skipSpace(b, i+1)
 				if open == '{' {
+					k := i
 					if i = objectKey(b, i); i < 0 {
 						return false
+					}
+					if depth == 1 && top != nil {
+						key, valueAt = keyBefore(b, k, i), i
 					}
 				}
 			case '}':
@@ -121,6 +172,9 @@ func validJSON(b []byte) bool {
 					return false
 				}
 				depth--
+				if depth == 1 && top != nil && stack[0] == '{' {
+					done(i + 1)
+				}
 				i = skipSpace(b, i+1)
 				continue
 			case ']':
@@ -128,6 +182,9 @@ func validJSON(b []byte) bool {
 					return false
 				}
 				depth--
+				if depth == 1 && top != nil && stack[0] == '{' {
+					done(i + 1)
+				}
 				i = skipSpace(b, i+1)
 				continue
 			default:
@@ -152,6 +209,19 @@ func objectKey(b []byte, i int) int {
 		return -1
 	}
 	return skipSpace(b, i+1)
+}
+
+// keyBefore returns the key, from b[k] to its closing quote, of the
+// member whose value objectKey found at b[v]: the quote is the last byte
+// before the colon and the space around it.
+func keyBefore(b []byte, k, v int) []byte {
+	e := v - 1
+	for b[e] != ':' {
+		e--
+	}
+	for e--; b[e] != '"'; e-- {
+	}
+	return b[k : e+1]
 }
 
 func hasLiteral(b []byte, i int, lit string) bool {

@@ -245,3 +245,49 @@ func FuzzStringEnd(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanJSONMembers checks the members scanJSON records for a valid
+// object against a walk of the object with nextMember, and that recording
+// them changes no verdict.
+func FuzzScanJSONMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
+		` { "a" : [ ] , "b":{}, "c" : "x\"y" , "d":-1.5e3,"e":true , "f" : [1,{"g":[]}] } `,
+		`{"k\u0065y":null}`, `{}`, `[{"a":1}]`, `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var top topMembers
+		ok := scanJSON(b, &top)
+		if ok != validJSON(b) {
+			t.Fatalf("scanJSON(%q) = %v, validJSON = %v", b, ok, validJSON(b))
+		}
+		if !ok {
+			return
+		}
+		v := trimSpace(b)
+		if v[0] != '{' {
+			if top.n != 0 {
+				t.Fatalf("scanJSON(%q) recorded %d members of a non-object", b, top.n)
+			}
+			return
+		}
+		var want []member
+		for m, i, ok := nextMember(v, 0); ok; m, i, ok = nextMember(v, i) {
+			want = append(want, m)
+		}
+		if top.over != (len(want) > maxTopMembers) {
+			t.Fatalf("scanJSON(%q): over %v with %d members", b, top.over, len(want))
+		}
+		got := top.m[:top.n]
+		if len(want) <= maxTopMembers && len(got) != len(want) {
+			t.Fatalf("scanJSON(%q): %d members, nextMember finds %d", b, len(got), len(want))
+		}
+		for k := range got {
+			if string(got[k].key) != string(want[k].key) || string(got[k].value) != string(want[k].value) {
+				t.Fatalf("scanJSON(%q) member %d: %q: %q, nextMember: %q: %q", b, k, got[k].key, got[k].value, want[k].key, want[k].value)
+			}
+		}
+	})
+}

@@ -636,10 +636,31 @@ type message struct {
 	jsonrpc, id, method, params, result, err []byte
 }
 
+// take keeps mb if it is one of the members a message is read by; a
+// repeated member's last value counts.
+func (m *message) take(mb member) {
+	switch {
+	case keyIs(mb.key, "jsonrpc"):
+		m.jsonrpc = mb.value
+	case keyIs(mb.key, "id"):
+		m.id = mb.value
+	case keyIs(mb.key, "method"):
+		m.method = mb.value
+	case keyIs(mb.key, "params"):
+		m.params = mb.value
+	case keyIs(mb.key, "result"):
+		m.result = mb.value
+	case keyIs(mb.key, "error"):
+		m.err = mb.value
+	}
+}
+
 // post handles a POST body: one JSON-RPC message (MCP.md §1.1).
 func (r *request) post(body []byte) {
-	// MCP.md §1.5: -32700 for a body that is not JSON at all.
-	if !validJSON(body) {
+	// MCP.md §1.5: -32700 for a body that is not JSON at all. The same
+	// scan finds the top-level members.
+	top := &r.h.top
+	if !scanJSON(body, top) {
 		r.transportError(400, codeParseError, "Parse error: Invalid JSON")
 		return
 	}
@@ -655,20 +676,13 @@ func (r *request) post(body []byte) {
 		return
 	}
 	var m message
-	for mb, i, ok := nextMember(v, 0); ok; mb, i, ok = nextMember(v, i) {
-		switch {
-		case keyIs(mb.key, "jsonrpc"):
-			m.jsonrpc = mb.value
-		case keyIs(mb.key, "id"):
-			m.id = mb.value
-		case keyIs(mb.key, "method"):
-			m.method = mb.value
-		case keyIs(mb.key, "params"):
-			m.params = mb.value
-		case keyIs(mb.key, "result"):
-			m.result = mb.value
-		case keyIs(mb.key, "error"):
-			m.err = mb.value
+	if !top.over {
+		for _, mb := range top.m[:top.n] {
+			m.take(mb)
+		}
+	} else {
+		for mb, i, ok := nextMember(v, 0); ok; mb, i, ok = nextMember(v, i) {
+			m.take(mb)
 		}
 	}
 	if string(m.jsonrpc) != `"2.0"` {
