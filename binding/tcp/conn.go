@@ -175,7 +175,7 @@ func (c *conn) readNet() {
 			c.retryLater()
 			return
 		}
-		r, err := rawio.Read(c.fd, fc.Buf[frame.DataPayloadOffset:])
+		r, err := rawio.Recv(c.fd, fc.Buf[frame.DataPayloadOffset:])
 		switch {
 		case err == nil && r > 0:
 			reserved := int32(r) + c.out.Pad
@@ -389,7 +389,7 @@ func (c *conn) onAppData(d *frame.Data) {
 func writeSome(fd int, p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := rawio.Write(fd, p[written:])
+		n, err := rawio.Send(fd, p[written:])
 		switch {
 		case err == nil:
 			written += n

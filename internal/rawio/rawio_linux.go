@@ -44,6 +44,35 @@ func Write(fd int, p []byte) (int, error) {
 	return int(n), nil
 }
 
+// Recv reads from a non-blocking socket: recvfrom(2) without an address,
+// which goes to the socket layer directly where read(2) goes through the
+// VFS first (the file position lock, the area check, fsnotify). perf had
+// vfs_read, vfs_write and fdget_pos at 3.5 % of a gateway's CPU.
+func Recv(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
+// Send writes to a non-blocking socket: sendto(2) without an address
+// (see Recv), with MSG_NOSIGNAL, so that a peer that has gone reports
+// EPIPE without raising SIGPIPE.
+func Send(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_NOSIGNAL, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
+}
+
 // EpollPoll is epoll_wait with a zero timeout: it returns at once.
 func EpollPoll(epfd int, events []unix.EpollEvent) (int, error) {
 	if len(events) == 0 {
