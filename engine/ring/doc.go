@@ -14,8 +14,9 @@
 // back to back, each starting on an 8-byte boundary, little-endian:
 //
 //	offset 0  int32  length   header plus payload, not counting the alignment
-//	                          gap; negative while the record is claimed, 0 for
-//	                          space never written
+//	                          gap; negative while a Claim is outstanding, 0 for
+//	                          space not yet written (and for a Write's record
+//	                          until its header is stored)
 //	offset 4  int32  msgType  > 0; -1 (PaddingType) marks padding
 //	offset 8  length-8 bytes of payload, then zeros up to the next multiple of 8
 //
@@ -23,15 +24,20 @@
 // region, the rest of the region becomes a padding record and the record
 // starts at offset 0. The largest payload is capacity/8 ([Ring.MaxMessage]).
 //
-// Producers move the tail with compare-and-swap, then store the header with
-// the negative length and the type, then fill the payload, then store the
-// positive length (with the type) as a release: the consumer, which loads
-// the header with acquire semantics, never sees a half-written record. The
+// Producers move the tail with compare-and-swap, fill the payload, then store
+// the length (with the type) as a release: the consumer, which loads the
+// header with acquire semantics, never sees a half-written record. A
+// [Ring.Claim], whose payload its caller fills later, first stores the
+// negative length and the type, which [Ring.Commit] and [Ring.Abort] check;
+// [Ring.Write] skips that store, as the header reads 0 until it commits. The
 // header is stored as one little-endian int64, so length and type change
 // together even for a reader that loads them as two int32s, as Agrona does.
 // The consumer zeroes the bytes it has consumed and publishes the head with
-// a release store, once per [Ring.Read]. Go's atomics are sequentially
-// consistent, which is stronger than the release/acquire Agrona needs.
+// a release store, once per [Ring.Read]. The release stores are
+// internal/atomicx's: a plain store on amd64, whose stores are ordered, and
+// Go's sequentially consistent Store elsewhere and under the race detector.
+// Go's Store is an XCHG on amd64, a full barrier that waited for the frame's
+// copy to drain from the store buffer on every record.
 //
 // Beyond Agrona, the consumer may [Ring.Rewind] an empty ring: head and tail
 // jump together to the start of the next lap (one compare-and-swap on the
