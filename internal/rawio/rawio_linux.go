@@ -25,11 +25,7 @@ func Read(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(n), nil
+	return result(unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p))))
 }
 
 // Write writes to a non-blocking fd.
@@ -37,11 +33,7 @@ func Write(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(n), nil
+	return result(unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p))))
 }
 
 // Recv reads from a non-blocking socket: recvfrom(2) without an address,
@@ -52,11 +44,7 @@ func Recv(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, errno := unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(n), nil
+	return result(unix.RawSyscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0))
 }
 
 // Send writes to a non-blocking socket: sendto(2) without an address
@@ -66,7 +54,11 @@ func Send(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_NOSIGNAL, 0, 0)
+	return result(unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_NOSIGNAL, 0, 0))
+}
+
+// result turns a raw system call's return into a byte count and error.
+func result(n, _ uintptr, errno unix.Errno) (int, error) {
 	if errno != 0 {
 		return -1, errno
 	}
