@@ -4,6 +4,8 @@
 #   (b) load → sluice → upstream             (gateway.yaml; tools/list via gateway-list.yaml)
 #   (c) load → revproxy → upstream           (httputil.ReverseProxy, MCP-unaware)
 #   (d) load → gosdkproxy → upstream         (go-sdk server + client sessions)
+#   (e) load → nginx → upstream              (optional reference: C, MCP-unaware)
+#   (f) load → haproxy → upstream            (optional reference: C, MCP-unaware)
 # Each gets the same warmup and measured duration, for tools/call echo and
 # for tools/list. For each proxy it reports requests/s, p50/p99 and the
 # proxy process's CPU µs per request (utime+stime delta from
@@ -30,7 +32,9 @@
 # N: N requests/s in all, paced, so every proxy is measured at the same
 # offered load), ROUNDS (1: how many times each target runs, in turn;
 # the table shows the medians and the goal line how many rounds pass on
-# their own), TARGETS (all four: the ones to run).
+# their own), TARGETS ("direct sluice revproxy gosdkproxy": the ones to
+# run; nginx and haproxy, the two references, need those programs on PATH,
+# e.g. apt-get install nginx-light haproxy).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=bench/mcp/lib.sh
@@ -54,7 +58,7 @@ ROUNDS=${ROUNDS:-1}
 TARGETS=${TARGETS:-direct sluice revproxy gosdkproxy}
 if ! [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]]; then echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; fi
 for t in $TARGETS; do
-	case $t in direct | sluice | revproxy | gosdkproxy) ;; *) echo "TARGETS: unknown target '$t' (direct sluice revproxy gosdkproxy)" >&2; exit 2 ;; esac
+	case $t in direct | sluice | revproxy | gosdkproxy | nginx | haproxy) ;; *) echo "TARGETS: unknown target '$t' (direct sluice revproxy gosdkproxy nginx haproxy)" >&2; exit 2 ;; esac
 done
 rate_args=()
 if [ -n "$RATE" ]; then rate_args=(-rate "$RATE"); fi
@@ -209,11 +213,36 @@ run_revproxy() { run_go_proxy revproxy "http://127.0.0.1:$port_up"; }
 # (d) go-sdk proxy, which takes the upstream's MCP endpoint.
 run_gosdkproxy() { run_go_proxy gosdkproxy "$upstream_url"; }
 
+# (e), (f) the C references: a config from bench/mcp/ref with this run's
+# ports, the program from PATH; a missing program is a FAILED row.
+run_ref() { # name config-file cmd...
+	local name=$1 conf=$2 port dir
+	shift 2
+	if ! command -v "$1" >/dev/null; then
+		echo "$1 is not installed (apt-get install nginx-light haproxy)" >"$tmp/$name.tools_call.r$round.err"
+		echo "$1 is not installed" >"$tmp/$name.tools_list.r$round.err"
+		return
+	fi
+	port=$(free_port)
+	dir="$tmp/$name.d"
+	mkdir -p "$dir"
+	sed -e "s#@DIR@#$dir#g" -e "s#@PORT@#$port#g" -e "s#@UPSTREAM@#127.0.0.1:$port_up#g" "bench/mcp/ref/$conf" >"$dir/$conf"
+	if start_proxy "$name" "$port" "$@" "$dir/$conf"; then
+		load "$name" "http://127.0.0.1:$port/mcp" tools/call -pid "proxy=$proxy_pid"
+		load "$name" "http://127.0.0.1:$port/mcp" tools/list -min-tools 2 -pid "proxy=$proxy_pid"
+		stop_pid "$proxy_pid"
+	else
+		echo "$name did not start (see above)" >"$tmp/$name.tools_call.r$round.err"
+	fi
+}
+run_nginx() { run_ref nginx nginx.conf nginx -e stderr -p "$tmp/nginx.d" -c; }
+run_haproxy() { run_ref haproxy haproxy.cfg haproxy -db -f; }
+
 # Rounds interleave the targets, so that a slow minute of a shared host
 # falls on every target alike rather than on one.
 for round in $(seq 1 "$ROUNDS"); do
 	[ "$ROUNDS" -gt 1 ] && echo "round $round of $ROUNDS"
-	for t in direct sluice revproxy gosdkproxy; do
+	for t in direct sluice revproxy gosdkproxy nginx haproxy; do
 		if wants "$t"; then "run_$t"; fi
 	done
 done
@@ -221,7 +250,7 @@ done
 python3 - "$tmp" "$RATE" "$ROUNDS" "$TARGETS" <<'EOF'
 import json, os, statistics, sys
 tmp, rate, rounds, targets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
-names = [n for n in ["direct", "sluice", "revproxy", "gosdkproxy"] if n in targets]
+names = [n for n in ["direct", "sluice", "revproxy", "gosdkproxy", "nginx", "haproxy"] if n in targets]
 def results(name, method):
     """Every round's report for name and method, and the reason of the
     first round that has none."""
@@ -333,4 +362,20 @@ else:
     else:
         print(f"goal (sluice ≥ 1.5× revproxy req/s, ≤ 1/3 its CPU/req): {'PASS' if ok else 'FAIL'} "
               f"(req/s {ratio:.2f}×, CPU/req {cpu:.2f}×, sluice errors {s['errors']}{note}{rounds_note})")
+# The C references beside the goal: where revproxy's third lies against
+# proxies that only relay HTTP.
+refs = []
+for n in ("nginx", "haproxy"):
+    r = res.get((n, "tools/call"))
+    c = r and r["cpu_us_per_req"].get("proxy")
+    if not c:
+        continue
+    line = f"{n} {c:.1f} µs/req, {r['rps']:.0f} req/s"
+    if rp and rp["cpu_us_per_req"].get("proxy"):
+        line += f", {c / rp['cpu_us_per_req']['proxy']:.2f}× revproxy's CPU/req"
+    if s and s["cpu_us_per_req"].get("proxy"):
+        line += f", sluice at {s['cpu_us_per_req']['proxy'] / c:.2f}× its CPU/req"
+    refs.append(line)
+if refs:
+    print("references (tools/call): " + "; ".join(refs))
 EOF
