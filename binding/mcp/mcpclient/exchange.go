@@ -554,7 +554,7 @@ func (x *exchange) onBody(c *call, p []byte) {
 			return
 		}
 		m := &h.msg
-		if decode(&h.tracker, msg, m) != nil {
+		if x.rd.decode(&h.tracker, msg, m) != nil {
 			if !x.sse {
 				x.c = nil
 				c.abort()

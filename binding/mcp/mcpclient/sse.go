@@ -196,6 +196,17 @@ func (m *message) isResponse() bool {
 	return m.method == nil && (m.result != nil || m.err != nil)
 }
 
+// decode finds the members of msg, the message next has just returned,
+// without allocating. A JSON body's message is the one value r's own
+// tracker has followed to its end, so its ranges are the members' and
+// the message is not scanned again; an event's data is tracked by t.
+func (r *bodyReader) decode(t *jsonrpc.Tracker, msg []byte, m *message) error {
+	if r.sse || !r.done {
+		return decode(t, msg, m)
+	}
+	return members(&r.t, msg, m)
+}
+
 // decode finds the members of msg with t, without allocating.
 func decode(t *jsonrpc.Tracker, msg []byte, m *message) error {
 	t.Reset()
@@ -203,7 +214,15 @@ func decode(t *jsonrpc.Tracker, msg []byte, m *message) error {
 	if err != nil {
 		return err
 	}
-	if !done || t.Kind() != jsonrpc.KindObject || len(bytes.TrimSpace(msg[n:])) > 0 {
+	if !done || len(bytes.TrimSpace(msg[n:])) > 0 {
+		return errNotObject
+	}
+	return members(t, msg, m)
+}
+
+// members reads the members of msg from t, which has tracked all of it.
+func members(t *jsonrpc.Tracker, msg []byte, m *message) error {
+	if !t.Done() || t.Kind() != jsonrpc.KindObject {
 		return errNotObject
 	}
 	*m = message{

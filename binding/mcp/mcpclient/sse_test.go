@@ -214,8 +214,20 @@ func FuzzBodyReader(f *testing.F) {
 				}
 				chunk = chunk[n:]
 				if msg != nil {
-					var m message
-					if decode(&tr, msg, &m) == nil {
+					// The reader's members, from the ranges its own
+					// tracker kept for a JSON body, are those of a
+					// fresh scan of the message.
+					var m, want message
+					err := r.decode(&tr, msg, &m)
+					var fresh jsonrpc.Tracker
+					wantErr := decode(&fresh, msg, &want)
+					if (err == nil) != (wantErr == nil) {
+						t.Fatalf("decode of %q: reader %v, fresh scan %v", msg, err, wantErr)
+					}
+					if err == nil {
+						if !sameMessage(m, want) {
+							t.Fatalf("decode of %q: reader %+q, fresh scan %+q", msg, m, want)
+						}
 						_ = member(m.params, "progressToken")
 						_, _ = number(member(m.params, "progress"))
 						_ = capsOf(member(m.result, "capabilities"))
@@ -224,4 +236,62 @@ func FuzzBodyReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameMessage reports whether a and b hold the same member bytes, a
+// missing member (nil) differing from an empty one.
+func sameMessage(a, b message) bool {
+	eq := func(x, y []byte) bool { return (x == nil) == (y == nil) && string(x) == string(y) }
+	return eq(a.id, b.id) && eq(a.method, b.method) && eq(a.params, b.params) && eq(a.result, b.result) && eq(a.err, b.err)
+}
+
+// TestBodyReaderDecode checks the members of a JSON body's message, read
+// from the ranges of the reader's tracker, against a fresh scan, wherever
+// the body is cut: with leading and trailing whitespace, every member, and
+// a body that is not an object.
+func TestBodyReaderDecode(t *testing.T) {
+	bodies := []string{
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}]}}`,
+		" \r\n\t{\"id\": \"a\" , \"error\" : {\"code\":-32601,\"message\":\"x\"},\"jsonrpc\":\"2.0\"}  \n",
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`,
+	}
+	for _, body := range bodies {
+		for cut := 0; cut <= len(body); cut++ {
+			var r bodyReader
+			r.reset(false)
+			var got, want message
+			var gotErr, wantErr error
+			seen := false
+			for _, chunk := range []string{body[:cut], body[cut:]} {
+				p := []byte(chunk)
+				for len(p) > 0 {
+					n, msg, err := r.next(p)
+					require.NoError(t, err)
+					p = p[n:]
+					if msg != nil {
+						require.False(t, seen, "one message per JSON body")
+						seen = true
+						var tr, fresh jsonrpc.Tracker
+						gotErr = r.decode(&tr, msg, &got)
+						wantErr = decode(&fresh, msg, &want)
+					}
+				}
+			}
+			require.True(t, seen, "body %q cut at %d", body, cut)
+			assert.Equal(t, wantErr == nil, gotErr == nil, "body %q cut at %d: %v, %v", body, cut, gotErr, wantErr)
+			assert.True(t, sameMessage(got, want), "body %q cut at %d: %+q, want %+q", body, cut, got, want)
+		}
+	}
+	var r bodyReader
+	r.reset(false)
+	_, msg, err := r.next([]byte(`{"jsonrpc":"2.0","id":3,"result":{"a":[1,{"b":"}"}]}}`))
+	require.NoError(t, err)
+	var m message
+	require.NoError(t, r.decode(nil, msg, &m))
+	assert.Equal(t, "3", string(m.id))
+	assert.Equal(t, `{"a":[1,{"b":"}"}]}`, string(m.result))
+	assert.Nil(t, m.method)
 }

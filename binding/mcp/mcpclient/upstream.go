@@ -297,7 +297,7 @@ func (op *initOp) onBody(c *call, p []byte) {
 			return
 		}
 		var m message
-		if decode(&h.tracker, msg, &m) != nil || !m.isResponse() {
+		if op.rd.decode(&h.tracker, msg, &m) != nil || !m.isResponse() {
 			continue // notifications before the response
 		}
 		op.done = true
@@ -903,7 +903,7 @@ func (g *getStream) onBody(c *call, p []byte) {
 			return
 		}
 		var m message
-		if decode(&h.tracker, msg, &m) != nil {
+		if g.rd.decode(&h.tracker, msg, &m) != nil {
 			continue
 		}
 		if g.listen && m.id != nil && m.method != nil {
