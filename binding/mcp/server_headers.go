@@ -73,12 +73,19 @@ func (it *headerIter) next() (name, value []byte, ok bool) {
 	return name, value, true
 }
 
+// sdkAccept is the Accept value the MCP SDKs send (TypeScript, Go,
+// Python), which scanAccept compares whole before it parses.
+const sdkAccept = "application/json, text/event-stream"
+
 // scanAccept reads the media ranges of an Accept field value (RFC 9110
 // §12.5.1): whether it lists application/json, text/event-stream and
 // */*, ASCII case-insensitively, ignoring parameters such as q. A range
 // that merely starts with one of them (application/jsonl) is another
 // type.
 func scanAccept(v []byte) (json, sse, any bool) {
+	if string(v) == sdkAccept {
+		return true, true, false
+	}
 	for i := 0; i <= len(v); {
 		var r []byte
 		r, i = h1.NextElement(v, i)

@@ -12,6 +12,9 @@ func TestScanAccept(t *testing.T) {
 		json, sse, any bool
 	}{
 		{"application/json, text/event-stream", true, true, false},
+		{"application/json, text/event-stream, */*", true, true, true},
+		{"application/json, text/event-streams", true, false, false},
+		{"application/json,  text/event-stream", true, true, false},
 		{"text/event-stream,application/json", true, true, false},
 		{"Application/JSON", true, false, false},
 		{"TEXT/EVENT-STREAM;q=0.9", false, true, false},

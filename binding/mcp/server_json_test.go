@@ -291,3 +291,36 @@ func FuzzScanJSONMembers(f *testing.F) {
 		}
 	})
 }
+
+// TestMessageTake reads messages' members by their decoded keys: escaped
+// keys count as their text, other keys (longer, or only alike) not at all,
+// and a repeated member's last value wins.
+func TestMessageTake(t *testing.T) {
+	read := func(obj string) message {
+		var m message
+		for mb, i, ok := nextMember([]byte(obj), 0); ok; mb, i, ok = nextMember([]byte(obj), i) {
+			m.take(mb)
+		}
+		return m
+	}
+	m := read(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":1}}`)
+	assert.Equal(t, `"2.0"`, string(m.jsonrpc))
+	assert.Equal(t, `1`, string(m.id))
+	assert.Equal(t, `"tools/call"`, string(m.method))
+	assert.Equal(t, `{"a":1}`, string(m.params))
+	assert.Nil(t, m.result)
+	assert.Nil(t, m.err)
+
+	m = read(`{"\u006asonrpc":"2.0","\u0069d":7,"r\u0065sult":{},"\u0065rror":null}`)
+	assert.Equal(t, `"2.0"`, string(m.jsonrpc), "an escaped key as long as the longest name")
+	assert.Equal(t, `7`, string(m.id))
+	assert.Equal(t, `{}`, string(m.result))
+	assert.Equal(t, `null`, string(m.err))
+
+	m = read(`{"ids":1,"\u0069d\u0073":2,"methods":"x","\u006asonrpcx":"2.0","Id":3,"":4,"\u0069d_and_a_longer_tail":5}`)
+	assert.Equal(t, message{}, m, "keys that are not a member's name")
+
+	m = read(`{"id":1,"id":2,"\u0069d":3,"method":"a","method":"b"}`)
+	assert.Equal(t, `3`, string(m.id), "the last of a repeated member")
+	assert.Equal(t, `"b"`, string(m.method))
+}

@@ -637,20 +637,31 @@ type message struct {
 }
 
 // take keeps mb if it is one of the members a message is read by; a
-// repeated member's last value counts.
+// repeated member's last value counts. A key counts as it decodes
+// ("\u0069d" is "id"); it is decoded only when it holds an escape, and
+// matched by one switch rather than a comparison per member name.
 func (m *message) take(mb member) {
-	switch {
-	case keyIs(mb.key, "jsonrpc"):
+	name := mb.key[1 : len(mb.key)-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		var buf [len("jsonrpc")]byte
+		s, ok := unquote(buf[:0], mb.key)
+		if !ok {
+			return // longer than any member's name
+		}
+		name = s
+	}
+	switch string(name) {
+	case "jsonrpc":
 		m.jsonrpc = mb.value
-	case keyIs(mb.key, "id"):
+	case "id":
 		m.id = mb.value
-	case keyIs(mb.key, "method"):
+	case "method":
 		m.method = mb.value
-	case keyIs(mb.key, "params"):
+	case "params":
 		m.params = mb.value
-	case keyIs(mb.key, "result"):
+	case "result":
 		m.result = mb.value
-	case keyIs(mb.key, "error"):
+	case "error":
 		m.err = mb.value
 	}
 }
