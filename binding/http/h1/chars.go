@@ -1,6 +1,9 @@
 package h1
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Character classes, one bit each in a 256-entry table so that every
 // scanning loop costs one load and one test per byte.
@@ -260,17 +263,25 @@ const (
 
 // skipValue returns the index of the first byte at or after i that is not
 // field-vchar, SP or HTAB (RFC 9110 §5.5), or len(b). Eight bytes at a
-// time it tests for any byte below 0x20 or equal to 0x7f, with the exact
-// "has less than" and "has zero" tests of Bit Twiddling Hacks; a block
-// with one, which includes the CR that ends every value and any HTAB, is
-// finished a byte at a time.
+// time it flags the bytes below 0x20 or equal to 0x7f, with the "has less
+// than" and "has zero" tests of Bit Twiddling Hacks. Those flag a byte
+// wrongly only above a byte they flag rightly (a borrow runs upward), so
+// the lowest flag is exact: it is the CR that ends a value, a bad byte, or
+// an HTAB to step over.
 func skipValue(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
+	for i+8 <= len(b) {
 		x := binary.LittleEndian.Uint64(b[i:])
 		d := x ^ lsb*0x7f
-		if (x-lsb*0x20)&^x&msb|(d-lsb)&^d&msb != 0 {
-			break
+		m := (x-lsb*0x20)&^x&msb | (d-lsb)&^d&msb
+		if m == 0 {
+			i += 8
+			continue
 		}
+		j := i + bits.TrailingZeros64(m)>>3
+		if b[j] != '\t' {
+			return j
+		}
+		i = j + 1
 	}
 	for i < len(b) && class[b[i]]&clValue != 0 {
 		i++
@@ -279,13 +290,13 @@ func skipValue(b []byte, i int) int {
 }
 
 // skipTarget is skipValue for request-target bytes: any byte above SP but
-// DEL.
+// DEL. Every flagged byte ends the target.
 func skipTarget(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		d := x ^ lsb*0x7f
-		if (x-lsb*0x21)&^x&msb|(d-lsb)&^d&msb != 0 {
-			break
+		if m := (x-lsb*0x21)&^x&msb | (d-lsb)&^d&msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(b) && class[b[i]]&clTarget != 0 {
