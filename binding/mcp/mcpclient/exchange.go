@@ -319,7 +319,7 @@ func (x *exchange) send() {
 		if x.kind == mcp.McpBeginExKindToolsCall || x.kind == mcp.McpBeginExKindPromptsGet || x.kind == mcp.McpBeginExKindResourcesRead {
 			rh.mcpName = x.mcpName()
 		}
-	} else if bytes.Contains(x.params, metaPrefix) {
+	} else if hasMetaKey(x.params) {
 		b = rewriteMeta(b, x.params, false, 0)
 	} else {
 		b = append(b, x.params...)
@@ -335,6 +335,14 @@ func (x *exchange) send() {
 
 // metaPrefix starts the _meta keys of 2026-07-28 (SEP-2575).
 var metaPrefix = []byte(`"io.modelcontextprotocol/`)
+
+// hasMetaKey reports whether params may hold a key that starts with
+// metaPrefix. It looks for the prefix's '/' first, which IndexByte finds
+// in a few instructions where Contains tries the whole prefix at every
+// byte: most params hold no '/' at all.
+func hasMetaKey(params []byte) bool {
+	return bytes.IndexByte(params, '/') >= 0 && bytes.Contains(params, metaPrefix)
+}
 
 const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
 
