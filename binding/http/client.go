@@ -261,7 +261,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 			continue
 		}
 		if string(name) == "content-length" {
-			if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 {
+			if n, ok := h1.ParseDecimal(hd.Value()); ok {
 				length = n
 			}
 		}

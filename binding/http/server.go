@@ -1270,11 +1270,11 @@ func (x *exchange) onResponseBegin(ext []byte) {
 			switch {
 			case string(name) == ":status":
 				status = -1
-				if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 100 && s <= 599 {
-					status = s
+				if s, ok := h1.ParseDecimal(hd.Value()); ok && s >= 100 && s <= 599 {
+					status = int(s)
 				}
 			case asciiEqualFold(name, []byte("content-length")):
-				if n, err := strconv.ParseInt(string(hd.Value()), 10, 64); err == nil && n >= 0 && length < 0 {
+				if n, ok := h1.ParseDecimal(hd.Value()); ok && length < 0 {
 					length = n
 				}
 			case asciiEqualFold(name, []byte("content-type")):

@@ -216,7 +216,7 @@ func (f *framing) contentLength(v []byte) error {
 	for i := 0; i <= len(v); {
 		var e []byte
 		e, i = NextElement(v, i)
-		n, ok := parseDecimal(e)
+		n, ok := ParseDecimal(e)
 		if !ok {
 			return errContentLength
 		}
@@ -228,8 +228,10 @@ func (f *framing) contentLength(v []byte) error {
 	return nil
 }
 
-// parseDecimal parses 1*DIGIT into a non-negative int64.
-func parseDecimal(b []byte) (int64, bool) {
+// ParseDecimal parses 1*DIGIT, the grammar of Content-Length (RFC 9110
+// §8.6) and of a status code, into a non-negative int64. Unlike
+// strconv.ParseInt it takes no sign, and it converts nothing to a string.
+func ParseDecimal(b []byte) (int64, bool) {
 	if len(b) == 0 {
 		return 0, false
 	}
@@ -366,7 +368,7 @@ func KeepAliveTimeout(hs []Header) (seconds int64, ok bool) {
 			continue
 		}
 		value = bytes.Trim(trimOWS(value), `"`)
-		if n, ok := parseDecimal(value); ok && n < maxKeepAliveTimeout {
+		if n, ok := ParseDecimal(value); ok && n < maxKeepAliveTimeout {
 			return n, true
 		}
 		return 0, false

@@ -2,6 +2,7 @@ package h1_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -548,4 +549,18 @@ func TestLookup(t *testing.T) {
 func TestError(t *testing.T) {
 	_, err := h1.ParseRequestHead([]byte("GET / HTTP/2.0\r\n"), newReq(), h1.Limits{})
 	assert.EqualError(t, err, "h1: 505 HTTP version not supported")
+}
+
+// TestParseDecimal covers 1*DIGIT: no sign, no whitespace, no other byte,
+// and nothing past the largest int64.
+func TestParseDecimal(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "7": 7, "0042": 42, "9223372036854775807": math.MaxInt64} {
+		n, ok := h1.ParseDecimal([]byte(in))
+		assert.True(t, ok, in)
+		assert.Equal(t, want, n, in)
+	}
+	for _, in := range []string{"", "+5", "-1", " 5", "5 ", "1a", "0x1f", "1_000", "9223372036854775808", "99999999999999999999"} {
+		_, ok := h1.ParseDecimal([]byte(in))
+		assert.False(t, ok, "%q", in)
+	}
 }
