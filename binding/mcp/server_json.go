@@ -82,10 +82,12 @@ func scanJSON(b []byte, top *topMembers) bool {
 		top.m[top.n] = member{key: key, value: b[valueAt:end]}
 		top.n++
 	}
+	i := skipSpace(b, 0)
+	// members: the top level is an object whose members go to top.
+	members := top != nil && i < len(b) && b[i] == '{'
 	if top != nil {
 		top.n, top.over = 0, false
 	}
-	i := skipSpace(b, 0)
 	// expectValue: a value must come next; after a value, either the end,
 	// a comma or a closing bracket.
 	for {
@@ -103,18 +105,18 @@ func scanJSON(b []byte, top *topMembers) bool {
 			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
 				depth--
 				i++
-				if depth == 1 && top != nil && stack[0] == '{' {
+				if depth == 1 && members {
 					done(i)
 				}
 				goto afterValue
 			}
 			if c == '{' {
-				k := i
-				if i = objectKey(b, i); i < 0 {
+				k, ke := i, 0
+				if ke, i = objectKey(b, i); i < 0 {
 					return false
 				}
-				if depth == 1 && top != nil {
-					key, valueAt = keyBefore(b, k, i), i
+				if depth == 1 && members {
+					key, valueAt = b[k:ke], i
 				}
 			}
 			continue
@@ -142,7 +144,7 @@ func scanJSON(b []byte, top *topMembers) bool {
 				return false
 			}
 		}
-		if depth == 1 && top != nil && stack[0] == '{' {
+		if depth == 1 && members {
 			done(i)
 		}
 	afterValue:
@@ -159,12 +161,12 @@ func scanJSON(b []byte, top *topMembers) bool {
 			case ',':
 				i = skipSpace(b, i+1)
 				if open == '{' {
-					k := i
-					if i = objectKey(b, i); i < 0 {
+					k, ke := i, 0
+					if ke, i = objectKey(b, i); i < 0 {
 						return false
 					}
-					if depth == 1 && top != nil {
-						key, valueAt = keyBefore(b, k, i), i
+					if depth == 1 && members {
+						key, valueAt = b[k:ke], i
 					}
 				}
 			case '}':
@@ -172,7 +174,7 @@ func scanJSON(b []byte, top *topMembers) bool {
 					return false
 				}
 				depth--
-				if depth == 1 && top != nil && stack[0] == '{' {
+				if depth == 1 && members {
 					done(i + 1)
 				}
 				i = skipSpace(b, i+1)
@@ -182,7 +184,7 @@ func scanJSON(b []byte, top *topMembers) bool {
 					return false
 				}
 				depth--
-				if depth == 1 && top != nil && stack[0] == '{' {
+				if depth == 1 && members {
 					done(i + 1)
 				}
 				i = skipSpace(b, i+1)
@@ -195,33 +197,21 @@ func scanJSON(b []byte, top *topMembers) bool {
 	}
 }
 
-// objectKey checks a member's key and colon at b[i] and returns the index
-// of its value, or -1.
-func objectKey(b []byte, i int) int {
+// objectKey checks a member's key and colon at b[i] and returns the end
+// of the key (past its closing quote) and the index of its value; value is
+// -1 when they are not there.
+func objectKey(b []byte, i int) (keyEnd, value int) {
 	if i >= len(b) || b[i] != '"' {
-		return -1
+		return 0, -1
 	}
-	if i = stringEnd(b, i); i < 0 {
-		return -1
+	if keyEnd = stringEnd(b, i); keyEnd < 0 {
+		return 0, -1
 	}
-	i = skipSpace(b, i)
+	i = skipSpace(b, keyEnd)
 	if i >= len(b) || b[i] != ':' {
-		return -1
+		return 0, -1
 	}
-	return skipSpace(b, i+1)
-}
-
-// keyBefore returns the key, from b[k] to its closing quote, of the
-// member whose value objectKey found at b[v]: the quote is the last byte
-// before the colon and the space around it.
-func keyBefore(b []byte, k, v int) []byte {
-	e := v - 1
-	for b[e] != ':' {
-		e--
-	}
-	for e--; b[e] != '"'; e-- {
-	}
-	return b[k : e+1]
+	return keyEnd, skipSpace(b, i+1)
 }
 
 func hasLiteral(b []byte, i int, lit string) bool {
