@@ -11,8 +11,9 @@
 # proxy process's CPU µs per request (utime+stime delta from
 # /proc/<pid>/stat over the measured window, ÷ requests), then checks the
 # goal: sluice ≥ 1.5× revproxy's tools/call requests/s at ≤ 1/3 of its CPU
-# per request. The goal prints PASS, FAIL or NOT JUDGED; it never fails the script, and
-# a sluice that does not build or start is reported, not fatal.
+# per request. The goal prints PASS, FAIL or NOT JUDGED (report.py); it
+# never fails the script, and a sluice that does not build or start is
+# reported, not fatal.
 #
 #   bench/mcp/run.sh
 #   DURATION=30s WARMUP=5s bench/mcp/run.sh
@@ -21,20 +22,20 @@
 #   ROUNDS=3 TARGETS="sluice revproxy" bench/mcp/run.sh
 #                                # three interleaved rounds, medians
 #
-# Environment: DURATION (10s), WARMUP (3s), SESSIONS (64), CONCURRENCY
-# (64), WORKERS (sluice workers, 1), PIN (1: the proxy on CPU 1, load and
-# upstream on CPU 0, or on every CPU but 1 with more; see README.md), UPSTREAM_ENV ("GOGC=off
-# GOMEMLIMIT=128MiB"), UPSTREAM_FLAGS (none: stateful, JSON responses, raw
-# tool handlers), LOAD_CLIENT (raw), BATCH (1: load under SCHED_BATCH),
-# PROXY_CPU (unset: the proxy has all of CPU 1; 0.5: it has half of it,
-# by a CFS quota in a cgroup of its own; needs root and the cpu
-# controller), RATE (unset: load sends as fast as responses come back;
-# N: N requests/s in all, paced, so every proxy is measured at the same
-# offered load), ROUNDS (1: how many times each target runs, in turn;
+# Environment: DURATION (10s), WARMUP (3s), SESSIONS (64), CONCURRENCY (64),
+# WORKERS (sluice workers, 1), PIN (1: the proxy on CPU 1, load and upstream
+# on CPU 0, or on every CPU but 1 when there are more; see README.md),
+# UPSTREAM_ENV ("GOGC=off GOMEMLIMIT=128MiB"), UPSTREAM_FLAGS (none:
+# stateful, JSON responses, raw tool handlers), LOAD_CLIENT (raw), BATCH (1:
+# load under SCHED_BATCH), PROXY_CPU (unset: the proxy has all of CPU 1;
+# 0.5: it has half of it, by a CFS quota in a cgroup of its own; needs root
+# and the cpu controller), RATE (unset: load sends as fast as responses come
+# back; N: N requests/s in all, paced, so every proxy is measured at the
+# same offered load), ROUNDS (1: how many times each target runs, in turn;
 # the table shows the medians and the goal line how many rounds pass on
-# their own), TARGETS ("direct sluice revproxy gosdkproxy": the ones to
-# run; nginx and haproxy, the two references, need those programs on PATH,
-# e.g. apt-get install nginx-light haproxy).
+# their own), TARGETS ("direct sluice revproxy gosdkproxy": the ones to run;
+# nginx and haproxy, the two references, need those programs on PATH, e.g.
+# apt-get install nginx-light haproxy).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=bench/mcp/lib.sh
@@ -84,14 +85,13 @@ ncpu=$(nproc)
 harness_cpus=""
 if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$ncpu" -ge 2 ]; then
 	harness_cpus=0
-	if [ "$ncpu" -gt 2 ]; then harness_cpus="0,2-$((ncpu - 1))"; fi
+	pinning="proxy on CPU 1, load and upstream on CPU 0"
+	if [ "$ncpu" -gt 2 ]; then
+		harness_cpus="0,2-$((ncpu - 1))"
+		pinning="proxy on CPU 1, load and upstream on CPUs $harness_cpus"
+	fi
 	pin_proxy=(taskset -c 1)
 	pin_load=(taskset -c "$harness_cpus")
-	if [ "$ncpu" -gt 2 ]; then
-		pinning="proxy on CPU 1, load and upstream on CPUs $harness_cpus"
-	else
-		pinning="proxy on CPU 1, load and upstream on CPU 0"
-	fi
 else
 	pinning="not pinned"
 fi
