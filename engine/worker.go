@@ -98,8 +98,15 @@ type Worker struct {
 	spare   []func()
 	pending atomic.Int32
 
+	// forwardTo is the binding an initial BEGIN was last handed to by
+	// Forward, while handleBeginInitial asks for its consumer; forwards
+	// counts the hand-overs of that BEGIN so far.
+	forwardTo *boundBinding
+	forwards  int
+
 	writeBuf []byte
 	header   frame.Frame
+	forward  frame.Frame
 	signal   frame.SignalBuilder
 	reset    frame.ResetBuilder
 	abort    frame.AbortBuilder
@@ -616,7 +623,13 @@ func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 	b := w.binding(routedID)
 	var fn MessageConsumer
 	if b != nil {
+		w.forwardTo, w.forwards = nil, 0
 		fn = b.h.NewStream(frame.FrameBegin, buf)
+		if w.forwardTo != nil {
+			// Handed on (Forward): the stream is the last binding's.
+			b, routedID = w.forwardTo, w.forwardTo.id
+			w.forwardTo = nil
+		}
 	}
 	if fn == nil {
 		w.refuse(buf)
@@ -628,6 +641,47 @@ func (w *Worker) handleBeginInitial(buf []byte, id int64) {
 	m.received(frame.FrameBegin, buf)
 	m.openedReceived()
 	fn(frame.FrameBegin, buf)
+}
+
+// maxForwards bounds how many times one BEGIN is handed on by Forward, so
+// that bindings forwarding to each other in a cycle have the stream
+// refused instead of recursing without end.
+const maxForwards = 8
+
+// Forward hands the initial BEGIN that a Handler's NewStream is looking
+// at on to the binding exit, as if it had been routed there in the first
+// place: it sets the BEGIN's routedId to exit, in place, and returns what
+// exit's NewStream returns, which the caller's NewStream then returns as
+// its own. From then on the stream is exit's (its frames, its metrics, its
+// end when exit detaches); the forwarding binding sees none of it. A
+// binding forwards a stream it would only relay unchanged, which saves
+// the second stream and every frame of it.
+//
+// Forward returns nil, and the stream is refused, when exit is not
+// attached to this worker, when begin is not an initial BEGIN, or when
+// the BEGIN has already been handed on maxForwards times; the BEGIN's
+// routedId is then as it was. It may be called only from a NewStream that
+// the worker called for begin, which must return what Forward returned.
+func (w *Worker) Forward(exit int64, begin []byte) MessageConsumer {
+	b := w.binding(exit)
+	if b == nil || w.forwards >= maxForwards || !w.forward.TryWrap(begin, 0, len(begin)) ||
+		!IsInitial(w.forward.StreamID()) {
+		return nil
+	}
+	routed := w.forward.RoutedID()
+	w.forward.SetRoutedID(exit)
+	prev := w.forwardTo
+	w.forwardTo = b
+	w.forwards++
+	fn := b.h.NewStream(frame.FrameBegin, begin)
+	if fn == nil {
+		// Refused there: the BEGIN is the caller's again, as it was.
+		w.forwardTo = prev
+		if w.forward.TryWrap(begin, 0, len(begin)) {
+			w.forward.SetRoutedID(routed)
+		}
+	}
+	return fn
 }
 
 // refuse answers an unroutable or refused BEGIN with RESET.

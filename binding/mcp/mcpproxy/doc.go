@@ -64,6 +64,17 @@
 //
 // # Calls
 //
+// Without prefixes, a call whose BEGIN names it and whose name a route
+// allows is handed through (engine.Worker.Forward): the route's exit
+// takes the downstream's stream as it is, since the stream the proxy
+// would open for it would carry the same McpBeginEx and the same params,
+// and its reply the same frames. The proxy then sees none of the call,
+// which saves a stream, a buffer slot and a copy of the params per call.
+// The exit's own bounds then apply to the params, and a refusal of the
+// exit's reaches the mcp server as it is (it answers a RESET with
+// McpResetEx as the proxy would). What follows describes the calls the
+// proxy serves itself: with prefixes, or named only in the params.
+//
 // A call whose BEGIN names it opens its route's stream at once, and lets
 // the params in only when the route grants its window, so that a route
 // that refuses before reading (RESET with McpResetEx, such as a bearer

@@ -19,6 +19,8 @@ import (
 	_ "github.com/sluicehq/sluice/binding/mcp/mcpproxy"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -26,6 +28,13 @@ import (
 // routes as given, YAML indented under the binding) on a free loopback
 // port, with toolkits a0 and b0 behind, and returns the MCP endpoint.
 func startGateway(t *testing.T, proxy string) string {
+	t.Helper()
+	endpoint, _ := startGatewayEngine(t, proxy)
+	return endpoint
+}
+
+// startGatewayEngine is startGateway, with the engine.
+func startGatewayEngine(t *testing.T, proxy string) (string, *engine.Engine) {
 	t.Helper()
 	port := enginetest.FreePort(t)
 	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
@@ -43,9 +52,20 @@ func startGateway(t *testing.T, proxy string) string {
     type: toolkit
     kind: server
 `, proxy)
-	enginetest.Start(t, "proxy.yaml", src)
+	e := enginetest.Start(t, "proxy.yaml", src)
 	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+}
+
+// opens is how many streams binding has accepted so far.
+func opens(e *engine.Engine, binding string) int64 {
+	var n int64
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == binding && s.Name == telemetry.StreamOpensReceived {
+			n += s.Value
+		}
+	}
+	return n
 }
 
 const twoRoutes = `    options:
@@ -193,24 +213,60 @@ func TestGatewayTwoToolkits(t *testing.T) {
 	})
 }
 
-// TestGatewayPrefixNever serves one toolkit under its own names.
+// TestGatewayPrefixNever serves one toolkit under its own names. Its
+// calls are handed through to the toolkit (passThrough): the proxy
+// accepts no stream for them and the toolkit accepts each one, progress
+// included; a call the route's globs refuse stays the proxy's, which
+// answers it.
 func TestGatewayPrefixNever(t *testing.T) {
-	endpoint := startGateway(t, `    options:
+	endpoint, e := startGatewayEngine(t, `    options:
       prefix: never
     routes:
       - exit: a0
         when:
-          - toolkit: a`)
+          - toolkit: a
+            tool: ["echo", "long_*"]`)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	session := connect(t, ctx, endpoint, nil)
-	assert.Equal(t, []string{"echo", "add", "long_running_operation"}, toolNames(t, ctx, session))
+	var mu sync.Mutex
+	var progress []float64
+	session := connect(t, ctx, endpoint, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	assert.Equal(t, []string{"echo", "long_running_operation"}, toolNames(t, ctx, session))
+	proxied, served := opens(e, "mcp1"), opens(e, "a0")
+
 	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "plain"}})
 	require.NoError(t, err)
 	assert.Equal(t, "Echo: plain", res.Content[0].(*sdk.TextContent).Text)
 	read, err := session.ReadResource(ctx, &sdk.ReadResourceParams{URI: "sluice://toolkit/readme"})
 	require.NoError(t, err)
 	assert.Equal(t, "sluice://toolkit/readme", read.Contents[0].URI)
+	long := &sdk.CallToolParams{Name: "long_running_operation", Arguments: map[string]any{"duration": 0.2, "steps": 2}}
+	long.SetProgressToken("tok")
+	_, err = session.CallTool(ctx, long)
+	require.NoError(t, err)
+	// The SDK hands notifications to the handler on its own goroutine.
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(progress) == 2
+	}, 2*time.Second, 10*time.Millisecond, "progress comes through a handed-through call")
+	mu.Lock()
+	assert.Equal(t, []float64{1, 2}, progress)
+	mu.Unlock()
+	assert.Equal(t, proxied, opens(e, "mcp1"), "the proxy accepted no stream for a call")
+	assert.Equal(t, served+3, opens(e, "a0"), "the toolkit accepted the three calls itself")
+
+	_, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Unknown tool: add")
+	assert.Equal(t, proxied+1, opens(e, "mcp1"), "a call the globs refuse is the proxy's")
+	assert.Equal(t, served+3, opens(e, "a0"))
 }
 
 // TestGatewayAllowGlobs filters lists and refuses calls by each route's

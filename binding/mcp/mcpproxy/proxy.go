@@ -123,8 +123,53 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	case mcp.McpBeginExKindLifecycle:
 		return newLifecycle(h, b)
 	default:
+		if fn := h.passThrough(ex, buf); fn != nil {
+			return fn
+		}
 		return h.newRequest(b)
 	}
+}
+
+// passThrough hands a call the proxy would only relay to its route's
+// exit (engine.Worker.Forward), so that the exit serves the downstream's
+// stream itself and the proxy's second stream, with its frames and its
+// copy of the params, is never made. That is a call without prefixes
+// (the BEGIN the proxy would open for the route is then the same: the
+// same kind, session, name or uri, contentLength and timeout) whose
+// BEGIN names it and whose name a route allows. Every other request, and
+// a call whose exit refuses the hand-over, is the proxy's (nil).
+func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageConsumer {
+	if h.s.prefixed {
+		return nil
+	}
+	kind := ex.Kind()
+	var has bool
+	var name []byte
+	switch kind {
+	case mcp.McpBeginExKindToolsCall:
+		v := ex.ToolsCall()
+		has, name = v.HasName(), v.Name()
+	case mcp.McpBeginExKindPromptsGet:
+		v := ex.PromptsGet()
+		has, name = v.HasName(), v.Name()
+	case mcp.McpBeginExKindResourcesRead:
+		v := ex.ResourcesRead()
+		has, name = v.HasURI(), v.URI()
+	case mcp.McpBeginExKindResourcesSubscribe:
+		v := ex.ResourcesSubscribe()
+		has, name = v.HasURI(), v.URI()
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		v := ex.ResourcesUnsubscribe()
+		has, name = v.HasURI(), v.URI()
+	}
+	if !has {
+		return nil
+	}
+	route, _, ok := h.resolve(isURIKind(kind), kind, name)
+	if !ok {
+		return nil
+	}
+	return h.w.Forward(h.s.routes[route].exitID, buf)
 }
 
 // ignore consumes the frames of a refused stream.
