@@ -23,7 +23,10 @@
 // serves the stream, even when that is the same worker. [Worker.Claim]
 // is the zero-copy alternative: it reserves room for a frame in that ring,
 // where the binding writes it in place (a socket read goes straight into a
-// DATA payload) and publishes it with [FrameClaim.Commit].
+// DATA payload) and publishes it with [FrameClaim.Commit]. A NewStream that
+// would only relay a stream unchanged to another binding can hand it over
+// instead with [Worker.Forward]: the other binding then serves the stream
+// as if it had been routed there, and the relaying stream is never made.
 //
 // # Streams and frames
 //
