@@ -657,11 +657,13 @@ const maxForwards = 8
 // binding forwards a stream it would only relay unchanged, which saves
 // the second stream and every frame of it.
 //
-// Forward returns nil, and the stream is refused, when exit is not
-// attached to this worker, when begin is not an initial BEGIN, or when
-// the BEGIN has already been handed on maxForwards times; the BEGIN's
-// routedId is then as it was. It may be called only from a NewStream that
-// the worker called for begin, which must return what Forward returned.
+// Forward returns nil when exit is not attached to this worker, when
+// begin is not an initial BEGIN, when the BEGIN has already been handed on
+// maxForwards times, or when exit's NewStream refuses it; the BEGIN's
+// routedId is then as it was, and the caller serves the stream itself or
+// refuses it. It may be called only from a NewStream that the worker
+// called for begin, which must return a non-nil result of Forward as its
+// own.
 func (w *Worker) Forward(exit int64, begin []byte) MessageConsumer {
 	b := w.binding(exit)
 	if b == nil || w.forwards >= maxForwards || !w.forward.TryWrap(begin, 0, len(begin)) ||
