@@ -86,6 +86,22 @@ func start(t *testing.T, n int, opts ...engine.Option) *engine.Engine {
 	return e
 }
 
+// startWith runs an engine of cfg on two unpinned workers, with the
+// binding types lookup gives.
+func startWith(t *testing.T, cfg *config.Config, lookup func(string) (engine.Binding, error)) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
+		engine.WithLogger(quiet), engine.WithBindings(lookup))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, e.Stop(ctx))
+	})
+	return e
+}
+
 // received is one frame a test client saw, decoded.
 type received struct {
 	typ      frame.FrameType

@@ -1,7 +1,7 @@
 package engine_test
 
 import (
-	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -45,6 +45,9 @@ func (f *forwarder) NewStream(_ frame.FrameType, begin []byte) engine.MessageCon
 	return func(frame.FrameType, []byte) { f.frames++ }
 }
 
+// fwdName names the i-th forwarder, and its binding type.
+func fwdName(i int) string { return fmt.Sprintf("fwd%d", i) }
+
 // startForwarders runs fwd0 → fwd1 → … → fwd<n-1> → exit, each a forwarder
 // to the next, beside an echo binding app0, on two workers.
 func startForwarders(t *testing.T, n int, exit string) (*engine.Engine, []*forwarder) {
@@ -54,29 +57,20 @@ func startForwarders(t *testing.T, n int, exit string) (*engine.Engine, []*forwa
 	for i := range fs {
 		next := exit
 		if i+1 < n {
-			next = "fwd" + string(rune('0'+i+1))
+			next = fwdName(i + 1)
 		}
 		fs[i] = &forwarder{exit: next, w: make([]*engine.Worker, 2)}
-		cfg.Bindings = append(cfg.Bindings, &config.Binding{Name: "fwd" + string(rune('0'+i)), Type: "fwd" + string(rune('0'+i)), Kind: "proxy"})
+		cfg.Bindings = append(cfg.Bindings, &config.Binding{Name: fwdName(i), Type: fwdName(i), Kind: "proxy"})
 	}
 	lookup := func(typ string) (engine.Binding, error) {
 		for i, f := range fs {
-			if typ == "fwd"+string(rune('0'+i)) {
+			if typ == fwdName(i) {
 				return f, nil
 			}
 		}
 		return binding.Factory(typ)
 	}
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
-		engine.WithLogger(quiet), engine.WithBindings(lookup))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, e.Stop(ctx))
-	})
-	return e, fs
+	return startWith(t, cfg, lookup), fs
 }
 
 // bindingMetric reads one of a binding's stream metrics, summed over the
@@ -107,7 +101,7 @@ func TestForwardHandsStreamToExit(t *testing.T) {
 	assert.Equal(t, int64(10), bindingMetric(e, "app0", telemetry.StreamDataReceived))
 	assert.Equal(t, int64(2), bindingMetric(e, "app0", telemetry.StreamClosesReceived))
 	for i := range fs {
-		assert.Zero(t, bindingMetric(e, "fwd"+string(rune('0'+i)), telemetry.StreamOpensReceived), "fwd%d is charged with a stream", i)
+		assert.Zero(t, bindingMetric(e, fwdName(i), telemetry.StreamOpensReceived), "fwd%d is charged with a stream", i)
 	}
 	require.Eventually(t, func() bool {
 		s, th := openStreams(t, e)

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -91,12 +90,7 @@ func startRefuser(t *testing.T, answer bool) *engine.Engine {
 		}
 		return binding.Factory(typ)
 	}
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
-		engine.WithLogger(quiet), engine.WithBindings(lookup))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() { require.NoError(t, e.Stop(context.Background())) })
-	return e
+	return startWith(t, cfg, lookup)
 }
 
 // TestRefusedStreamIsForgotten: a receiver that RESETs a stream without
