@@ -71,27 +71,26 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func start(t *testing.T, n int, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	cfg := &config.Config{Name: "test", Bindings: []*config.Binding{{Name: "app0", Type: "echo", Kind: "server"}}}
+	return startConfig(t, cfg, append([]engine.Option{engine.WithWorkers(n)}, opts...)...)
+}
+
+// startWith runs an engine of cfg on two workers, with the binding types
+// lookup gives.
+func startWith(t *testing.T, cfg *config.Config, lookup func(string) (engine.Binding, error)) *engine.Engine {
+	t.Helper()
+	return startConfig(t, cfg, engine.WithWorkers(2), engine.WithBindings(lookup))
+}
+
+// startConfig runs an engine of cfg, unpinned, with a 64 KiB ring, a
+// quiet logger and the registered bindings unless opts say otherwise, and
+// stops it when the test ends.
+func startConfig(t *testing.T, cfg *config.Config, opts ...engine.Option) *engine.Engine {
+	t.Helper()
 	opts = append([]engine.Option{
-		engine.WithWorkers(n), engine.WithRingCapacity(1 << 16), engine.WithPin(false),
+		engine.WithRingCapacity(1 << 16), engine.WithPin(false),
 		engine.WithLogger(quiet), engine.WithBindings(binding.Factory),
 	}, opts...)
 	e, err := engine.New(cfg, opts...)
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, e.Stop(ctx))
-	})
-	return e
-}
-
-// startWith runs an engine of cfg on two unpinned workers, with the
-// binding types lookup gives.
-func startWith(t *testing.T, cfg *config.Config, lookup func(string) (engine.Binding, error)) *engine.Engine {
-	t.Helper()
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithRingCapacity(1<<16), engine.WithPin(false),
-		engine.WithLogger(quiet), engine.WithBindings(lookup))
 	require.NoError(t, err)
 	require.NoError(t, e.Start())
 	t.Cleanup(func() {
