@@ -509,7 +509,13 @@ func TestNewErrors(t *testing.T) {
 
 func TestStreamMetrics(t *testing.T) {
 	e := start(t, 2)
-	newClient(e, 0, "app0").echo(t, 1, "", "hello")
+	c := newClient(e, 0, "app0")
+	c.echo(t, 1, "", "hello")
+	// A worker counts a frame it sends once the frame is in the ring, so
+	// the client can read the echo's END before worker 1 has counted it:
+	// wait for both workers' passes to end.
+	c.barrier(t, 0)
+	c.barrier(t, 1)
 
 	got := map[string]int64{}
 	for _, s := range e.Telemetry().Gather() {
