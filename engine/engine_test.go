@@ -511,9 +511,9 @@ func TestStreamMetrics(t *testing.T) {
 	e := start(t, 2)
 	c := newClient(e, 0, "app0")
 	c.echo(t, 1, "", "hello")
-	// A worker counts a frame it sends once the frame is in the ring, so
-	// the client can read the echo's END before worker 1 has counted it:
-	// wait for both workers' passes to end.
+	// A worker counts a frame it sends after handing it on, so the client
+	// can read the echo's END before worker 1 has counted it: wait for
+	// both workers' passes to end.
 	c.barrier(t, 0)
 	c.barrier(t, 1)
 
@@ -562,6 +562,8 @@ func TestStreamActiveGauges(t *testing.T) {
 			c := newClient(e, 0, "app0")
 			c.begin(t, target, "")
 			c.expect(t, frame.FrameBegin)
+			// The echo counts its reply active after sending its BEGIN.
+			c.barrier(t, target)
 			sent, received, _, _ := gauges(e)
 			require.Equal(t, int64(1), sent, "the echo's reply is active")
 			require.Equal(t, int64(1), received, "so is the initial stream it accepted")
