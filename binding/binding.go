@@ -27,18 +27,38 @@ type Info struct {
 	// it declares none (see Resolve), e.g. "client": "sys:tcp_client".
 	DefaultExit map[string]string
 	// New returns the type's process-wide factory. It has no side effects.
+	// It is nil for a type whose kinds are packages of their own, each
+	// registered with [RegisterKind]; the type's factory then attaches a
+	// binding through the factory of its kind.
 	New func() engine.Binding
 }
+
+// Kind is one kind of a binding type whose kinds live in packages of their
+// own, beside the type's vocabulary package (binding/mcp/server beside
+// binding/mcp).
+type Kind struct {
+	Type string // the type's name, e.g. "mcp"
+	Kind string // one of the type's Info.Kinds, e.g. "proxy"
+	// New returns the kind's process-wide factory. It has no side effects.
+	New func() engine.Binding
+}
+
+// ID returns the registry id, binding.<type>.<kind>.
+func (k Kind) ID() string { return "binding." + k.Type + "." + k.Kind }
 
 // ID returns the registry id, binding.<type>.
 func (i Info) ID() string { return "binding." + i.Type }
 
 var (
 	registry = spi.NewRegistry[Info]("binding", ErrUnknownType)
+	kinds    = spi.NewRegistry[Kind]("binding kind", ErrUnknownKind)
 
 	mu        sync.Mutex
 	instances = map[string]engine.Binding{}
 )
+
+// ErrUnknownKind reports a kind whose package is not compiled in.
+var ErrUnknownKind = errors.New("binding: unknown kind")
 
 // ErrUnknownType reports a binding type that no compiled-in package
 // registered.
@@ -48,10 +68,20 @@ var ErrUnknownType = errors.New("binding: unknown type")
 // panics on an empty, incomplete or duplicate registration, which is a
 // programming error.
 func Register(info Info) {
-	if info.Type != "" && (info.New == nil || len(info.Kinds) == 0) {
-		panic(fmt.Sprintf("binding: Register %q: kinds and New are required", info.Type))
+	if info.Type != "" && len(info.Kinds) == 0 {
+		panic(fmt.Sprintf("binding: Register %q: kinds are required", info.Type))
 	}
 	registry.Register(info.Type, info)
+}
+
+// RegisterKind adds one kind of a type whose Info has no New; the kind's
+// package calls it from init. It panics on an empty, incomplete or
+// duplicate registration.
+func RegisterKind(k Kind) {
+	if k.Type == "" || k.Kind == "" || k.New == nil {
+		panic(fmt.Sprintf("binding: RegisterKind %q: type, kind and New are required", k.ID()))
+	}
+	kinds.Register(k.Type+"."+k.Kind, k)
 }
 
 // Lookup returns the registered type typ.
@@ -76,14 +106,35 @@ func Factory(typ string) (engine.Binding, error) {
 	if err != nil {
 		return nil, err
 	}
+	if info.New == nil {
+		return byKind{info}, nil
+	}
+	return instance(typ, info.New), nil
+}
+
+// instance returns the process-wide factory registered under id, creating
+// it with newFn on first use.
+func instance(id string, newFn func() engine.Binding) engine.Binding {
 	mu.Lock()
 	defer mu.Unlock()
-	b, ok := instances[typ]
+	b, ok := instances[id]
 	if !ok {
-		b = info.New()
-		instances[typ] = b
+		b = newFn()
+		instances[id] = b
 	}
-	return b, nil
+	return b
+}
+
+// byKind is the factory of a type whose kinds register themselves: it
+// attaches each binding through the factory of the binding's kind.
+type byKind struct{ info Info }
+
+func (t byKind) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	k, err := kinds.Lookup(t.info.Type + "." + cfg.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: kind %s is not compiled in: %w", t.info.Type, cfg.Name, cfg.Kind, err)
+	}
+	return instance(k.ID(), k.New).Attach(w, cfg)
 }
 
 // Fragments returns the config schema fragments of every registered type.

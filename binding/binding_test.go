@@ -41,5 +41,25 @@ func TestRegisterPanics(t *testing.T) {
 	})
 	assert.Panics(t, func() { binding.Register(binding.Info{Type: "x", New: newEcho}) }, "no kinds")
 	assert.Panics(t, func() { binding.Register(binding.Info{Kinds: []string{"server"}, New: newEcho}) }, "no type")
-	assert.Panics(t, func() { binding.Register(binding.Info{Type: "y", Kinds: []string{"server"}}) }, "no New")
+	assert.PanicsWithValue(t, `binding kind: Register called twice for type "mcp.proxy"`, func() {
+		binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "proxy", New: newEcho})
+	})
+	assert.Panics(t, func() { binding.RegisterKind(binding.Kind{Type: "y", Kind: "server"}) }, "no New")
+	assert.Panics(t, func() { binding.RegisterKind(binding.Kind{Type: "y", New: newEcho}) }, "no kind")
+}
+
+// TestKinds checks that a type whose kinds are packages of their own
+// attaches each binding through its kind's factory, and names a kind that
+// is not compiled in.
+func TestKinds(t *testing.T) {
+	info, err := binding.Lookup("mcp")
+	require.NoError(t, err)
+	assert.Nil(t, info.New, "mcp's kinds register themselves")
+	assert.Equal(t, "binding.mcp.proxy", binding.Kind{Type: "mcp", Kind: "proxy"}.ID())
+
+	f, err := binding.Factory("mcp")
+	require.NoError(t, err)
+	_, err = f.Attach(nil, &engine.BindingConfig{Name: "m0", Type: "mcp", Kind: "gateway"})
+	assert.ErrorIs(t, err, binding.ErrUnknownKind)
+	assert.ErrorContains(t, err, "mcp m0: kind gateway is not compiled in")
 }

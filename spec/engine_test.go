@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/sluicehq/sluice/binding/echo"
-	_ "github.com/sluicehq/sluice/binding/test"
 )
 
 const engineScenarios = "../scripts/engine/streams/application"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluicehq/sluice/binding/test"
 	"io"
 	"log/slog"
 	"os"
@@ -169,6 +170,7 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err != nil {
 		return err
 	}
+	test.Register()
 	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
 	if err != nil {
 		return err

@@ -6,9 +6,9 @@ import (
 	_ "github.com/sluicehq/sluice/binding/echo"
 	_ "github.com/sluicehq/sluice/binding/http"
 	_ "github.com/sluicehq/sluice/binding/mcp"
-	_ "github.com/sluicehq/sluice/binding/mcp/mcpclient"
-	_ "github.com/sluicehq/sluice/binding/mcp/mcpproxy"
+	_ "github.com/sluicehq/sluice/binding/mcp/client"
+	_ "github.com/sluicehq/sluice/binding/mcp/proxy"
+	_ "github.com/sluicehq/sluice/binding/mcp/server"
 	_ "github.com/sluicehq/sluice/binding/tcp"
-	_ "github.com/sluicehq/sluice/binding/test"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 )

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding/http/h1"
-	"github.com/sluicehq/sluice/binding/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sluicehq/sluice/binding/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 )
 
 // resolveTimeout bounds the lookup of a host name.

@@ -6,9 +6,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sluicehq/sluice/binding/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/internal/rawio"
 )

@@ -3,7 +3,7 @@ package tcp
 import (
 	"testing"
 
-	"github.com/sluicehq/sluice/binding/proxy"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 )
 
 // FuzzDestination feeds arbitrary BEGIN extensions to the client's

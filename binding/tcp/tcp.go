@@ -5,10 +5,10 @@ import (
 	"sync"
 
 	"github.com/sluicehq/sluice/binding"
-	"github.com/sluicehq/sluice/binding/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 )
 
 func init() {

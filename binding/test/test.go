@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
@@ -16,7 +17,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-func init() {
+// Register adds the test binding type to the registry; a second call does
+// nothing. The type is for scripts, so it is not in the default set that
+// binding/all links into sluice: the spec runner registers it, as Zilla
+// keeps its test binding on the test classpath only.
+func Register() { registerOnce.Do(register) }
+
+var registerOnce sync.Once
+
+func register() {
 	binding.Register(binding.Info{
 		Type:    "test",
 		Kinds:   []string{"proxy"},

@@ -17,6 +17,9 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
+// The test type is registered by the spec runner, not by init.
+func init() { test.Register() }
+
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // clientOrigin is the originId of the test initiator, a binding the

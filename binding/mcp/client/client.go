@@ -1,0 +1,287 @@
+package client
+
+import (
+	"fmt"
+	"github.com/sluicehq/sluice/binding"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	httpb "github.com/sluicehq/sluice/binding/http"
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/guard"
+)
+
+func init() {
+	binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "client", New: func() engine.Binding { return Binding{} }})
+}
+
+// Binding is the mcp client kind's process-wide factory.
+type Binding struct{}
+
+// Attach compiles the configuration for one worker.
+func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	return attach(w, cfg)
+}
+
+// Protocol versions the client can offer upstream.
+const (
+	v20250326 = "2025-03-26"
+	v20250618 = "2025-06-18"
+	v20251125 = "2025-11-25"
+	v20260728 = "2026-07-28"
+)
+
+var defaultVersions = []string{v20260728, v20251125}
+
+const defaultTimeout = 60 * time.Second
+
+// options is the client kind's options block. The fields after Timeout
+// belong to the other kinds: they are decoded only to be refused with an
+// error that says so, rather than a bare "unknown field".
+type options struct {
+	Server   string   `yaml:"server"`
+	Versions []string `yaml:"versions"`
+	Timeout  string   `yaml:"timeout"`
+
+	Origins    any `yaml:"origins"`
+	Hosts      any `yaml:"hosts"`
+	Inactivity any `yaml:"inactivity"`
+	SSE        any `yaml:"sse"`
+	Get        any `yaml:"get"`
+	Limits     any `yaml:"limits"`
+	Prefix     any `yaml:"prefix"`
+	Sessions   any `yaml:"sessions"`
+}
+
+// settings is what attach compiles from the options.
+type settings struct {
+	scheme    string // http: https is refused until Sluice speaks TLS
+	authority string // host:port
+	path      string // the endpoint's path and query
+	versions  []string
+	legacy    string // the version initialize offers: the first before 2026-07-28
+	stateless bool   // 2026-07-28 is offered
+	timeout   time.Duration
+}
+
+func compile(cfg *engine.BindingConfig) (*settings, error) {
+	var o options
+	if err := cfg.Options().Decode(&o); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+		kind string
+	}{
+		{"origins", o.Origins, "server"}, {"hosts", o.Hosts, "server"}, {"inactivity", o.Inactivity, "server"},
+		{"sse", o.SSE, "server"}, {"get", o.Get, "server"}, {"limits", o.Limits, "server"},
+		{"sessions", o.Sessions, "server"}, {"prefix", o.Prefix, "proxy"},
+	} {
+		if f.v != nil {
+			return nil, fmt.Errorf("mcp %s: options.%s is an option of the %s kind, not of the client", cfg.Name, f.name, f.kind)
+		}
+	}
+	if o.Server == "" {
+		return nil, fmt.Errorf("mcp %s: a client needs options.server, the upstream MCP endpoint (http://host:port/path)", cfg.Name)
+	}
+	u, err := url.Parse(o.Server)
+	if err == nil && u.Scheme == "https" {
+		// Sluice has no TLS binding yet: the request would go out in
+		// cleartext to a server that expects TLS, credentials and all.
+		return nil, fmt.Errorf("mcp %s: options.server %q: https upstreams are not supported (Sluice speaks no TLS yet, and will not send them cleartext); use an http:// endpoint, for example a local TLS proxy in front of the server", cfg.Name, o.Server)
+	}
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("mcp %s: options.server %q: want http://host[:port]/path", cfg.Name, o.Server)
+	}
+	s := &settings{scheme: u.Scheme, authority: u.Host, path: u.RequestURI(), timeout: defaultTimeout}
+	if u.Port() == "" {
+		s.authority += ":80"
+	}
+	s.versions = o.Versions
+	if len(s.versions) == 0 {
+		s.versions = defaultVersions
+	}
+	for _, v := range s.versions {
+		switch v {
+		case v20260728:
+			s.stateless = true
+		case v20250326, v20250618, v20251125:
+			if s.legacy == "" {
+				s.legacy = v
+			}
+		default:
+			return nil, fmt.Errorf("mcp %s: options.versions: unsupported protocol version %q; want 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28", cfg.Name, v)
+		}
+	}
+	if o.Timeout != "" {
+		d, err := guard.ParseDuration(o.Timeout)
+		if err != nil {
+			d, err = time.ParseDuration(o.Timeout)
+		}
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("mcp %s: options.timeout %q: want a positive duration such as PT60S", cfg.Name, o.Timeout)
+		}
+		s.timeout = d
+	}
+	return s, nil
+}
+
+// shared is what the workers of one engine share for one client binding:
+// the upstream sessions by downstream session id, what server/discover
+// told, and the JSON-RPC id counter.
+type shared struct {
+	refs int
+
+	mu       sync.Mutex
+	sessions map[string]*upstream
+	// discovery: 0 not asked, 1 the upstream serves 2026-07-28
+	// statelessly, 2 it does not.
+	discovery uint8
+	caps      uint16 // the upstream's capability bits, once known
+	capsKnown bool
+
+	ids atomic.Int64
+}
+
+type sharedKey struct {
+	e  *engine.Engine
+	id int64
+}
+
+var (
+	sharedMu  sync.Mutex
+	sharedAll = map[sharedKey]*shared{}
+)
+
+func acquireShared(e *engine.Engine, id int64) *shared {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	k := sharedKey{e, id}
+	sh := sharedAll[k]
+	if sh == nil {
+		sh = &shared{sessions: map[string]*upstream{}}
+		sharedAll[k] = sh
+	}
+	sh.refs++
+	return sh
+}
+
+func releaseShared(e *engine.Engine, id int64) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	k := sharedKey{e, id}
+	if sh := sharedAll[k]; sh != nil {
+		sh.refs--
+		if sh.refs == 0 {
+			delete(sharedAll, k)
+		}
+	}
+}
+
+// handler is the client kind on one worker. Its flyweights, builders,
+// tracker and free lists are reused by every stream of the worker.
+type handler struct {
+	w          *engine.Worker
+	cfg        *engine.BindingConfig
+	s          *settings
+	sh         *shared
+	exitID     int64
+	mcpTypeID  int32
+	httpTypeID int32
+	maxPayload int
+
+	begin  frame.Begin
+	data   frame.Data
+	flush  frame.Flush
+	window frame.Window
+
+	beginB  frame.BeginBuilder
+	dataB   frame.DataBuilder
+	flushB  frame.FlushBuilder
+	endB    frame.EndBuilder
+	abortB  frame.AbortBuilder
+	windowB frame.WindowBuilder
+	resetB  frame.ResetBuilder
+
+	mcpEx    mcp.McpBeginEx
+	mcpExB   mcp.McpBeginExBuilder
+	flushExB mcp.McpFlushExBuilder
+	endExB   mcp.McpEndExBuilder
+	resetExB mcp.McpResetExBuilder
+	httpExB  httpb.HttpBeginExBuilder
+	hdr      httpb.HttpHeader
+	resp     respHead
+
+	tracker jsonrpc.Tracker
+	msg     message
+	scratch []byte
+	idBuf   [24]byte
+
+	freeX []*exchange
+	freeC []*call
+
+	// inflight holds the requests with a deadline; one sweep timer
+	// serves them all.
+	inflight   []*exchange
+	sweepTimer int64
+	sweepFn    func()
+
+	// null is this worker's upstream for requests without a session id.
+	null *upstream
+}
+
+func attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	s, err := compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ExitID == 0 {
+		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
+	}
+	h := &handler{
+		w: w, cfg: cfg, s: s, exitID: cfg.ExitID,
+		sh:         acquireShared(w.Engine(), cfg.ID),
+		mcpTypeID:  w.Labels().Supply("mcp"),
+		httpTypeID: w.Labels().Supply("http"),
+		maxPayload: w.MaxFrame() - 512,
+		scratch:    make([]byte, 0, 1024),
+	}
+	h.sweepFn = h.sweep
+	return h, nil
+}
+
+// Detach releases the worker's hold on the shared session table.
+func (h *handler) Detach() {
+	if h.sweepTimer != 0 {
+		h.w.Cancel(h.sweepTimer)
+		h.sweepTimer = 0
+	}
+	releaseShared(h.w.Engine(), h.cfg.ID)
+}
+
+// NewStream takes an MCP application stream: a lifecycle or a request.
+func (h *handler) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	if !h.begin.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	ext := h.begin.Extension()
+	if h.mcpEx.TryWrap(ext, 0, len(ext)) && h.mcpEx.TypeID() == h.mcpTypeID && h.mcpEx.Kind() == mcp.McpBeginExKindLifecycle {
+		l := &lifecycle{h: h}
+		l.ds.init(h, &h.begin)
+		return l.onFrame
+	}
+	x := h.newExchange()
+	x.ds.init(h, &h.begin)
+	return x.fn
+}
+
+var (
+	_ engine.Handler  = (*handler)(nil)
+	_ engine.Detacher = (*handler)(nil)
+)

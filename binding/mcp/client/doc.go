@@ -1,0 +1,171 @@
+// Package client is the mcp binding's client kind (type mcp, kind
+// client): the mirror of the server kind. MCP application streams come in
+// (from the mcp server kind or the proxy kind), and HTTP application
+// streams go out to its exit, the http client (sys:http_client by
+// default), speaking MCP Streamable HTTP (the design notes' MCP.md §1 and
+// §3.4) to one upstream MCP server.
+//
+//	bindings:
+//	  client0:
+//	    type: mcp
+//	    kind: client
+//	    options:
+//	      server: http://127.0.0.1:3001/mcp   # required
+//	      versions: [2026-07-28, 2025-11-25]  # offered upstream, the default
+//	      timeout: PT60S                      # per request, the default
+//
+// The timeout runs from the request's POST and starts again at every
+// notification the upstream sends on the request's stream (progress,
+// log messages): a long job that keeps reporting is not cut off, one that
+// falls silent for a whole timeout is.
+//
+// The server is an http:// endpoint. An https:// one is refused when the
+// configuration loads: Sluice has no TLS binding yet, and an https
+// upstream's requests (and whatever credentials they carry) must not go
+// out in cleartext; a TLS-terminating proxy on the gateway's host, reached
+// over http://, stands in until then.
+//
+// Options of the other kinds (origins, hosts, inactivity, sse, get,
+// limits, sessions, prefix) are refused with an error naming the kind
+// they belong to.
+//
+// # Upstream sessions
+//
+// A downstream session's lifecycle stream (BEGIN
+// McpBeginEx.lifecycle{sessionId S, capabilities}) starts an upstream
+// session, kept in a table shared by the engine's workers under S (a
+// request of S may arrive on any worker):
+//
+//   - When 2026-07-28 is offered and the upstream is not yet known, the
+//     client first POSTs server/discover (MCP-Protocol-Version
+//     2026-07-28, Mcp-Method server/discover). An upstream that lists
+//     2026-07-28 is used statelessly: no initialize, no session, no GET
+//     stream, no DELETE. Anything else (400, 404, -32601, -32022, or the
+//     version not listed) falls back to initialize. The answer is cached
+//     per binding.
+//   - Otherwise it POSTs initialize with the first offered version
+//     before 2026-07-28, clientInfo {"name":"sluice"}, and the client
+//     capabilities of the lifecycle's CLIENT_* bits (what the gateway
+//     declares changes what upstreams list, MCP.md §1.6). A JSON or an
+//     event-stream reply is read; mcp-session-id and the negotiated
+//     protocolVersion are kept, notifications/initialized is POSTed, and
+//     the session's GET event stream opened.
+//   - The lifecycle's reply BEGIN carries the result's capabilities as
+//     McpCapabilities bits: tools, prompts and resources with their
+//     listChanged bits, resources.subscribe, logging (SERVER_LOGGING) and
+//     completions (SERVER_COMPLETIONS). A failed initialize RESETs the
+//     lifecycle with McpResetEx.error -32603 "Upstream …".
+//   - GET stream events: notifications/{tools,prompts,resources}/list_changed
+//     become FLUSH toolsListChanged, promptsListChanged and
+//     resourcesListChanged on the lifecycle's reply;
+//     notifications/resources/updated FLUSH resourcesUpdated{uri}; any
+//     other notification FLUSH McpFlushEx.notification{method, params}.
+//     A server→client request (roots/list, sampling, elicitation) is
+//     answered upstream with the JSON-RPC error -32601. A GET stream that
+//     ends or fails is reopened with Last-Event-ID, up to 5 times with a
+//     doubling backoff from 100ms on the worker's timers; 405 means the
+//     upstream has none, and 404 or 400 that the session is gone.
+//   - With a stateless upstream there is no GET stream: a lifecycle whose
+//     subscriptions (McpLifecycleBeginEx.subscriptions, the list_changed
+//     bits) meet the list_changed bits the upstream advertised POSTs
+//     subscriptions/listen (Mcp-Method, MCP-Protocol-Version 2026-07-28)
+//     with params {"notifications":{"toolsListChanged":true,…}, "_meta":
+//     {protocolVersion, the lifecycle's clientCapabilities, clientInfo}}
+//     and reads its event stream as the GET stream's:
+//     notifications/subscriptions/acknowledged is the stream opening and
+//     is not relayed; the list_changed notifications become the same
+//     FLUSHes. A listen that ends, fails or gets a 5xx is reopened on the
+//     same backoff (5 attempts in a row without a message); a 4xx or a
+//     JSON-RPC error means the upstream will not listen, and is not
+//     retried.
+//   - The lifecycle's END or ABORT (or a RESET of its reply) ends the GET
+//     or listen stream and DELETEs the upstream session.
+//   - A lifecycle without a session id (the server kind's for a 2026-07-28
+//     server/discover, subscriptions 0, or subscriptions/listen) is
+//     answered with the upstream's capabilities, cached from any session,
+//     else learned by discovering or initializing the worker's own
+//     session. With subscriptions it stays open and relays those list
+//     changes: from its own listen on a stateless upstream, else from a
+//     GET stream of the worker's session, filtered to the bits asked for.
+//
+// Requests without a session id (stateless 2026-07-28 downstreams) use a
+// per-worker upstream session, created on first use, or none when the
+// upstream is stateless too.
+//
+// # Requests
+//
+// A request stream (McpBeginEx toolsList, toolsCall, promptsList,
+// promptsGet, resourcesList, resourcesRead, resourcesTemplatesList,
+// resourcesSubscribe, resourcesUnsubscribe, or request{sessionId,
+// method}) gets its reply BEGIN at once, as the toolkit's does, and a
+// window for its params. When the params object closes (the
+// jsonrpc.Tracker sees its last brace; no DATA reads as {}), without
+// waiting for the downstream's END, the client POSTs
+//
+//	{"jsonrpc":"2.0","id":<unique per binding>,"method":"<method>","params":<params>}
+//
+// with content-length, mcp-session-id and mcp-protocol-version. A
+// 2026-07-28 downstream's io.modelcontextprotocol/ members of params._meta
+// are dropped for a session's upstream, which would read them as a
+// version mismatch. For a stateless upstream the request carries
+// Mcp-Method and, for tools/call, prompts/get and resources/read, Mcp-Name
+// (=?base64?…?= when not printable ASCII), and the client's own
+// protocolVersion and clientInfo in params._meta, with the downstream's
+// clientCapabilities when it sent them (what an input_required result may
+// ask of the client depends on them, SEP-2322), else those of the
+// session's CLIENT_* bits.
+//
+// The HTTP request stream's END waits for the response head, since the
+// http client reports a failed connection as RESET only until then; the
+// body itself is complete (content-length) as soon as the params close.
+//
+// The answer:
+//
+//   - application/json: the result becomes the reply's DATA, the bare
+//     result, then END; an error object becomes the DATA with END
+//     McpEndEx{outcome: ERROR}. The tracker's member ranges find them
+//     without parsing.
+//   - text/event-stream, read incrementally: notifications/progress
+//     becomes FLUSH McpFlushEx.progress{token: the progressToken's JSON
+//     text, progress, total (-1: none), message}; other notifications
+//     FLUSH notification; the response with the request's id is answered
+//     as above, and the stream aborted. A FLUSH is one frame (the buffer
+//     slot, 32 KiB by default): a notification whose params do not fit
+//     one goes in parts, consecutive FLUSHes with the same method and
+//     {total, start} of the params bytes each carries, up to
+//     mcp.MaxNotification (1 MiB); a larger one, or a progress message
+//     past a frame, is dropped with a warning, and the request goes on.
+//   - The reply's DATA respect its credit and padding, split to it.
+//
+// Failures:
+//
+//   - 404, or 400 while using a session (server-everything's answer for an
+//     unknown session, MCP.md §1.6): the session is re-initialized (a new
+//     upstream session replaces the table's entry) and the request retried
+//     once.
+//   - 401 or 403 with WWW-Authenticate: Bearer: RESET with
+//     McpResetEx.bearer{realm, scopes, resourceMetadata, error} while the
+//     downstream request is still open, else the error -32001 with the
+//     ERROR outcome.
+//   - An event stream cut before its response, with event ids (at
+//     2025-11-25 and later): resumed with GET and Last-Event-ID, twice at
+//     most.
+//   - Any other HTTP error (its JSON-RPC error relayed when it has one),
+//     a refused, reset or aborted connection, or the timeout: the DATA
+//     {"code":-32603,"message":"Upstream …"} and the ERROR outcome; never
+//     a hang.
+//
+// Cancellation: an ABORT of the request or a RESET of its reply POSTs
+// notifications/cancelled {requestId, reason} upstream and aborts the HTTP
+// stream; nothing is answered afterwards. A timeout does the same and
+// answers -32603 "Upstream timeout".
+//
+// # Costs
+//
+// Each worker reuses one set of flyweights and builders, its request and
+// call objects with their buffers, and one tracker; response headers are
+// read without the generated iterator, and timeouts are served by one
+// sweep timer per worker rather than one timer per request. A tools/call
+// through the client allocates nothing once the buffers have grown
+// (TestToolsCallAllocs, BenchmarkToolsCall).
+package client

@@ -1,0 +1,878 @@
+package client
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strconv"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
+)
+
+// paramsWindow is the credit a request's params get at a time.
+const paramsWindow = 32 << 10
+
+// exchange is one MCP request stream: its params become one JSON-RPC
+// request POSTed upstream, whose answer comes back on the reply. Exchanges
+// are recycled per worker, with their buffers.
+type exchange struct {
+	h        *handler
+	fn       engine.MessageConsumer
+	resumeFn func()
+	ds       downstream
+
+	kind      uint8
+	method    []byte // the JSON-RPC method
+	sid       []byte // the session id; nil: none
+	hasSID    bool
+	name      []byte // the tool or prompt name or resource uri; nil: none
+	hasName   bool
+	pt        jsonrpc.Tracker
+	params    []byte
+	u         *upstream
+	snap      snapshot
+	failGen   uint64
+	id        int64
+	c         *call
+	rd        bodyReader
+	status    int
+	sse       bool
+	lastID    []byte
+	resumes   int
+	answer    []byte
+	ansOff    int
+	idx       int       // in the worker's in-flight list, -1 when not
+	deadline  time.Time // when the request times out
+	bearer    []byte    // the response's WWW-Authenticate
+	errBody   []byte    // a JSON-RPC error that came with an HTTP error
+	scratch   []byte
+	state     uint16
+	cancelled bool
+}
+
+const (
+	xParamsDone uint16 = 1 << iota
+	xWaiting           // for an upstream (re-)initialize
+	xSent              // the request went upstream
+	xAnswered          // the answer is in x.answer
+	xFailed            // the answer is an error object
+	xRetried           // re-initialized once already
+	xOver              // nothing more to do but release
+	xFree              // in the worker's free list
+)
+
+func (h *handler) newExchange() *exchange {
+	x := freelist.Pop(&h.freeX)
+	if x == nil {
+		x = &exchange{h: h}
+		x.fn = x.onFrame
+		x.resumeFn = x.resume
+	}
+	x.kind, x.hasSID, x.hasName = 0, false, false
+	x.method, x.sid, x.name = x.method[:0], x.sid[:0], x.name[:0]
+	x.params, x.answer, x.lastID, x.bearer, x.errBody = x.params[:0], x.answer[:0], x.lastID[:0], x.bearer[:0], x.errBody[:0]
+	x.pt.Reset()
+	x.u, x.snap, x.failGen, x.id, x.c = nil, snapshot{}, 0, 0, nil
+	x.status, x.sse, x.resumes, x.ansOff, x.idx, x.state, x.cancelled = 0, false, 0, 0, -1, 0, false
+	return x
+}
+
+// kindMethods are the JSON-RPC methods of the request kinds.
+var kindMethods = [...]string{
+	mcp.McpBeginExKindToolsList:              "tools/list",
+	mcp.McpBeginExKindToolsCall:              "tools/call",
+	mcp.McpBeginExKindPromptsList:            "prompts/list",
+	mcp.McpBeginExKindPromptsGet:             "prompts/get",
+	mcp.McpBeginExKindResourcesList:          "resources/list",
+	mcp.McpBeginExKindResourcesRead:          "resources/read",
+	mcp.McpBeginExKindResourcesTemplatesList: "resources/templates/list",
+	mcp.McpBeginExKindResourcesSubscribe:     "resources/subscribe",
+	mcp.McpBeginExKindResourcesUnsubscribe:   "resources/unsubscribe",
+	mcp.McpBeginExKindRequest:                "",
+}
+
+func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
+	h := x.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			x.onBegin(h.begin.Extension())
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			if x.ds.in.OnData(&h.data) != nil {
+				x.cancel("protocol violation")
+				x.ds.doReset(nil)
+				x.ds.doAbort()
+				x.release()
+				return
+			}
+			x.onData(h.data.Payload())
+		}
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			_ = x.ds.in.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameEnd:
+		x.ds.state |= dsInitialClosed
+		if x.state&(xParamsDone|xOver) == 0 {
+			x.paramsComplete()
+		}
+	case frame.FrameAbort:
+		x.ds.state |= dsInitialClosed
+		x.cancel("downstream aborted the request")
+		x.ds.doAbort()
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			if x.ds.out.OnWindow(&h.window) != nil {
+				x.cancel("protocol violation")
+				x.ds.doAbort()
+			} else {
+				x.flushAnswer()
+			}
+		}
+	case frame.FrameReset:
+		x.ds.state |= dsReplyClosed
+		x.cancel("downstream cancelled the request")
+		x.ds.doReset(nil)
+	}
+	x.release()
+}
+
+func (x *exchange) onBegin(ext []byte) {
+	h := x.h
+	ex := &h.mcpEx
+	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.mcpTypeID {
+		x.refuse(-32600, "Invalid request: not an MCP application stream")
+		return
+	}
+	x.kind = ex.Kind()
+	if int(x.kind) >= len(kindMethods) || x.kind == mcp.McpBeginExKindLifecycle {
+		x.refuse(-32601, "Method not found")
+		return
+	}
+	var sid, name []byte
+	var hasSID, hasName bool
+	switch x.kind {
+	case mcp.McpBeginExKindToolsList:
+		v := ex.ToolsList()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindToolsCall:
+		v := ex.ToolsCall()
+		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.Name(), v.HasName()
+	case mcp.McpBeginExKindPromptsList:
+		v := ex.PromptsList()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindPromptsGet:
+		v := ex.PromptsGet()
+		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.Name(), v.HasName()
+	case mcp.McpBeginExKindResourcesList:
+		v := ex.ResourcesList()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindResourcesRead:
+		v := ex.ResourcesRead()
+		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.URI(), v.HasURI()
+	case mcp.McpBeginExKindResourcesTemplatesList:
+		v := ex.ResourcesTemplatesList()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindResourcesSubscribe:
+		v := ex.ResourcesSubscribe()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		v := ex.ResourcesUnsubscribe()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindRequest:
+		v := ex.Request()
+		sid, hasSID = v.SessionID(), v.HasSessionID()
+		if !v.HasMethod() || len(v.Method()) == 0 {
+			x.refuse(-32600, "Invalid request: no method")
+			return
+		}
+		x.method = append(x.method, v.Method()...)
+	}
+	if x.kind != mcp.McpBeginExKindRequest {
+		x.method = append(x.method, kindMethods[x.kind]...)
+	}
+	x.sid, x.hasSID = append(x.sid, sid...), hasSID
+	x.name, x.hasName = append(x.name, name...), hasName
+	// The reply opens at once, as the toolkit's does, so the reply's
+	// credit is usually there by the time the answer is.
+	if !x.ds.doBegin(ex, 0) {
+		x.refuse(-32603, "Internal error")
+		return
+	}
+	x.ds.doWindow(paramsWindow)
+	h.arm(x)
+	if hasSID {
+		h.sh.mu.Lock()
+		x.u = h.sh.sessions[string(x.sid)]
+		h.sh.mu.Unlock()
+		if x.u == nil {
+			x.fail(-32603, "Upstream session not found")
+		}
+	} else {
+		x.u = h.nullUpstream()
+	}
+}
+
+// refuse refuses a request before reading it, with McpResetEx.error.
+func (x *exchange) refuse(code int32, msg string) {
+	x.state |= xOver
+	x.ds.doReset(&resetInfo{code: code, message: msg})
+	x.ds.state |= dsReplyClosed
+	x.cancelTimer()
+}
+
+func (x *exchange) onData(p []byte) {
+	if x.state&(xParamsDone|xOver) != 0 {
+		return
+	}
+	if len(x.params)+len(p) > maxMessage {
+		x.fail(-32602, "Invalid params: too large")
+		x.ds.doReset(nil)
+		return
+	}
+	start := len(x.params)
+	x.params = append(x.params, p...)
+	n, done, err := x.pt.Feed(x.params[start:])
+	switch {
+	case err != nil:
+		x.fail(-32700, "Parse error: invalid params")
+	case done:
+		x.params = x.params[:start+n]
+		x.paramsComplete()
+	default:
+		x.ds.doWindow(paramsWindow)
+	}
+}
+
+// paramsComplete goes upstream once the params object closed (or the
+// downstream ended).
+func (x *exchange) paramsComplete() {
+	x.state |= xParamsDone
+	if len(bytes.TrimSpace(x.params)) == 0 {
+		x.params = append(x.params[:0], '{', '}')
+	} else if !x.pt.Done() || x.pt.Kind() != jsonrpc.KindObject {
+		x.fail(-32602, "Invalid params: not a JSON object")
+		return
+	}
+	if x.state&xOver == 0 {
+		x.proceed()
+	}
+}
+
+// proceed sends the request once the upstream session is ready.
+func (x *exchange) proceed() {
+	snap, ok, fg := x.u.acquire(x.h, x.resumeFn)
+	if ok {
+		x.snap = snap
+		x.send()
+		return
+	}
+	x.state |= xWaiting
+	x.failGen = fg
+	if failed, msg := x.u.failedSince(fg); failed {
+		x.state &^= xWaiting
+		x.fail(-32603, msg)
+	}
+}
+
+// resume runs when an initialize the request waits for is over.
+func (x *exchange) resume() {
+	if x.state&xWaiting == 0 || x.state&xOver != 0 {
+		return
+	}
+	x.state &^= xWaiting
+	if failed, msg := x.u.failedSince(x.failGen); failed {
+		x.fail(-32603, msg)
+		x.release()
+		return
+	}
+	x.proceed()
+	x.release()
+}
+
+// send POSTs the request: the envelope around the params, with the
+// session's headers, or for 2026-07-28 the Mcp-Method and Mcp-Name
+// headers and _meta spliced into the params.
+func (x *exchange) send() {
+	h := x.h
+	x.state |= xSent
+	x.id = h.sh.ids.Add(1)
+	x.rd.reset(false)
+	x.lastID, x.status, x.sse = x.lastID[:0], 0, false
+	c := h.newCall(x)
+	b := append(c.body[:0], `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, x.id, 10)
+	b = append(b, `,"method":"`...)
+	b = append(b, x.method...)
+	b = append(b, `","params":`...)
+	rh := reqHead{method: "POST", sessionID: x.snap.sessionID, version: x.snap.version}
+	if x.snap.stateless {
+		rh.sessionID = ""
+		rh.mcpMethod = x.method
+		b = x.spliceMeta(b)
+		if x.kind == mcp.McpBeginExKindToolsCall || x.kind == mcp.McpBeginExKindPromptsGet || x.kind == mcp.McpBeginExKindResourcesRead {
+			rh.mcpName = x.mcpName()
+		}
+	} else if hasMetaKey(x.params) {
+		b = rewriteMeta(b, x.params, false, 0)
+	} else {
+		b = append(b, x.params...)
+	}
+	b = append(b, '}')
+	c.body = b
+	x.c = c
+	if !c.open(&rh, x.ds.traceID) {
+		x.c = nil
+		x.fail(-32603, "Upstream unreachable: cannot open a stream")
+	}
+}
+
+// metaPrefix starts the _meta keys of 2026-07-28 (SEP-2575).
+var metaPrefix = []byte(`"io.modelcontextprotocol/`)
+
+// hasMetaKey reports whether params may hold a key that starts with
+// metaPrefix. It looks for the prefix's '/' first, which IndexByte finds
+// in a few instructions where Contains tries the whole prefix at every
+// byte: most params hold no '/' at all.
+func hasMetaKey(params []byte) bool {
+	return bytes.IndexByte(params, '/') >= 0 && bytes.Contains(params, metaPrefix)
+}
+
+const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
+
+// spliceMeta appends the params for a 2026-07-28 upstream: the client's
+// own protocolVersion and clientInfo merged into their _meta (added when
+// absent), in place of any the downstream sent, with the downstream's
+// clientCapabilities when it sent them (a 2026-07-28 client's, which the
+// upstream needs to choose what it may ask for in an input_required
+// result, SEP-2322), else those of the session's CLIENT_* bits.
+func (x *exchange) spliceMeta(b []byte) []byte {
+	return rewriteMeta(b, x.params, true, x.u.clientCapsOf())
+}
+
+// rewriteMeta appends params with the io.modelcontextprotocol/ members of
+// their top-level _meta dropped (a 2026-07-28 downstream's, which a
+// session's upstream would read as a version mismatch), and with the
+// gateway's own first when add is set.
+func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
+	m := member(p, "_meta")
+	if len(m) < 2 || m[0] != '{' {
+		if !add {
+			return append(b, p...)
+		}
+		i := bytes.IndexByte(p, '{') + 1
+		b = append(b, p[:i]...)
+		b = append(b, `"_meta":`...)
+		b = appendMeta(b, caps)
+		if len(bytes.TrimSpace(p[i:len(p)-1])) > 0 {
+			b = append(b, ',')
+		}
+		return append(b, p[i:]...)
+	}
+	at := len(p) - len(m)
+	for at >= 0 && &p[at] != &m[0] {
+		at--
+	}
+	b = append(b, p[:at+1]...)
+	n := 0
+	if add {
+		if cc := member(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
+			b = append(b, `"io.modelcontextprotocol/protocolVersion":"2026-07-28","`...)
+			b = append(b, metaClientCaps...)
+			b = append(b, `":`...)
+			b = append(b, cc...)
+			b = append(b, `,"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"}`...)
+		} else {
+			b = appendMetaMembers(b, caps)
+		}
+		n++
+	}
+	// Copy _meta's other members.
+	i := 1
+	for {
+		i = skipWS(m, i)
+		if i >= len(m) || m[i] != '"' {
+			break
+		}
+		ke := skipValue(m, i)
+		if ke < 0 {
+			break
+		}
+		j := skipWS(m, ke)
+		if j >= len(m) || m[j] != ':' {
+			break
+		}
+		vs := skipWS(m, j+1)
+		ve := skipValue(m, vs)
+		if ve < 0 {
+			break
+		}
+		if !bytes.HasPrefix(m[i:ke], metaPrefix) {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, m[i:ve]...)
+			n++
+		}
+		i = skipWS(m, ve)
+		if i < len(m) && m[i] == ',' {
+			i++
+		}
+	}
+	b = append(b, '}')
+	return append(b, p[at+len(m):]...)
+}
+
+func (u *upstream) clientCapsOf() uint16 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.clientCaps
+}
+
+// mcpName returns the Mcp-Name header: the name or uri, plain when it
+// is printable ASCII, else =?base64?…?=.
+func (x *exchange) mcpName() []byte {
+	name := x.name
+	if !x.hasName {
+		key := "name"
+		if x.kind == mcp.McpBeginExKindResourcesRead {
+			key = "uri"
+		}
+		v := member(x.params, key)
+		if len(v) < 2 || v[0] != '"' {
+			return nil
+		}
+		name = unquote(x.scratch[:0], v)
+		x.scratch = append(x.scratch[:0], name...)
+		name = x.scratch
+	}
+	for _, c := range name {
+		if c < 0x20 || c > 0x7e {
+			b := append(x.h.scratch[:0], "=?base64?"...)
+			b = base64.StdEncoding.AppendEncode(b, name)
+			b = append(b, "?="...)
+			x.h.scratch = b
+			return b
+		}
+	}
+	return name
+}
+
+func (x *exchange) onResponse(c *call, status int) {
+	h := x.h
+	x.status = status
+	x.sse = h.resp.sse
+	x.bearer = append(x.bearer[:0], h.resp.auth...)
+	x.rd.reset(x.sse)
+	switch {
+	case status == 404 || status == 400 && x.snap.sessionID != "" && !x.snap.stateless:
+		// spec 2025-11-25 §Session Management: a client that gets 404 MUST
+		// start a new session; server-everything answers 400 (MCP.md §1.6).
+		if x.state&xRetried == 0 {
+			x.state |= xRetried
+			x.c = nil
+			c.abort()
+			x.state &^= xSent
+			x.state |= xWaiting
+			x.failGen = x.u.reinit(h, x.snap.gen, x.resumeFn)
+			return
+		}
+	case (status == 401 || status == 403) && bytes.HasPrefix(bytes.ToLower(x.bearer), []byte("bearer")):
+		x.c = nil
+		c.abort()
+		x.onBearer(status)
+		return
+	}
+}
+
+// onBearer relays an upstream's bearer challenge: a RESET with
+// McpResetEx.bearer while the downstream request is still open, else an
+// error with the ERROR outcome.
+func (x *exchange) onBearer(status int) {
+	if x.ds.state&dsInitialClosed == 0 {
+		ri := resetInfo{bearer: true, bErr: mcp.McpBearerErrorInvalidToken}
+		if status == 403 {
+			ri.bErr = mcp.McpBearerErrorInsufficientScope
+		}
+		ri.realm = authParam(x.bearer, "realm")
+		ri.scope = authParam(x.bearer, "scope")
+		ri.meta = authParam(x.bearer, "resource_metadata")
+		if e := authParam(x.bearer, "error"); string(e) == "invalid_request" {
+			ri.bErr = mcp.McpBearerErrorInvalidRequest
+		}
+		x.state |= xOver
+		x.cancelTimer()
+		x.ds.doReset(&ri)
+		x.ds.doAbort()
+		return
+	}
+	x.fail(-32001, "Upstream authorization failed")
+}
+
+// authParam returns a WWW-Authenticate parameter's value, unquoted.
+func authParam(v []byte, name string) []byte {
+	for i := 0; i < len(v); {
+		j := bytes.Index(v[i:], []byte(name+"="))
+		if j < 0 {
+			return nil
+		}
+		k := i + j
+		i = k + len(name) + 1
+		if k > 0 && v[k-1] != ' ' && v[k-1] != ',' {
+			continue
+		}
+		rest := v[i:]
+		if len(rest) > 0 && rest[0] == '"' {
+			if e := bytes.IndexByte(rest[1:], '"'); e >= 0 {
+				return rest[1 : 1+e]
+			}
+			return rest[1:]
+		}
+		if e := bytes.IndexAny(rest, ", "); e >= 0 {
+			return rest[:e]
+		}
+		return rest
+	}
+	return nil
+}
+
+func (x *exchange) onBody(c *call, p []byte) {
+	h := x.h
+	for len(p) > 0 && x.c == c {
+		n, msg, err := x.rd.next(p)
+		p = p[n:]
+		if x.sse {
+			if id := x.rd.p.lastID; len(id) > 0 {
+				x.lastID = append(x.lastID[:0], id...)
+			}
+		}
+		if err != nil {
+			x.c = nil
+			c.abort()
+			x.fail(-32603, "Upstream sent an invalid response")
+			return
+		}
+		if msg == nil {
+			return
+		}
+		m := &h.msg
+		if x.rd.decode(&h.tracker, msg, m) != nil {
+			if !x.sse {
+				x.c = nil
+				c.abort()
+				x.fail(-32603, "Upstream sent an invalid response")
+				return
+			}
+			continue
+		}
+		x.onMessage(c, m)
+	}
+}
+
+func (x *exchange) onMessage(c *call, m *message) {
+	h := x.h
+	if m.method != nil {
+		method := m.method[1 : len(m.method)-1]
+		if m.id != nil {
+			postRefusal(h, &x.snap, m.id)
+			return
+		}
+		// A notification on the request's stream is the upstream working
+		// on it: the timeout counts from the last one, so a long job
+		// that reports progress is not cut off.
+		x.extend()
+		if string(method) == "notifications/progress" {
+			x.onProgress(m.params)
+			return
+		}
+		x.ds.notify(method, m.params)
+		return
+	}
+	if !m.isResponse() || !bytes.Equal(m.id, strconv.AppendInt(h.idBuf[:0], x.id, 10)) {
+		return
+	}
+	if x.status >= 300 {
+		// An HTTP error's JSON-RPC error: relayed at the close.
+		if m.err != nil {
+			x.errBody = append(x.errBody[:0], m.err...)
+		}
+		return
+	}
+	x.c = nil
+	c.finish()
+	if m.err != nil {
+		x.answerWith(m.err, true)
+	} else {
+		x.answerWith(m.result, false)
+	}
+}
+
+// onProgress relays notifications/progress as FLUSH McpFlushEx.progress,
+// with the token's JSON text intact.
+func (x *exchange) onProgress(params []byte) {
+	token := member(params, "progressToken")
+	if len(token) == 0 {
+		return
+	}
+	progress, _ := number(member(params, "progress"))
+	total, ok := number(member(params, "total"))
+	if !ok {
+		total = -1
+	}
+	var msg []byte
+	if v := member(params, "message"); len(v) >= 2 && v[0] == '"' {
+		msg = unquote(x.scratch[:0], v)
+		if len(msg) > 0 && &msg[0] != &v[1] {
+			x.scratch = msg
+		}
+		msg = msg[:len(msg):len(msg)]
+		if msg == nil {
+			msg = []byte{}
+		}
+	}
+	x.ds.doFlush(flushProgress, token, msg, progress, total)
+}
+
+func (x *exchange) onClose(c *call, failed bool) {
+	if x.c != c {
+		return
+	}
+	x.c = nil
+	if x.state&(xAnswered|xOver) != 0 {
+		return
+	}
+	switch {
+	case x.status >= 300 && len(x.errBody) > 0:
+		x.answerWith(x.errBody, true)
+	case x.status >= 300:
+		x.scratch = append(append(x.scratch[:0], "Upstream HTTP status "...), strconv.Itoa(x.status)...)
+		x.failBytes(-32603, x.scratch)
+	case x.sse && len(x.lastID) > 0 && x.resumes < 2 && !x.snap.stateless && x.snap.sessionID != "":
+		// spec 2025-11-25 §Resumability: a POST stream cut before its
+		// response resumes with GET and Last-Event-ID.
+		x.resumes++
+		x.resumeGet()
+	case x.status == 0:
+		x.fail(-32603, "Upstream connection failed")
+	default:
+		x.fail(-32603, "Upstream ended the response without an answer")
+	}
+	x.release()
+}
+
+func (x *exchange) resumeGet() {
+	h := x.h
+	x.rd.reset(true)
+	x.status = 0
+	c := h.newCall(x)
+	x.c = c
+	if !c.open(&reqHead{method: "GET", sessionID: x.snap.sessionID, version: x.snap.version, lastEventID: x.lastID}, x.ds.traceID) {
+		x.c = nil
+		x.fail(-32603, "Upstream unreachable: cannot resume")
+	}
+}
+
+func (x *exchange) onTimeout() {
+	x.cancelTimer()
+	if x.state&(xAnswered|xOver) != 0 {
+		return
+	}
+	x.notifyCancelled("timeout")
+	x.state &^= xWaiting
+	x.fail(-32603, "Upstream timeout")
+	x.release()
+}
+
+// cancel stops a request the downstream gave up: the upstream is told
+// with notifications/cancelled and the HTTP stream aborted; no answer is
+// sent afterwards.
+func (x *exchange) cancel(reason string) {
+	if x.state&xOver != 0 {
+		return
+	}
+	x.state |= xOver
+	x.state &^= xWaiting
+	x.cancelTimer()
+	if x.state&xAnswered == 0 {
+		x.notifyCancelled(reason)
+	}
+	if x.c != nil {
+		c := x.c
+		x.c = nil
+		c.abort()
+	}
+}
+
+func (x *exchange) notifyCancelled(reason string) {
+	if x.state&xSent == 0 || x.c == nil {
+		return
+	}
+	h := x.h
+	b := append(x.scratch[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	b = strconv.AppendInt(b, x.id, 10)
+	b = append(b, `,"reason":"`...)
+	b = append(b, reason...)
+	b = append(b, `"`...)
+	if x.snap.stateless {
+		b = append(b, `,"_meta":`...)
+		b = appendMeta(b, x.u.clientCapsOf())
+	}
+	b = append(b, `}}`...)
+	x.scratch = b
+	postMessage(h, &x.snap, b)
+	c := x.c
+	x.c = nil
+	c.abort()
+}
+
+// extend moves an armed request's deadline to a whole timeout from now.
+func (x *exchange) extend() {
+	if x.idx >= 0 {
+		x.deadline = x.h.w.Now().Add(x.h.s.timeout)
+	}
+}
+
+func (x *exchange) cancelTimer() {
+	if x.idx >= 0 {
+		x.h.disarm(x)
+	}
+}
+
+// arm puts x on the worker's in-flight list with its deadline. One
+// sweep timer serves the list: a timer per request would allocate.
+func (h *handler) arm(x *exchange) {
+	now := h.w.Now()
+	x.deadline = now.Add(h.s.timeout)
+	x.idx = len(h.inflight)
+	h.inflight = append(h.inflight, x)
+	if h.sweepTimer == 0 {
+		h.sweepTimer = h.w.TimerAt(now.Add(h.sweepEvery()), h.sweepFn)
+	}
+}
+
+func (h *handler) disarm(x *exchange) {
+	i, last := x.idx, len(h.inflight)-1
+	h.inflight[i] = h.inflight[last]
+	h.inflight[i].idx = i
+	h.inflight[last] = nil
+	h.inflight = h.inflight[:last]
+	x.idx = -1
+}
+
+// sweepEvery is the resolution of request timeouts.
+func (h *handler) sweepEvery() time.Duration {
+	return min(max(h.s.timeout/20, 10*time.Millisecond), 250*time.Millisecond)
+}
+
+// sweep times out the requests past their deadline.
+func (h *handler) sweep() {
+	h.sweepTimer = 0
+	now := h.w.Now()
+	for i := len(h.inflight) - 1; i >= 0; i-- {
+		if i < len(h.inflight) && !now.Before(h.inflight[i].deadline) {
+			h.inflight[i].onTimeout()
+		}
+	}
+	if len(h.inflight) > 0 {
+		h.sweepTimer = h.w.TimerAt(now.Add(h.sweepEvery()), h.sweepFn)
+	}
+}
+
+// fail answers with a JSON-RPC error {code, message} and the ERROR
+// outcome.
+func (x *exchange) fail(code int32, msg string) {
+	b := append(x.answer[:0], `{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":`...)
+	b = strconv.AppendQuote(b, msg)
+	b = append(b, '}')
+	x.answer = b
+	x.answered(true)
+}
+
+func (x *exchange) failBytes(code int32, msg []byte) {
+	b := append(x.answer[:0], `{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":"`...)
+	b = append(b, msg...)
+	b = append(b, `"}`...)
+	x.answer = b
+	x.answered(true)
+}
+
+// answerWith answers with p, a result or an error object.
+func (x *exchange) answerWith(p []byte, failed bool) {
+	x.answer = append(x.answer[:0], p...)
+	x.answered(failed)
+}
+
+func (x *exchange) answered(failed bool) {
+	if x.state&(xAnswered|xOver) != 0 {
+		return
+	}
+	x.state |= xAnswered
+	if failed {
+		x.state |= xFailed
+	}
+	x.cancelTimer()
+	if x.c != nil {
+		c := x.c
+		x.c = nil
+		c.abort()
+	}
+	x.ansOff = 0
+	x.flushAnswer()
+}
+
+// flushAnswer sends what the reply's credit allows of the answer, then
+// END.
+func (x *exchange) flushAnswer() {
+	if x.state&xAnswered == 0 || x.state&xOver != 0 || x.ds.state&dsReplyClosed != 0 {
+		return
+	}
+	rest, ok := x.ds.doData(x.answer[x.ansOff:], true)
+	if !ok {
+		x.state |= xOver
+		x.ds.doAbort()
+		return
+	}
+	x.ansOff = len(x.answer) - len(rest)
+	if len(rest) == 0 {
+		x.state |= xOver
+		x.ds.doEnd(x.state&xFailed != 0)
+		if x.ds.state&dsInitialClosed == 0 && x.state&xParamsDone == 0 {
+			// An answer before all the params: the rest is not wanted.
+			x.ds.doReset(nil)
+		}
+		x.release()
+	}
+}
+
+// release recycles the exchange once both directions are over and no
+// call, timer or initialize holds it.
+func (x *exchange) release() {
+	if !x.ds.closed() || x.c != nil || x.idx >= 0 || x.state&xWaiting != 0 || x.h == nil {
+		return
+	}
+	if x.state&xFree != 0 {
+		return
+	}
+	x.state |= xOver | xFree
+	x.h.freeX = append(x.h.freeX, x)
+}
+
+// postRefusal answers a server→client request with -32601: the gateway
+// does not relay them yet.
+func postRefusal(h *handler, s *snapshot, id []byte) {
+	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
+	h.scratch = b
+	postMessage(h, s, b)
+}

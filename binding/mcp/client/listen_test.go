@@ -1,0 +1,282 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// listenUpstream is a stateless (2026-07-28) MCP server that answers
+// server/discover and subscriptions/listen only. Its listens, in order:
+// the first is refused with 503, the second acknowledged, sends a tools
+// list change and ends, the third acknowledged, sends a prompts list
+// change and stays open until the client goes.
+type listenUpstream struct {
+	mu      sync.Mutex
+	listens []listenRequest
+	gone    chan struct{} // the third listen's client went away
+}
+
+type listenRequest struct {
+	method, version string
+	params          json.RawMessage
+}
+
+func (u *listenUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	switch req.Method {
+	case "server/discover":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],`+
+			`"capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{}}}}`, req.ID)
+	case "subscriptions/listen":
+		u.mu.Lock()
+		u.listens = append(u.listens, listenRequest{r.Header.Get("Mcp-Method"), r.Header.Get("Mcp-Protocol-Version"), req.Params})
+		n := len(u.listens)
+		u.mu.Unlock()
+		if n == 1 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := func(msg string) {
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+			w.(http.Flusher).Flush()
+		}
+		event(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s}}}`, req.ID))
+		if n == 2 {
+			event(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`)
+			return
+		}
+		event(`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{}}`)
+		select {
+		case <-r.Context().Done():
+			close(u.gone)
+		case <-time.After(10 * time.Second):
+		}
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+func (u *listenUpstream) requests() []listenRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]listenRequest(nil), u.listens...)
+}
+
+// lifecycleDriver plays the mcp server kind's side of one lifecycle
+// stream to client0, on worker 0, and reports what comes back.
+type lifecycleDriver struct {
+	w                  *engine.Worker
+	mcpType            int32
+	origin, routed     int64
+	initialID, replyID int64
+	subs               uint16
+	buf                []byte
+	events             chan string
+
+	hdr    frame.Frame
+	begin  frame.Begin
+	flush  frame.Flush
+	ex     mcp.McpBeginEx
+	flEx   mcp.McpFlushEx
+	beginB frame.BeginBuilder
+	endB   frame.EndBuilder
+	winB   frame.WindowBuilder
+	exB    mcp.McpBeginExBuilder
+}
+
+func (d *lifecycleDriver) start() {
+	d.initialID = d.w.SupplyInitialID(d.routed)
+	d.replyID = engine.ReplyID(d.initialID)
+	b := d.beginB.Wrap(d.buf, 0, len(d.buf)).
+		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+	off, max, _ := b.ExtensionSlot()
+	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).Lifecycle().
+		SessionIDNull().Capabilities(uint16(mcp.McpCapabilitiesClientSampling)).AuthCallbackNull().
+		Subscriptions(d.subs).BuildLimit()
+	if err != nil {
+		panic(err)
+	}
+	n, err := b.ExtensionEnd(limit).BuildLimit()
+	if err != nil || d.w.NewStream(d.buf[:n], d.handle) != nil {
+		d.events <- "driver: begin refused"
+	}
+}
+
+func (d *lifecycleDriver) end() {
+	n, _ := d.endB.Wrap(d.buf, 0, len(d.buf)).
+		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
+		BuildLimit()
+	_ = d.w.Send(frame.FrameEnd, d.buf[:n])
+}
+
+func (d *lifecycleDriver) handle(t frame.FrameType, buf []byte) {
+	if !d.hdr.TryWrap(buf, 0, len(buf)) || d.hdr.StreamID() != d.replyID {
+		return
+	}
+	switch t {
+	case frame.FrameBegin:
+		caps := -1
+		if d.begin.TryWrap(buf, 0, len(buf)) {
+			ext := d.begin.Extension()
+			if d.ex.TryWrap(ext, 0, len(ext)) && d.ex.Kind() == mcp.McpBeginExKindLifecycle {
+				v := d.ex.Lifecycle()
+				caps = int(v.Capabilities())
+			}
+		}
+		d.events <- fmt.Sprintf("begin caps=%d", caps)
+		n, _ := d.winB.Wrap(d.buf, 0, len(d.buf)).
+			OriginID(d.origin).RoutedID(d.routed).StreamID(d.replyID).
+			Sequence(0).Acknowledge(0).Maximum(8192).TraceID(0).
+			BudgetID(0).Padding(0).BuildLimit()
+		_ = d.w.Send(frame.FrameWindow, d.buf[:n])
+	case frame.FrameFlush:
+		kind := -1
+		if d.flush.TryWrap(buf, 0, len(buf)) {
+			ext := d.flush.Extension()
+			if d.flEx.TryWrap(ext, 0, len(ext)) {
+				kind = int(d.flEx.Kind())
+			}
+		}
+		d.events <- fmt.Sprintf("flush %d", kind)
+	case frame.FrameEnd:
+		d.events <- "end"
+	case frame.FrameAbort:
+		d.events <- "abort"
+	}
+}
+
+// startListenClient runs client0 (an mcp client of server) on one worker,
+// with an external driver in front, and returns the driver.
+func startListenClient(t *testing.T, server string, subs uint16) *lifecycleDriver {
+	t.Helper()
+	src := fmt.Sprintf(`name: test
+bindings:
+  client0:
+    type: mcp
+    kind: client
+    options:
+      server: %s
+`, server)
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(t, err)
+	cfg, err := config.Load("listen.yaml", []byte(src), schema, config.WithExternal("driver"))
+	require.NoError(t, err)
+	require.NoError(t, binding.Resolve(cfg))
+	labels := engine.NewLabels()
+	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
+		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}))
+	require.NoError(t, err)
+	require.NoError(t, e.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	d := &lifecycleDriver{w: e.Worker(0), mcpType: labels.Supply("mcp"), subs: subs,
+		buf: make([]byte, 8192), events: make(chan string, 64)}
+	d.origin, _ = e.ResolveID("driver")
+	d.routed, _ = e.ResolveID("client0")
+	d.w.Dispatch(d.start)
+	return d
+}
+
+func (d *lifecycleDriver) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case ev := <-d.events:
+		return ev
+	case <-time.After(5 * time.Second):
+		t.Fatal("timed out waiting for the lifecycle's reply")
+		return ""
+	}
+}
+
+// TestListenRelaysListChanged opens a lifecycle without a session id that
+// subscribes to tools and prompts list changes, on a stateless upstream:
+// the client POSTs subscriptions/listen for both, reopens it after a 503
+// and after the upstream ends it, relays each list_changed as its FLUSH
+// (the acknowledgement as nothing), and aborts the listen at the
+// lifecycle's END.
+func TestListenRelaysListChanged(t *testing.T) {
+	up := &listenUpstream{gone: make(chan struct{})}
+	srv := httptest.NewServer(up)
+	defer srv.Close()
+	subs := uint16(mcp.McpCapabilitiesServerToolsListChanged | mcp.McpCapabilitiesServerPromptsListChanged |
+		mcp.McpCapabilitiesServerResourcesListChanged)
+	d := startListenClient(t, srv.URL+"/mcp", subs)
+
+	want := mcp.McpCapabilitiesServerTools | mcp.McpCapabilitiesServerToolsListChanged |
+		mcp.McpCapabilitiesServerPrompts | mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResources
+	require.Equal(t, fmt.Sprintf("begin caps=%d", want), d.next(t), "the discover result's capabilities, list_changed bits with them")
+	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindToolsListChanged), d.next(t))
+	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindPromptsListChanged), d.next(t))
+
+	d.w.Dispatch(d.end)
+	assert.Equal(t, "end", d.next(t))
+	select {
+	case <-up.gone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream listen was not aborted at the lifecycle's END")
+	}
+	time.Sleep(300 * time.Millisecond) // no reopening once the lifecycle is over
+	reqs := up.requests()
+	require.Len(t, reqs, 3, "a refused listen and an ended one are reopened")
+	for _, r := range reqs {
+		assert.Equal(t, "subscriptions/listen", r.method)
+		assert.Equal(t, "2026-07-28", r.version)
+		var p struct {
+			Notifications map[string]bool `json:"notifications"`
+			Meta          map[string]any  `json:"_meta"`
+		}
+		require.NoError(t, json.Unmarshal(r.params, &p))
+		assert.Equal(t, map[string]bool{"toolsListChanged": true, "promptsListChanged": true}, p.Notifications,
+			"only the subscriptions the upstream advertised")
+		assert.Equal(t, "2026-07-28", p.Meta["io.modelcontextprotocol/protocolVersion"])
+		assert.Equal(t, map[string]any{"sampling": map[string]any{}}, p.Meta["io.modelcontextprotocol/clientCapabilities"])
+	}
+}
+
+// TestListenNoSubscriptions: a lifecycle that subscribes to nothing (the
+// server kind's transient one for server/discover) is answered with the
+// capabilities and opens no listen.
+func TestListenNoSubscriptions(t *testing.T) {
+	up := &listenUpstream{gone: make(chan struct{})}
+	srv := httptest.NewServer(up)
+	defer srv.Close()
+	d := startListenClient(t, srv.URL+"/mcp", 0)
+	require.Contains(t, d.next(t), "begin caps=")
+	time.Sleep(200 * time.Millisecond)
+	d.w.Dispatch(d.end)
+	assert.Equal(t, "end", d.next(t))
+	assert.Empty(t, up.requests())
+}

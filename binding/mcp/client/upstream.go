@@ -1,0 +1,1004 @@
+package client
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// upstream is one session with the upstream server, for one downstream
+// session (or one worker's requests without a session). It is shared by
+// the workers of the engine: requests of a session arrive on any worker.
+// Its fields are guarded by mu; its lifecycle and GET stream belong to
+// the owner worker.
+type upstream struct {
+	sh  *shared
+	key string
+
+	mu         sync.Mutex
+	state      uint8
+	gen        uint64 // bumped at each (re-)initialize
+	failGen    uint64 // bumped when an initialize fails
+	failMsg    string
+	sessionID  string
+	version    string
+	stateless  bool
+	caps       uint16
+	clientCaps uint16
+	waiters    []waiter
+
+	owner *handler   // the worker of the lifecycle and the GET stream
+	lc    *lifecycle // nil for a worker's null-session upstream
+}
+
+// upstream states.
+const (
+	upNew uint8 = iota
+	upIniting
+	upReady
+	upClosed
+)
+
+// waiter is a stream waiting for an initialize: fn runs on w.
+type waiter struct {
+	w  *engine.Worker
+	fn func()
+}
+
+// snapshot is what a request needs of its upstream session.
+type snapshot struct {
+	gen       uint64
+	sessionID string
+	version   string
+	stateless bool
+	caps      uint16
+}
+
+// acquire returns the session's snapshot when it is ready. Otherwise it
+// queues fn to run on h's worker when the (re-)initialize it starts or
+// joins is over, and returns the failure generation to check then.
+func (u *upstream) acquire(h *handler, fn func()) (snapshot, bool, uint64) {
+	u.mu.Lock()
+	switch u.state {
+	case upReady:
+		s := snapshot{u.gen, u.sessionID, u.version, u.stateless, u.caps}
+		u.mu.Unlock()
+		return s, true, 0
+	case upClosed:
+		fg := u.failGen
+		u.mu.Unlock()
+		return snapshot{}, false, fg + 1 // already failed
+	}
+	fg := u.failGen
+	u.waiters = append(u.waiters, waiter{h.w, fn})
+	start := u.state == upNew
+	u.state = upIniting
+	u.mu.Unlock()
+	if start {
+		startInit(h, u)
+	}
+	return snapshot{}, false, fg
+}
+
+// failedSince reports whether an initialize failed (or the session was
+// closed) since failure generation fg, and why.
+func (u *upstream) failedSince(fg uint64) (bool, string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.state == upClosed {
+		return true, "Upstream session closed"
+	}
+	return u.failGen != fg, u.failMsg
+}
+
+// reinit starts a new upstream session after the one of generation gen
+// was lost (404, or 400 with a session), unless another request already
+// did; fn runs when it is ready.
+func (u *upstream) reinit(h *handler, gen uint64, fn func()) uint64 {
+	u.mu.Lock()
+	fg := u.failGen
+	if u.state == upClosed {
+		u.mu.Unlock()
+		return fg + 1
+	}
+	u.waiters = append(u.waiters, waiter{h.w, fn})
+	start := u.state == upNew || u.state == upReady && u.gen == gen
+	if u.state == upReady && u.gen != gen {
+		// Already re-initialized: go at once.
+		ws := u.waiters
+		u.waiters = nil
+		u.mu.Unlock()
+		wake(ws)
+		return fg
+	}
+	u.state = upIniting
+	u.mu.Unlock()
+	if start {
+		startInit(h, u)
+	}
+	return fg
+}
+
+func wake(ws []waiter) {
+	for _, w := range ws {
+		w.w.Dispatch(w.fn)
+	}
+}
+
+// ready records a new upstream session and wakes its waiters.
+func (u *upstream) ready(op *initOp) {
+	u.mu.Lock()
+	if u.state == upClosed {
+		u.mu.Unlock()
+		op.deleteSession()
+		return
+	}
+	u.state = upReady
+	u.gen++
+	u.sessionID, u.version, u.stateless, u.caps = op.sessionID, op.version, op.stateless, op.caps
+	ws := u.waiters
+	u.waiters = nil
+	lc, owner := u.lc, u.owner
+	u.mu.Unlock()
+	wake(ws)
+	sh := u.sh
+	sh.mu.Lock()
+	sh.caps, sh.capsKnown = op.caps, true
+	sh.mu.Unlock()
+	if lc != nil {
+		owner.w.Dispatch(lc.onReady)
+	}
+}
+
+// failed records a failed initialize: its waiters get an error, and the
+// next request tries again.
+func (u *upstream) failed(msg string) {
+	u.mu.Lock()
+	if u.state != upClosed {
+		u.state = upNew
+	}
+	u.failGen++
+	u.failMsg = msg
+	ws := u.waiters
+	u.waiters = nil
+	lc, owner := u.lc, u.owner
+	u.mu.Unlock()
+	wake(ws)
+	if lc != nil {
+		owner.w.Dispatch(lc.onReady)
+	}
+}
+
+// close ends the session for good, and returns what DELETE needs.
+func (u *upstream) close() (sessionID, version string, stateless bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.state = upClosed
+	ws := u.waiters
+	u.waiters = nil
+	defer wake(ws)
+	return u.sessionID, u.version, u.stateless
+}
+
+// initOp (re-)initializes an upstream session on one worker:
+// server/discover when 2026-07-28 is offered and not yet known, else
+// initialize and notifications/initialized.
+type initOp struct {
+	h    *handler
+	u    *upstream
+	step uint8
+	rd   bodyReader
+	done bool // the step's response was read
+
+	status    int
+	sessionID string
+	version   string
+	stateless bool
+	caps      uint16
+	errMsg    string
+}
+
+const (
+	stepDiscover uint8 = iota
+	stepInitialize
+	stepInitialized
+)
+
+func startInit(h *handler, u *upstream) {
+	op := &initOp{h: h, u: u}
+	sh := h.sh
+	sh.mu.Lock()
+	disc, caps := sh.discovery, sh.caps
+	sh.mu.Unlock()
+	switch {
+	case h.s.stateless && disc == 0:
+		op.post(stepDiscover)
+	case h.s.stateless && disc == 1:
+		op.stateless, op.version, op.caps = true, v20260728, caps
+		u.ready(op)
+	default:
+		op.initialize()
+	}
+}
+
+func (op *initOp) initialize() {
+	if op.h.s.legacy == "" {
+		op.u.failed("Upstream does not serve protocol version 2026-07-28, the only one offered")
+		return
+	}
+	op.post(stepInitialize)
+}
+
+// post sends the step's request.
+func (op *initOp) post(step uint8) {
+	h := op.h
+	op.step, op.done, op.status = step, false, 0
+	c := h.newCall(op)
+	b := c.body[:0]
+	rh := reqHead{method: "POST"}
+	u := op.u
+	u.mu.Lock()
+	clientCaps := u.clientCaps
+	u.mu.Unlock()
+	switch step {
+	case stepDiscover:
+		rh.version, rh.mcpMethod = v20260728, []byte("server/discover")
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = strconv.AppendInt(b, h.sh.ids.Add(1), 10)
+		b = append(b, `,"method":"server/discover","params":{"_meta":`...)
+		b = appendMeta(b, clientCaps)
+		b = append(b, `}}`...)
+	case stepInitialize:
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = strconv.AppendInt(b, h.sh.ids.Add(1), 10)
+		b = append(b, `,"method":"initialize","params":{"protocolVersion":"`...)
+		b = append(b, h.s.legacy...)
+		b = append(b, `","capabilities":`...)
+		b = appendClientCaps(b, clientCaps)
+		b = append(b, `,"clientInfo":{"name":"sluice","version":"devel"}}}`...)
+	case stepInitialized:
+		rh.sessionID, rh.version = op.sessionID, op.version
+		b = append(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`...)
+	}
+	c.body = b
+	if !c.open(&rh, h.w.SupplyTraceID()) {
+		op.fail("Upstream unreachable: cannot open a stream to " + h.s.authority)
+	}
+}
+
+func (op *initOp) onResponse(c *call, status int) {
+	op.status = status
+	h := op.h
+	if op.step == stepInitialize && h.resp.sessionID != nil {
+		op.sessionID = string(h.resp.sessionID)
+	}
+	op.rd.reset(h.resp.sse)
+}
+
+func (op *initOp) onBody(c *call, p []byte) {
+	h := op.h
+	for len(p) > 0 && !op.done {
+		n, msg, err := op.rd.next(p)
+		p = p[n:]
+		if err != nil {
+			op.errMsg = "Upstream sent an invalid response: " + err.Error()
+			op.done = true
+			c.abort()
+			op.closeStep(true)
+			return
+		}
+		if msg == nil {
+			return
+		}
+		var m message
+		if op.rd.decode(&h.tracker, msg, &m) != nil || !m.isResponse() {
+			continue // notifications before the response
+		}
+		op.done = true
+		op.onResult(&m)
+		if op.step == stepInitialize || op.step == stepDiscover {
+			// An SSE stream may stay open: the answer is in.
+			c.abort()
+			op.closeStep(false)
+		}
+		return
+	}
+}
+
+func (op *initOp) onResult(m *message) {
+	switch op.step {
+	case stepDiscover:
+		if m.result == nil {
+			return
+		}
+		vs := member(m.result, "supportedVersions")
+		if bytes.Contains(vs, []byte(`"`+v20260728+`"`)) {
+			op.stateless, op.version = true, v20260728
+			op.caps = capsOf(member(m.result, "capabilities"))
+		}
+	case stepInitialize:
+		if m.result == nil {
+			op.errMsg = "Upstream refused initialize: " + string(truncate(m.err, 200))
+			return
+		}
+		v := member(m.result, "protocolVersion")
+		if len(v) >= 2 && v[0] == '"' {
+			op.version = string(v[1 : len(v)-1])
+		}
+		op.caps = capsOf(member(m.result, "capabilities"))
+	}
+}
+
+func (op *initOp) onClose(c *call, failed bool) {
+	op.closeStep(failed)
+}
+
+// closeStep moves on once a step's call is over.
+func (op *initOp) closeStep(failed bool) {
+	if op.step > stepInitialized {
+		return
+	}
+	step := op.step
+	op.step = stepInitialized + 1 // nothing more from this call
+	switch step {
+	case stepDiscover:
+		if !op.done && op.status == 0 {
+			op.fail("Upstream unreachable at " + op.h.s.authority)
+			return
+		}
+		sh := op.h.sh
+		sh.mu.Lock()
+		if op.stateless {
+			sh.discovery, sh.caps, sh.capsKnown = 1, op.caps, true
+		} else {
+			sh.discovery = 2
+		}
+		sh.mu.Unlock()
+		if op.stateless {
+			op.u.ready(op)
+			return
+		}
+		op.initialize()
+	case stepInitialize:
+		switch {
+		case op.errMsg != "":
+			op.fail(op.errMsg)
+		case !op.done && op.status == 0:
+			op.fail("Upstream unreachable at " + op.h.s.authority)
+		case !op.done || op.status != 200:
+			op.fail("Upstream refused initialize with HTTP status " + strconv.Itoa(op.status))
+		default:
+			op.post(stepInitialized)
+		}
+	case stepInitialized:
+		op.u.ready(op)
+	}
+}
+
+func (op *initOp) fail(msg string) {
+	op.step = stepInitialized + 1
+	op.u.failed(msg)
+}
+
+// deleteSession ends an upstream session nobody wants any more.
+func (op *initOp) deleteSession() {
+	if !op.stateless && op.sessionID != "" {
+		postDelete(op.h, op.sessionID, op.version)
+	}
+}
+
+// discard is the sink of calls whose answer does not matter.
+type discard struct{}
+
+func (discard) onResponse(*call, int) {}
+func (discard) onBody(*call, []byte)  {}
+func (discard) onClose(*call, bool)   {}
+
+var discardSink = discard{}
+
+func postDelete(h *handler, sessionID, version string) {
+	c := h.newCall(discardSink)
+	c.open(&reqHead{method: "DELETE", sessionID: sessionID, version: version}, h.w.SupplyTraceID())
+}
+
+// postMessage sends one notification or response upstream, unanswered.
+func postMessage(h *handler, s *snapshot, body []byte) {
+	c := h.newCall(discardSink)
+	c.body = append(c.body[:0], body...)
+	rh := reqHead{method: "POST", sessionID: s.sessionID, version: s.version}
+	if s.stateless {
+		rh.sessionID = ""
+	}
+	c.open(&rh, h.w.SupplyTraceID())
+}
+
+// capsOf maps a result's capabilities object to McpCapabilities bits.
+func capsOf(c []byte) uint16 {
+	var bits mcp.McpCapabilities
+	if t := member(c, "tools"); t != nil {
+		bits |= mcp.McpCapabilitiesServerTools
+		if isTrue(member(t, "listChanged")) {
+			bits |= mcp.McpCapabilitiesServerToolsListChanged
+		}
+	}
+	if p := member(c, "prompts"); p != nil {
+		bits |= mcp.McpCapabilitiesServerPrompts
+		if isTrue(member(p, "listChanged")) {
+			bits |= mcp.McpCapabilitiesServerPromptsListChanged
+		}
+	}
+	if r := member(c, "resources"); r != nil {
+		bits |= mcp.McpCapabilitiesServerResources
+		if isTrue(member(r, "listChanged")) {
+			bits |= mcp.McpCapabilitiesServerResourcesListChanged
+		}
+		if isTrue(member(r, "subscribe")) {
+			bits |= mcp.McpCapabilitiesServerResourcesSubscribe
+		}
+	}
+	if member(c, "logging") != nil {
+		bits |= mcp.McpCapabilitiesServerLogging
+	}
+	if member(c, "completions") != nil {
+		bits |= mcp.McpCapabilitiesServerCompletions
+	}
+	return uint16(bits)
+}
+
+// appendClientCaps writes the client capabilities of the CLIENT_* bits.
+// What the gateway declares changes what upstreams list (MCP.md §1.6).
+func appendClientCaps(b []byte, bits uint16) []byte {
+	c := mcp.McpCapabilities(bits)
+	b = append(b, '{')
+	n := len(b)
+	if c&mcp.McpCapabilitiesClientRoots != 0 {
+		b = append(b, `"roots":{"listChanged":true}`...)
+	}
+	if c&mcp.McpCapabilitiesClientSampling != 0 {
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		b = append(b, `"sampling":{}`...)
+	}
+	if c&(mcp.McpCapabilitiesClientElicitation|mcp.McpCapabilitiesClientElicitationForm|mcp.McpCapabilitiesClientElicitationUrl) != 0 {
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		b = append(b, `"elicitation":{`...)
+		form := c&mcp.McpCapabilitiesClientElicitationForm != 0
+		if form {
+			b = append(b, `"form":{}`...)
+		}
+		if c&mcp.McpCapabilitiesClientElicitationUrl != 0 {
+			if form {
+				b = append(b, ',')
+			}
+			b = append(b, `"url":{}`...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// appendMeta writes the _meta members a 2026-07-28 request carries,
+// without the braces' surrounding: {"io.modelcontextprotocol/…":…}.
+func appendMeta(b []byte, clientCaps uint16) []byte {
+	b = append(b, '{')
+	b = appendMetaMembers(b, clientCaps)
+	return append(b, '}')
+}
+
+func appendMetaMembers(b []byte, clientCaps uint16) []byte {
+	b = append(b, `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":`...)
+	b = appendClientCaps(b, clientCaps)
+	return append(b, `,"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"}`...)
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// lifecycle is one downstream session's lifecycle stream, on its owner
+// worker: it (re-)initializes the upstream session, keeps its GET stream
+// and relays the upstream's notifications as FLUSHes on its reply.
+type lifecycle struct {
+	h    *handler
+	ds   downstream
+	u    *upstream
+	key  string
+	null bool // a lifecycle without a session id
+	caps uint16
+	// subs are the list_changed bits the opener wants relayed
+	// (McpLifecycleBeginEx.subscriptions).
+	subs  uint16
+	begun bool
+	over  bool
+	get   *getStream
+	// the McpBeginEx of the downstream BEGIN, kept for the reply.
+	ex []byte
+}
+
+func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
+	h := l.h
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			l.onBegin(h.begin.Extension())
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			if l.ds.in.OnData(&h.data) != nil {
+				l.teardown()
+				l.ds.doReset(nil)
+				l.ds.doAbort()
+				return
+			}
+			l.ds.doWindow(8192)
+		}
+	case frame.FrameFlush:
+		if h.flush.TryWrap(buf, 0, len(buf)) {
+			_ = l.ds.in.OnFrame(h.flush.Sequence())
+		}
+	case frame.FrameEnd:
+		l.ds.state |= dsInitialClosed
+		l.teardown()
+		l.ds.doEnd(false)
+	case frame.FrameAbort:
+		l.ds.state |= dsInitialClosed
+		l.teardown()
+		l.ds.doAbort()
+	case frame.FrameWindow:
+		if h.window.TryWrap(buf, 0, len(buf)) {
+			_ = l.ds.out.OnWindow(&h.window)
+		}
+	case frame.FrameReset:
+		l.ds.state |= dsReplyClosed
+		l.teardown()
+		l.ds.doReset(nil)
+	}
+}
+
+// onBegin starts the upstream session of a downstream one; a lifecycle
+// without a session id (the server kind's transient stream for
+// server/discover) is answered with the upstream's capabilities.
+func (l *lifecycle) onBegin(ext []byte) {
+	h := l.h
+	ex := &h.mcpEx
+	if !ex.TryWrap(ext, 0, len(ext)) {
+		l.over = true
+		l.ds.doReset(&resetInfo{code: -32600, message: "Invalid request: not an MCP application stream"})
+		return
+	}
+	l.ex = bytes.Clone(ext)
+	v := ex.Lifecycle()
+	l.caps = v.Capabilities()
+	l.subs = v.Subscriptions() & listChangedBits
+	if !v.HasSessionID() {
+		l.null = true
+		sh := h.sh
+		sh.mu.Lock()
+		caps, known, stateless := sh.caps, sh.capsKnown, sh.discovery == 1
+		sh.mu.Unlock()
+		// Without subscriptions the answer is the capabilities; with them,
+		// a stateless upstream needs only its subscriptions/listen, and a
+		// session's upstream the worker's session and its GET stream.
+		if known && (l.subs == 0 || stateless) {
+			l.begun = true
+			if l.ds.doBegin(ex, caps) {
+				l.ds.doWindow(8192)
+				if l.subs != 0 {
+					l.openListen(caps)
+				}
+			}
+			return
+		}
+		l.u = h.nullUpstream()
+		if _, ok, _ := l.u.acquire(h, l.onReady); ok {
+			l.onReady()
+		}
+		return
+	}
+	l.key = string(v.SessionID())
+	u := &upstream{sh: h.sh, key: l.key, owner: h, lc: l, clientCaps: l.caps, state: upIniting}
+	l.u = u
+	sh := h.sh
+	sh.mu.Lock()
+	old := sh.sessions[l.key]
+	sh.sessions[l.key] = u
+	sh.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	startInit(h, u)
+}
+
+// nullUpstream returns the worker's upstream for requests without a
+// session id, created on first use.
+func (h *handler) nullUpstream() *upstream {
+	if h.null == nil {
+		h.null = &upstream{sh: h.sh, owner: h}
+	}
+	return h.null
+}
+
+// onReady runs on the owner when an initialize is over.
+func (l *lifecycle) onReady() {
+	if l.over {
+		return
+	}
+	u := l.u
+	u.mu.Lock()
+	state, caps, stateless, msg := u.state, u.caps, u.stateless, u.failMsg
+	u.mu.Unlock()
+	if state != upReady {
+		if !l.begun {
+			l.over = true
+			l.ds.doReset(&resetInfo{code: -32603, message: msg})
+			l.ds.doAbort()
+			if !l.null {
+				l.unregister()
+			}
+		}
+		return
+	}
+	if !l.begun {
+		l.begun = true
+		if !l.h.mcpEx.TryWrap(l.ex, 0, len(l.ex)) || !l.ds.doBegin(&l.h.mcpEx, caps) {
+			l.teardown()
+			return
+		}
+		l.ds.doWindow(8192)
+	}
+	switch {
+	case stateless:
+		// 2026-07-28 has no GET stream: list changes come on a
+		// subscriptions/listen stream, kept while the lifecycle lives.
+		if l.get == nil || !l.get.listen || l.get.stopped {
+			l.openListen(caps)
+		}
+	case !l.null || l.subs != 0:
+		l.openGet()
+	}
+}
+
+func (l *lifecycle) unregister() {
+	sh := l.h.sh
+	sh.mu.Lock()
+	if sh.sessions[l.key] == l.u {
+		delete(sh.sessions, l.key)
+	}
+	sh.mu.Unlock()
+}
+
+// teardown ends the upstream session: the GET stream stops, DELETE goes
+// upstream and the session leaves the table.
+func (l *lifecycle) teardown() {
+	if l.over {
+		return
+	}
+	l.over = true
+	if l.get != nil {
+		l.get.stop()
+		l.get = nil
+	}
+	if l.null {
+		return
+	}
+	l.unregister()
+	sid, ver, stateless := l.u.close()
+	if !stateless && sid != "" {
+		postDelete(l.h, sid, ver)
+	}
+}
+
+// backoff bounds the GET and listen streams' reconnections: the attempts
+// in a row that fail before one delivers a message.
+const (
+	getRetries = 5
+	getBackoff = 100 * time.Millisecond
+)
+
+// listChangedBits are the McpCapabilities bits of the list_changed
+// notifications, server capabilities and subscriptions alike.
+const listChangedBits = uint16(mcp.McpCapabilitiesServerToolsListChanged |
+	mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResourcesListChanged)
+
+// getStream is a session's GET event stream or, for a stateless
+// (2026-07-28) upstream, a subscriptions/listen stream, on the
+// lifecycle's worker.
+type getStream struct {
+	l        *lifecycle
+	c        *call
+	rd       bodyReader
+	lastID   []byte
+	gen      uint64
+	attempts int
+	timer    int64
+	stopped  bool
+	status   int
+	reopenFn func()
+	// listen: a POST subscriptions/listen for the subs bits, rather than
+	// a GET.
+	listen bool
+	subs   uint16
+}
+
+func (l *lifecycle) openGet() {
+	if l.get != nil {
+		l.get.stop()
+	}
+	g := &getStream{l: l}
+	g.reopenFn = g.reopen
+	l.get = g
+	g.open()
+}
+
+// openListen opens a subscriptions/listen stream for the lifecycle's
+// subscriptions that the upstream advertised (caps); none when it
+// advertised none of them.
+func (l *lifecycle) openListen(caps uint16) {
+	if l.get != nil {
+		l.get.stop()
+		l.get = nil
+	}
+	subs := l.subs & caps
+	if subs == 0 {
+		return
+	}
+	g := &getStream{l: l, listen: true, subs: subs}
+	g.reopenFn = g.reopen
+	l.get = g
+	g.open()
+}
+
+// postListen POSTs subscriptions/listen (SEP-2575): the notifications of
+// the subs bits, with the lifecycle's client capabilities in _meta.
+func (g *getStream) postListen() {
+	l := g.l
+	h := l.h
+	g.status = 0
+	g.c = h.newCall(g)
+	b := append(g.c.body[:0], `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, h.sh.ids.Add(1), 10)
+	b = append(b, `,"method":"subscriptions/listen","params":{"notifications":{`...)
+	n := len(b)
+	for _, f := range [...]struct {
+		bit  mcp.McpCapabilities
+		name string
+	}{
+		{mcp.McpCapabilitiesServerToolsListChanged, `"toolsListChanged":true`},
+		{mcp.McpCapabilitiesServerPromptsListChanged, `"promptsListChanged":true`},
+		{mcp.McpCapabilitiesServerResourcesListChanged, `"resourcesListChanged":true`},
+	} {
+		if g.subs&uint16(f.bit) != 0 {
+			if len(b) > n {
+				b = append(b, ',')
+			}
+			b = append(b, f.name...)
+		}
+	}
+	b = append(b, `},"_meta":`...)
+	b = appendMeta(b, l.caps)
+	b = append(b, `}}`...)
+	g.c.body = b
+	rh := reqHead{method: "POST", version: v20260728, mcpMethod: listenMethod}
+	if !g.c.open(&rh, h.w.SupplyTraceID()) {
+		g.c = nil
+		g.retry()
+	}
+}
+
+var listenMethod = []byte("subscriptions/listen")
+
+func (g *getStream) open() {
+	if g.stopped {
+		return
+	}
+	if g.listen {
+		g.postListen()
+		return
+	}
+	l := g.l
+	u := l.u
+	u.mu.Lock()
+	state, sid, ver, gen := u.state, u.sessionID, u.version, u.gen
+	u.mu.Unlock()
+	if state != upReady || sid == "" {
+		return
+	}
+	g.gen, g.status = gen, 0
+	g.c = l.h.newCall(g)
+	rh := reqHead{method: "GET", sessionID: sid, version: ver}
+	if len(g.lastID) > 0 {
+		rh.lastEventID = g.lastID
+	}
+	if !g.c.open(&rh, l.h.w.SupplyTraceID()) {
+		g.c = nil
+		g.retry()
+	}
+}
+
+func (g *getStream) stop() {
+	g.stopped = true
+	if g.timer != 0 {
+		g.l.h.w.Cancel(g.timer)
+		g.timer = 0
+	}
+	if g.c != nil {
+		c := g.c
+		g.c = nil
+		c.abort()
+	}
+}
+
+func (g *getStream) reopen() {
+	g.timer = 0
+	g.open()
+}
+
+func (g *getStream) retry() {
+	if g.stopped || g.attempts >= getRetries {
+		return
+	}
+	g.attempts++
+	d := getBackoff << (g.attempts - 1)
+	g.timer = g.l.h.w.TimerAt(g.l.h.w.Now().Add(d), g.reopenFn)
+}
+
+func (g *getStream) onResponse(c *call, status int) {
+	g.status = status
+	sse := g.l.h.resp.sse
+	g.rd.reset(sse)
+	if g.listen {
+		switch {
+		case status == 200:
+			// An event stream, or a JSON answer (an error) read as one
+			// message that ends the listen.
+		case status >= 500 || status == 429:
+			g.c = nil
+			c.abort()
+			g.retry()
+		default:
+			// 4xx: the upstream does not listen (-32601 with 404), or
+			// refuses the request; asking again would get the same.
+			g.stopped = true
+			g.c = nil
+			c.abort()
+		}
+		return
+	}
+	if status != 200 || !sse {
+		// 405: the upstream has no GET stream, which is fine; 404 or 400:
+		// the session is gone, and the next request re-initializes.
+		g.stopped = true
+		g.c = nil
+		c.abort()
+	}
+}
+
+func (g *getStream) onBody(c *call, p []byte) {
+	h := g.l.h
+	for len(p) > 0 {
+		n, msg, err := g.rd.next(p)
+		p = p[n:]
+		if err != nil {
+			g.c = nil
+			c.abort()
+			g.retry()
+			return
+		}
+		if id := g.rd.p.lastID; len(id) > 0 {
+			g.lastID = append(g.lastID[:0], id...)
+		}
+		if msg == nil {
+			return
+		}
+		var m message
+		if g.rd.decode(&h.tracker, msg, &m) != nil {
+			continue
+		}
+		if g.listen && m.id != nil && m.method != nil {
+			continue // 2026-07-28 has no server→client requests on a listen
+		}
+		if g.listen && m.method == nil {
+			// The listen's response: an error, or the upstream ending the
+			// subscription; a refusal is not retried.
+			g.c = nil
+			c.abort()
+			if m.err != nil {
+				g.stopped = true
+				return
+			}
+			g.retry()
+			return
+		}
+		g.attempts = 0
+		if g.listen && string(m.method) == `"notifications/subscriptions/acknowledged"` {
+			continue // the listen is open: nothing to relay
+		}
+		g.l.onMessage(&m)
+	}
+}
+
+func (g *getStream) onClose(c *call, failed bool) {
+	if g.c != c {
+		return
+	}
+	g.c = nil
+	g.retry()
+}
+
+// onMessage relays a message of the GET stream.
+func (l *lifecycle) onMessage(m *message) {
+	h := l.h
+	if m.method == nil {
+		return // a response replayed on a resumed stream: no request waits here
+	}
+	method := m.method[1 : len(m.method)-1]
+	if m.id != nil {
+		l.refuseRequest(m.id)
+		return
+	}
+	switch string(method) {
+	case "notifications/tools/list_changed":
+		if l.wants(mcp.McpCapabilitiesServerToolsListChanged) {
+			l.ds.doFlush(flushToolsListChanged, nil, nil, 0, 0)
+		}
+	case "notifications/prompts/list_changed":
+		if l.wants(mcp.McpCapabilitiesServerPromptsListChanged) {
+			l.ds.doFlush(flushPromptsListChanged, nil, nil, 0, 0)
+		}
+	case "notifications/resources/list_changed":
+		if l.wants(mcp.McpCapabilitiesServerResourcesListChanged) {
+			l.ds.doFlush(flushResourcesListChanged, nil, nil, 0, 0)
+		}
+	case "notifications/resources/updated":
+		uri := member(m.params, "uri")
+		if len(uri) >= 2 {
+			l.ds.doFlush(flushResourcesUpdated, unquote(h.scratch[:0], uri), nil, 0, 0)
+		}
+	default:
+		l.ds.notify(method, m.params)
+	}
+}
+
+// wants reports whether a list change of bit goes down: a lifecycle
+// without a session id gets only those it subscribed to (it may share the
+// worker's upstream session, and its GET stream, with others); a session's
+// gets them all.
+func (l *lifecycle) wants(bit mcp.McpCapabilities) bool {
+	return !l.null || l.subs&uint16(bit) != 0
+}
+
+// refuseRequest answers a server→client request with -32601: the gateway
+// does not relay them yet.
+func (l *lifecycle) refuseRequest(id []byte) {
+	h := l.h
+	u := l.u
+	u.mu.Lock()
+	s := snapshot{u.gen, u.sessionID, u.version, u.stateless, u.caps}
+	u.mu.Unlock()
+	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
+	h.scratch = b
+	postMessage(h, &s, b)
+}
+
+// unquote returns the contents of the JSON string b (with its quotes).
+func unquote(dst, b []byte) []byte {
+	out, err := jsonrpc.Unquote(dst, b)
+	if err != nil {
+		return append(dst, b[1:len(b)-1]...)
+	}
+	return out
+}

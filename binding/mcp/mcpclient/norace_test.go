@@ -1,5 +1,0 @@
-//go:build !race
-
-package mcpclient_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package mcpproxy_test
-
-const raceEnabled = false

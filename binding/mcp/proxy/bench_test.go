@@ -1,0 +1,297 @@
+package proxy_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// The harness plays the mcp server (driver) in front of the proxy and a
+// toolkit-like application (app) behind both of its routes, neither of
+// which allocates once warm: what the allocation counts measure is the
+// proxy's own path for a routed tools/call, BEGIN to END both ways.
+
+type harness struct {
+	e     *engine.Engine
+	w     *engine.Worker
+	d     *driver
+	timer *time.Timer
+}
+
+func newHarness(tb testing.TB) *harness {
+	tb.Helper()
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(tb, err)
+	cfg, err := config.Load("bench.yaml", []byte(`name: test
+bindings:
+  mcp1:
+    type: mcp
+    kind: proxy
+    routes:
+      - exit: app
+        when: [{toolkit: a}]
+      - exit: app
+        when: [{toolkit: b}]
+`), schema, config.WithExternal("app", "driver"))
+	require.NoError(tb, err)
+	labels := engine.NewLabels()
+	typeID := labels.Supply("mcp")
+	app := &fakeApp{typeID: typeID}
+	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
+		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
+	require.NoError(tb, err)
+	require.NoError(tb, e.Start())
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	h := &harness{e: e, w: e.Worker(0), timer: time.NewTimer(time.Hour)}
+	app.w = h.w
+	d := &driver{w: h.w, done: make(chan bool, 1), buf: make([]byte, 64<<10)}
+	d.self, _ = e.ResolveID("driver")
+	d.proxy, _ = e.ResolveID("mcp1")
+	d.params = []byte(`{"name":"a__echo","arguments":{"message":"hi"}}`)
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(typeID).ToolsCall().SessionID("s1").Name("a__echo").
+		ContentLength(int32(len(d.params))).BuildLimit()
+	require.NoError(tb, err)
+	d.ext = ext[:n]
+	d.onFrame = d.handle
+	d.startFn = d.start
+	h.d = d
+	return h
+}
+
+// call runs one tools/call through the proxy and waits for its END.
+func (h *harness) call(tb testing.TB) {
+	h.w.Dispatch(h.d.startFn)
+	if !h.timer.Stop() {
+		select {
+		case <-h.timer.C:
+		default:
+		}
+	}
+	h.timer.Reset(5 * time.Second)
+	select {
+	case ok := <-h.d.done:
+		if !ok {
+			tb.Fatal("the call failed")
+		}
+	case <-h.timer.C:
+		tb.Fatal("timed out waiting for the reply")
+	}
+}
+
+// driver plays the mcp server: one tools/call at a time.
+type driver struct {
+	w                  *engine.Worker
+	self, proxy        int64
+	ext, params, buf   []byte
+	initialID, replyID int64
+	out, in            engine.Flow
+	sent               bool
+	got                int
+	done               chan bool
+	onFrame            engine.MessageConsumer
+	startFn            func()
+
+	hdr    frame.Frame
+	window frame.Window
+	data   frame.Data
+	beginB frame.BeginBuilder
+	dataB  frame.DataBuilder
+	endB   frame.EndBuilder
+	winB   frame.WindowBuilder
+}
+
+func (d *driver) start() {
+	d.initialID = d.w.SupplyInitialID(d.proxy)
+	d.replyID = engine.ReplyID(d.initialID)
+	d.out, d.in, d.sent, d.got = engine.Flow{}, engine.Flow{}, false, 0
+	n, err := d.beginB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).Extension(d.ext).BuildLimit()
+	if err == nil {
+		err = d.w.NewStream(d.buf[:n], d.onFrame)
+	}
+	if err != nil {
+		d.done <- false
+	}
+}
+
+func (d *driver) handle(t frame.FrameType, buf []byte) {
+	if !d.hdr.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	switch t {
+	case frame.FrameWindow:
+		if d.window.TryWrap(buf, 0, len(buf)) && d.out.OnWindow(&d.window) == nil && !d.sent && d.out.CanSend(len(d.params)) {
+			d.sent = true
+			reserved := d.out.Reserved(len(d.params))
+			n, _ := d.dataB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
+				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
+				Flags(3).BudgetID(0).Reserved(reserved).Payload(d.params).BuildLimit()
+			_ = d.w.Send(frame.FrameData, d.buf[:n])
+			d.out.Send(len(d.params))
+			n, _ = d.endB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
+				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
+				BudgetID(0).Reserved(0).BuildLimit()
+			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
+		}
+	case frame.FrameBegin:
+		d.grant()
+	case frame.FrameData:
+		if d.data.TryWrap(buf, 0, len(buf)) && d.in.OnData(&d.data) == nil {
+			d.got += len(d.data.Payload())
+			d.grant()
+		}
+	case frame.FrameEnd:
+		d.done <- d.got > 0
+	case frame.FrameAbort, frame.FrameReset:
+		d.done <- false
+	}
+}
+
+func (d *driver) grant() {
+	d.in.Grant(8192)
+	n, _ := d.winB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.replyID).
+		Sequence(d.in.Seq).Acknowledge(d.in.Ack).Maximum(d.in.Max).TraceID(0).Authorization(0).
+		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).BuildLimit()
+	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
+}
+
+// fakeApp answers every request with a fixed result once its params
+// ended, from a free list of streams.
+type fakeApp struct {
+	w      *engine.Worker
+	typeID int32
+	free   []*appStream
+}
+
+var appResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
+
+func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return a, nil
+}
+
+func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	var s *appStream
+	if n := len(a.free); n > 0 {
+		s, a.free = a.free[n-1], a.free[:n-1]
+	} else {
+		s = &appStream{a: a, buf: make([]byte, 4096)}
+		s.onFrame = s.handle
+	}
+	if !s.begin.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	s.origin, s.routed, s.initialID = s.begin.OriginID(), s.begin.RoutedID(), s.begin.StreamID()
+	s.replyID = engine.ReplyID(s.initialID)
+	s.in, s.out, s.ended, s.answered = engine.Flow{}, engine.Flow{}, false, false
+	return s.onFrame
+}
+
+type appStream struct {
+	a                  *fakeApp
+	origin, routed     int64
+	initialID, replyID int64
+	in, out            engine.Flow
+	ended, answered    bool
+	buf                []byte
+	onFrame            engine.MessageConsumer
+
+	begin  frame.Begin
+	data   frame.Data
+	window frame.Window
+	beginB frame.BeginBuilder
+	dataB  frame.DataBuilder
+	endB   frame.EndBuilder
+	winB   frame.WindowBuilder
+}
+
+func (s *appStream) handle(t frame.FrameType, buf []byte) {
+	w := s.a.w
+	switch t {
+	case frame.FrameBegin:
+		n, _ := s.beginB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).BuildLimit()
+		_ = w.Send(frame.FrameBegin, s.buf[:n])
+		s.in.Grant(4096)
+		n, _ = s.winB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
+			Sequence(s.in.Seq).Acknowledge(s.in.Ack).Maximum(s.in.Max).TraceID(0).Authorization(0).
+			BudgetID(0).Padding(0).Minimum(0).Capabilities(0).BuildLimit()
+		_ = w.Send(frame.FrameWindow, s.buf[:n])
+	case frame.FrameData:
+		if s.data.TryWrap(buf, 0, len(buf)) {
+			_ = s.in.OnData(&s.data)
+		}
+	case frame.FrameEnd:
+		s.ended = true
+		s.answer()
+	case frame.FrameWindow:
+		if s.window.TryWrap(buf, 0, len(buf)) && s.out.OnWindow(&s.window) == nil {
+			s.answer()
+		}
+	case frame.FrameAbort, frame.FrameReset:
+		s.answered = true
+		s.a.free = append(s.a.free, s)
+	}
+}
+
+func (s *appStream) answer() {
+	if s.answered || !s.ended || !s.out.CanSend(len(appResult)) {
+		return
+	}
+	s.answered = true
+	w := s.a.w
+	reserved := s.out.Reserved(len(appResult))
+	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
+		Flags(3).BudgetID(0).Reserved(reserved).Payload(appResult).BuildLimit()
+	_ = w.Send(frame.FrameData, s.buf[:n])
+	s.out.Send(len(appResult))
+	n, _ = s.endB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
+		BudgetID(0).Reserved(0).BuildLimit()
+	_ = w.Send(frame.FrameEnd, s.buf[:n])
+	s.a.free = append(s.a.free, s)
+}
+
+// TestToolsCallAllocs pins a routed tools/call at zero allocations: the
+// prefix stripped from the BEGIN and the params, the reply relayed.
+func TestToolsCallAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	h := newHarness(t)
+	for range 50 {
+		h.call(t)
+	}
+	allocs := testing.AllocsPerRun(200, func() { h.call(t) })
+	require.Zero(t, allocs, "allocations per routed tools/call")
+}
+
+// BenchmarkToolsCall measures one routed tools/call through the proxy.
+func BenchmarkToolsCall(b *testing.B) {
+	h := newHarness(b)
+	for range 50 {
+		h.call(b)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		h.call(b)
+	}
+}

@@ -1,0 +1,227 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+// Configuration errors, matched with errors.Is.
+var (
+	// ErrConfig reports a proxy configuration the proxy cannot serve.
+	ErrConfig = errors.New("mcp proxy: invalid configuration")
+)
+
+// Prefix modes (options.prefix).
+const (
+	prefixConditional = "conditional"
+	prefixAlways      = "always"
+	prefixNever       = "never"
+)
+
+// Name delimiters (ZILLA.md §6, McpConditionMatcher): tools and prompts
+// appear as <toolkit>__<name>, resources and resource templates as
+// <toolkit>+<uri>.
+const (
+	delimName = "__"
+	delimURI  = "+"
+)
+
+// options are the proxy's options; the other kinds' options are refused
+// by Decode as unknown fields.
+type options struct {
+	Prefix string `yaml:"prefix"`
+}
+
+// route is one compiled route: the exit it reaches, the toolkit it
+// serves and the globs that say which of the toolkit's tools, prompts and
+// resources it exposes (nil: all).
+type route struct {
+	exitID    int64
+	exit      string
+	toolkit   string
+	name      []byte // <toolkit>__
+	uri       []byte // <toolkit>+
+	tools     []string
+	prompts   []string
+	resources []string
+}
+
+// settings is what attach compiles from the binding's configuration.
+type settings struct {
+	routes   []route
+	prefixed bool
+	// fingerprint identifies the routes in order, so that a cursor issued
+	// for another configuration is refused.
+	fingerprint uint32
+}
+
+// compile checks the configuration and resolves the routes' exits.
+func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
+	var opts options
+	if err := cfg.Options().Decode(&opts); err != nil {
+		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix: %w", cfg.Name, err)
+	}
+	mode := opts.Prefix
+	switch mode {
+	case "":
+		mode = prefixConditional
+	case prefixConditional, prefixAlways, prefixNever:
+	default:
+		return nil, fmt.Errorf("%w: mcp %s: options.prefix %q: want always, conditional or never", ErrConfig, cfg.Name, opts.Prefix)
+	}
+	var routes []*config.Route
+	if cfg.Config != nil {
+		routes = cfg.Routes()
+	}
+	if len(routes) == 0 {
+		return nil, fmt.Errorf("%w: mcp %s: a proxy needs routes, each with when: [{toolkit: …}]", ErrConfig, cfg.Name)
+	}
+	s := &settings{prefixed: mode == prefixAlways || mode == prefixConditional && len(routes) > 1}
+	seen := map[string]int{}
+	h := uint32(2166136261)
+	for i, r := range routes {
+		when := make([]any, len(r.When))
+		pos := r.Pos
+		for j, c := range r.When {
+			when[j] = c.Value()
+			if j == 0 && c.Pos().File != "" {
+				pos = c.Pos()
+			}
+		}
+		rt, err := compileRoute(cfg.Name, i, r.Exit, when, r.Pos, pos)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[rt.toolkit]; dup {
+			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: toolkit %q is already the toolkit of routes[%d]", ErrConfig, r.Pos, cfg.Name, i, rt.toolkit, j)
+		}
+		seen[rt.toolkit] = i
+		if w != nil {
+			id, ok := w.ResolveID(r.Exit)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: exit %q names no binding", ErrConfig, r.Pos, cfg.Name, i, r.Exit)
+			}
+			rt.exitID = id
+		}
+		for _, c := range []byte(rt.toolkit + "\x00") {
+			h ^= uint32(c)
+			h *= 16777619
+		}
+		s.routes = append(s.routes, rt)
+	}
+	s.fingerprint = h
+	return s, nil
+}
+
+// compileRoute reads one route's when: exactly one condition with a
+// toolkit and optional tool, prompt and resource globs.
+func compileRoute(binding string, i int, exit string, when []any, routePos, pos config.Pos) (route, error) {
+	rt := route{exit: exit}
+	fail := func(pos config.Pos, format string, args ...any) (route, error) {
+		where := fmt.Sprintf("mcp %s: routes[%d]", binding, i)
+		if pos.File != "" {
+			where = pos.String() + ": " + where
+		}
+		return route{}, fmt.Errorf("%w: %s: %s", ErrConfig, where, fmt.Sprintf(format, args...))
+	}
+	if exit == "" {
+		return fail(routePos, "exit is required")
+	}
+	if len(when) != 1 {
+		return fail(routePos, "when needs exactly one condition {toolkit, tool, prompt, resource}, has %d", len(when))
+	}
+	m, ok := when[0].(map[string]any)
+	if !ok {
+		return fail(pos, "when[0] must be a mapping {toolkit, tool, prompt, resource}")
+	}
+	for k := range m {
+		switch k {
+		case "toolkit", "tool", "prompt", "resource":
+		default:
+			return fail(pos, "when[0]: unknown field %q (have toolkit, tool, prompt, resource)", k)
+		}
+	}
+	tk, _ := m["toolkit"].(string)
+	if tk == "" {
+		return fail(pos, "when[0]: toolkit is required")
+	}
+	for _, c := range []byte(tk) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fail(pos, "when[0]: toolkit %q: want letters, digits, _ and -", tk)
+		}
+	}
+	rt.toolkit = tk
+	rt.name = []byte(tk + delimName)
+	rt.uri = []byte(tk + delimURI)
+	for _, k := range []string{"tool", "prompt", "resource"} {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		globs, err := globList(v)
+		if err != nil {
+			return fail(pos, "when[0].%s: %v", k, err)
+		}
+		switch k {
+		case "tool":
+			rt.tools = globs
+		case "prompt":
+			rt.prompts = globs
+		case "resource":
+			rt.resources = globs
+		}
+	}
+	return rt, nil
+}
+
+// globList reads a glob or a list of globs, each checked with path.Match.
+func globList(v any) ([]string, error) {
+	var items []any
+	switch v := v.(type) {
+	case string:
+		items = []any{v}
+	case []any:
+		items = v
+	default:
+		return nil, errors.New("want a glob or a list of globs")
+	}
+	if len(items) == 0 {
+		return nil, errors.New("want at least one glob")
+	}
+	globs := make([]string, 0, len(items))
+	for _, it := range items {
+		g, ok := it.(string)
+		if !ok || g == "" {
+			return nil, fmt.Errorf("%v is not a glob", it)
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			return nil, fmt.Errorf("bad glob %q: %v", g, err)
+		}
+		globs = append(globs, g)
+	}
+	return globs, nil
+}
+
+// allowed reports whether name matches one of globs; no globs allow all.
+// name is only read during the call.
+func allowed(globs []string, name string) bool {
+	if globs == nil {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// String names the route for logs.
+func (r *route) String() string {
+	return strings.Join([]string{r.toolkit, r.exit}, "→")
+}

@@ -1,0 +1,141 @@
+// Package proxy is the mcp binding's proxy kind (type mcp, kind proxy):
+// it takes the MCP application streams of an mcp server kind and routes
+// them by toolkit to its routes' exits (toolkit bindings, mcp clients),
+// so that one MCP endpoint serves several MCP servers. It is on both
+// sides of the application stream contract of binding/toolkit: a server
+// to the mcp server in front, a client to every route behind.
+//
+//	bindings:
+//	  mcp0: {type: mcp, kind: server, exit: mcp1}
+//	  mcp1:
+//	    type: mcp
+//	    kind: proxy
+//	    options:
+//	      prefix: conditional          # always | conditional | never
+//	    routes:
+//	      - exit: toolkit0
+//	        when:
+//	          - toolkit: local         # required, unique: the prefix
+//	            tool: ["echo", "add*"] # globs (path.Match); absent: all
+//	      - exit: client0
+//	        when:
+//	          - toolkit: everything
+//	  toolkit0: {type: toolkit, kind: server}
+//
+// # Options and routes
+//
+// The only option is prefix: always, never, or conditional (the default),
+// which prefixes names only when there is more than one route. The other
+// kinds' options are refused. Every route has exactly one when condition
+// with a toolkit name (letters, digits, _ and -), unique across the
+// routes, and optional tool, prompt and resource allow-sets, each a glob
+// or a list of globs matched as path.Match does against the route's own
+// names (tool and prompt names, resource uris and uri templates).
+// Configuration errors name the file, line and route, e.g.
+// "proxy.yaml:9: mcp mcp1: routes[1]: toolkit "local" is already the
+// toolkit of routes[0]".
+//
+// # Naming
+//
+// With prefixes, tools and prompts appear as <toolkit>__<name> and
+// resources and resource templates as <toolkit>+<uri> (ZILLA.md §6). A
+// call (tools/call, prompts/get, resources/read, resources/subscribe,
+// resources/unsubscribe) goes to the route whose prefix its name or uri
+// carries, the longest when several do; the prefix is stripped from the
+// BEGIN's name or uri and from the params' "name" or "uri" member (the
+// params wait in a buffer slot for that, and their contentLength upstream
+// is then -1), and put back on the way down: on each contents[].uri of a
+// resources/read result and on the uri of a resourcesUpdated FLUSH.
+// Without prefixes (prefix never, or one route and conditional) a call
+// goes to the first route, in order, whose allow-set has the name. A name
+// no route serves, or one its route's globs do not allow, gets the ERROR
+// outcome with the toolkit's own error: -32602 "Unknown tool: <name>",
+// -32602 "Unknown prompt: <name>", or -32002 "Resource not found" with
+// data {"uri": <uri>}. Params larger than the slot go on into a buffer of
+// the request's own (the downstream gets credit again as it fills), up to
+// 16 MiB; larger ones get -32602 "Invalid params: too large".
+//
+// completion/complete (the generic request kind) is routed by
+// params.ref.name (ref/prompt) or params.ref.uri (ref/resource) in the
+// same way, and the prefix stripped there. logging/setLevel goes to every
+// route whose lifecycle for the session declared SERVER_LOGGING (every
+// route when the session is not known), and is answered {} once all have
+// answered. Other generic requests get -32601 "Method not found".
+//
+// # Calls
+//
+// Without prefixes, a call whose BEGIN names it and whose name a route
+// allows is handed through (engine.Worker.Forward): the route's exit
+// takes the downstream's stream as it is, since the stream the proxy
+// would open for it would carry the same McpBeginEx and the same params,
+// and its reply the same frames. The proxy then sees none of the call,
+// which saves a stream, a buffer slot and a copy of the params per call.
+// The exit's own bounds then apply to the params, and a refusal of the
+// exit's reaches the mcp server as it is (it answers a RESET with
+// McpResetEx as the proxy would). What follows describes the calls the
+// proxy serves itself: with prefixes, or named only in the params.
+//
+// A call whose BEGIN names it opens its route's stream at once, and lets
+// the params in only when the route grants its window, so that a route
+// that refuses before reading (RESET with McpResetEx, such as a bearer
+// challenge) finds the downstream's request still open: the refusal
+// passes through as it is. A refusal after the downstream ended its
+// request becomes the ERROR outcome with the McpResetEx error's code and
+// message. The reply is relayed frame by frame with only its ids changed:
+// progress FLUSHes with their tokens, DATA with their flags and credit,
+// and END with its McpEndEx; the downstream's WINDOWs go to the route.
+// Cancellation runs both ways: the downstream's ABORT aborts the route's
+// request, its RESET of the reply resets the route's reply, and the
+// route's ABORT aborts the downstream reply. A CHALLENGE of the route's
+// (elicitation) goes to the downstream, and a FLUSH of the downstream's
+// request to the route. A routed tools/call allocates nothing.
+//
+// # Lists
+//
+// tools/list, prompts/list, resources/list and resources/templates/list
+// go to every route at once. Each route's bare result is collected (at
+// most 4 MiB for one list, all routes together) and its items filtered by
+// the route's allow-set, prefixed, and copied byte for byte otherwise into
+// one result, in route order:
+//
+//	{"tools":[{"name":"local__echo",…},{"name":"everything__test_simple_text",…}]}
+//
+// The caching hints of 2026-07-28 (SEP-2549) are merged too: when any
+// route's result has "ttlMs", the merged one gets the smallest, and when
+// any has "cacheScope", it gets "private" if one route said private, else
+// "public". A hint no route gave is left out, for the server kind to add
+// its default.
+//
+// A route that fails (RESET, ABORT, the ERROR outcome, a result that is
+// not a list, or no answer within 30 s) is left out and logged; only when
+// every route fails does the list fail, with the first one's error.
+//
+// The proxy owns its cursors: when any route returned a nextCursor, the
+// merged result carries one of the proxy's own, the base64url (no
+// padding) encoding of a version, the list kind, a fingerprint of the
+// routes and, for each route with more, its index and its own cursor. A
+// request with such a cursor asks only those routes, each with its own
+// cursor. A cursor that does not decode, or was issued for another list or
+// another configuration, gets -32602 "Invalid cursor".
+//
+// # Lifecycle
+//
+// A downstream lifecycle BEGIN{sessionId S, client capabilities,
+// subscriptions} opens a lifecycle stream to every route with the same S,
+// capabilities and subscriptions (each route maps S to its own session;
+// only the list_changed bits a route advertised matter to it). S may be
+// null: the server kind's lifecycle for a 2026-07-28 server/discover
+// (subscriptions 0) or subscriptions/listen (the bits asked for), which
+// stays open, relaying FLUSHes, for as long as the downstream keeps it. Once every route has replied or
+// refused (within 10 s; a route that does not is left out), the proxy
+// replies BEGIN{S, the OR of the accepting routes' server capability
+// bits}; when none accepts, the downstream's lifecycle is reset. A
+// route's lifecycle FLUSH becomes one downstream FLUSH of the same kind:
+// toolsListChanged, promptsListChanged and resourcesListChanged as they
+// are, resourcesUpdated with the route's prefix on its uri, notification
+// and the rest passed through. The downstream's END or ABORT ends or
+// aborts every route's lifecycle; a route's END alone ends only that
+// route's part. The only state shared between workers (requests may
+// arrive on another worker than their session's lifecycle) is which
+// routes declared SERVER_LOGGING for each session, for logging/setLevel.
+package proxy

@@ -1,0 +1,274 @@
+package proxy
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"github.com/sluicehq/sluice/binding/mcp/server"
+	"strconv"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+)
+
+// listKind describes one list request kind: the result member that holds
+// the items, the item member that names one, and how it is prefixed.
+type listKind struct {
+	kind    uint8  // McpBeginEx kind
+	key     string // "tools"
+	nameKey string // "name"
+	uri     bool   // prefixed <toolkit>+ rather than <toolkit>__
+}
+
+var listKinds = [...]listKind{
+	{mcp.McpBeginExKindToolsList, "tools", "name", false},
+	{mcp.McpBeginExKindPromptsList, "prompts", "name", false},
+	{mcp.McpBeginExKindResourcesList, "resources", "uri", true},
+	{mcp.McpBeginExKindResourcesTemplatesList, "resourceTemplates", "uriTemplate", true},
+}
+
+func listKindOf(kind uint8) *listKind {
+	for i := range listKinds {
+		if listKinds[i].kind == kind {
+			return &listKinds[i]
+		}
+	}
+	return nil
+}
+
+// globs returns the route's allow-set for the list's items.
+func (k *listKind) globs(r *route) []string {
+	switch k.kind {
+	case mcp.McpBeginExKindToolsList:
+		return r.tools
+	case mcp.McpBeginExKindPromptsList:
+		return r.prompts
+	}
+	return r.resources
+}
+
+func (k *listKind) prefix(r *route) []byte {
+	if k.uri {
+		return r.uri
+	}
+	return r.name
+}
+
+// part is one route's bare list result, in the merge.
+type part struct {
+	route int
+	body  []byte
+	// fields holds the spans of the members the merge reads, indexed by
+	// the constants below, found in one walk of body by field's first
+	// call: a walk per member walked the whole list again for each.
+	fields  [partFields]span
+	scanned bool
+}
+
+// The members of a list result the merge reads, as indices into
+// part.fields.
+const (
+	partList       = iota // the list itself: "tools", "prompts", …
+	partNextCursor        // "nextCursor"
+	partTTL               // "ttlMs" (2026-07-28)
+	partCacheScope        // "cacheScope" (2026-07-28)
+	partFields
+)
+
+// field returns the span of member f of the part's result, walking the
+// result once, on the first call, for all of them. listKey names the list
+// member (partList).
+func (p *part) field(listKey string, f int) span {
+	if !p.scanned {
+		members(p.body, []string{partList: listKey, partNextCursor: "nextCursor", partTTL: "ttlMs", partCacheScope: "cacheScope"}, p.fields[:])
+		p.scanned = true
+	}
+	return p.fields[f]
+}
+
+// cursorEntry is one route still to page, and its own cursor: the
+// contents of the string the route gave as nextCursor, as written.
+type cursorEntry struct {
+	route  int
+	cursor []byte
+}
+
+// errInvalidCursor reports a cursor the proxy did not issue, or issued
+// for another list or configuration.
+var errInvalidCursor = errors.New("invalid cursor")
+
+const cursorVersion = 1
+
+// appendCursor appends the base64url text of a proxy cursor: a version, the
+// list kind, the routes' fingerprint, then each route's index and cursor.
+func appendCursor(dst, scratch []byte, kind uint8, fingerprint uint32, entries []cursorEntry) ([]byte, []byte) {
+	raw := append(scratch[:0], cursorVersion, kind)
+	raw = binary.LittleEndian.AppendUint32(raw, fingerprint)
+	for _, e := range entries {
+		raw = binary.AppendUvarint(raw, uint64(e.route))
+		raw = binary.AppendUvarint(raw, uint64(len(e.cursor)))
+		raw = append(raw, e.cursor...)
+	}
+	return base64.RawURLEncoding.AppendEncode(dst, raw), raw
+}
+
+// decodeCursor reads a proxy cursor into entries (whose cursors point
+// into scratch, returned grown): the routes to query, in ascending order.
+func decodeCursor(text, scratch []byte, kind uint8, fingerprint uint32, routes int, entries []cursorEntry) ([]cursorEntry, []byte, error) {
+	raw, err := base64.RawURLEncoding.AppendDecode(scratch[:0], text)
+	if err != nil || len(raw) < 6 || raw[0] != cursorVersion || raw[1] != kind ||
+		binary.LittleEndian.Uint32(raw[2:]) != fingerprint {
+		return entries, raw, errInvalidCursor
+	}
+	rest := raw[6:]
+	last := -1
+	for len(rest) > 0 {
+		idx, n := binary.Uvarint(rest)
+		if n <= 0 || idx >= uint64(routes) || int(idx) <= last {
+			return entries, raw, errInvalidCursor
+		}
+		rest = rest[n:]
+		l, n := binary.Uvarint(rest)
+		if n <= 0 || l > uint64(len(rest)-n) {
+			return entries, raw, errInvalidCursor
+		}
+		rest = rest[n:]
+		entries = append(entries, cursorEntry{route: int(idx), cursor: rest[:l:l]})
+		rest = rest[l:]
+		last = int(idx)
+	}
+	if len(entries) == 0 {
+		return entries, raw, errInvalidCursor
+	}
+	return entries, raw, nil
+}
+
+// validate reports whether body is one JSON object.
+func validate(body []byte) bool {
+	i := skipWS(body, 0)
+	return i < len(body) && body[i] == '{' && server.ValidJSON(body)
+}
+
+// appendMerged appends the merged list of parts (in route order): the
+// items of each that its route allows, with the route's prefix injected
+// into their names when prefixed, and each part's nextCursor noted in
+// next. Items are copied byte for byte but for the prefix. A part that is
+// not a list result is skipped and reported in bad.
+func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int) {
+	var bad []int
+	dst = append(dst, '{', '"')
+	dst = append(dst, k.key...)
+	dst = append(dst, '"', ':', '[')
+	first := true
+	for pi := range parts {
+		p := &parts[pi]
+		r := &routes[p.route]
+		list := p.field(k.key, partList)
+		as, ae, ok := list.start, list.end, list.ok
+		if !ok || p.body[as] != '[' {
+			bad = append(bad, p.route)
+			continue
+		}
+		arr := p.body[as:ae]
+		globs, prefix := k.globs(r), k.prefix(r)
+		for i := 1; ; {
+			es, ee, nx, ok := element(arr, i)
+			if !ok {
+				break
+			}
+			i = nx
+			item := arr[es:ee]
+			ns, ne, ok := member(item, k.nameKey)
+			if !ok || item[ns] != '"' {
+				continue // an item without a name cannot be called
+			}
+			name, ok := stringValue(item[ns:ne])
+			if !ok || !allowed(globs, unsafeString(name)) {
+				continue
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			if prefixed {
+				dst = append(dst, item[:ns+1]...)
+				dst = append(dst, prefix...)
+				dst = append(dst, item[ns+1:]...)
+			} else {
+				dst = append(dst, item...)
+			}
+		}
+		if c := p.field(k.key, partNextCursor); c.ok && p.body[c.start] == '"' && c.end-c.start > 2 {
+			cs, ce := c.start, c.end
+			next = append(next, cursorEntry{route: p.route, cursor: p.body[cs+1 : ce-1]})
+		}
+	}
+	dst = append(dst, ']')
+	return dst, next, bad
+}
+
+// appendCacheHints appends the merged caching hints of 2026-07-28 list
+// results (SEP-2549), each preceded by a comma: "ttlMs", the smallest any
+// route gave, and "cacheScope", "private" when any route said so, else
+// "public". A hint no route gave is left out: the server kind adds its
+// default. The smallest ttlMs is the one a client can trust for the whole
+// list, and one private part makes the whole list private.
+func appendCacheHints(dst []byte, k *listKind, parts []part) []byte {
+	var ttl []byte
+	var minTTL float64
+	scope := 0 // 0 none, 1 public, 2 private
+	for i := range parts {
+		p := &parts[i]
+		if t := p.field(k.key, partTTL); t.ok {
+			ts, te := t.start, t.end
+			if v, err := strconv.ParseFloat(string(p.body[ts:te]), 64); err == nil && v >= 0 && (ttl == nil || v < minTTL) {
+				ttl, minTTL = p.body[ts:te], v
+			}
+		}
+		if sc := p.field(k.key, partCacheScope); sc.ok {
+			switch string(p.body[sc.start:sc.end]) {
+			case `"private"`:
+				scope = 2
+			case `"public"`:
+				scope = max(scope, 1)
+			}
+		}
+	}
+	if ttl != nil {
+		dst = append(dst, `,"ttlMs":`...)
+		dst = append(dst, ttl...)
+	}
+	switch scope {
+	case 1:
+		dst = append(dst, `,"cacheScope":"public"`...)
+	case 2:
+		dst = append(dst, `,"cacheScope":"private"`...)
+	}
+	return dst
+}
+
+// appendPrefixedURIs appends body with prefix injected into the uri of
+// each of its contents (a resources/read result); a body of another shape
+// goes through as it is.
+func appendPrefixedURIs(dst, body, prefix []byte) []byte {
+	as, ae, ok := member(body, "contents")
+	if !ok || body[as] != '[' {
+		return append(dst, body...)
+	}
+	last := 0
+	for i := as + 1; ; {
+		es, ee, nx, ok := element(body[:ae], i)
+		if !ok {
+			break
+		}
+		i = nx
+		us, _, ok := member(body[es:ee], "uri")
+		if !ok || body[es+us] != '"' {
+			continue
+		}
+		at := es + us + 1
+		dst = append(dst, body[last:at]...)
+		dst = append(dst, prefix...)
+		last = at
+	}
+	return append(dst, body[last:]...)
+}

@@ -1,0 +1,248 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+func testRoutes(t *testing.T, specs ...map[string]any) []route {
+	t.Helper()
+	var routes []route
+	for i, spec := range specs {
+		rt, err := compileRoute("mcp1", i, "x", []any{spec}, config.Pos{}, config.Pos{})
+		require.NoError(t, err)
+		routes = append(routes, rt)
+	}
+	return routes
+}
+
+func TestCursorRoundTrip(t *testing.T) {
+	entries := []cursorEntry{{route: 0, cursor: []byte("page-2")}, {route: 3, cursor: []byte(`a\"b`)}}
+	text, _ := appendCursor(nil, nil, mcp.McpBeginExKindToolsList, 42, entries)
+	got, _, err := decodeCursor(text, nil, mcp.McpBeginExKindToolsList, 42, 4, nil)
+	require.NoError(t, err)
+	assert.Equal(t, entries, got)
+	assert.NotContains(t, string(text), "=", "base64url without padding")
+}
+
+func TestCursorInvalid(t *testing.T) {
+	good, _ := appendCursor(nil, nil, mcp.McpBeginExKindToolsList, 42, []cursorEntry{{route: 1, cursor: []byte("c")}})
+	tests := []struct {
+		name  string
+		text  []byte
+		kind  uint8
+		fp    uint32
+		count int
+	}{
+		{"not base64", []byte("not a cursor!"), mcp.McpBeginExKindToolsList, 42, 2},
+		{"empty", []byte(""), mcp.McpBeginExKindToolsList, 42, 2},
+		{"other list", good, mcp.McpBeginExKindPromptsList, 42, 2},
+		{"other configuration", good, mcp.McpBeginExKindToolsList, 7, 2},
+		{"route gone", good, mcp.McpBeginExKindToolsList, 42, 1},
+		{"no routes", mustCursor(nil), mcp.McpBeginExKindToolsList, 42, 2},
+		{"truncated", good[:len(good)-2], mcp.McpBeginExKindToolsList, 42, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := decodeCursor(tt.text, nil, tt.kind, tt.fp, tt.count, nil)
+			assert.ErrorIs(t, err, errInvalidCursor)
+		})
+	}
+}
+
+func mustCursor(entries []cursorEntry) []byte {
+	text, _ := appendCursor(nil, nil, mcp.McpBeginExKindToolsList, 42, entries)
+	return text
+}
+
+// TestMergePaging merges a fake two-route, two-page listing: the first
+// page has both routes' first pages and a cursor naming both; the second
+// only the route that still had more.
+func TestMergePaging(t *testing.T) {
+	routes := testRoutes(t, map[string]any{"toolkit": "a"}, map[string]any{"toolkit": "b", "tool": []any{"x*"}})
+	k := listKindOf(mcp.McpBeginExKindToolsList)
+	pages := map[int][]string{
+		0: {`{"tools":[{"name":"one","inputSchema":{"type":"object"}}],"nextCursor":"a-2"}`, `{"tools":[{"name":"two"}]}`},
+		1: {`{"tools":[{"name":"xy","description":"d \"q\""},{"name":"zz"}],"nextCursor":"b-2"}`, `{"tools":[{"name":"x2"}],"nextCursor":""}`},
+	}
+	out, next, bad := appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][0])}, {route: 1, body: []byte(pages[1][0])}}, nil)
+	require.Empty(t, bad)
+	assert.Equal(t, `{"tools":[{"name":"a__one","inputSchema":{"type":"object"}},{"name":"b__xy","description":"d \"q\""}]`, string(out))
+	require.Len(t, next, 2)
+	text, _ := appendCursor(nil, nil, k.kind, 9, next)
+
+	entries, _, err := decodeCursor(text, nil, k.kind, 9, 2, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []cursorEntry{{0, []byte("a-2")}, {1, []byte("b-2")}}, entries)
+	out, next, _ = appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][1])}, {route: 1, body: []byte(pages[1][1])}}, nil)
+	assert.Equal(t, `{"tools":[{"name":"a__two"},{"name":"b__x2"}]`, string(out))
+	assert.Empty(t, next, "no route has more")
+
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(append(out, '}'), &v))
+}
+
+func TestMergeUnprefixedAndBad(t *testing.T) {
+	routes := testRoutes(t, map[string]any{"toolkit": "a"}, map[string]any{"toolkit": "b"})
+	k := listKindOf(mcp.McpBeginExKindResourcesTemplatesList)
+	out, _, bad := appendMerged(nil, k, routes, false,
+		[]part{{route: 0, body: []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {route: 1, body: []byte(`{"other":1}`)}}, nil)
+	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]`, string(out))
+	assert.Equal(t, []int{1}, bad)
+}
+
+// TestCacheHints merges the routes' 2026-07-28 caching hints: the
+// smallest ttlMs, private when any route is private, and nothing for a
+// hint no route gave (the server kind adds its default).
+func TestCacheHints(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []string
+		want  string
+	}{
+		{"none", []string{`{"tools":[]}`, `{"tools":[]}`}, ``},
+		{"one route", []string{`{"tools":[],"ttlMs":60000,"cacheScope":"public"}`, `{"tools":[]}`},
+			`,"ttlMs":60000,"cacheScope":"public"`},
+		{"smallest ttl", []string{`{"ttlMs":60000,"tools":[],"cacheScope":"public"}`, `{"tools":[],"cacheScope":"public","ttlMs":1500}`},
+			`,"ttlMs":1500,"cacheScope":"public"`},
+		{"zero wins", []string{`{"tools":[],"ttlMs":0}`, `{"tools":[],"ttlMs":30000}`}, `,"ttlMs":0`},
+		{"private wins", []string{`{"tools":[],"cacheScope":"public"}`, `{"tools":[],"cacheScope":"private"}`, `{"tools":[],"cacheScope":"public"}`},
+			`,"cacheScope":"private"`},
+		{"nested ignored", []string{`{"tools":[{"name":"a","ttlMs":1,"cacheScope":"private"}],"_meta":{"ttlMs":2}}`}, ``},
+		{"bad values ignored", []string{`{"tools":[],"ttlMs":"soon","cacheScope":"shared"}`, `{"tools":[],"ttlMs":-5}`}, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var parts []part
+			for i, p := range tt.parts {
+				parts = append(parts, part{route: i, body: []byte(p)})
+			}
+			assert.Equal(t, tt.want, string(appendCacheHints(nil, &listKinds[0], parts)))
+		})
+	}
+}
+
+func TestPrefixedURIs(t *testing.T) {
+	in := `{"contents":[{"uri":"sluice://a","text":"x"},{"blob":"AA==","uri":"sluice://b"}],"_meta":{}}`
+	assert.Equal(t, `{"contents":[{"uri":"p+sluice://a","text":"x"},{"blob":"AA==","uri":"p+sluice://b"}],"_meta":{}}`,
+		string(appendPrefixedURIs(nil, []byte(in), []byte("p+"))))
+	assert.Equal(t, `{"x":1}`, string(appendPrefixedURIs(nil, []byte(`{"x":1}`), []byte("p+"))))
+}
+
+func TestMember(t *testing.T) {
+	obj := []byte(` { "a" : [1,{"b":"}"}] , "name":"x\"y", "n": -1.5e3 ,"o":{}} `)
+	s, e, ok := member(obj, "name")
+	require.True(t, ok)
+	assert.Equal(t, `"x\"y"`, string(obj[s:e]))
+	v, ok := stringValue(obj[s:e])
+	require.True(t, ok)
+	assert.Equal(t, `x"y`, string(v))
+	s, e, ok = member(obj, "n")
+	require.True(t, ok)
+	assert.Equal(t, `-1.5e3`, string(obj[s:e]))
+	_, _, ok = member(obj, "missing")
+	assert.False(t, ok)
+}
+
+// FuzzJSONSpans feeds hostile text to the span readers: they may refuse
+// it, never panic.
+func FuzzJSONSpans(f *testing.F) {
+	for _, s := range []string{`{"tools":[{"name":"a"}]}`, `{"contents":[{"uri":"x"}]}`, `{"a":`, `[`, `{"a":"\`, `{}`, `{"name":1}`} {
+		f.Add([]byte(s))
+	}
+	routes := []route{{toolkit: "a", name: []byte("a__"), uri: []byte("a+")}}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _, _ = member(b, "name")
+		// On a valid object without escapes, members finds, in one walk,
+		// the first member of each key where encoding/json finds it.
+		keys := []string{"name", "tools", "a", ""}
+		spans := make([]span, len(keys))
+		members(b, keys, spans)
+		if want, ok := firstMemberSpans(b); ok {
+			for i, key := range keys {
+				w, found := want[key]
+				if found != spans[i].ok || found && (w[0] != spans[i].start || w[1] != spans[i].end) {
+					t.Fatalf("members(%q) %q: %+v, encoding/json: %v %v", b, key, spans[i], w, found)
+				}
+			}
+		}
+		_ = appendPrefixedURIs(nil, b, []byte("p+"))
+		for i := range listKinds {
+			_, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil)
+		}
+		var s scanner
+		_ = s.feed(b)
+		_, _, _ = decodeCursor(b, nil, 1, 0, 3, nil)
+	})
+}
+
+func TestCompileRouteWithoutSchema(t *testing.T) {
+	_, err := compileRoute("mcp1", 2, "x", []any{map[string]any{"tool": "x"}}, config.Pos{}, config.Pos{})
+	require.Error(t, err)
+	assert.Equal(t, "mcp proxy: invalid configuration: mcp mcp1: routes[2]: when[0]: toolkit is required", err.Error())
+	_, err = compileRoute("mcp1", 0, "x", []any{map[string]any{"toolkit": "a b"}}, config.Pos{}, config.Pos{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `toolkit "a b": want letters, digits, _ and -`)
+}
+
+// TestSkipString covers the escapes skipString jumps over between its
+// vector scans for the next quote and backslash.
+func TestSkipString(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		end  int
+		okay bool
+	}{
+		{`"plain" rest`, 7, true},
+		{`"a\"b" rest`, 6, true},
+		{`"a\\" rest`, 5, true},
+		{`"\\\\\"" rest`, 8, true},
+		{`"` + strings.Repeat("x", 100) + `\n` + strings.Repeat("y", 100) + `"`, 204, true},
+		{`"\u0022"`, 8, true},
+		{`"unterminated`, 0, false},
+		{`"escaped end\"`, 0, false},
+		{`"backslash last\`, 0, false},
+		{`x"`, 0, false},
+	} {
+		end, ok := skipString([]byte(c.in), 0)
+		assert.Equal(t, c.okay, ok, "%q", c.in)
+		assert.Equal(t, c.end, end, "%q", c.in)
+	}
+}
+
+// firstMemberSpans returns, for a valid JSON object with no backslash in
+// it (so that keys read as written), the span of the value of each key's
+// first member, found with encoding/json's decoder.
+func firstMemberSpans(b []byte) (map[string][2]int, bool) {
+	if !json.Valid(b) || bytes.IndexByte(b, '\\') >= 0 {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	spans := map[string][2]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		end := int(dec.InputOffset())
+		if _, seen := spans[tok.(string)]; !seen {
+			spans[tok.(string)] = [2]int{end - len(raw), end}
+		}
+	}
+	return spans, true
+}

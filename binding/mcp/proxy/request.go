@@ -1,0 +1,845 @@
+package proxy
+
+import (
+	"errors"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
+)
+
+// Forwarding failures; either one tears the stream down.
+var (
+	errTooLarge  = errors.New("mcp proxy: frame larger than the write buffer")
+	errMalformed = errors.New("mcp proxy: malformed frame")
+)
+
+// fanoutTimeout bounds how long a list or logging/setLevel waits for its
+// routes; a route that has not answered by then is left out.
+const fanoutTimeout = 30 * time.Second
+
+// What a request does with its routes.
+const (
+	opCall     uint8 = iota // one route, by the name's prefix; the reply relayed
+	opList                  // every route at once; the results merged
+	opSetLevel              // logging/setLevel: every route with SERVER_LOGGING
+	opUnknown               // a generic request the proxy does not route
+)
+
+// request is one downstream request stream and what the proxy does for
+// it: one leg (a call) or one leg per route (a list, logging/setLevel).
+type request struct {
+	h             *Handler
+	originID      int64
+	initialID     int64
+	replyID       int64
+	traceID       int64
+	authorization int64
+	kind          uint8
+	op            uint8
+	state         uint32
+	in            engine.Flow // the downstream's initial direction, received
+	out           engine.Flow // the downstream reply, when the proxy answers it itself
+
+	sid           []byte // the session id; sidNull when it had none
+	sidNull       bool
+	ident         []byte // the BEGIN's name, uri or method
+	identNull     bool
+	contentLength int32
+	timeout       int64
+
+	// The params arriving in a slot of the worker's pool, and once they
+	// outgrow it, in spill (up to maxParams); spill is empty until then.
+	slot   int
+	have   int
+	spill  []byte
+	scan   scanner
+	params []byte // once complete (and rewritten for the route)
+
+	route   int
+	upIdent []byte // the name or uri the route knows
+	legs    []*leg
+	open    int // legs not yet settled
+	total   int // bytes the legs collected
+	entries []cursorEntry
+	cbuf    []byte // the decoded cursor the entries point into
+	timer   int64
+
+	answer    []byte // the proxy's own answer on the downstream reply
+	answerOff int
+
+	onFrame   engine.MessageConsumer
+	onTimeout func()
+}
+
+const (
+	downInClosed    uint32 = 1 << iota // END or ABORT received, or RESET sent
+	downEnded                          // END received: forwarded once the params went up
+	downReplyOpened                    // reply BEGIN sent (relayed or the proxy's own)
+	downReplyClosed                    // END or ABORT sent, or RESET received
+	windowed                           // the params window went to the downstream
+	paramsDone                         // the params are complete
+	local                              // the proxy answers the reply itself
+	answerReady                        // answer holds all of it: END follows the last byte
+	answerError                        // the answer is an error object: END outcome ERROR
+	buffered                           // a call whose reply is collected and rewritten
+	started                            // the legs are open
+	released
+)
+
+// leg is the proxy's stream to one route for a request.
+type leg struct {
+	r         *request
+	route     int
+	initialID int64
+	replyID   int64
+	out       engine.Flow // initial, sent
+	in        engine.Flow // reply, received when collected
+	state     uint16
+	params    []byte // what goes up: a view of the request's slot, or pbuf
+	pbuf      []byte
+	sent      int
+	body      []byte // the reply collected
+	errCode   int32
+	errMsg    []byte
+	onFrame   engine.MessageConsumer
+}
+
+const (
+	legInClosed    uint16 = 1 << iota // END or ABORT sent, or RESET received
+	legReplyOpened                    // reply BEGIN received
+	legReplyClosed                    // END or ABORT received, or RESET sent
+	legSettled                        // its part of a fan-out is known
+	legFailed                         // RESET, ABORT, timeout: left out
+	legError                          // ERROR outcome: body is the error object
+)
+
+func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
+	r := freelist.Pop(&h.freeRequests)
+	if r == nil {
+		r = &request{h: h}
+		r.onFrame = r.onDown
+		r.onTimeout = r.timedOut
+	}
+	r.originID, r.initialID, r.replyID = b.OriginID(), b.StreamID(), engine.ReplyID(b.StreamID())
+	r.traceID, r.authorization = b.TraceID(), b.Authorization()
+	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
+	r.dropSpill()
+	r.in, r.out = engine.Flow{}, engine.Flow{}
+	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
+	r.answer, r.answerOff = r.answer[:0], 0
+	r.scan.reset()
+	return r.onFrame
+}
+
+// onDown receives the downstream's initial frames and the throttle
+// frames of the reply to it.
+func (r *request) onDown(t frame.FrameType, buf []byte) {
+	h := r.h
+	if r.state&released != 0 || !h.header.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	id := h.header.StreamID()
+	if t.IsThrottle() {
+		if id != r.replyID {
+			return
+		}
+		switch t {
+		case frame.FrameWindow:
+			r.onReplyWindow(buf)
+		case frame.FrameReset:
+			r.onReplyReset(buf)
+		}
+		r.maybeRelease()
+		return
+	}
+	if id != r.initialID {
+		return
+	}
+	switch t {
+	case frame.FrameBegin:
+		if h.begin.TryWrap(buf, 0, len(buf)) {
+			r.onBegin(&h.begin)
+		}
+	case frame.FrameData:
+		if h.data.TryWrap(buf, 0, len(buf)) {
+			r.onData(&h.data)
+		}
+	case frame.FrameFlush:
+		r.onDownFlush(buf)
+	case frame.FrameEnd:
+		r.onEnd(h.header.Sequence())
+	case frame.FrameAbort:
+		r.onAbort()
+	}
+	r.maybeRelease()
+}
+
+func (r *request) onBegin(b *frame.Begin) {
+	h := r.h
+	r.in.Seq, r.in.Ack = b.Sequence(), b.Acknowledge()
+	ext := b.Extension()
+	ex := &h.beginEx
+	if !ex.TryWrap(ext, 0, len(ext)) {
+		r.refuse(codeInvalidRequest, "Invalid request: not an MCP application stream")
+		return
+	}
+	if !r.readBegin(ex) {
+		r.refuse(codeMethodNotFound, "Method not found")
+		return
+	}
+	r.slot = h.pool.Acquire(r.initialID)
+	if r.slot == engine.NoSlot {
+		r.refuse(codeInternalError, "Server busy")
+		return
+	}
+	// A call whose BEGIN names it opens its route at once, and lets the
+	// params in only when the route grants its window: a route that
+	// refuses before reading (RESET with McpResetEx) then finds the
+	// downstream's request still open, and the refusal passes through.
+	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest {
+		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident)
+		if ok {
+			r.route, r.upIdent = route, up
+			r.openRelay()
+			return
+		}
+	}
+	r.grant()
+}
+
+// readBegin notes the BEGIN's session, name or uri, contentLength and
+// timeout, and decides the request's op; false for a kind the proxy does
+// not know.
+func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
+	r.kind = ex.Kind()
+	r.op = opCall
+	r.contentLength = -1
+	r.identNull = true
+	r.ident = r.ident[:0]
+	var hasSID bool
+	var sid []byte
+	switch r.kind {
+	case mcp.McpBeginExKindToolsList:
+		v := ex.ToolsList()
+		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
+	case mcp.McpBeginExKindPromptsList:
+		v := ex.PromptsList()
+		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
+	case mcp.McpBeginExKindResourcesList:
+		v := ex.ResourcesList()
+		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
+	case mcp.McpBeginExKindResourcesTemplatesList:
+		v := ex.ResourcesTemplatesList()
+		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
+	case mcp.McpBeginExKindToolsCall:
+		v := ex.ToolsCall()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
+	case mcp.McpBeginExKindPromptsGet:
+		v := ex.PromptsGet()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
+	case mcp.McpBeginExKindResourcesRead:
+		v := ex.ResourcesRead()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
+		if r.h.s.prefixed {
+			r.state |= buffered
+		}
+	case mcp.McpBeginExKindResourcesSubscribe:
+		v := ex.ResourcesSubscribe()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		v := ex.ResourcesUnsubscribe()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
+	case mcp.McpBeginExKindRequest:
+		v := ex.Request()
+		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
+		r.setIdent(v.HasMethod(), v.Method(), v.ContentLength())
+		switch string(r.ident) {
+		case "completion/complete":
+			r.op = opCall
+		case "logging/setLevel":
+			r.op = opSetLevel
+		default:
+			r.op = opUnknown
+		}
+	default:
+		return false
+	}
+	r.sidNull = !hasSID
+	r.sid = append(r.sid[:0], sid...)
+	return true
+}
+
+func (r *request) setIdent(has bool, v []byte, contentLength int32) {
+	r.identNull = !has
+	r.ident = append(r.ident[:0], v...)
+	r.contentLength = contentLength
+}
+
+func isURIKind(kind uint8) bool {
+	switch kind {
+	case mcp.McpBeginExKindResourcesRead, mcp.McpBeginExKindResourcesSubscribe, mcp.McpBeginExKindResourcesUnsubscribe:
+		return true
+	}
+	return false
+}
+
+// grant lets the params in: the slot's room.
+func (r *request) grant() {
+	if r.state&(windowed|downInClosed) != 0 || r.slot == engine.NoSlot {
+		return
+	}
+	r.state |= windowed
+	h := r.h
+	r.in.Grant(int32(h.pool.SlotCapacity()))
+	if h.doWindow(r.originID, h.id, r.initialID, r.traceID, r.authorization, &r.in) != nil {
+		r.fail()
+	}
+}
+
+func (r *request) onData(d *frame.Data) {
+	if err := r.in.OnData(d); err != nil {
+		r.fail()
+		return
+	}
+	if r.state&paramsDone != 0 || r.slot == engine.NoSlot {
+		return // bytes after the params
+	}
+	p := d.Payload()
+	n := r.scan.feed(p)
+	if n >= 0 {
+		p = p[:n] // the rest follows the params
+	}
+	if !r.take(p) {
+		r.tooLarge()
+		return
+	}
+	if n >= 0 || r.contentLength >= 0 && r.have >= int(r.contentLength) {
+		r.onParams()
+		return
+	}
+	if len(r.spill) > 0 {
+		// Params beyond the slot stream on into the spill: the
+		// downstream (the mcp server, which cuts its DATA to any
+		// window) gets credit again once half of it is used.
+		capacity := int32(r.h.pool.SlotCapacity())
+		if r.in.WindowDue(r.in.Seq, capacity, 0) {
+			r.in.Ack, r.in.Max = r.in.Seq, capacity
+			if r.h.doWindow(r.originID, r.h.id, r.initialID, r.traceID, r.authorization, &r.in) != nil {
+				r.fail()
+			}
+		}
+	}
+}
+
+// maxParams bounds the params a request buffers (the mcp server in front
+// bounds its request bodies too, by limits.body: 1 MiB by default).
+const maxParams = 16 << 20
+
+// take stores p after the params received so far: in the slot while they
+// fit, then in the spill. It reports false beyond maxParams.
+func (r *request) take(p []byte) bool {
+	if len(r.spill) == 0 {
+		room := r.h.pool.Buffer(r.slot)[r.have:]
+		if len(p) < len(room) || len(p) == len(room) && r.contentLength >= 0 && r.have+len(p) >= int(r.contentLength) {
+			r.have += copy(room, p)
+			return true
+		}
+		// p is at least the slot's room, so the spill is never empty.
+		r.spill = append(r.spill[:0], r.h.pool.Buffer(r.slot)[:r.have]...)
+	}
+	if r.have+len(p) > maxParams {
+		return false
+	}
+	r.spill = append(r.spill, p...)
+	r.have += len(p)
+	return true
+}
+
+// buffered returns the params received so far.
+func (r *request) buffered() []byte {
+	if len(r.spill) > 0 {
+		return r.spill[:r.have]
+	}
+	return r.h.pool.Buffer(r.slot)[:r.have]
+}
+
+func (r *request) onEnd(seq int64) {
+	if err := r.in.OnFrame(seq); err != nil {
+		r.fail()
+		return
+	}
+	r.state |= downInClosed | downEnded
+	if r.state&paramsDone == 0 && r.slot != engine.NoSlot {
+		r.onParams()
+		return
+	}
+	if r.op == opCall && len(r.legs) == 1 {
+		r.legs[0].sendParams()
+	}
+}
+
+// onAbort is a cancellation: the route's request is aborted and its
+// reply reset; a proxy-made answer stops.
+func (r *request) onAbort() {
+	r.state |= downInClosed
+	r.releaseSlot()
+	if r.op == opCall && len(r.legs) == 1 {
+		l := r.legs[0]
+		l.abortInitial()
+		if r.state&(local|buffered) != 0 {
+			l.resetReply()
+			r.abortReply()
+		}
+		return
+	}
+	r.cancelLegs()
+	r.abortReply()
+}
+
+// onDownFlush relays a FLUSH of the downstream's request (an
+// elicitation step) to the route.
+func (r *request) onDownFlush(buf []byte) {
+	h := r.h
+	if h.flush.TryWrap(buf, 0, len(buf)) {
+		if err := r.in.OnFrame(h.flush.Sequence()); err != nil {
+			r.fail()
+			return
+		}
+	}
+	if r.op != opCall || len(r.legs) != 1 {
+		return
+	}
+	l := r.legs[0]
+	if l.state&legInClosed == 0 {
+		rt := &h.s.routes[l.route]
+		if h.forward(frame.FrameFlush, buf, h.id, rt.exitID, l.initialID, &l.out) != nil {
+			r.fail()
+		}
+	}
+}
+
+func (r *request) onReplyWindow(buf []byte) {
+	h := r.h
+	if !h.window.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	if r.state&(local|buffered) == 0 && len(r.legs) == 1 {
+		l := r.legs[0]
+		if l.state&(legReplyOpened|legReplyClosed) == legReplyOpened {
+			rt := &h.s.routes[l.route]
+			if h.forward(frame.FrameWindow, buf, h.id, rt.exitID, l.replyID, nil) != nil {
+				r.fail()
+			}
+		}
+		return
+	}
+	if r.out.OnWindow(&h.window) != nil {
+		r.fail()
+		return
+	}
+	r.flushAnswer()
+}
+
+func (r *request) onReplyReset(buf []byte) {
+	r.state |= downReplyClosed
+	if r.op == opCall && len(r.legs) == 1 {
+		l := r.legs[0]
+		if r.state&(local|buffered) == 0 && l.state&(legReplyOpened|legReplyClosed) == legReplyOpened {
+			h := r.h
+			rt := &h.s.routes[l.route]
+			l.state |= legReplyClosed
+			if h.forward(frame.FrameReset, buf, h.id, rt.exitID, l.replyID, nil) != nil {
+				l.state |= legReplyClosed
+			}
+		} else {
+			l.resetReply()
+		}
+		if r.state&downInClosed != 0 {
+			l.abortInitial()
+		}
+		return
+	}
+	r.cancelLegs()
+}
+
+// onParams runs once the params are complete: a call is routed (and its
+// params rewritten), a list or logging/setLevel fans out.
+func (r *request) onParams() {
+	r.state |= paramsDone
+	h := r.h
+	r.params = r.buffered()
+	switch r.op {
+	case opList:
+		r.startList()
+	case opSetLevel:
+		r.startSetLevel()
+	case opUnknown:
+		r.respondError(codeMethodNotFound, []byte("Method not found"), nil, nil)
+	case opCall:
+		if r.kind == mcp.McpBeginExKindRequest {
+			r.routeCompletion()
+			return
+		}
+		key := "name"
+		if isURIKind(r.kind) {
+			key = "uri"
+		}
+		if r.route < 0 {
+			name := r.ident
+			if r.identNull {
+				name = nil
+				if vs, ve, ok := member(r.params, key); ok && r.params[vs] == '"' {
+					name, _ = stringValue(r.params[vs:ve])
+				}
+			}
+			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name)
+			if !ok {
+				r.respondUnknown(name)
+				return
+			}
+			r.route, r.upIdent = route, up
+			r.stripParams(0, key, route)
+			r.openRelay()
+			return
+		}
+		r.stripParams(0, key, r.route)
+		r.legs[0].params = r.params
+		r.legs[0].sendParams()
+	}
+}
+
+// stripParams removes the route's prefix from the string member key of
+// the object at r.params[base:], shifting the rest of the params left in
+// the slot.
+func (r *request) stripParams(base int, key string, route int) {
+	h := r.h
+	if !h.s.prefixed {
+		return
+	}
+	rt := &h.s.routes[route]
+	prefix := rt.name
+	if key == "uri" {
+		prefix = rt.uri
+	}
+	obj := r.params[base:]
+	vs, ve, ok := member(obj, key)
+	if !ok || obj[vs] != '"' || ve-vs-2 < len(prefix) || string(obj[vs+1:vs+1+len(prefix)]) != string(prefix) {
+		return
+	}
+	at := base + vs + 1
+	n := copy(r.params[at:], r.params[at+len(prefix):])
+	r.params = r.params[:at+n]
+}
+
+// routeCompletion routes completion/complete by params.ref: a prompt's
+// name or a resource's uri, carrying the route's prefix.
+func (r *request) routeCompletion() {
+	h := r.h
+	rs, re, ok := member(r.params, "ref")
+	if !ok || r.params[rs] != '{' {
+		r.respondError(codeInvalidParams, []byte("Invalid params: ref is required"), nil, nil)
+		return
+	}
+	ref := r.params[rs:re]
+	key, kind := "name", mcp.McpBeginExKindPromptsGet
+	if ts, te, ok := member(ref, "type"); ok && string(ref[ts:te]) == `"ref/resource"` {
+		key, kind = "uri", mcp.McpBeginExKindResourcesRead
+	}
+	var name []byte
+	if vs, ve, ok := member(ref, key); ok && ref[vs] == '"' {
+		name, _ = stringValue(ref[vs:ve])
+	}
+	route, _, ok := h.resolve(key == "uri", kind, name)
+	if !ok {
+		if key == "uri" {
+			r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+		} else {
+			r.respondUnknownName("Unknown prompt: ", name)
+		}
+		return
+	}
+	r.route = route
+	r.stripParams(rs, key, route)
+	r.openRelay()
+}
+
+// openRelay opens the call's one leg, to r.route.
+func (r *request) openRelay() {
+	l := r.h.getLeg(r, r.route)
+	r.legs = append(r.legs, l)
+	r.open = 1
+	r.state |= started
+	if r.state&paramsDone != 0 {
+		l.params = r.params
+	}
+	if !l.begin() {
+		r.legs = r.legs[:0]
+		r.h.putLeg(l)
+		r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+	}
+}
+
+// respondUnknown answers a call whose name or uri no route serves, with
+// the error the toolkit gives for one it does not have.
+func (r *request) respondUnknown(name []byte) {
+	switch r.kind {
+	case mcp.McpBeginExKindToolsCall:
+		r.respondUnknownName("Unknown tool: ", name)
+	case mcp.McpBeginExKindPromptsGet:
+		r.respondUnknownName("Unknown prompt: ", name)
+	default:
+		r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+	}
+}
+
+func (r *request) respondUnknownName(what string, name []byte) {
+	h := r.h
+	msg := append(h.scratch[:0], what...)
+	msg = append(msg, name...)
+	h.scratch = msg
+	r.respondError(codeInvalidParams, msg, nil, nil)
+}
+
+// respondError answers with a JSON-RPC error object and outcome ERROR.
+func (r *request) respondError(code int32, msg []byte, dataKey, dataValue []byte) {
+	r.state |= answerError
+	r.answer = appendError(r.answer[:0], code, msg, dataKey, dataValue)
+	r.respond()
+}
+
+// respond sends r.answer on the downstream reply, opening it if need be.
+func (r *request) respond() {
+	r.state |= local | answerReady
+	r.releaseSlot()
+	if r.state&downReplyClosed != 0 {
+		return
+	}
+	if r.state&downReplyOpened == 0 {
+		if !r.beginReply() {
+			return
+		}
+	}
+	r.flushAnswer()
+}
+
+// beginReply opens the downstream reply with the request's McpBeginEx.
+func (r *request) beginReply() bool {
+	h := r.h
+	ext := h.requestBeginEx(r.kind, r.sid, r.sidNull, r.ident, r.identNull, -1, 0)
+	buf := h.w.WriteBuffer()
+	b := h.beginB.Wrap(buf, 0, len(buf)).
+		OriginID(r.originID).RoutedID(h.id).StreamID(r.replyID).
+		Sequence(0).Acknowledge(0).Maximum(0).
+		TraceID(r.traceID).Authorization(r.authorization).Affinity(0)
+	if ext != nil {
+		b.Extension(ext)
+	}
+	n, err := b.BuildLimit()
+	if err == nil {
+		err = h.w.Send(frame.FrameBegin, buf[:n])
+	}
+	if err != nil {
+		r.fail()
+		return false
+	}
+	r.state |= downReplyOpened
+	return true
+}
+
+// flushAnswer sends what the reply's credit allows of the proxy's own
+// answer, then END once all of it went.
+func (r *request) flushAnswer() {
+	h := r.h
+	if r.state&(downReplyOpened|downReplyClosed) != downReplyOpened || r.state&answerReady == 0 {
+		return
+	}
+	for r.answerOff < len(r.answer) {
+		rest := r.answer[r.answerOff:]
+		n := int(min(int64(len(rest)), r.out.Available()-int64(r.out.Pad), int64(h.maxPayload)))
+		if n <= 0 {
+			return
+		}
+		var flags frame.Flags
+		if r.answerOff == 0 {
+			flags |= frame.FlagDataInit
+		}
+		if n == len(rest) {
+			flags |= frame.FlagDataFin
+		}
+		if h.doData(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out, flags, rest[:n]) != nil {
+			r.fail()
+			return
+		}
+		r.answerOff += n
+	}
+	var ext []byte
+	if r.state&answerError != 0 {
+		ext = h.errorEndEx()
+	}
+	r.state |= downReplyClosed
+	_ = h.doEnd(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out, ext)
+}
+
+// tooLarge refuses params that outgrow the slot: the downstream's
+// request is reset with the error, and the reply carries it too.
+func (r *request) tooLarge() {
+	r.resetDown(codeInvalidParams, "Invalid params: too large")
+	r.cancelLegs()
+	r.respondError(codeInvalidParams, []byte("Invalid params: too large"), nil, nil)
+}
+
+// refuse refuses the request before reading it, with RESET carrying
+// McpResetEx.error; the reply never opens.
+func (r *request) refuse(code int32, msg string) {
+	r.resetDown(code, msg)
+	r.state |= downReplyClosed
+}
+
+func (r *request) resetDown(code int32, msg string) {
+	if r.state&downInClosed != 0 {
+		return
+	}
+	r.state |= downInClosed
+	h := r.h
+	var ext []byte
+	if code != 0 {
+		ext = h.errorResetEx(code, msg)
+	}
+	_ = h.doReset(r.originID, h.id, r.initialID, r.traceID, r.authorization, &r.in, ext)
+}
+
+// abortReply aborts the downstream reply, if it is open.
+func (r *request) abortReply() {
+	if r.state&downReplyClosed != 0 {
+		return
+	}
+	r.state |= downReplyClosed
+	if r.state&downReplyOpened == 0 {
+		return
+	}
+	h := r.h
+	_ = h.doAbort(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out)
+}
+
+// fail tears the request down after a protocol violation or a refused
+// send: every direction still open is reset or aborted.
+func (r *request) fail() {
+	r.resetDown(0, "")
+	r.abortReply()
+	r.cancelLegs()
+	r.releaseSlot()
+}
+
+// cancelLegs aborts every leg's request and resets its reply.
+func (r *request) cancelLegs() {
+	for _, l := range r.legs {
+		l.abortInitial()
+		l.resetReply()
+		if l.state&legSettled == 0 {
+			l.state |= legSettled | legFailed
+			r.open--
+		}
+	}
+}
+
+func (r *request) releaseSlot() {
+	if r.slot != engine.NoSlot {
+		r.h.pool.Release(r.slot)
+		r.slot = engine.NoSlot
+		r.params = nil
+	}
+	r.dropSpill()
+}
+
+// dropSpill empties the spill, keeping its buffer for the next request
+// unless it grew past maxKeptSpill: a rare large request does not pin it.
+func (r *request) dropSpill() {
+	if cap(r.spill) > maxKeptSpill {
+		r.spill = nil
+	}
+	r.spill = r.spill[:0]
+}
+
+// maxKeptSpill is the largest spill a free request keeps for the next.
+const maxKeptSpill = 256 << 10
+
+// maybeRelease returns the request to the worker's free list once every
+// direction of it and of its legs is closed. Its ids are cleared, so a
+// late frame for them finds nothing.
+func (r *request) maybeRelease() {
+	if r.state&released != 0 || r.state&(downInClosed|downReplyClosed) != downInClosed|downReplyClosed {
+		return
+	}
+	for _, l := range r.legs {
+		if l.state&(legInClosed|legReplyClosed) != legInClosed|legReplyClosed {
+			return
+		}
+	}
+	h := r.h
+	r.state |= released
+	if r.timer != 0 {
+		h.w.Cancel(r.timer)
+		r.timer = 0
+	}
+	r.releaseSlot()
+	for _, l := range r.legs {
+		h.putLeg(l)
+	}
+	clear(r.legs)
+	r.legs = r.legs[:0]
+	if cap(r.answer) > maxList {
+		r.answer = nil
+	}
+	r.originID, r.initialID, r.replyID = 0, 0, 0
+	if len(h.freeRequests) < 1024 {
+		h.freeRequests = append(h.freeRequests, r)
+	}
+}
+
+// requestBeginEx builds a request kind's McpBeginEx into extBuf.
+func (h *Handler) requestBeginEx(kind uint8, sid []byte, sidNull bool, ident []byte, identNull bool, contentLength int32, timeout int64) []byte {
+	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	switch kind {
+	case mcp.McpBeginExKindToolsList:
+		mcp.SetSessionID(b.ToolsList(), sid, sidNull).Timeout(timeout)
+	case mcp.McpBeginExKindPromptsList:
+		mcp.SetSessionID(b.PromptsList(), sid, sidNull).Timeout(timeout)
+	case mcp.McpBeginExKindResourcesList:
+		mcp.SetSessionID(b.ResourcesList(), sid, sidNull).Timeout(timeout)
+	case mcp.McpBeginExKindResourcesTemplatesList:
+		mcp.SetSessionID(b.ResourcesTemplatesList(), sid, sidNull).Timeout(timeout)
+	case mcp.McpBeginExKindToolsCall:
+		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	case mcp.McpBeginExKindPromptsGet:
+		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	case mcp.McpBeginExKindResourcesRead:
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	case mcp.McpBeginExKindResourcesSubscribe:
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	case mcp.McpBeginExKindResourcesUnsubscribe:
+		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	case mcp.McpBeginExKindRequest:
+		mcp.SetMethod(mcp.SetSessionID(b.Request(), sid, sidNull), ident, identNull).
+			ContentLength(contentLength).Timeout(timeout)
+	default:
+		return nil
+	}
+	n, err := b.BuildLimit()
+	if err != nil {
+		return nil
+	}
+	return h.extBuf[:n]
+}

@@ -1,0 +1,492 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	httpb "github.com/sluicehq/sluice/binding/http"
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
+)
+
+// The harness below drives the mcp server kind the way the http server
+// does, with one request at a time on one worker, and answers its
+// application streams the way the toolkit does, without allocating on
+// either side: what the benchmark and AllocsPerRun measure is the server's
+// own path from the HTTP request to the application stream and back.
+
+// harness is an engine with the mcp server (net0) between two external
+// bindings: driver, which plays the http server, and app, the MCP
+// application.
+type harness struct {
+	e      *engine.Engine
+	w      *engine.Worker
+	driver int64
+	net0   int64
+	app    *fakeApp
+	req    *httpRequest
+	timer  *time.Timer
+}
+
+func newHarness(tb testing.TB) *harness {
+	tb.Helper()
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(tb, err)
+	cfg, err := config.Load("bench.yaml", []byte(`name: test
+bindings:
+  net0:
+    type: mcp
+    kind: server
+    exit: app
+    options:
+      sessions:
+        ids: sequential
+`), schema, config.WithExternal("app", "driver"))
+	require.NoError(tb, err)
+	labels := engine.NewLabels()
+	app := &fakeApp{mcpType: labels.Supply("mcp")}
+	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
+		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
+	require.NoError(tb, err)
+	require.NoError(tb, e.Start())
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	h := &harness{e: e, w: e.Worker(0), app: app, timer: time.NewTimer(time.Hour)}
+	h.driver, _ = e.ResolveID("driver")
+	h.net0, _ = e.ResolveID("net0")
+	app.w = h.w
+	h.req = &httpRequest{w: h.w, origin: h.driver, routed: h.net0, httpType: labels.Supply("http"),
+		buf: make([]byte, 64<<10), done: make(chan struct{}, 1)}
+	h.req.onFrame = h.req.handle
+	h.req.parse = true
+	h.req.startFn = h.req.start
+	return h
+}
+
+// request sends one HTTP request and waits for its response to end.
+func (h *harness) request(tb testing.TB) { h.requests(tb, 1) }
+
+// requests sends n HTTP requests one after the other, each as soon as the
+// one before has been answered, all on the worker's thread, and waits for
+// the last response to end.
+func (h *harness) requests(tb testing.TB, n int) {
+	h.req.left = n
+	h.w.Dispatch(h.req.startFn)
+	if !h.timer.Stop() {
+		select {
+		case <-h.timer.C:
+		default:
+		}
+	}
+	h.timer.Reset(5 * time.Second)
+	select {
+	case <-h.req.done:
+	case <-h.timer.C:
+		tb.Fatal("timed out waiting for the response")
+	}
+}
+
+type refuse struct{}
+
+func (refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return refuse{}, nil
+}
+func (refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
+
+// httpRequest plays the http server: one request, BEGIN with its headers,
+// the body once credit comes, END; the response's frames are counted.
+type httpRequest struct {
+	w                  *engine.Worker
+	origin, routed     int64
+	httpType           int32
+	ext                []byte
+	body               []byte
+	initialID, replyID int64
+	sent               bool
+	inSeq              int64
+	status             []byte
+	statusBuf          [3]byte
+	session            []byte
+	sessionBuf         [64]byte
+	response           []byte
+	responseBuf        [4096]byte
+	buf                []byte
+	onFrame            engine.MessageConsumer
+	startFn            func()
+	done               chan struct{}
+	parse              bool // read the response head
+	left               int  // requests still to send
+	off                int  // body bytes sent
+	ack                int64
+	max                int32
+
+	begin  frame.BeginBuilder
+	data   frame.DataBuilder
+	end    frame.EndBuilder
+	window frame.WindowBuilder
+	hdr    frame.Frame
+	b      frame.Begin
+	d      frame.Data
+	ex     httpb.HttpBeginEx
+}
+
+// set prepares the request's headers and body.
+func (r *httpRequest) set(tb testing.TB, headers [][2]string, body string) {
+	var b httpb.HttpBeginExBuilder
+	buf := make([]byte, 4096)
+	eb := b.Wrap(buf, 0, len(buf)).TypeID(r.httpType)
+	hs := eb.Headers()
+	for _, h := range headers {
+		hs.Item().Name(h[0]).Value(h[1])
+	}
+	n, err := eb.BuildLimit()
+	require.NoError(tb, err)
+	r.ext, r.body = buf[:n], []byte(body)
+}
+
+func (r *httpRequest) start() {
+	r.initialID = r.w.SupplyInitialID(r.routed)
+	r.replyID = engine.ReplyID(r.initialID)
+	r.sent, r.inSeq, r.status, r.response, r.off = false, 0, nil, r.responseBuf[:0], 0
+	n, err := r.begin.Wrap(r.buf, 0, len(r.buf)).
+		OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).
+		Extension(r.ext).BuildLimit()
+	if err != nil || r.w.NewStream(r.buf[:n], r.onFrame) != nil {
+		panic("driver: begin")
+	}
+}
+
+func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
+	if !r.hdr.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	id := r.hdr.StreamID()
+	switch {
+	case t == frame.FrameWindow && id == r.initialID && !r.sent:
+		var w frame.Window
+		if w.TryWrap(buf, 0, len(buf)) {
+			r.ack, r.max = w.Acknowledge(), w.Maximum()
+		}
+		// The body in DATA frames of at most 16 KiB, as credit allows.
+		for r.off < len(r.body) {
+			n := min(int64(len(r.body)-r.off), 16<<10, r.ack+int64(r.max)-int64(r.off))
+			if n <= 0 {
+				return
+			}
+			p := r.body[r.off : r.off+int(n)]
+			m, _ := r.data.Wrap(r.buf, 0, len(r.buf)).
+				OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
+				Sequence(int64(r.off)).Acknowledge(r.ack).Maximum(r.max).TraceID(0).Authorization(0).
+				Flags(3).BudgetID(0).Reserved(int32(n)).Payload(p).BuildLimit()
+			_ = r.w.Send(frame.FrameData, r.buf[:m])
+			r.off += int(n)
+		}
+		r.sent = true
+		n, _ := r.end.Wrap(r.buf, 0, len(r.buf)).
+			OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
+			Sequence(int64(len(r.body))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
+			BuildLimit()
+		_ = r.w.Send(frame.FrameEnd, r.buf[:n])
+	case t == frame.FrameBegin && id == r.replyID:
+		// Reading the head allocates (the generated array's iterator):
+		// the allocation tests turn it off.
+		if r.parse && r.b.TryWrap(buf, 0, len(buf)) {
+			ext := r.b.Extension()
+			if r.ex.TryWrap(ext, 0, len(ext)) {
+				for _, h := range r.ex.Headers().All() {
+					switch string(h.Name()) {
+					case ":status":
+						r.status = append(r.statusBuf[:0], h.Value()...)
+					case "mcp-session-id":
+						r.session = append(r.sessionBuf[:0], h.Value()...)
+					}
+				}
+			}
+		}
+		r.grant()
+	case t == frame.FrameData && id == r.replyID:
+		if r.d.TryWrap(buf, 0, len(buf)) {
+			r.inSeq = r.d.Sequence() + int64(r.d.Reserved())
+			p := r.d.Payload()
+			if len(r.response)+len(p) <= cap(r.response) {
+				r.response = append(r.response, p...)
+			}
+		}
+		r.grant()
+	case t == frame.FrameEnd && id == r.replyID:
+		if r.left--; r.left > 0 {
+			r.start()
+			return
+		}
+		r.done <- struct{}{}
+	case t == frame.FrameAbort && id == r.replyID:
+		r.status = append(r.statusBuf[:0], "ABT"...)
+		r.done <- struct{}{}
+	}
+}
+
+func (r *httpRequest) grant() {
+	n, _ := r.window.Wrap(r.buf, 0, len(r.buf)).
+		OriginID(r.origin).RoutedID(r.routed).StreamID(r.replyID).
+		Sequence(r.inSeq).Acknowledge(r.inSeq).Maximum(65536).TraceID(0).
+		BudgetID(0).Padding(0).BuildLimit()
+	_ = r.w.Send(frame.FrameWindow, r.buf[:n])
+}
+
+// fakeApp answers every application stream the way the toolkit does: a
+// lifecycle with capabilities 2063, a request with a fixed result once
+// its params have ended.
+type fakeApp struct {
+	w       *engine.Worker
+	mcpType int32
+	free    []*appStream
+	record  []byte // when not nil, the params of requests are appended here
+	begins  [][]byte
+}
+
+var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
+
+func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return a, nil
+}
+
+func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	var s *appStream
+	if n := len(a.free); n > 0 {
+		s, a.free = a.free[n-1], a.free[:n-1]
+	} else {
+		s = &appStream{a: a, buf: make([]byte, 4096)}
+		s.onFrame = s.handle
+	}
+	var b frame.Begin
+	if !b.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	s.origin, s.routed, s.initialID = b.OriginID(), b.RoutedID(), b.StreamID()
+	s.replyID = engine.ReplyID(s.initialID)
+	s.inSeq, s.ended, s.windowed, s.answered, s.lifecycle = 0, false, false, false, false
+	return s.onFrame
+}
+
+type appStream struct {
+	a                  *fakeApp
+	origin, routed     int64
+	initialID, replyID int64
+	inSeq              int64
+	ended              bool
+	windowed           bool
+	answered           bool
+	lifecycle          bool
+	buf                []byte
+	onFrame            engine.MessageConsumer
+
+	hdr    frame.Frame
+	b      frame.Begin
+	d      frame.Data
+	beginB frame.BeginBuilder
+	dataB  frame.DataBuilder
+	endB   frame.EndBuilder
+	winB   frame.WindowBuilder
+	ex     mcp.McpBeginEx
+	exB    mcp.McpBeginExBuilder
+}
+
+func (s *appStream) handle(t frame.FrameType, buf []byte) {
+	a := s.a
+	if !s.hdr.TryWrap(buf, 0, len(buf)) {
+		return
+	}
+	id := s.hdr.StreamID()
+	switch {
+	case t == frame.FrameBegin && id == s.initialID:
+		b := s.beginB.Wrap(s.buf, 0, len(s.buf)).
+			OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+		if s.b.TryWrap(buf, 0, len(buf)) {
+			ext := s.b.Extension()
+			if a.record != nil {
+				a.begins = append(a.begins, append([]byte(nil), ext...))
+			}
+			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindLifecycle {
+				s.lifecycle = true
+				l := s.ex.Lifecycle()
+				off, max, _ := b.ExtensionSlot()
+				limit, _ := s.exB.Wrap(s.buf, off, max).TypeID(a.mcpType).Lifecycle().
+					SessionIDBytes(l.SessionID()).Capabilities(2063).BuildLimit()
+				b.ExtensionEnd(limit)
+			}
+		}
+		n, _ := b.BuildLimit()
+		_ = a.w.Send(frame.FrameBegin, s.buf[:n])
+		s.grant()
+	case t == frame.FrameData && id == s.initialID:
+		if s.d.TryWrap(buf, 0, len(buf)) {
+			s.inSeq = s.d.Sequence() + int64(s.d.Reserved())
+			if a.record != nil && !s.lifecycle {
+				a.record = append(a.record, s.d.Payload()...)
+			}
+		}
+		s.grant()
+	case t == frame.FrameEnd && id == s.initialID:
+		s.ended = true
+		if s.lifecycle {
+			s.close()
+			return
+		}
+		s.answer()
+	case t == frame.FrameWindow && id == s.replyID:
+		s.windowed = true
+		s.answer()
+	case t == frame.FrameAbort && id == s.initialID, t == frame.FrameReset && id == s.replyID:
+		s.close()
+	}
+}
+
+func (s *appStream) grant() {
+	n, _ := s.winB.Wrap(s.buf, 0, len(s.buf)).
+		OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
+		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(32768).TraceID(0).
+		BudgetID(0).Padding(0).BuildLimit()
+	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
+}
+
+func (s *appStream) answer() {
+	if !s.ended || !s.windowed || s.answered {
+		return
+	}
+	s.answered = true
+	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).
+		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
+		Flags(3).BudgetID(0).Reserved(int32(len(benchResult))).Payload(benchResult).BuildLimit()
+	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
+	s.close()
+}
+
+func (s *appStream) close() {
+	n, _ := s.endB.Wrap(s.buf, 0, len(s.buf)).
+		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		Sequence(int64(len(benchResult))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
+		BuildLimit()
+	_ = s.a.w.Send(frame.FrameEnd, s.buf[:n])
+	s.a.free = append(s.a.free, s)
+}
+
+var (
+	benchHeaders = [][2]string{
+		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+		{"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+	}
+	benchBody = `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`
+)
+
+// sessionHarness returns a harness with session-1 initialized and the
+// tools/call request set.
+func sessionHarness(tb testing.TB) *harness {
+	h := newHarness(tb)
+	h.req.set(tb, [][2]string{
+		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	h.request(tb)
+	require.Equal(tb, "200", string(h.req.status))
+	require.Equal(tb, "session-1", string(h.req.session))
+	h.req.set(tb, benchHeaders, benchBody)
+	h.request(tb)
+	require.Equal(tb, "200", string(h.req.status))
+	require.Equal(tb, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	return h
+}
+
+// TestToolsCallAllocs pins the request path at zero allocations: a
+// tools/call from its HTTP frames through the session lookup, the body
+// scan and the application stream, to the JSON response.
+func TestToolsCallAllocs(t *testing.T) {
+	h := sessionHarness(t)
+	h.req.parse = false
+	allocs := testing.AllocsPerRun(200, func() { h.request(t) })
+	require.Zero(t, allocs, "allocations per tools/call")
+	require.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+}
+
+// TestStatelessToolsCallAllocs is the same for a 2026-07-28 request,
+// whose result gets resultType and _meta spliced in.
+func TestStatelessToolsCallAllocs(t *testing.T) {
+	h := newHarness(t)
+	h.req.set(t, [][2]string{
+		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+		{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/call"}, {"mcp-name", "echo"},
+	}, `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	h.request(t)
+	require.Equal(t, "200", string(h.req.status))
+	require.Contains(t, string(h.req.response), `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo"`)
+	h.req.parse = false
+	allocs := testing.AllocsPerRun(200, func() { h.request(t) })
+	require.Zero(t, allocs, "allocations per stateless tools/call")
+}
+
+// BenchmarkDecodeToolsCall decodes a tools/call end to end inside the
+// binding: HTTP request frames in, session lookup, body scan, the
+// application stream's BEGIN and params, its result back as the JSON
+// response.
+func BenchmarkDecodeToolsCall(b *testing.B) {
+	h := sessionHarness(b)
+	h.req.parse = false
+	b.ReportAllocs()
+	b.ResetTimer()
+	h.requests(b, b.N)
+}
+
+// TestStreamingBody sends bodies larger than a buffer slot: the params
+// reach the application exactly, in pieces, with contentLength -1, and
+// the response carries the id wherever it was.
+func TestStreamingBody(t *testing.T) {
+	h := sessionHarness(t)
+	big := strings.Repeat("0123456789abcdef", 5<<10) // 80 KiB
+	for _, tt := range []struct {
+		name, body, params, id string
+		named                  bool
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + big + `"}}}`,
+			`{"name":"echo","arguments":{"message":"` + big + `"}}`, "7", true},
+		{"id last, name last", `{"method":"tools/call","params":{"arguments":{"message":"` + big + `"},"name":"echo"},"jsonrpc":"2.0","id":"z"}`,
+			`{"arguments":{"message":"` + big + `"},"name":"echo"}`, `"z"`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h.app.record, h.app.begins = []byte{}, nil
+			h.req.set(t, benchHeaders, tt.body)
+			h.request(t)
+			require.Equal(t, "200", string(h.req.status))
+			require.Equal(t, `{"jsonrpc":"2.0","id":`+tt.id+`,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+			require.Equal(t, tt.params, string(h.app.record))
+			require.Len(t, h.app.begins, 1)
+			var ex mcp.McpBeginEx
+			require.NoError(t, ex.Wrap(h.app.begins[0], 0, len(h.app.begins[0])))
+			call := ex.ToolsCall()
+			assert.Equal(t, int32(-1), call.ContentLength())
+			assert.Equal(t, tt.named, call.HasName())
+			if tt.named {
+				assert.Equal(t, "echo", call.NameString())
+			}
+		})
+	}
+	h.app.record = nil
+}

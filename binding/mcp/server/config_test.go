@@ -1,0 +1,88 @@
+package server_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/config"
+)
+
+// startConfig loads and starts src, returning the first error.
+func startConfig(t *testing.T, src string) error {
+	t.Helper()
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(t, err)
+	cfg, err := config.Load("mcp.yaml", []byte(src), schema, config.WithExternal("app0"))
+	if err != nil {
+		return err
+	}
+	if err := binding.Resolve(cfg); err != nil {
+		return err
+	}
+	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<16), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
+		engine.WithExternal("app0", refuse{}))
+	require.NoError(t, err)
+	err = e.Start()
+	if err == nil {
+		require.NoError(t, e.Stop(t.Context()))
+	}
+	return err
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name, options, kind, want string
+	}{
+		{"defaults", "", "server", ""},
+		{"all options", `
+      origins: ["https://app.example", "*"]
+      inactivity: {timeout: PT5M}
+      sse: {keepalive: {interval: 10s}, replay: 0}
+      get: false
+      versions: [2025-11-25, 2026-07-28]
+      limits: {body: 65536}
+      sessions: {ids: random}`, "server", ""},
+		{"bad duration", `
+      inactivity: {timeout: soon}`, "server", `mcp net0: inactivity.timeout "soon": want a positive duration such as PT15S`},
+		{"zero keepalive", `
+      sse: {keepalive: {interval: PT0S}}`, "server", `mcp net0: sse.keepalive.interval "PT0S": want a positive duration`},
+		{"bad origin", `
+      origins: [app.example]`, "server", `mcp net0: origins: "app.example" is not an origin; want scheme://host[:port] or *`},
+		{"bad host", `
+      hosts: ["http://x"]`, "server", `mcp net0: hosts: "http://x" is not a host; want host or host:port`},
+		{"unknown version", `
+      versions: [2024-11-05]`, "server", `versions`},
+		{"unknown option", `
+      timeout: PT1S`, "server", `timeout`},
+		{"proxy", "", "proxy", "mcp net0: kind proxy is not compiled in"},
+		{"client", "", "client", "mcp net0: kind client is not compiled in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "name: test\nbindings:\n  net0:\n    type: mcp\n    kind: " + tt.kind + "\n    exit: app0\n"
+			if tt.options != "" {
+				src += "    options:" + tt.options + "\n"
+			}
+			err := startConfig(t, src)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestConfigServerNeedsExit(t *testing.T) {
+	err := startConfig(t, "name: test\nbindings:\n  net0:\n    type: mcp\n    kind: server\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a server needs an exit")
+}

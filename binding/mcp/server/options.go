@@ -1,0 +1,132 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/guard"
+)
+
+type options struct {
+	Origins    []string `yaml:"origins"`
+	Hosts      []string `yaml:"hosts"`
+	Inactivity struct {
+		Timeout string `yaml:"timeout"`
+	} `yaml:"inactivity"`
+	SSE struct {
+		Keepalive struct {
+			Interval string `yaml:"interval"`
+		} `yaml:"keepalive"`
+		Replay *int `yaml:"replay"`
+	} `yaml:"sse"`
+	Get      *bool    `yaml:"get"`
+	Versions []string `yaml:"versions"`
+	Limits   struct {
+		Body int64 `yaml:"body"`
+	} `yaml:"limits"`
+	Sessions struct {
+		IDs string `yaml:"ids"`
+	} `yaml:"sessions"`
+}
+
+// Defaults (ZILLA.md §8 "MCP defaults").
+const (
+	defaultInactivity = 60 * time.Second
+	defaultKeepalive  = 15 * time.Second
+	defaultBodyLimit  = 1 << 20
+	defaultReplay     = 64
+)
+
+// settings is what Attach compiles from a server's options.
+type settings struct {
+	origins    [][]byte // allowed Origin values, without a trailing slash
+	hosts      [][]byte // allowed Host (:authority) values; none means any
+	anyOrigin  bool
+	inactivity time.Duration
+	keepalive  time.Duration
+	replay     int // events a session keeps for Last-Event-ID
+	get        bool
+	versions   versionSet
+	maxBody    int64
+	// sequentialIDs makes session ids session-1, session-2, … instead of
+	// random: for engine-driven scripts, which must know the id the
+	// server hands out. Never use it in production: such ids are
+	// guessable.
+	sequentialIDs bool
+}
+
+func compile(cfg *engine.BindingConfig) (*settings, error) {
+	var opts options
+	if err := cfg.Options().Decode(&opts); err != nil {
+		return nil, err
+	}
+	s := &settings{
+		inactivity: defaultInactivity,
+		keepalive:  defaultKeepalive,
+		replay:     defaultReplay,
+		get:        true,
+		versions:   allVersions,
+		maxBody:    defaultBodyLimit,
+	}
+	for _, o := range opts.Origins {
+		if o == "*" {
+			s.anyOrigin = true
+			continue
+		}
+		if !strings.Contains(o, "://") {
+			return nil, fmt.Errorf("mcp %s: origins: %q is not an origin; want scheme://host[:port] or *", cfg.Name, o)
+		}
+		s.origins = append(s.origins, []byte(strings.ToLower(strings.TrimSuffix(o, "/"))))
+	}
+	for _, host := range opts.Hosts {
+		if host == "" || strings.ContainsAny(host, "/ ") {
+			return nil, fmt.Errorf("mcp %s: hosts: %q is not a host; want host or host:port", cfg.Name, host)
+		}
+		s.hosts = append(s.hosts, []byte(strings.ToLower(host)))
+	}
+	var err error
+	if s.inactivity, err = duration(cfg.Name, "inactivity.timeout", opts.Inactivity.Timeout, s.inactivity); err != nil {
+		return nil, err
+	}
+	if s.keepalive, err = duration(cfg.Name, "sse.keepalive.interval", opts.SSE.Keepalive.Interval, s.keepalive); err != nil {
+		return nil, err
+	}
+	if opts.SSE.Replay != nil {
+		s.replay = *opts.SSE.Replay
+	}
+	if opts.Get != nil {
+		s.get = *opts.Get
+	}
+	if len(opts.Versions) > 0 {
+		s.versions = 0
+		for _, v := range opts.Versions {
+			ver := parseVersion([]byte(v))
+			if ver == verUnsupported {
+				return nil, fmt.Errorf("mcp %s: versions: unsupported protocol version %q; want 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28", cfg.Name, v)
+			}
+			s.versions |= 1 << ver
+		}
+	}
+	if opts.Limits.Body > 0 {
+		s.maxBody = opts.Limits.Body
+	}
+	s.sequentialIDs = opts.Sessions.IDs == "sequential"
+	return s, nil
+}
+
+// duration parses an ISO 8601 duration (PT15S) or a Go one (15s).
+func duration(binding, name, v string, def time.Duration) (time.Duration, error) {
+	if v == "" {
+		return def, nil
+	}
+	d, err := guard.ParseDuration(v)
+	if err != nil {
+		d, err = time.ParseDuration(v)
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("mcp %s: %s %q: want a positive duration such as PT15S", binding, name, v)
+	}
+	return d, nil
+}

@@ -1,0 +1,612 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/sluicehq/sluice/binding/tcp"
+	_ "github.com/sluicehq/sluice/binding/toolkit"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// stack is tcp → http → mcp server → toolkit on a free loopback port,
+// driven with net/http.
+type stack struct {
+	base   string
+	e      *engine.Engine
+	client *http.Client
+}
+
+// startStack starts the stack; options is the mcp server's options block
+// (YAML, indented under options:), or "".
+func startStack(t *testing.T, options string) *stack {
+	t.Helper()
+	port := enginetest.FreePort(t)
+	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
+    type: mcp
+    kind: server
+    exit: app0
+%s
+  app0:
+    type: toolkit
+    kind: server
+`, options)
+	e := enginetest.Start(t, "stack.yaml", src)
+	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e: e,
+		client: &http.Client{Timeout: 5 * time.Second}}
+	t.Cleanup(s.client.CloseIdleConnections)
+	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	return s
+}
+
+// post sends one JSON-RPC body with the headers of a 2025 client.
+func (s *stack) post(t *testing.T, session, version, body string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	h := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}
+	if session != "" {
+		h = append(h, "Mcp-Session-Id", session)
+	}
+	if version != "" {
+		h = append(h, "Mcp-Protocol-Version", version)
+	}
+	return s.do(t, http.MethodPost, body, append(h, hdr...)...)
+}
+
+func (s *stack) do(t *testing.T, method, body string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.base, strings.NewReader(body))
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(b)
+}
+
+// initialize opens a session and returns its id.
+func (s *stack) initialize(t *testing.T, version string) string {
+	t.Helper()
+	resp, body := s.post(t, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+
+		`","capabilities":{"elicitation":{}},"clientInfo":{"name":"go-test","version":"1"}}}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	require.Len(t, sid, 32, "128 random bits in hex")
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"`+version+`",
+		"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true}},
+		"serverInfo":{"name":"sluice","version":"devel"}}}`, body)
+	resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.Equal(t, 202, resp.StatusCode, body)
+	require.Empty(t, body)
+	return sid
+}
+
+// released reports whether no worker holds a buffer slot or a stream.
+func (s *stack) released() bool {
+	for i := range s.e.Workers() {
+		done := make(chan bool, 1)
+		w := s.e.Worker(i)
+		w.Dispatch(func() {
+			streams, throttles := w.Streams()
+			// The tcp and http bindings keep their idle connections.
+			done <- w.BufferPool().Acquired() == 0 && streams == throttles
+		})
+		if !<-done {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *stack) requireReleased(t *testing.T) {
+	t.Helper()
+	s.client.CloseIdleConnections()
+	require.Eventually(t, s.released, 2*time.Second, 5*time.Millisecond, "a worker still holds a buffer slot")
+}
+
+// sseEvents splits an event stream into its events' data, skipping the
+// priming event and comments.
+func sseEvents(body string) []string {
+	var out []string
+	for _, ev := range strings.Split(body, "\n\n") {
+		for _, line := range strings.Split(ev, "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok && d != "" {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+func TestStackSessionFlow(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2025-11-25", "2025-03-26"} {
+		t.Run(version, func(t *testing.T) {
+			s := startStack(t, "")
+			sid := s.initialize(t, version)
+
+			resp, body := s.post(t, sid, version, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			var list struct {
+				ID     int `json:"id"`
+				Result struct {
+					Tools []struct{ Name string } `json:"tools"`
+				} `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &list), body)
+			assert.Equal(t, 2, list.ID)
+			require.NotEmpty(t, list.Result.Tools)
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":"c-1","result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, body)
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, body)
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"long_running_operation",
+				"arguments":{"duration":0.02,"steps":2},"_meta":{"progressToken":"tok"}}}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+			events := sseEvents(body)
+			require.Len(t, events, 3, body)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2,"message":"Step 1 of 2"}}`, events[0])
+			assert.Contains(t, events[2], `"id":4,"result":{"content"`)
+			assert.Equal(t, version == "2025-11-25", strings.HasPrefix(body, "id: 1-0\ndata: \n\n"), "priming only at 2025-11-25")
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"sluice://toolkit/readme"}}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.Contains(t, body, `"id":5,"result":{"contents":[{"uri":"sluice://toolkit/readme"`)
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"greeting","arguments":{"name":"Ada"}}}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.Contains(t, body, `"id":6,"result":{`)
+
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+			require.Equal(t, 200, resp.StatusCode, body)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"result":{}}`, body)
+
+			resp, body = s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid, "Mcp-Protocol-Version", version)
+			require.Equal(t, 200, resp.StatusCode, body)
+			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`)
+			require.Equal(t, 404, resp.StatusCode, body)
+			s.requireReleased(t)
+		})
+	}
+}
+
+func TestStackCancel(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call",
+		"params":{"name":"long_running_operation","arguments":{"duration":5,"steps":5},"_meta":{"progressToken":1}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	r := bufio.NewReader(resp.Body)
+	for { // up to the first progress event
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if strings.Contains(line, "notifications/progress") {
+			break
+		}
+	}
+	cresp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user abort"}}`)
+	require.Equal(t, 202, cresp.StatusCode, body)
+	rest, err := io.ReadAll(r)
+	require.NoError(t, err, "the response ends")
+	assert.NotContains(t, string(rest), `"id":9`, "no response to a cancelled request")
+	resp.Body.Close()
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+func TestStackGetStream(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	req, err := http.NewRequest(http.MethodGet, s.base, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	r := bufio.NewReader(resp.Body)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "id: 0-0\n", line, "the priming event")
+
+	// One GET stream per session.
+	second, body := s.do(t, http.MethodGet, "", "Accept", "text/event-stream", "Mcp-Session-Id", sid)
+	assert.Equal(t, 409, second.StatusCode, body)
+
+	// DELETE ends the GET stream with the session.
+	dresp, body := s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	require.Equal(t, 200, dresp.StatusCode, body)
+	_, err = io.ReadAll(r)
+	require.NoError(t, err)
+	resp.Body.Close()
+	s.requireReleased(t)
+}
+
+func TestStackStateless(t *testing.T) {
+	s := startStack(t, "")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	h := func(method, name string) []string {
+		out := []string{"Mcp-Method", method}
+		if name != "" {
+			out = append(out, "Mcp-Name", name)
+		}
+		return out
+	}
+	resp, body := s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},`+meta+`}}`,
+		h("tools/call", "echo")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",
+		"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},
+		"content":[{"type":"text","text":"Echo: x"}]}}`, body)
+
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+meta+`}}`, h("tools/list", "")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	// SEP-2549: a list result carries the caching hints the toolkit does not set.
+	assert.Contains(t, body, `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},"ttlMs":0,"cacheScope":"public","tools":[`)
+
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"sluice://toolkit/readme",`+meta+`}}`,
+		h("resources/read", "sluice://toolkit/readme")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},"ttlMs":0,"cacheScope":"public","contents":[`)
+
+	// Mcp-Name in the =?base64?…?= form.
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"y"},`+meta+`}}`,
+		h("tools/call", "=?base64?ZWNobw==?=")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+
+	for range 2 { // the second is answered from the worker's cache, on one worker or the other
+		resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{`+meta+`}}`, h("server/discover", "")...)
+		require.Equal(t, 200, resp.StatusCode, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":4,"result":{"resultType":"complete",
+			"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}},
+			"ttlMs":0,"cacheScope":"public",
+			"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],
+			"capabilities":{"tools":{"listChanged":true},"prompts":{},"resources":{}}}}`, body)
+	}
+
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nope","arguments":{},`+meta+`}}`,
+		h("tools/call", "nope")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, body)
+
+	// SEP-2164: the toolkit's -32002 "Resource not found" reaches a
+	// 2026-07-28 client as -32602, its data intact.
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"sluice://toolkit/none",`+meta+`}}`,
+		h("resources/read", "sluice://toolkit/none")...)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Resource not found","data":{"uri":"sluice://toolkit/none"}}}`, body)
+	s.requireReleased(t)
+}
+
+// TestStackListen opens a 2026-07-28 subscriptions/listen: the toolkit
+// can send tools list_changed only, so that is what is acknowledged, and
+// the stream stays open with keepalive comments until the client leaves,
+// which ends the subscription's lifecycle stream.
+func TestStackListen(t *testing.T) {
+	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n")
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{`+
+		`"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true},`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	rd := bufio.NewReader(resp.Body)
+	var lines []string
+	for len(lines) < 4 {
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		lines = append(lines, line)
+	}
+	assert.Equal(t, []string{"event: message\n",
+		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
+			`"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}` + "\n", "\n", ":\n"}, lines)
+	require.NoError(t, resp.Body.Close())
+	s.requireReleased(t)
+}
+
+// TestStackBadRequests checks the status and body of every request the
+// server refuses by itself.
+func TestStackBadRequests(t *testing.T) {
+	s := startStack(t, "    options:\n      origins: [\"https://app.example\"]\n      limits:\n        body: 4096\n")
+	sid := s.initialize(t, "2025-11-25")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	accept := "application/json, text/event-stream"
+	tests := []struct {
+		name   string
+		method string
+		hdr    []string
+		body   string
+		status int
+		want   string // the JSON body, or "" for none
+		header []string
+	}{
+		{"accept json only", "POST", []string{"Accept", "application/json", "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 406,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Not Acceptable: Client must accept both application/json and text/event-stream"},"id":null}`, nil},
+		{"session missing", "POST", []string{"Accept", accept}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}`, nil},
+		{"session unknown", "POST", []string{"Accept", accept, "Mcp-Session-Id", "0123"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 404,
+			`{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`, nil},
+		{"version unsupported", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid, "Mcp-Protocol-Version", "1999-01-01"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26)"},"id":null}`, nil},
+		{"origin forbidden", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid, "Origin", "http://evil.example"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 403,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: Origin not allowed"},"id":null}`, nil},
+		{"origin allowed", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid, "Origin", "https://app.example"}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{}}`, nil},
+		{"origin same host", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid, "Origin", "http://" + strings.TrimSuffix(strings.TrimPrefix(s.base, "http://"), "/mcp")}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{}}`, nil},
+		{"parse error", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{bad`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"},"id":null}`, nil},
+		{"empty body", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, ``, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: Invalid JSON"},"id":null}`, nil},
+		{"batch", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: batch requests are not supported"},"id":null}`, nil},
+		{"not an object", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `"ping"`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: a JSON-RPC message must be an object"},"id":null}`, nil},
+		{"jsonrpc missing", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"id":1,"method":"ping"}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: jsonrpc must be \"2.0\""},"id":null}`, nil},
+		{"id null", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the id must be a string or an integer"},"id":null}`, nil},
+		{"method unknown", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"nope"}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
+		{"completion without the capability", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
+		{"logging answered here", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{}}`, nil},
+		{"params not an object", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: params must be an object"}}`, nil},
+		{"tool name missing", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: name must be a string"}}`, nil},
+		{"cursor not a string", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":1}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: cursor must be a string"}}`, nil},
+		{"initialize params missing", "POST", []string{"Accept", accept}, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: params must be an object"}}`, nil},
+		{"body too large", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("x", 5000) + `"}}`, 413,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Payload Too Large: the request body exceeds the limit"},"id":null}`, nil},
+		{"put", "PUT", []string{"Accept", accept}, ``, 405,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method Not Allowed"},"id":null}`, []string{"Allow", "GET, POST, DELETE"}},
+		{"get without accept", "GET", []string{"Mcp-Session-Id", sid}, ``, 406,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Not Acceptable: Client must accept text/event-stream"},"id":null}`, nil},
+		{"get without session", "GET", []string{"Accept", "text/event-stream"}, ``, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}`, nil},
+		{"delete unknown", "DELETE", []string{"Mcp-Session-Id", "nope"}, ``, 404,
+			`{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`, nil},
+		{"2026 get", "GET", []string{"Accept", "text/event-stream", "Mcp-Protocol-Version", "2026-07-28"}, ``, 405,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method Not Allowed"},"id":null}`, []string{"Allow", "POST"}},
+		{"2026 method header missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: the Mcp-Method header is required"}}`, nil},
+		{"2026 method mismatch", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Method header value 'tools/list' does not match body value 'tools/call'"}}`, nil},
+		{"2026 name mismatch", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "add"}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header value 'add' does not match body value 'echo'"}}`, nil},
+		{"2026 meta missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 capabilities missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] is required"}}`, nil},
+		{"2026 meta version mismatch", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value \"2025-11-25\""}}`, nil},
+		{"2026 method unknown", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "initialize"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 404,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
+		{"2026 version unsupported", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2099-01-01", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26"],"requested":"2099-01-01"}}}`, nil},
+		{"2026 discover meta missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":101,"method":"server/discover","params":{}}`, 400,
+			`{"jsonrpc":"2.0","id":101,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 discover version missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":102,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
+			`{"jsonrpc":"2.0","id":102,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 discover capabilities missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":104,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400,
+			`{"jsonrpc":"2.0","id":104,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/clientCapabilities\"] is required"}}`, nil},
+		{"2026 discover version mismatch", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, `{"jsonrpc":"2.0","id":302,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400,
+			`{"jsonrpc":"2.0","id":302,"error":{"code":-32020,"message":"Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value \"v999.0.0\""}}`, nil},
+		{"2026 listen notifications missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: missing required 'notifications' field"}}`, nil},
+		{"2026 listen notifications not an object", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":true,` + meta + `}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: missing required 'notifications' field"}}`, nil},
+		{"2026 listen meta missing", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, 400,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: _meta[\"io.modelcontextprotocol/protocolVersion\"] is required"}}`, nil},
+		{"2026 listen nothing agreed", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "subscriptions/listen"}, `{"jsonrpc":"2.0","id":"l-1","method":"subscriptions/listen","params":{"notifications":{"promptsListChanged":true},` + meta + `}}`, 200,
+			`{"jsonrpc":"2.0","id":"l-1","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"l-1","io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}}}}`, nil},
+		{"2025 listen", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{}}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
+		{"2026 notification", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28"}, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, 202, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := s.do(t, tt.method, tt.body, tt.hdr...)
+			assert.Equal(t, tt.status, resp.StatusCode, body)
+			if tt.want == "" {
+				assert.Empty(t, body)
+			} else {
+				assert.JSONEq(t, tt.want, body)
+				assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			}
+			for i := 0; i+1 < len(tt.header); i += 2 {
+				assert.Equal(t, tt.header[i+1], resp.Header.Get(tt.header[i]))
+			}
+		})
+	}
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+// TestStackLargeBodies sends bodies beyond one buffer slot: their params
+// stream through to the application. The toolkit takes params of one slot
+// at most: what it answers shows what reached it.
+func TestStackLargeBodies(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	big := strings.Repeat("0123456789abcdef", 6<<10) // 96 KiB
+	tooLarge := `{"code":-32602,"message":"Invalid params: too large"}`
+
+	resp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+big+`"}}}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":`+tooLarge+`}`, body)
+
+	// The id after the params, and the name too.
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"message":"`+big+`"},"name":"echo"},"id":"late"}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":"late","error":`+tooLarge+`}`, body)
+
+	// Params before the method cannot be routed before they pass.
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"params":{"name":"echo","arguments":{"message":"`+big+`"}},"method":"tools/call"}`)
+	require.Equal(t, 400, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: in a large body, method must come before params"},"id":null}`, body)
+
+	// 2026-07-28 with its _meta in the head.
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo",`+meta+`,"arguments":{"message":"`+big+`"}}}`,
+		"Mcp-Method", "tools/call", "Mcp-Name", "echo")
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":4,"error":`+tooLarge+`}`, body)
+	// … and with it at the end, where it cannot be checked in time.
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+big+`"},`+meta+`}}`,
+		"Mcp-Method", "tools/call", "Mcp-Name", "echo")
+	require.Equal(t, 413, resp.StatusCode, body)
+
+	// Beyond limits.body, announced by content-length.
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+strings.Repeat(big, 12)+`"}}}`)
+	require.Equal(t, 413, resp.StatusCode, body)
+
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+// TestStackResume cuts an event stream short and resumes it with GET and
+// Last-Event-ID (MCP.md §1.2): the events after that id are replayed, and
+// the rest follow, the response included.
+func TestStackResume(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":"r","method":"tools/call",
+		"params":{"name":"long_running_operation","arguments":{"duration":0.6,"steps":3},"_meta":{"progressToken":"t"}}}`))
+	require.NoError(t, err)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	r := bufio.NewReader(resp.Body)
+	var last string
+	for { // up to the first progress event, and its id
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			last = strings.TrimSpace(id)
+		}
+		if strings.Contains(line, "notifications/progress") {
+			break
+		}
+	}
+	require.Equal(t, "1-1", last)
+	resp.Body.Close() // the client goes away; the call goes on
+	tr.CloseIdleConnections()
+
+	get, err := http.NewRequest(http.MethodGet, s.base, nil)
+	require.NoError(t, err)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", sid)
+	get.Header.Set("Last-Event-ID", last)
+	gresp, err := s.client.Do(get)
+	require.NoError(t, err)
+	defer gresp.Body.Close()
+	require.Equal(t, 200, gresp.StatusCode)
+	gr := bufio.NewReader(gresp.Body)
+	var data []string
+	for len(data) < 3 {
+		line, err := gr.ReadString('\n')
+		require.NoError(t, err)
+		if d, ok := strings.CutPrefix(line, "data: "); ok && strings.TrimSpace(d) != "" {
+			data = append(data, d)
+		}
+	}
+	assert.Contains(t, data[0], `"progress":2`)
+	assert.Contains(t, data[1], `"progress":3`)
+	assert.Contains(t, data[2], `"id":"r","result":{"content"`)
+	gresp.Body.Close()
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+// TestStackOptions checks versions and get.
+func TestStackOptions(t *testing.T) {
+	s := startStack(t, "    options:\n      versions: [2025-11-25]\n      get: false\n")
+	resp, body := s.post(t, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"protocolVersion":"2025-11-25"`, "the server's latest when the client's is not enabled")
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp, body = s.do(t, http.MethodGet, "", "Accept", "text/event-stream", "Mcp-Session-Id", sid)
+	assert.Equal(t, 405, resp.StatusCode, body)
+	assert.Equal(t, "POST, DELETE", resp.Header.Get("Allow"))
+	resp, body = s.post(t, sid, "2025-06-18", `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	assert.Equal(t, 400, resp.StatusCode, body)
+	assert.Contains(t, body, "Unsupported protocol version: 2025-06-18 (supported versions: 2025-11-25)")
+	resp, body = s.post(t, "", "2026-07-28", `{"jsonrpc":"2.0","id":3,"method":"server/discover"}`, "Mcp-Method", "server/discover")
+	assert.Equal(t, 400, resp.StatusCode, body)
+	assert.Contains(t, body, `"code":-32022`)
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+// TestStackCancelAfterDisconnect cancels a request whose client has gone
+// already, as SDKs do when a call's context ends: the request is released
+// once, and the session and the worker go on serving.
+func TestStackCancelAfterDisconnect(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call",
+			"params":{"name":"long_running_operation","arguments":{"duration":5,"steps":5}}}`, 100+i)))
+		require.NoError(t, err)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		_, err = s.client.Do(req)
+		cancel()
+		require.Error(t, err)
+		resp, body := s.post(t, sid, "2025-11-25", fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, 100+i))
+		require.Equal(t, 202, resp.StatusCode, body)
+	}
+	for i := range 5 {
+		resp, body := s.post(t, sid, "2025-11-25", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":1}}}`, i, i))
+		require.Equal(t, 200, resp.StatusCode, body)
+		assert.Contains(t, body, fmt.Sprintf(`"id":%d,"result"`, i))
+	}
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
