@@ -5,6 +5,8 @@ package all
 import (
 	_ "github.com/sluicehq/sluice/binding/echo"
 	_ "github.com/sluicehq/sluice/binding/http"
+	_ "github.com/sluicehq/sluice/binding/http/client"
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/mcp"
 	_ "github.com/sluicehq/sluice/binding/mcp/client"
 	_ "github.com/sluicehq/sluice/binding/mcp/proxy"

@@ -1,10 +1,23 @@
-// Package http is the home of the http binding. For now it holds the HTTP
-// frame extensions, generated from idl/http.idl: [HttpBeginEx] carries the
-// request or response headers (pseudo-headers :method, :scheme, :authority,
-// :path and :status first), [HttpEndEx] the trailers, [HttpFlushEx] a push
-// promise, and [HttpResetEx] and [HttpChallengeEx] headers for refusals and
-// challenges. Each starts with the core extension prefix (compositeId,
-// typeId).
+// Package http is the vocabulary of the http binding type: the HTTP frame
+// extensions, the type's registration and its options. The kinds are
+// packages of their own, [github.com/sluicehq/sluice/binding/http/server]
+// and [github.com/sluicehq/sluice/binding/http/client], and both sit on the
+// HTTP/1.1 codec in binding/http/h1.
+//
+// The extensions are generated from idl/http.idl. Each starts with the
+// core extension prefix (compositeId, typeId):
+//
+//   - [HttpBeginEx] carries a request's or a response's headers,
+//     pseudo-headers first (:method, :scheme, :authority and :path, or
+//     :status), then the fields with lower-case names.
+//   - [HttpEndEx] carries the trailers, [HttpFlushEx] a push promise.
+//   - [HttpResetEx] and [HttpChallengeEx] carry the headers of a refusal
+//     (such as its :status) and of a challenge.
+//
+// [NextHeader] walks the headers of an extension without allocating.
+// [Options] is what a binding's options decode to, for both kinds.
+//
+// Building a request's BEGIN extension and reading it back:
 //
 //	var b http.HttpBeginExBuilder
 //	b.Wrap(buf, 0, len(buf)).TypeID(httpTypeID)
@@ -12,4 +25,9 @@
 //	h.Item().Name(":method").Value("POST")
 //	h.Item().Name(":path").Value("/mcp")
 //	ex, err := b.Build()
+//
+//	var hd http.HttpHeader
+//	for c := ex.Headers().Cursor(); http.NextHeader(&c, &hd); {
+//		fmt.Printf("%s: %s\n", hd.Name(), hd.Value())
+//	}
 package http

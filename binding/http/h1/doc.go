@@ -1,9 +1,9 @@
 // Package h1 is Sluice's HTTP/1.1 codec: a zero-allocation parser for
 // request and response heads, an incremental decoder for chunked bodies,
 // and encoders for heads and chunks. The http binding's server and client
-// (binding/http) sit on it; it knows nothing of streams, frames or
-// sockets, only bytes as they arrive from TCP, in pieces and possibly many
-// pipelined messages to a buffer.
+// (binding/http/server and binding/http/client) sit on it; it knows
+// nothing of streams, frames or sockets, only bytes as they arrive from
+// TCP, in pieces and possibly many pipelined messages to a buffer.
 //
 // # Heads
 //

@@ -15,15 +15,21 @@ type Header struct{ Name, Value []byte }
 // ASCII case, and whether there is one. It does not allocate.
 func Lookup(hs []Header, name string) (value []byte, ok bool) {
 	for i := range hs {
-		if n := hs[i].Name; len(n) == len(name) && foldEqual(n, name) {
+		if n := hs[i].Name; len(n) == len(name) && EqualFold(n, name) {
 			return hs[i].Value, true
 		}
 	}
 	return nil, false
 }
 
-// foldEqual reports whether a equals b ignoring ASCII case.
-func foldEqual(a []byte, b string) bool {
+// EqualFold reports whether a equals b, a string or a byte slice, ignoring
+// ASCII case, the way field names and tokens compare. Unlike
+// [bytes.EqualFold] it folds no other letters: "ſ" (U+017F) is not "s". It
+// does not allocate.
+func EqualFold[S string | []byte](a []byte, b S) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := 0; i < len(a); i++ {
 		x, y := a[i], b[i]
 		if 'A' <= x && x <= 'Z' {
@@ -37,6 +43,24 @@ func foldEqual(a []byte, b string) bool {
 		}
 	}
 	return true
+}
+
+// HopByHop reports whether name, in any case, is a field of the
+// connection rather than of the message: Connection, Keep-Alive, TE,
+// Trailer, Transfer-Encoding or Upgrade. A gateway does not forward them
+// (RFC 9110 §7.6.1); it frames the message for the next hop itself.
+func HopByHop(name []byte) bool {
+	switch len(name) {
+	case 2:
+		return EqualFold(name, "te")
+	case 7:
+		return EqualFold(name, "upgrade") || EqualFold(name, "trailer")
+	case 10:
+		return EqualFold(name, "connection") || EqualFold(name, "keep-alive")
+	case 17:
+		return EqualFold(name, "transfer-encoding")
+	}
+	return false
 }
 
 // ValidHeaderName reports whether name is a field name: a non-empty token

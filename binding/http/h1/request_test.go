@@ -546,6 +546,38 @@ func TestLookup(t *testing.T) {
 	assert.False(t, ok)
 }
 
+func TestEqualFold(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want bool
+	}{
+		{name: "same", a: "host", b: "host", want: true},
+		{name: "cases differ", a: "Content-TYPE", b: "content-type", want: true},
+		{name: "b upper", a: "te", b: "TE", want: true},
+		{name: "lengths differ", a: "hos", b: "host"},
+		{name: "letters differ", a: "hosx", b: "host"},
+		{name: "no unicode folding", a: "ho\u017ft", b: "hosst"},
+		{name: "punctuation is not folded", a: "a\rb", b: "a-b"},
+		{name: "empty", a: "", b: "", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, h1.EqualFold([]byte(tt.a), tt.b), "b a string")
+			assert.Equal(t, tt.want, h1.EqualFold([]byte(tt.a), []byte(tt.b)), "b a byte slice")
+		})
+	}
+}
+
+func TestHopByHop(t *testing.T) {
+	for _, name := range []string{"Connection", "keep-alive", "TE", "Trailer", "transfer-encoding", "UPGRADE"} {
+		assert.True(t, h1.HopByHop([]byte(name)), name)
+	}
+	for _, name := range []string{"", "host", "content-length", "trailers", "keep\ralive", "tee"} {
+		assert.False(t, h1.HopByHop([]byte(name)), name)
+	}
+}
+
 func TestError(t *testing.T) {
 	_, err := h1.ParseRequestHead([]byte("GET / HTTP/2.0\r\n"), newReq(), h1.Limits{})
 	assert.EqualError(t, err, "h1: 505 HTTP version not supported")

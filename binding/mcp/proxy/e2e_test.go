@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	_ "github.com/sluicehq/sluice/binding/http"
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/mcp"
 	_ "github.com/sluicehq/sluice/binding/mcp/proxy"
 	_ "github.com/sluicehq/sluice/binding/tcp"

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/sluicehq/sluice/binding/echo"
-	_ "github.com/sluicehq/sluice/binding/http"
 	_ "github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/spec"
 )

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"

@@ -1,12 +1,19 @@
-package http_test
+package client_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
+	_ "github.com/sluicehq/sluice/binding/http/client"
+	_ "github.com/sluicehq/sluice/binding/http/server"
+	_ "github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/spec"
 )
+
+// scripts is the http scenario library, which the server kind's tests
+// play too.
+var scripts = filepath.Join("..", "..", "..", "scripts", "http")
 
 // clientScenarios are the scenarios the client kind plays: the application
 // client script drives app0, the http client, and the network server
@@ -24,7 +31,8 @@ func TestClientEngineDriven(t *testing.T) {
 			t.Parallel()
 			// One worker: the pool of connections is per worker.
 			spec.Run(t, spec.Config(filepath.Join(scripts, "config", "client.yaml"), spec.Workers(1)),
-				filepath.Join(appDir, name, "client"), filepath.Join(netDir, name, "server"))
+				filepath.Join(scripts, "streams", "application", name, "client"),
+				filepath.Join(scripts, "streams", "network", name, "server"))
 		})
 	}
 }

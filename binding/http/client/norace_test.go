@@ -1,5 +1,5 @@
 //go:build !race
 
-package http_test
+package client_test
 
 const raceEnabled = false

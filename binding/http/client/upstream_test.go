@@ -1,4 +1,4 @@
-package http_test
+package client_test
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	_ "github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/spec"
 )
 

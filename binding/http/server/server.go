@@ -1,10 +1,11 @@
-package http
+package server
 
 import (
 	"bytes"
 	"errors"
 	"strconv"
 
+	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -51,10 +52,10 @@ type server struct {
 	abortB  frame.AbortBuilder
 	windowB frame.WindowBuilder
 	resetB  frame.ResetBuilder
-	exB     HttpBeginExBuilder
-	ex      HttpBeginEx
-	endEx   HttpEndEx
-	resetEx HttpResetEx
+	exB     http.HttpBeginExBuilder
+	ex      http.HttpBeginEx
+	endEx   http.HttpEndEx
+	resetEx http.HttpResetEx
 	lower   []byte // scratch for lower-casing header names
 	pathBuf []byte // scratch for an absolute-form target's path
 	head    []byte // scratch for response heads
@@ -673,45 +674,11 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 		return nil, false
 	}
 	for i := range r.Headers {
-		if asciiEqualFold(r.Headers[i].Name, name) {
+		if h1.EqualFold(r.Headers[i].Name, name) {
 			return r.Headers[i].Value, true
 		}
 	}
 	return nil, false
-}
-
-func asciiEqualFold(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
-
-// hop-by-hop headers are the connection's, not the request's.
-func hopByHop(name []byte) bool {
-	switch len(name) {
-	case 2:
-		return asciiEqualFold(name, []byte("te"))
-	case 7:
-		return asciiEqualFold(name, []byte("upgrade")) || asciiEqualFold(name, []byte("trailer"))
-	case 10:
-		return asciiEqualFold(name, []byte("connection")) || asciiEqualFold(name, []byte("keep-alive"))
-	case 17:
-		return asciiEqualFold(name, []byte("transfer-encoding"))
-	}
-	return false
 }
 
 // start begins the exchange for the request head just parsed.
@@ -893,11 +860,11 @@ func (x *exchange) doBegin(r *h1.RequestHead) int {
 	}
 	options := false
 	for i := range r.Headers {
-		options = options || asciiEqualFold(r.Headers[i].Name, []byte("connection"))
+		options = options || h1.EqualFold(r.Headers[i].Name, "connection")
 	}
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if hopByHop(hd.Name) || asciiEqualFold(hd.Name, []byte("host")) || options && connectionOption(r, hd.Name) {
+		if h1.HopByHop(hd.Name) || h1.EqualFold(hd.Name, "host") || options && connectionOption(r, hd.Name) {
 			continue
 		}
 		if len(hd.Name) > maxHeaderName {
@@ -930,13 +897,13 @@ const maxHeaderName = 255
 func connectionOption(r *h1.RequestHead, name []byte) bool {
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if !asciiEqualFold(hd.Name, []byte("connection")) {
+		if !h1.EqualFold(hd.Name, "connection") {
 			continue
 		}
 		for v := hd.Value; len(v) > 0; {
 			var opt []byte
 			opt, v, _ = bytes.Cut(v, []byte(","))
-			if asciiEqualFold(bytes.TrimSpace(opt), name) {
+			if h1.EqualFold(bytes.TrimSpace(opt), name) {
 				return true
 			}
 		}
@@ -1180,10 +1147,10 @@ func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 				// answer: 503, or the 4xx/5xx :status of an HttpResetEx
 				// with its other headers (retry-after, say).
 				status := 503
-				var ex *HttpResetEx
+				var ex *http.HttpResetEx
 				if ext := h.reset.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID {
 					ex = &h.resetEx
-					for hc, hd := ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+					for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 						if string(hd.Name()) == ":status" {
 							if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 400 && s <= 599 {
 								status = s
@@ -1265,7 +1232,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	sse, cacheControl := false, false
 	ok := h.ex.TryWrap(ext, 0, len(ext))
 	if ok {
-		for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+		for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 			name := hd.Name()
 			switch {
 			case string(name) == ":status":
@@ -1273,13 +1240,13 @@ func (x *exchange) onResponseBegin(ext []byte) {
 				if s, ok := h1.ParseDecimal(hd.Value()); ok && s >= 100 && s <= 599 {
 					status = int(s)
 				}
-			case asciiEqualFold(name, []byte("content-length")):
+			case h1.EqualFold(name, "content-length"):
 				if n, ok := h1.ParseDecimal(hd.Value()); ok && length < 0 {
 					length = n
 				}
-			case asciiEqualFold(name, []byte("content-type")):
+			case h1.EqualFold(name, "content-type"):
 				sse = bytes.HasPrefix(hd.Value(), []byte("text/event-stream"))
-			case asciiEqualFold(name, []byte("cache-control")):
+			case h1.EqualFold(name, "cache-control"):
 				cacheControl = true
 			}
 		}
@@ -1307,12 +1274,12 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	head := h1.AppendStatusLine(h.head[:0], 1, status)
 	if ok {
 		wroteLength := false
-		for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+		for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 			name := hd.Name()
-			if len(name) == 0 || name[0] == ':' || hopByHop(name) {
+			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) {
 				continue
 			}
-			if asciiEqualFold(name, []byte("content-length")) {
+			if h1.EqualFold(name, "content-length") {
 				// One valid content-length, as parsed, in its place: the
 				// framing must be what the server applies.
 				if wroteLength || length < 0 || noLength {
@@ -1450,11 +1417,11 @@ func (x *exchange) onResponseEnd(ext []byte) {
 	case x.responseChunked:
 		tail := append(h.head[:0], "0\r\n"...)
 		if h.endEx.TryWrap(ext, 0, len(ext)) {
-			for hc, hd := h.endEx.Trailers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+			for hc, hd := h.endEx.Trailers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 				// As net/http: no framing fields among the trailers
 				// (RFC 9110 §6.5.1).
 				name := hd.Name()
-				if len(name) == 0 || name[0] == ':' || hopByHop(name) || asciiEqualFold(name, []byte("content-length")) {
+				if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) || h1.EqualFold(name, "content-length") {
 					continue
 				}
 				tail = h1.AppendHeader(tail, name, hd.Value())
@@ -1497,7 +1464,7 @@ func (x *exchange) complete() {
 
 // respondLocal answers the request without the app (404, 401, 503 …),
 // with the headers of the app's HttpResetEx when it refused the request.
-func (x *exchange) respondLocal(status int, az *authorizer, ex *HttpResetEx) {
+func (x *exchange) respondLocal(status int, az *authorizer, ex *http.HttpResetEx) {
 	c := x.c
 	h := c.h
 	x.active = false
@@ -1517,10 +1484,10 @@ func (x *exchange) respondLocal(status int, az *authorizer, ex *HttpResetEx) {
 		head = h1.AppendHeader(head, []byte("www-authenticate"), challenge)
 	}
 	if ex != nil {
-		for hc, hd := ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+		for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 			name := hd.Name()
-			if len(name) == 0 || name[0] == ':' || hopByHop(name) ||
-				asciiEqualFold(name, []byte("content-length")) || asciiEqualFold(name, []byte("content-type")) {
+			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) ||
+				h1.EqualFold(name, "content-length") || h1.EqualFold(name, "content-type") {
 				continue
 			}
 			head = h1.AppendHeader(head, name, hd.Value())
@@ -1611,9 +1578,9 @@ var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")
 // target.
 func absoluteForm(target []byte) (scheme, authority, rest []byte, ok bool) {
 	switch {
-	case len(target) >= 7 && asciiEqualFold(target[:7], []byte("http://")):
+	case len(target) >= 7 && h1.EqualFold(target[:7], "http://"):
 		scheme, rest = schemeHTTP, target[7:]
-	case len(target) >= 8 && asciiEqualFold(target[:8], []byte("https://")):
+	case len(target) >= 8 && h1.EqualFold(target[:8], "https://"):
 		scheme, rest = schemeHTTPS, target[8:]
 	default:
 		return nil, nil, nil, false

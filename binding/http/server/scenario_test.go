@@ -1,4 +1,4 @@
-package http_test
+package server_test
 
 import (
 	"os"
@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/sluicehq/sluice/binding/echo"
-	_ "github.com/sluicehq/sluice/binding/http"
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/spec"
 )
 
 var (
-	scripts = filepath.Join("..", "..", "scripts", "http")
+	scripts = filepath.Join("..", "..", "..", "scripts", "http")
 	netDir  = filepath.Join(scripts, "streams", "network")
 	appDir  = filepath.Join(scripts, "streams", "application")
 )

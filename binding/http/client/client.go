@@ -1,4 +1,4 @@
-package http
+package client
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -51,10 +52,10 @@ type client struct {
 	abortB  frame.AbortBuilder
 	windowB frame.WindowBuilder
 	resetB  frame.ResetBuilder
-	exB     HttpBeginExBuilder
+	exB     http.HttpBeginExBuilder
 	// resetExB builds the HttpResetEx of a refusal with a status.
-	resetExB HttpResetExBuilder
-	ex       HttpBeginEx
+	resetExB http.HttpResetExBuilder
+	ex       http.HttpBeginEx
 	proxyB   proxy.ProxyBeginExBuilder
 	head     []byte
 	fields   []byte // the header fields onBegin forwards, before head takes them
@@ -65,7 +66,7 @@ type client struct {
 
 func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
 	if s.exitID == 0 {
-		return nil, errors.New("http " + cfg.Name + ": a client needs an exit (a tcp client)")
+		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit (a tcp client)")
 	}
 	return &client{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
@@ -240,7 +241,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 	var method, path, authority []byte
 	var length int64 = -1
 	fields := h.fields[:0]
-	for hc, hd := h.ex.Headers().Cursor(), new(HttpHeader); NextHeader(&hc, hd); {
+	for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 		name := hd.Name()
 		if len(name) > 0 && name[0] == ':' {
 			switch string(name) {
@@ -251,7 +252,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 			case ":authority":
 				authority = hd.Value()
 			case ":scheme":
-				if !asciiEqualFold(hd.Value(), []byte("http")) {
+				if !h1.EqualFold(hd.Value(), "http") {
 					// No TLS here yet: an https request is refused, never
 					// sent in cleartext.
 					x.refuseBadGateway()
@@ -265,7 +266,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 				length = n
 			}
 		}
-		if len(name) == 0 || hopByHop(name) || asciiEqualFold(name, []byte("host")) {
+		if len(name) == 0 || h1.HopByHop(name) || h1.EqualFold(name, "host") {
 			continue
 		}
 		fields = h1.AppendHeader(fields, name, hd.Value())
@@ -1176,7 +1177,7 @@ func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {
 	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if hopByHop(hd.Name) {
+		if h1.HopByHop(hd.Name) {
 			continue
 		}
 		hs.Item().NameBytes(lowerInto(&h.lower, hd.Name)).ValueBytes(hd.Value)

@@ -1,0 +1,32 @@
+// Package client is the http binding's client kind (type http, kind
+// client): it sends each application stream as an HTTP/1.1 request on a
+// pooled connection opened through its exit.
+//
+// Each application stream is one request: the BEGIN's [http.HttpBeginEx]
+// names :method, :scheme, :authority and :path with the request headers,
+// DATA is the body and END ends it. The response comes back on the reply:
+// a BEGIN with :status and the headers, the body as DATA as it arrives
+// (content-length, chunked, or up to the close), and END. The client
+// speaks plain HTTP only: a request whose :scheme is not http is refused
+// with RESET rather than sent in cleartext.
+//
+// Connections are per worker and per authority. A request takes the
+// connection idle longest, or opens one through the exit (a tcp client,
+// sys:tcp_client when the binding names none) with a ProxyBeginEx naming
+// the host and port. A connection the server keeps alive goes back to the
+// pool, which closes it after idle-timeout unused (sooner when the
+// server's Keep-Alive field asks), and at once when the pool already holds
+// max-idle idle connections to its authority.
+//
+//	bindings:
+//	  client0:
+//	    type: http
+//	    kind: client
+//	    options:
+//	      idle-timeout: 90s        # or PT90S; the default
+//	      max-idle: 256            # per authority and worker; the default
+//	      limits: {headers: 100, header-bytes: 16384}
+//
+// The server's options (limits.body, authorization, access-control) and
+// routes are accepted and not used.
+package client

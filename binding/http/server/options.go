@@ -1,0 +1,189 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/sluicehq/sluice/binding/http"
+	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/engine"
+)
+
+type whenOptions struct {
+	Headers map[string]string `yaml:"headers"`
+}
+
+// credentialSource is where a guard's credentials are read from: a header,
+// a query parameter or a cookie, with the text around {credentials}.
+type credentialSource struct {
+	kind   byte // 'h' header, 'q' query, 'c' cookie
+	name   []byte
+	prefix []byte
+	suffix []byte
+}
+
+// authorizer ties the authorization option to the guard it names.
+type authorizer struct {
+	guardName string
+	guard     interface {
+		Reauthorize(traceID, bindingID, contextID int64, credentials string) int64
+		Deauthorize(session int64)
+		Verify(session int64, roles []string) bool
+	}
+	sources []credentialSource
+	realm   string
+}
+
+// cors is the compiled access-control option.
+type cors struct {
+	anyOrigin   bool
+	origins     [][]byte
+	methods     string // comma list for Access-Control-Allow-Methods
+	headers     string
+	anyHeaders  bool
+	credentials bool
+	maxAge      string
+	expose      string
+}
+
+// route is a compiled route: every header condition must match.
+type route struct {
+	exitID int64
+	when   [][]headerMatch // any of these, each all of its matches
+	roles  map[string][]string
+}
+
+type headerMatch struct {
+	name   []byte
+	value  []byte
+	prefix bool
+}
+
+// settings is what Attach compiles from a server's configuration. The
+// client's options (idle-timeout, max-idle) are accepted and not used.
+type settings struct {
+	limits  h1.Limits
+	maxBody int64
+	authz   *authorizer
+	cors    *cors
+	routes  []route
+	exitID  int64
+}
+
+func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
+	var opts http.Options
+	if err := cfg.Options().Decode(&opts); err != nil {
+		return nil, err
+	}
+	s := &settings{limits: opts.Limits.Head(), maxBody: -1, exitID: cfg.ExitID}
+	if opts.Limits.Body > 0 {
+		s.maxBody = opts.Limits.Body
+	}
+	for name, a := range opts.Authorization {
+		g, ok := w.Guard(name)
+		if !ok {
+			return nil, fmt.Errorf("http server %s: authorization names guard %q, which is not configured", cfg.Name, name)
+		}
+		az := &authorizer{guardName: name, guard: g, realm: a.Realm}
+		add := func(kind byte, m map[string]string) {
+			for k, pattern := range m {
+				pre, suf, _ := strings.Cut(pattern, "{credentials}")
+				n := k
+				if kind == 'h' {
+					n = strings.ToLower(k)
+				}
+				az.sources = append(az.sources, credentialSource{kind: kind, name: []byte(n), prefix: []byte(pre), suffix: []byte(suf)})
+			}
+		}
+		add('h', a.Credentials.Headers)
+		add('q', a.Credentials.Query)
+		add('c', a.Credentials.Cookies)
+		if len(az.sources) == 0 {
+			return nil, fmt.Errorf("http server %s: authorization %s: no credentials source (headers, query or cookies)", cfg.Name, name)
+		}
+		s.authz = az
+	}
+	if ac := opts.AccessControl; ac != nil && ac.Policy == "cross-origin" {
+		c := &cors{credentials: ac.Allow.Credentials}
+		if len(ac.Allow.Origins) == 0 {
+			c.anyOrigin = true
+		}
+		for _, o := range ac.Allow.Origins {
+			if o == "*" {
+				c.anyOrigin = true
+				continue
+			}
+			c.origins = append(c.origins, []byte(strings.TrimSuffix(o, "/")))
+		}
+		c.methods = strings.Join(ac.Allow.Methods, ", ")
+		if c.methods == "" {
+			c.methods = "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"
+		}
+		for _, h := range ac.Allow.Headers {
+			if h == "*" {
+				c.anyHeaders = true
+			}
+		}
+		c.headers = strings.Join(ac.Allow.Headers, ", ")
+		if len(ac.Allow.Headers) == 0 {
+			c.anyHeaders = true
+		}
+		if ac.MaxAge > 0 {
+			c.maxAge = strconv.Itoa(ac.MaxAge)
+		}
+		c.expose = strings.Join(ac.Expose.Headers, ", ")
+		s.cors = c
+	}
+	for _, r := range cfg.Routes() {
+		id, ok := w.ResolveID(r.Exit)
+		if !ok {
+			return nil, fmt.Errorf("http server %s: route exit %q names no binding", cfg.Name, r.Exit)
+		}
+		rt := route{exitID: id, roles: r.Guarded}
+		for _, raw := range r.When {
+			var when whenOptions
+			if err := raw.Decode(&when); err != nil {
+				return nil, err
+			}
+			var ms []headerMatch
+			for name, v := range when.Headers {
+				m := headerMatch{name: []byte(strings.ToLower(name)), value: []byte(v)}
+				if strings.HasSuffix(v, "*") {
+					m.value, m.prefix = []byte(strings.TrimSuffix(v, "*")), true
+				} else if _, err := path.Match(v, ""); err != nil {
+					return nil, fmt.Errorf("http server %s: route header %s: %v", cfg.Name, name, err)
+				}
+				ms = append(ms, m)
+			}
+			rt.when = append(rt.when, ms)
+		}
+		s.routes = append(s.routes, rt)
+	}
+	return s, nil
+}
+
+// match reports whether the request's header lookup satisfies one of the
+// route's conditions (a route without conditions matches everything).
+func (r *route) match(get func(name []byte) ([]byte, bool)) bool {
+	if len(r.when) == 0 {
+		return true
+	}
+	for _, all := range r.when {
+		ok := true
+		for i := range all {
+			m := &all[i]
+			v, found := get(m.name)
+			if !found || (m.prefix && !bytes.HasPrefix(v, m.value)) || (!m.prefix && !bytes.Equal(v, m.value)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
