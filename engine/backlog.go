@@ -14,9 +14,9 @@ import (
 // drains: on each pass of the sender's loop, which parks for at most
 // backlogRetry while anything waits. Send then fails only when the backlog
 // too is full (maxBacklog), so a ring sized below what is in flight slows
-// streams down rather than losing their frames: the frames a binding sends
-// and does not check (WINDOW, END) used to be lost there, and their streams
-// hung.
+// streams down rather than losing their frames: a binding does not check
+// every frame it sends (WINDOW, END), and losing one would hang its
+// stream.
 //
 // Order holds per sender and target: once a target's queue is not empty,
 // every frame for that target joins it, and Claim refuses (ring.ErrFull,

@@ -29,9 +29,9 @@ type Options struct {
 	// buffer pool: SlotCapacity × BufferSlots (32 MiB), rounded up to a
 	// power of two. The ring holds every frame sent to the worker and not
 	// yet read, and each stream may have its window of DATA in flight on
-	// each hop: a ring sized for a few streams (it was 4 MiB) refused
-	// frames when a few hundred large responses crossed the gateway at
-	// once. Like the pool, its pages are supplied as they are first used.
+	// each hop: a ring sized for a few streams refuses frames when a few
+	// hundred large responses cross the gateway at once. Like the pool,
+	// its pages are supplied as they are first used.
 	RingCapacity int
 	// SlotCapacity bounds one frame: the worker's write buffer holds it.
 	// It is also the size of a buffer pool slot.
@@ -48,7 +48,7 @@ type Options struct {
 	// IdleSpin is how long an idle worker keeps polling before it parks
 	// in epoll_wait (0: a few passes only). Parking costs nothing while
 	// idle but a wake-up of its thread when work comes, which on a VM,
-	// whose idle vCPU the host deschedules, added hundreds of µs to a
+	// whose idle vCPU the host deschedules, adds hundreds of µs to a
 	// request and a wake-up's CPU to each sender; spinning for about an
 	// upstream's turnaround trades CPU under light load for latency.
 	IdleSpin time.Duration

@@ -12,12 +12,9 @@ import "math/bits"
 // neighbouring slots, and every frame's lookup is one load and one
 // comparison. The hash table behind it (hashTable) takes the ids of other
 // workers and the few of the worker's own whose slot a live stream of an
-// earlier lap still holds (a long-lived connection's, say).
-//
-// Before, every id went through the hash table, whose Fibonacci hashing
-// scatters consecutive ids: each frame's lookup touched a cache line of its
-// own, and at 64 tools/calls in flight perf put about 5 % of the gateway's
-// CPU on the loads of those slots (session 13).
+// earlier lap still holds (a long-lived connection's, say). The hash table
+// alone would scatter consecutive ids (Fibonacci hashing), so that each
+// frame's lookup touched a cache line of its own.
 type streamTable struct {
 	direct []streamSlot
 	local  int // the worker whose ids go to direct (ClientIndex); -1: none
@@ -156,8 +153,7 @@ func (t *streamTable) ids(dst []int64, owner int64) []int64 {
 // closes millions of streams keeps its probe sequences as short as the
 // live streams make them, and a lookup touches one or two adjacent cache
 // lines where a Go map touches a control word, a group and often an
-// overflow group. Stream ids are never 0, which marks an empty slot. The
-// Go maps were 7% of a gateway's CPU.
+// overflow group. Stream ids are never 0, which marks an empty slot.
 type hashTable struct {
 	slots []streamSlot
 	shift uint8 // 64 - log2(len(slots))

@@ -513,9 +513,8 @@ func (w *Worker) park() (waited, ready bool) {
 //
 // Workers are pinned only when they leave at least one CPU free. With every
 // CPU held by a pinned worker thread, the Go runtime's own threads and the
-// thread a parked worker wakes on have to preempt a pinned worker: on the
-// 2-CPU development machine a cross-worker stream round trip
-// (BenchmarkRoundTrip) went from ~4 µs unpinned to ~250 µs pinned.
+// thread a parked worker wakes on have to preempt a pinned worker, which
+// turns a cross-worker round trip of microseconds into hundreds of them.
 func (w *Worker) pin() {
 	if !w.engine.opts.Pin {
 		return

@@ -6,7 +6,8 @@ import (
 )
 
 // builtinFS holds Sluice's own IDL files, the sources of the generated
-// flyweights in engine/frame, binding/http, binding/mcp and binding/proxy.
+// flyweights in engine/frame, engine/frame/proxy, binding/http and
+// binding/mcp.
 //
 //go:embed core.idl http.idl mcp.idl proxy.idl
 var builtinFS embed.FS

@@ -137,13 +137,11 @@ func (c *conn) onEvents(events uint32) {
 
 // minClaim is the smallest ring claim a read makes. A claim is ring space
 // the read's frame takes whether the bytes come or not, and the consumer
-// zeroes all of it: at 4 KiB, the two reads of a tools/call through the
-// gateway (requests and answers of 200 to 500 bytes) took more ring than the
-// call's 36 frames together, and at 64 calls in flight the ring walked
-// through more than a per-core L2 cache before it emptied. At 1 KiB the
-// simulated misses of a 512 KiB last-level cache per tools/call fell from
-// 939 to 756 (bench/mcp/instr.sh, CACHE=1 LL=524288,8,64 SESSIONS=64). A
-// bigger message costs one more read, after which the claim doubles.
+// zeroes all of it, so a claim much larger than the messages (MCP requests
+// and answers are mostly 200 to 500 bytes) makes the ring walk through
+// more memory than a core's cache holds when many calls are in flight
+// (bench/mcp/README.md, "Measurements behind constants"). A bigger message
+// costs one more read, after which the claim doubles.
 const minClaim = 1 << 10
 
 // readNet reads the socket into DATA frames while the application's

@@ -11,7 +11,7 @@
 // stream is the application's; its routes, when there are any, list the
 // destinations it may connect to.
 //
-// The BEGIN of every stream carries a ProxyBeginEx (binding/proxy,
+// The BEGIN of every stream carries a ProxyBeginEx (engine/frame/proxy,
 // typeId "proxy") with the connection's addresses, protocol STREAM,
 // source the side that opened the connection:
 //

@@ -2,8 +2,9 @@
 //
 // A configuration in Zilla's zilla.yaml shape names the bindings to run: a
 // pipeline of bindings (tcp, http, mcp, …) that pass frames to each other
-// through per-worker rings. The engine that runs them is not built yet, so
-// start loads and checks the configuration and reports that no bindings run.
+// through per-worker rings. With no configuration, start serves MCP on
+// http://127.0.0.1:7114/mcp in front of the built-in toolkit (the embedded
+// sluice.yaml).
 //
 // Usage:
 //
@@ -11,14 +12,20 @@
 //
 // The commands are:
 //
-//	start    load a configuration and run the engine
-//	version  print the sluice version
+//	start     load a configuration and run the engine
+//	validate  check a configuration and report every problem
+//	spec      run wire-order scripts peer to peer, against a config or over tcp
+//	version   print the sluice version
 //
 // Flags of start:
 //
 //	-c, --config path       configuration file (default: the embedded sluice.yaml)
-//	-w, --workers n         number of workers (default: the number of CPUs)
+//	-w, --workers n         number of workers (default: the CPUs this process may use)
 //	-e, --engine-dir path   directory for the workers' ring files (default .sluice/engine)
+//	    --idle-spin d       how long an idle worker polls before it sleeps (default 0)
+//	    --cpuprofile file   write a CPU profile of the run to file
 //
-// Exit status is 0 on success, 1 when a command fails and 2 on a usage error.
+// "sluice <command> -h" prints the flags of the other commands. Exit
+// status is 0 on success, 1 when a command fails, and 2 on a usage error
+// or a configuration that does not load.
 package main

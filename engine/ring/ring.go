@@ -301,8 +301,9 @@ func (r *Ring) reserve(msgType int32, length int) (int, error) {
 // also whenever the consumed bytes not yet handed back reach the largest
 // record's size (an eighth of the capacity). A handler may write to the
 // ring it is read from (a worker sends frames to itself): without the
-// early hand-back, a batch that carried large frames and wrote large
-// frames in turn found the ring full of space it had already consumed.
+// early hand-back, a batch that carries large frames and writes large
+// frames in turn would find the ring full of space it has already
+// consumed.
 // If handler panics, the records up to and including the one it panicked
 // on count as consumed.
 func (r *Ring) Read(handler Handler, limit int) int {

@@ -28,15 +28,13 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	return attach(w, cfg)
 }
 
-// Protocol versions the client can offer upstream.
-const (
-	v20250326 = "2025-03-26"
-	v20250618 = "2025-06-18"
-	v20251125 = "2025-11-25"
-	v20260728 = "2026-07-28"
-)
+// v20260728 is the stateless revision, which the client offers through
+// server/discover rather than initialize (MCP.md §3.4).
+var v20260728 = mcp.Version20260728.String()
 
-var defaultVersions = []string{v20260728, v20251125}
+// defaultVersions are the versions the client offers when options.versions
+// names none.
+var defaultVersions = []string{v20260728, mcp.Version20251125.String()}
 
 const defaultTimeout = 60 * time.Second
 
@@ -107,16 +105,15 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 	if len(s.versions) == 0 {
 		s.versions = defaultVersions
 	}
-	for _, v := range s.versions {
-		switch v {
-		case v20260728:
+	for _, name := range s.versions {
+		v, err := mcp.LookupVersion(name)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("mcp %s: options.versions: %w", cfg.Name, err)
+		case v == mcp.Version20260728:
 			s.stateless = true
-		case v20250326, v20250618, v20251125:
-			if s.legacy == "" {
-				s.legacy = v
-			}
-		default:
-			return nil, fmt.Errorf("mcp %s: options.versions: unsupported protocol version %q; want 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28", cfg.Name, v)
+		case s.legacy == "":
+			s.legacy = name
 		}
 	}
 	if o.Timeout != "" {

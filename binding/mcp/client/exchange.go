@@ -81,20 +81,6 @@ func (h *handler) newExchange() *exchange {
 	return x
 }
 
-// kindMethods are the JSON-RPC methods of the request kinds.
-var kindMethods = [...]string{
-	mcp.McpBeginExKindToolsList:              "tools/list",
-	mcp.McpBeginExKindToolsCall:              "tools/call",
-	mcp.McpBeginExKindPromptsList:            "prompts/list",
-	mcp.McpBeginExKindPromptsGet:             "prompts/get",
-	mcp.McpBeginExKindResourcesList:          "resources/list",
-	mcp.McpBeginExKindResourcesRead:          "resources/read",
-	mcp.McpBeginExKindResourcesTemplatesList: "resources/templates/list",
-	mcp.McpBeginExKindResourcesSubscribe:     "resources/subscribe",
-	mcp.McpBeginExKindResourcesUnsubscribe:   "resources/unsubscribe",
-	mcp.McpBeginExKindRequest:                "",
-}
-
 func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 	h := x.h
 	switch t {
@@ -151,7 +137,8 @@ func (x *exchange) onBegin(ext []byte) {
 		return
 	}
 	x.kind = ex.Kind()
-	if int(x.kind) >= len(kindMethods) || x.kind == mcp.McpBeginExKindLifecycle {
+	method := mcp.KindMethod(x.kind)
+	if method == nil && x.kind != mcp.McpBeginExKindRequest {
 		x.refuse(-32601, "Method not found")
 		return
 	}
@@ -194,8 +181,8 @@ func (x *exchange) onBegin(ext []byte) {
 		}
 		x.method = append(x.method, v.Method()...)
 	}
-	if x.kind != mcp.McpBeginExKindRequest {
-		x.method = append(x.method, kindMethods[x.kind]...)
+	if method != nil {
+		x.method = append(x.method, method.Name...)
 	}
 	x.sid, x.hasSID = append(x.sid, sid...), hasSID
 	x.name, x.hasName = append(x.name, name...), hasName

@@ -418,72 +418,21 @@ func postMessage(h *handler, s *snapshot, body []byte) {
 	c.open(&rh, h.w.SupplyTraceID())
 }
 
-// capsOf maps a result's capabilities object to McpCapabilities bits.
+// capsOf maps an upstream result's capabilities object to its server
+// capability bits.
 func capsOf(c []byte) uint16 {
-	var bits mcp.McpCapabilities
-	if t := member(c, "tools"); t != nil {
-		bits |= mcp.McpCapabilitiesServerTools
-		if isTrue(member(t, "listChanged")) {
-			bits |= mcp.McpCapabilitiesServerToolsListChanged
-		}
-	}
-	if p := member(c, "prompts"); p != nil {
-		bits |= mcp.McpCapabilitiesServerPrompts
-		if isTrue(member(p, "listChanged")) {
-			bits |= mcp.McpCapabilitiesServerPromptsListChanged
-		}
-	}
-	if r := member(c, "resources"); r != nil {
-		bits |= mcp.McpCapabilitiesServerResources
-		if isTrue(member(r, "listChanged")) {
-			bits |= mcp.McpCapabilitiesServerResourcesListChanged
-		}
-		if isTrue(member(r, "subscribe")) {
-			bits |= mcp.McpCapabilitiesServerResourcesSubscribe
-		}
-	}
-	if member(c, "logging") != nil {
-		bits |= mcp.McpCapabilitiesServerLogging
-	}
-	if member(c, "completions") != nil {
-		bits |= mcp.McpCapabilitiesServerCompletions
-	}
-	return uint16(bits)
+	return uint16(mcp.ParseServerCapabilities(c, memberOK))
 }
 
-// appendClientCaps writes the client capabilities of the CLIENT_* bits.
-// What the gateway declares changes what upstreams list (MCP.md §1.6).
+// memberOK is member as an mcp.MemberFunc.
+func memberOK(obj []byte, name string) ([]byte, bool) {
+	v := member(obj, name)
+	return v, v != nil
+}
+
+// appendClientCaps writes the client capabilities object of bits.
 func appendClientCaps(b []byte, bits uint16) []byte {
-	c := mcp.McpCapabilities(bits)
-	b = append(b, '{')
-	n := len(b)
-	if c&mcp.McpCapabilitiesClientRoots != 0 {
-		b = append(b, `"roots":{"listChanged":true}`...)
-	}
-	if c&mcp.McpCapabilitiesClientSampling != 0 {
-		if len(b) > n {
-			b = append(b, ',')
-		}
-		b = append(b, `"sampling":{}`...)
-	}
-	if c&(mcp.McpCapabilitiesClientElicitation|mcp.McpCapabilitiesClientElicitationForm|mcp.McpCapabilitiesClientElicitationUrl) != 0 {
-		if len(b) > n {
-			b = append(b, ',')
-		}
-		b = append(b, `"elicitation":{`...)
-		form := c&mcp.McpCapabilitiesClientElicitationForm != 0
-		if form {
-			b = append(b, `"form":{}`...)
-		}
-		if c&mcp.McpCapabilitiesClientElicitationUrl != 0 {
-			if form {
-				b = append(b, ',')
-			}
-			b = append(b, `"url":{}`...)
-		}
-		b = append(b, '}')
-	}
-	return append(b, '}')
+	return mcp.AppendClientCapabilities(b, mcp.McpCapabilities(bits))
 }
 
 // appendMeta writes the _meta members a 2026-07-28 request carries,
@@ -709,8 +658,7 @@ const (
 
 // listChangedBits are the McpCapabilities bits of the list_changed
 // notifications, server capabilities and subscriptions alike.
-const listChangedBits = uint16(mcp.McpCapabilitiesServerToolsListChanged |
-	mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResourcesListChanged)
+const listChangedBits = uint16(mcp.ListChangedCapabilities)
 
 // getStream is a session's GET event stream or, for a stateless
 // (2026-07-28) upstream, a subscriptions/listen stream, on the
@@ -771,19 +719,14 @@ func (g *getStream) postListen() {
 	b = strconv.AppendInt(b, h.sh.ids.Add(1), 10)
 	b = append(b, `,"method":"subscriptions/listen","params":{"notifications":{`...)
 	n := len(b)
-	for _, f := range [...]struct {
-		bit  mcp.McpCapabilities
-		name string
-	}{
-		{mcp.McpCapabilitiesServerToolsListChanged, `"toolsListChanged":true`},
-		{mcp.McpCapabilitiesServerPromptsListChanged, `"promptsListChanged":true`},
-		{mcp.McpCapabilitiesServerResourcesListChanged, `"resourcesListChanged":true`},
-	} {
-		if g.subs&uint16(f.bit) != 0 {
+	for _, k := range mcp.ListChanges() {
+		if g.subs&uint16(k.Bit) != 0 {
 			if len(b) > n {
 				b = append(b, ',')
 			}
-			b = append(b, f.name...)
+			b = append(b, '"')
+			b = append(b, k.Listen...)
+			b = append(b, `":true`...)
 		}
 	}
 	b = append(b, `},"_meta":`...)

@@ -15,11 +15,7 @@ const lifecycleTimeout = 10 * time.Second
 
 // serverBits are the capabilities a route's lifecycle reply declares
 // that the proxy passes on (ORed over the routes).
-const serverBits = uint16(mcp.McpCapabilitiesServerTools | mcp.McpCapabilitiesServerPrompts |
-	mcp.McpCapabilitiesServerResources | mcp.McpCapabilitiesServerToolsListChanged |
-	mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResourcesListChanged |
-	mcp.McpCapabilitiesServerResourcesSubscribe | mcp.McpCapabilitiesServerLogging |
-	mcp.McpCapabilitiesServerCompletions)
+const serverBits = uint16(mcp.ServerCapabilities)
 
 // lifecycle is one session's lifecycle stream, fanned out to a lifecycle
 // stream per route with the same session id and client capabilities.

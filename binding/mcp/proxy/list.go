@@ -188,18 +188,13 @@ func (r *request) respondResult(result []byte) {
 	r.respond()
 }
 
-// methodName names a request kind for logs.
+// methodName names a request kind for logs: ident is the generic kind's
+// method.
 func methodName(kind uint8, ident []byte) string {
-	switch kind {
-	case mcp.McpBeginExKindToolsList:
-		return "tools/list"
-	case mcp.McpBeginExKindPromptsList:
-		return "prompts/list"
-	case mcp.McpBeginExKindResourcesList:
-		return "resources/list"
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		return "resources/templates/list"
-	case mcp.McpBeginExKindRequest:
+	if m := mcp.KindMethod(kind); m != nil {
+		return m.Name
+	}
+	if kind == mcp.McpBeginExKindRequest {
 		return string(ident)
 	}
 	return "request"

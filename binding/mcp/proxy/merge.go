@@ -59,7 +59,7 @@ type part struct {
 	body  []byte
 	// fields holds the spans of the members the merge reads, indexed by
 	// the constants below, found in one walk of body by field's first
-	// call: a walk per member walked the whole list again for each.
+	// call rather than a walk of the whole list per member.
 	fields  [partFields]span
 	scanned bool
 }

@@ -283,12 +283,11 @@ func (r *request) setIdent(has bool, v []byte, contentLength int32) {
 	r.contentLength = contentLength
 }
 
+// isURIKind reports whether a request kind names a resource uri rather
+// than a tool or prompt name.
 func isURIKind(kind uint8) bool {
-	switch kind {
-	case mcp.McpBeginExKindResourcesRead, mcp.McpBeginExKindResourcesSubscribe, mcp.McpBeginExKindResourcesUnsubscribe:
-		return true
-	}
-	return false
+	m := mcp.KindMethod(kind)
+	return m != nil && m.Param == mcp.ParamURI
 }
 
 // grant lets the params in: the slot's room.

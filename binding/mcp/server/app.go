@@ -431,7 +431,7 @@ func (r *request) startSSE() {
 		s.mu.Unlock()
 	}
 	r.beginReply(200, "text/event-stream", -1, nil)
-	if r.sess != nil && r.sess.version >= ver20251125 {
+	if r.sess != nil && r.sess.version >= mcp.Version20251125 {
 		b := append(h.aux[:0], "id: "...)
 		b = appendEventID(b, r.stream, 0)
 		b = append(b, "\ndata: \n\n"...)

@@ -1,13 +1,186 @@
 // Package server is the mcp binding's server kind (type mcp, kind server):
-// MCP Streamable HTTP, protocol versions 2025-03-26 through 2026-07-28,
-// behind an http server binding.
+// MCP Streamable HTTP (the design notes' MCP.md §1 and §3), protocol
+// versions 2025-03-26 through 2026-07-28, behind an http server binding.
+// It turns each MCP request into an application stream to its exit, the
+// application: a toolkit binding, or the proxy kind
+// ([github.com/sluicehq/sluice/binding/mcp/proxy]) in front of several.
 //
-// Each HTTP request the http server routes to it arrives as a stream whose
-// BEGIN carries the request's headers; the server validates the request
-// (Origin, Host, Accept, protocol version, session), reads the JSON-RPC
-// body with the jsonrpc tracker, and opens one application stream per MCP
-// request toward its exit with the request's kind in an [mcp.McpBeginEx].
-// The application's reply comes back as JSON or as an SSE stream. Sessions
-// (lifecycle streams), the GET stream, subscriptions/listen and DELETE are
-// kept in a session table shared by the binding's workers.
+//	bindings:
+//	  http0: {type: http, kind: server, exit: mcp0}
+//	  mcp0:
+//	    type: mcp
+//	    kind: server
+//	    exit: app0
+//	    options:
+//	      hosts: ["mcp.example:443"]         # Host values answered; none: any
+//	      origins: ["https://app.example"]  # besides the request's own host
+//	      inactivity: {timeout: PT60S}
+//	      sse: {keepalive: {interval: PT15S}, replay: 64}
+//	      get: true                          # false: GET gets 405
+//	      versions: [2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28]
+//	      limits: {body: 1048576}
+//	  app0: {type: toolkit, kind: server}
+//
+// Its network side is one http application stream per HTTP request:
+// BEGIN with an HttpBeginEx of the request headers (:method, :scheme,
+// :authority, :path and lower-case fields), DATA the body, END. It answers
+// on the same stream's reply: BEGIN with :status and headers, DATA, END.
+// JSON responses carry a content-length; an event stream has none, and the
+// http server writes it chunked, event by event.
+//
+// One endpoint serves every version. A request whose MCP-Protocol-Version
+// is 2026-07-28 is stateless (MCP.md §3.4); any other is of a session,
+// with an absent header read as 2025-03-26 (§1.3).
+//
+// # Sessions (2025-03-26, 2025-06-18, 2025-11-25)
+//
+//   - initialize creates a session. Its id (mcp-session-id) is 128 random
+//     bits in hex. The server opens the session's lifecycle stream, BEGIN
+//     McpBeginEx.lifecycle{sessionId, capabilities = the client's bits,
+//     subscriptions = every list_changed bit, since the session's GET
+//     stream may want them}, and answers when the application's lifecycle
+//     BEGIN comes back: the initialize result is the server's own, with
+//     the negotiated version (the client's if supported, else the latest),
+//     the capabilities of the application's bits and serverInfo
+//     {"name":"sluice","version":…}. A sessionId in the application's
+//     reply is the one its request streams then carry.
+//   - The lifecycle stays open. Its FLUSHes toolsListChanged,
+//     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
+//     notification{method, params} become notifications on the session's
+//     GET stream. DELETE, an inactivity.timeout without requests (a
+//     session with a GET stream or requests in flight is in use) or the
+//     application ending it end the session: the lifecycle ENDs, the GET
+//     stream ends, and the session's requests get 404.
+//   - notifications/initialized, any other notification and any client
+//     response get 202; ping is answered {}. logging/setLevel is answered
+//     {} too, unless the application's lifecycle BEGIN declared
+//     SERVER_LOGGING; then it goes to the application like
+//     completion/complete (which needs SERVER_COMPLETIONS, else -32601), as
+//     the generic kind McpBeginEx.request{sessionId, method}. The proxy
+//     kind declares both; the toolkit neither. notifications/cancelled
+//     ABORTs the named request's application stream (if its request side
+//     is still open) and RESETs its reply, and ends its HTTP response with
+//     no JSON-RPC answer.
+//   - GET opens the session's event stream (one per session; another gets
+//     409). At 2025-11-25 a priming event (id, empty data) comes first.
+//     Event ids are "<stream>-<seq>": stream 0 is the GET stream, each POST
+//     that turned into an event stream has its own number. The session
+//     keeps its last sse.replay events; a GET with Last-Event-ID replays
+//     those of the stream named after that id and then carries the rest of
+//     that stream, for a POST whose client went away (a disconnect is not a
+//     cancellation: its request goes on). An idle GET stream gets ":\n\n"
+//     every sse.keepalive.interval.
+//
+// # Stateless requests (2026-07-28)
+//
+// No session, no GET (405, allow: POST), no DELETE. Every request carries
+// Mcp-Method, and tools/call, prompts/get and resources/read carry
+// Mcp-Name (plain, or =?base64?…?=), which must match the body (400,
+// -32020); its params carry _meta["io.modelcontextprotocol/protocolVersion"],
+// equal to the header (-32020), and
+// _meta["io.modelcontextprotocol/clientCapabilities"] (400, -32602 when
+// missing), server/discover and subscriptions/listen included.
+// server/discover is answered with the supported versions and the
+// capabilities a transient lifecycle stream (null session id,
+// subscriptions 0) got from the application, cached per worker. Every
+// result gets "resultType":"complete" (unless the application set a
+// resultType, such as input_required) and
+// _meta["io.modelcontextprotocol/serverInfo"], spliced in after the
+// result's opening brace; the results of the lists and of resources/read,
+// and the DiscoverResult, also get SEP-2549's caching hints "ttlMs":0
+// (stale at once) and "cacheScope":"public" where the application set
+// none. An unknown method is 404 (-32601); an application error -32020,
+// -32021 or -32022 is 400, and an application's -32002 "Resource not
+// found" (the code up to 2025-11-25) reaches the client as -32602
+// (SEP-2164), so one application serves both eras.
+//
+// subscriptions/listen (SEP-2575) takes params.notifications
+// {toolsListChanged, promptsListChanged, resourcesListChanged} (missing:
+// 400 -32602) and opens a lifecycle stream of its own, with a null session
+// id, the client's bits from _meta clientCapabilities and the
+// list_changed bits asked for as its subscriptions. The application's
+// reply BEGIN decides what is agreed: the bits asked for that its
+// capabilities have. With nothing agreed, the answer is at once the
+// SubscriptionsListenResult and the lifecycle ENDs. Otherwise the
+// response is an event stream (no event ids) that opens with
+// notifications/subscriptions/acknowledged; each lifecycle FLUSH of an
+// agreed kind becomes notifications/<kind>/list_changed, and any other
+// FLUSH is dropped. The HTTP client leaving ENDs the lifecycle; the
+// application ENDing it ends the stream with the SubscriptionsListenResult
+// as its last event. Resource-URI subscriptions
+// (notifications.resourceSubscriptions) are not taken.
+//
+// # Request streams
+//
+// Each request with a kind ([mcp.LookupMethod]) opens one application
+// stream:
+//
+//   - BEGIN McpBeginEx.<kind>{sessionId (null when stateless), name or uri,
+//     contentLength = the params' length, timeout 0}; DATA exactly the
+//     params object ({} when absent), once the application grants credit;
+//     END.
+//   - The reply: BEGIN; FLUSH McpFlushEx.progress{token (the
+//     progressToken's JSON text), progress, total (-1: none), message} and
+//     FLUSH McpFlushEx.notification{method, params} (any other
+//     notification, relayed as it came); DATA the bare result; END. A
+//     notification whose params outgrow a frame comes in parts, which the
+//     server puts back together up to [mcp.MaxNotification]. With
+//     McpEndEx{outcome: ERROR} the DATA was a JSON-RPC error object,
+//     relayed as the response's "error".
+//   - The response is application/json with {"jsonrpc":"2.0","id":<the id
+//     as sent>,"result":…}, or, once a progress FLUSH came first, an event
+//     stream: the notifications/progress events, then the response.
+//   - A RESET of the request with McpResetEx.error{code, message} is a
+//     JSON-RPC error; with McpResetEx.bearer a 401 (invalid_token), 403
+//     (insufficient_scope) or 400 (invalid_request) with WWW-Authenticate:
+//     Bearer realm=…, error=…, scope=…, resource_metadata=…. The engine
+//     delivers no RESET after the request's END: an application refuses
+//     before it has read the params, or answers with the ERROR outcome.
+//     An ABORT of the reply is -32603.
+//
+// # What the server answers itself
+//
+// A POST whose Accept lacks application/json or text/event-stream (*/*
+// counts as both) 406; a body that is not JSON 400 -32700; a batch or
+// anything but a JSON-RPC object 400 -32600; a missing session id 400, an
+// unknown or ended session 404 -32001; an unsupported
+// MCP-Protocol-Version 400 (with a session) or 400 -32022 with data
+// {supported, requested} (without); a Host not in hosts (when set) 403,
+// and an Origin neither listed in origins nor naming the request's own
+// :authority 403, where that authority counts only when hosts is set or it
+// is a loopback name (DNS rebinding protection: a rebound name sends Host
+// and Origin alike; requests without Origin pass); an unknown method
+// -32601 and bad params or cursor -32602 (200 before 2026-07-28); another
+// HTTP method 405 with allow; a body over limits.body 413.
+//
+// # Bodies
+//
+// Bodies are held in one buffer slot (32 KiB by default) and scanned there
+// without allocating. A larger one streams (up to limits.body): its params
+// go to the application as they arrive, with contentLength -1, which needs
+// the method before the params (else 400 -32600), and the tool name or
+// uri, and for 2026-07-28 the _meta, within the first slot (else 413),
+// since they are checked before the params pass; the name in the BEGIN is
+// null when the first slot does not show it (the application takes the
+// one in the params). A result held in its slot is answered with its
+// length; a larger one streams through, with its members spliced blindly
+// (2026-07-28).
+//
+// # Workers and sessions
+//
+// An HTTP client's connections land on any worker, so sessions are kept in
+// a table shared by the workers of an engine: a mutex-protected map looked
+// up once per request. A session's application side belongs to one worker,
+// its owner, which took the initialize: the lifecycle stream, its
+// notifications and the inactivity timer. A DELETE on another worker hands
+// the session's end to the owner with [engine.Worker.Dispatch]; a
+// notification goes to the worker that holds the GET stream the same way,
+// and so does a notifications/cancelled to the worker running the request
+// it names. The GET stream, the requests in flight and the replay buffer
+// sit behind the session's own mutex, held briefly and never while sending
+// a frame.
+//
+// Test-only: options.sessions.ids: sequential makes session ids
+// session-1, session-2, … so that engine-driven scripts know them. Such
+// ids are guessable: never use it in production.
 package server

@@ -231,12 +231,12 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	s.touch(h.w.Now().UnixNano())
 	h.table.add(s)
 	h.armExpiry(s)
-	h.w.Logger().Debug("mcp session established", "binding", h.cfg.Name, "version", versionNames[s.version])
+	h.w.Logger().Debug("mcp session established", "binding", h.cfg.Name, "version", s.version.String())
 	b := r.appendHead(h.scratch[:0], "result")
 	b = append(b, `{"protocolVersion":`...)
-	b = appendQuoted(b, versionNames[s.version])
+	b = appendQuoted(b, s.version.String())
 	b = append(b, `,"capabilities":`...)
-	b = appendServerCapabilities(b, caps, true)
+	b = mcp.AppendServerCapabilities(b, mcp.McpCapabilities(caps))
 	b = append(b, `,"serverInfo":`...)
 	b = append(b, h.serverInfo...)
 	b = append(b, "}}"...)
@@ -359,20 +359,21 @@ func (s *session) notify(h *server, ext []byte) {
 	}
 	var method string
 	var uri []byte
-	switch h.flushEx.Kind() {
-	case mcp.McpFlushExKindToolsListChanged:
-		method = "notifications/tools/list_changed"
-	case mcp.McpFlushExKindPromptsListChanged:
-		method = "notifications/prompts/list_changed"
-	case mcp.McpFlushExKindResourcesListChanged:
-		method = "notifications/resources/list_changed"
+	switch kind := h.flushEx.Kind(); kind {
 	case mcp.McpFlushExKindResourcesUpdated:
 		method = "notifications/resources/updated"
 		u := h.flushEx.ResourcesUpdated()
 		uri = u.URI()
 	case mcp.McpFlushExKindNotification:
 	default:
-		return
+		for _, k := range mcp.ListChanges() {
+			if k.Flush == kind {
+				method = k.Method
+			}
+		}
+		if method == "" {
+			return
+		}
 	}
 	s.mu.Lock()
 	s.getSeq++
@@ -441,7 +442,7 @@ func (r *request) deliverEvent(gen uint32, b []byte) {
 // replaying after Last-Event-ID (§1.2).
 func (r *request) openGet() {
 	h := r.h
-	if r.ver == ver20260728 || !h.s.get {
+	if r.ver == mcp.Version20260728 || !h.s.get {
 		r.methodNotAllowed()
 		return
 	}
@@ -483,7 +484,7 @@ func (r *request) openGet() {
 	r.beginReply(200, "text/event-stream", -1, nil)
 	if resuming {
 		r.write(b)
-	} else if s.version >= ver20251125 {
+	} else if s.version >= mcp.Version20251125 {
 		p := append(h.aux[:0], "id: "...)
 		p = appendEventID(p, 0, priming)
 		p = append(p, "\ndata: \n\n"...)
@@ -545,7 +546,7 @@ func (r *request) unregisterGet() {
 // deleteSession ends a session on DELETE (MCP.md §1.1).
 func (r *request) deleteSession() {
 	h := r.h
-	if r.ver == ver20260728 {
+	if r.ver == mcp.Version20260728 {
 		r.methodNotAllowed()
 		return
 	}
@@ -633,17 +634,17 @@ func (r *request) initialize(params []byte) {
 	}
 	requested, _ := unquote(h.msg[:0], pv)
 	// The server echoes a version it supports, else offers its latest.
-	ver := parseVersion(requested)
-	if ver == ver20260728 || !h.s.versions.has(ver) {
-		ver = verUnsupported
-		for v := ver20251125; v >= ver20250326; v-- {
+	ver := mcp.ParseVersion(requested)
+	if ver == mcp.Version20260728 || !h.s.versions.has(ver) {
+		ver = mcp.VersionUnsupported
+		for v := mcp.Version20251125; v >= mcp.Version20250326; v-- {
 			if h.s.versions.has(v) {
 				ver = v
 				break
 			}
 		}
 	}
-	if ver == verUnsupported {
+	if ver == mcp.VersionUnsupported {
 		data := append(h.aux[:0], `{"supported":[`...)
 		data = h.s.versions.appendList(data, true, ",")
 		data = append(data, `],"requested":`...)
@@ -690,8 +691,8 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 	// server/discover and subscriptions/listen are requests like any
 	// other: their _meta is checked first (MCP.md §3.4).
 	discover, listen := string(method) == "server/discover", string(method) == "subscriptions/listen"
-	mi := lookupMethod(method)
-	if !discover && !listen && (mi == nil || !mi.v2026 || mi.need != 0 && h.disc.known && h.disc.bits&mi.need == 0) {
+	mi := mcp.LookupMethod(method)
+	if !discover && !listen && (mi == nil || !mi.V20260728 || mi.Need != 0 && h.disc.known && h.disc.bits&uint16(mi.Need) == 0) {
 		r.rpcError(codeMethodNotFound, "Method not found")
 		return
 	}
@@ -787,7 +788,8 @@ func (r *request) respondDiscover() {
 	b = append(b, `},"ttlMs":0,"cacheScope":"public","supportedVersions":[`...)
 	b = h.s.versions.appendList(b, true, ",")
 	b = append(b, `],"capabilities":`...)
-	b = appendServerCapabilities(b, h.disc.bits, false)
+	// 2026-07-28 removed resources/subscribe (MCP.md §3.4).
+	b = mcp.AppendServerCapabilities(b, mcp.McpCapabilities(h.disc.bits)&^mcp.McpCapabilitiesServerResourcesSubscribe)
 	b = append(b, "}}"...)
 	r.respondJSON(200, b)
 }

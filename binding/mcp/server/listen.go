@@ -11,17 +11,6 @@ import "github.com/sluicehq/sluice/binding/mcp"
 // bits), and those are the ones agreed. Resource-URI subscriptions
 // (notifications.resourceSubscriptions) are not taken.
 
-// listenKinds maps the notifications object's members to their bits and
-// methods.
-var listenKinds = [...]struct {
-	key, method string
-	bit         uint16
-}{
-	{"toolsListChanged", "notifications/tools/list_changed", capToolsListChanged},
-	{"promptsListChanged", "notifications/prompts/list_changed", capPromptsListChanged},
-	{"resourcesListChanged", "notifications/resources/list_changed", capResourcesListChanged},
-}
-
 // listen starts a subscriptions/listen: params.notifications names what
 // the client wants (go-sdk v1.8.0 refuses a listen without it, -32602),
 // and caps is its _meta clientCapabilities.
@@ -37,9 +26,9 @@ func (r *request) listen(params, caps []byte) {
 		if string(m.value) != "true" {
 			continue
 		}
-		for _, k := range listenKinds {
-			if keyIs(m.key, k.key) {
-				subs |= k.bit
+		for _, k := range mcp.ListChanges() {
+			if keyIs(m.key, k.Listen) {
+				subs |= uint16(k.Bit)
 			}
 		}
 	}
@@ -85,8 +74,8 @@ func (r *request) listenEstablished(caps uint16) {
 	b := r.appendEventHead(h.scratch[:0])
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{`...)
 	first := true
-	for _, k := range listenKinds {
-		if r.subs&k.bit == 0 {
+	for _, k := range mcp.ListChanges() {
+		if r.subs&uint16(k.Bit) == 0 {
 			continue
 		}
 		if !first {
@@ -94,7 +83,7 @@ func (r *request) listenEstablished(caps uint16) {
 		}
 		first = false
 		b = append(b, '"')
-		b = append(b, k.key...)
+		b = append(b, k.Listen...)
 		b = append(b, `":true`...)
 	}
 	b = append(b, `},"_meta":`...)
@@ -115,25 +104,14 @@ func (r *request) listenNotify(ext []byte) {
 	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
 		return
 	}
-	var bit uint16
-	switch h.flushEx.Kind() {
-	case mcp.McpFlushExKindToolsListChanged:
-		bit = capToolsListChanged
-	case mcp.McpFlushExKindPromptsListChanged:
-		bit = capPromptsListChanged
-	case mcp.McpFlushExKindResourcesListChanged:
-		bit = capResourcesListChanged
-	}
-	if r.subs&bit == 0 {
-		return
-	}
-	for _, k := range listenKinds {
-		if k.bit != bit {
+	kind := h.flushEx.Kind()
+	for _, k := range mcp.ListChanges() {
+		if k.Flush != kind || r.subs&uint16(k.Bit) == 0 {
 			continue
 		}
 		b := r.appendEventHead(h.scratch[:0])
 		b = append(b, `{"jsonrpc":"2.0","method":`...)
-		b = appendQuoted(b, k.method)
+		b = appendQuoted(b, k.Method)
 		b = append(b, `,"params":{"_meta":`...)
 		b = r.appendSubscriptionMeta(b)
 		b = append(b, "}}\n\n"...)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/guard"
 )
@@ -102,9 +103,9 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 	if len(opts.Versions) > 0 {
 		s.versions = 0
 		for _, v := range opts.Versions {
-			ver := parseVersion([]byte(v))
-			if ver == verUnsupported {
-				return nil, fmt.Errorf("mcp %s: versions: unsupported protocol version %q; want 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28", cfg.Name, v)
+			ver, err := mcp.LookupVersion(v)
+			if err != nil {
+				return nil, fmt.Errorf("mcp %s: versions: %w", cfg.Name, err)
 			}
 			s.versions |= 1 << ver
 		}

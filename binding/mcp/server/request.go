@@ -69,7 +69,7 @@ type request struct {
 	acceptJSON    bool
 	acceptSSE     bool
 	acceptAny     bool
-	ver           version
+	ver           mcp.Version
 	early         int // a status decided from the headers
 	contentLength int64
 	bodyLen       int64  // body bytes received
@@ -166,7 +166,7 @@ func (r *request) reset() {
 	r.inOver, r.outOver, r.replyBegun, r.endPending = false, false, false, false
 	r.q = outQueue{slot: -1}
 	r.method, r.acceptJSON, r.acceptSSE, r.acceptAny = methodOther, false, false, false
-	r.ver, r.early, r.contentLength = verAbsent, 0, -1
+	r.ver, r.early, r.contentLength = mcp.VersionNone, 0, -1
 	r.bodyLen, r.earlyCode, r.earlyMsg, r.held = 0, 0, "", 0
 	r.hasSID, r.sidLen, r.verLen = false, 0, 0
 	r.hasHMethod, r.hMethodLen, r.hasHName, r.hNameBad, r.hNameLen = false, 0, false, false, 0
@@ -349,7 +349,7 @@ func (r *request) onHeaders(ext []byte) {
 				r.sidLen = -1 // no session has such an id
 			}
 		case "mcp-protocol-version":
-			r.ver = parseVersion(v)
+			r.ver = mcp.ParseVersion(v)
 			r.verLen = copy(r.verRaw[:], v)
 		case "origin":
 			origin, hasOrigin = v, true
@@ -622,7 +622,7 @@ func (r *request) respondEarly() {
 // methodNotAllowed answers 405 with the methods the endpoint takes.
 func (r *request) methodNotAllowed() {
 	switch {
-	case r.ver == ver20260728:
+	case r.ver == mcp.Version20260728:
 		r.hdrAllow = "POST"
 	case r.h.s.get:
 		r.hdrAllow = "GET, POST, DELETE"
@@ -741,16 +741,16 @@ func (r *request) dispatch(m *message, request bool) {
 			return
 		}
 	}
-	if r.streamBody && (!request || lookupMethod(method) == nil) {
+	if r.streamBody && (!request || mcp.LookupMethod(method) == nil) {
 		r.tooLarge()
 		return
 	}
 	switch {
-	case r.ver == ver20260728 && h.s.versions.has(ver20260728):
+	case r.ver == mcp.Version20260728 && h.s.versions.has(mcp.Version20260728):
 		r.stateless = true
 		r.postStateless(m, method, request)
 		return
-	case r.ver == verUnsupported || r.ver != verAbsent && !h.s.versions.has(r.ver):
+	case r.ver == mcp.VersionUnsupported || r.ver != mcp.VersionNone && !h.s.versions.has(r.ver):
 		if !r.hasSID {
 			r.unsupportedVersion2026()
 			return
@@ -775,7 +775,7 @@ func (r *request) dispatch(m *message, request bool) {
 		r.respondEmpty(202)
 		return
 	}
-	mi := lookupMethod(method)
+	mi := mcp.LookupMethod(method)
 	if string(method) == "ping" || string(method) == "logging/setLevel" && s.serverCaps&capLogging == 0 {
 		// Both answered here: ping by the spec, and logging/setLevel when
 		// the application takes no log levels (it sends no log messages,
@@ -783,7 +783,7 @@ func (r *request) dispatch(m *message, request bool) {
 		r.respondResult(emptyObject)
 		return
 	}
-	if mi == nil || mi.need != 0 && s.serverCaps&mi.need == 0 {
+	if mi == nil || mi.Need != 0 && s.serverCaps&uint16(mi.Need) == 0 {
 		r.rpcError(codeMethodNotFound, "Method not found")
 		return
 	}
@@ -817,7 +817,7 @@ func (r *request) session() *session {
 // means 2025-03-26 (MCP.md §1.3), an unsupported one gets 400.
 func (r *request) versionOK() bool {
 	h := r.h
-	if r.ver == verAbsent || r.ver != verUnsupported && h.s.versions.has(r.ver) && r.ver != ver20260728 {
+	if r.ver == mcp.VersionNone || r.ver != mcp.VersionUnsupported && h.s.versions.has(r.ver) && r.ver != mcp.Version20260728 {
 		return true
 	}
 	msg := append(h.msg[:0], "Bad Request: Unsupported protocol version: "...)
@@ -844,7 +844,7 @@ func (r *request) unsupportedVersion2026() {
 }
 
 // openRequest checks a request's params and opens its application stream.
-func (r *request) openRequest(mi *methodInfo, params []byte) {
+func (r *request) openRequest(mi *mcp.Method, params []byte) {
 	h := r.h
 	if params == nil {
 		params = emptyObject
@@ -853,13 +853,13 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 		return
 	}
 	var name []byte
-	if mi.kind == mcp.McpBeginExKindRequest {
-		name = append(h.name[:0], mi.name...) // the generic kind's method
+	if mi.Kind == mcp.McpBeginExKindRequest {
+		name = append(h.name[:0], mi.Name...) // the generic kind's method
 	}
-	switch mi.param {
-	case paramName, paramURI:
+	switch mi.Param {
+	case mcp.ParamName, mcp.ParamURI:
 		key, msg := "name", "Invalid params: name must be a string"
-		if mi.param == paramURI {
+		if mi.Param == mcp.ParamURI {
 			key, msg = "uri", "Invalid params: uri must be a string"
 		}
 		v, ok := field(params, key)
@@ -884,7 +884,7 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 			}
 		}
 	}
-	if mi.list {
+	if mi.List {
 		// MCP.md §1.4: an invalid cursor gets -32602; one that is not
 		// even a string is invalid whatever the app would make of it.
 		if c, ok := field(params, "cursor"); ok && !isString(c) {
@@ -892,7 +892,7 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 			return
 		}
 	}
-	switch mi.kind {
+	switch mi.Kind {
 	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList, mcp.McpBeginExKindResourcesList,
 		mcp.McpBeginExKindResourcesTemplatesList, mcp.McpBeginExKindResourcesRead:
 		r.cacheable = r.stateless
@@ -905,7 +905,7 @@ func (r *request) openRequest(mi *methodInfo, params []byte) {
 			r.inflight = true
 		}
 	}
-	if !r.openApp(mi.kind, sid, name, params) {
+	if !r.openApp(mi.Kind, sid, name, params) {
 		r.rpcError(codeInternalError, "Internal error")
 	}
 }

@@ -128,42 +128,18 @@ func (h *server) alloc() *request {
 	return r
 }
 
-// Versions. The era decides the transport rules: the three 2025
-// revisions have sessions (MCP.md §1), 2026-07-28 has none (§3.4).
-type version uint8
-
-const (
-	verAbsent version = iota // no MCP-Protocol-Version header
-	ver20250326
-	ver20250618
-	ver20251125
-	ver20260728
-	verUnsupported
-)
-
-var versionNames = [...]string{ver20250326: "2025-03-26", ver20250618: "2025-06-18", ver20251125: "2025-11-25", ver20260728: "2026-07-28"}
-
-// versionSet is a bit set of versions.
+// versionSet is a bit set of versions: those the server speaks.
 type versionSet uint8
 
-const allVersions versionSet = 1<<ver20250326 | 1<<ver20250618 | 1<<ver20251125 | 1<<ver20260728
+const allVersions versionSet = 1<<mcp.Version20250326 | 1<<mcp.Version20250618 | 1<<mcp.Version20251125 | 1<<mcp.Version20260728
 
-func (s versionSet) has(v version) bool { return v < verUnsupported && s&(1<<v) != 0 }
+func (s versionSet) has(v mcp.Version) bool { return v < mcp.VersionUnsupported && s&(1<<v) != 0 }
 
-func parseVersion(v []byte) version {
-	for i := ver20250326; i <= ver20260728; i++ {
-		if string(v) == versionNames[i] {
-			return i
-		}
-	}
-	return verUnsupported
-}
-
-// appendVersions appends the supported versions, newest first, as a JSON
-// array's items or, with sep ", ", as text.
+// appendList appends the versions in s, newest first, as a JSON array's
+// items or, with sep ", ", as text.
 func (s versionSet) appendList(dst []byte, quoted bool, sep string) []byte {
 	first := true
-	for v := ver20260728; v >= ver20250326; v-- {
+	for v := mcp.Version20260728; v >= mcp.Version20250326; v-- {
 		if !s.has(v) {
 			continue
 		}
@@ -172,142 +148,26 @@ func (s versionSet) appendList(dst []byte, quoted bool, sep string) []byte {
 		}
 		first = false
 		if quoted {
-			dst = appendQuoted(dst, versionNames[v])
+			dst = appendQuoted(dst, v.String())
 		} else {
-			dst = append(dst, versionNames[v]...)
+			dst = append(dst, v.String()...)
 		}
 	}
 	return dst
 }
 
-// Methods that open an application stream, with what their params must
-// carry (MCP schema; ZILLA.md §6).
-type methodInfo struct {
-	name  string
-	kind  uint8
-	param uint8  // paramNone, paramName or paramURI
-	list  bool   // takes a cursor
-	v2026 bool   // still a method in 2026-07-28
-	need  uint16 // the application's capability bit the method needs, or 0
-}
-
+// Capability bits, as the lifecycle extensions carry them: capLogging
+// the server's, capListChanged the list_changed notifications a lifecycle
+// may ask for (McpLifecycleBeginEx.subscriptions).
 const (
-	paramNone uint8 = iota
-	paramName
-	paramURI
-)
-
-var methods = [...]methodInfo{
-	{"tools/list", mcp.McpBeginExKindToolsList, paramNone, true, true, 0},
-	{"tools/call", mcp.McpBeginExKindToolsCall, paramName, false, true, 0},
-	{"prompts/list", mcp.McpBeginExKindPromptsList, paramNone, true, true, 0},
-	{"prompts/get", mcp.McpBeginExKindPromptsGet, paramName, false, true, 0},
-	{"resources/list", mcp.McpBeginExKindResourcesList, paramNone, true, true, 0},
-	{"resources/templates/list", mcp.McpBeginExKindResourcesTemplatesList, paramNone, true, true, 0},
-	{"resources/read", mcp.McpBeginExKindResourcesRead, paramURI, false, true, 0},
-	// 2026-07-28 removed resources/subscribe (MCP.md §3.4).
-	{"resources/subscribe", mcp.McpBeginExKindResourcesSubscribe, paramURI, false, false, 0},
-	{"resources/unsubscribe", mcp.McpBeginExKindResourcesUnsubscribe, paramURI, false, false, 0},
-	// The generic kind, McpBeginEx.request{method}: forwarded only to an
-	// application that advertised the capability (a proxy in front of
-	// upstream servers); otherwise completion/complete is -32601 and
-	// logging/setLevel is answered here.
-	{"completion/complete", mcp.McpBeginExKindRequest, paramNone, false, true, capCompletions},
-	{"logging/setLevel", mcp.McpBeginExKindRequest, paramNone, false, false, capLogging},
-}
-
-func lookupMethod(name []byte) *methodInfo {
-	for i := range methods {
-		if string(name) == methods[i].name {
-			return &methods[i]
-		}
-	}
-	return nil
-}
-
-// Capability bits.
-const (
-	capTools                = uint16(mcp.McpCapabilitiesServerTools)
-	capPrompts              = uint16(mcp.McpCapabilitiesServerPrompts)
-	capResources            = uint16(mcp.McpCapabilitiesServerResources)
-	capToolsListChanged     = uint16(mcp.McpCapabilitiesServerToolsListChanged)
-	capPromptsListChanged   = uint16(mcp.McpCapabilitiesServerPromptsListChanged)
-	capResourcesListChanged = uint16(mcp.McpCapabilitiesServerResourcesListChanged)
-	capResourcesSubscribe   = uint16(mcp.McpCapabilitiesServerResourcesSubscribe)
-	capLogging              = uint16(mcp.McpCapabilitiesServerLogging)
-	capCompletions          = uint16(mcp.McpCapabilitiesServerCompletions)
-	capRoots                = uint16(mcp.McpCapabilitiesClientRoots)
-	capSampling             = uint16(mcp.McpCapabilitiesClientSampling)
-	capElicitation          = uint16(mcp.McpCapabilitiesClientElicitation)
-	capElicitationForm      = uint16(mcp.McpCapabilitiesClientElicitationForm)
-	capElicitationURL       = uint16(mcp.McpCapabilitiesClientElicitationUrl)
-
-	// capListChanged is the list_changed notifications a lifecycle may
-	// ask for (McpLifecycleBeginEx.subscriptions).
-	capListChanged = capToolsListChanged | capPromptsListChanged | capResourcesListChanged
+	capLogging     = uint16(mcp.McpCapabilitiesServerLogging)
+	capListChanged = uint16(mcp.ListChangedCapabilities)
 )
 
 // clientCapabilities reads the client capability bits of an initialize's
-// (or a 2026-07-28 _meta's) capabilities object. MCP.md §2.2: an empty
-// elicitation object means form mode.
+// (or a 2026-07-28 _meta's) capabilities object.
 func clientCapabilities(caps []byte) uint16 {
-	var bits uint16
-	if !isObject(caps) {
-		return 0
-	}
-	if _, ok := field(caps, "roots"); ok {
-		bits |= capRoots
-	}
-	if _, ok := field(caps, "sampling"); ok {
-		bits |= capSampling
-	}
-	if e, ok := field(caps, "elicitation"); ok {
-		bits |= capElicitation
-		_, form := field(e, "form")
-		_, url := field(e, "url")
-		if form || !url {
-			bits |= capElicitationForm
-		}
-		if url {
-			bits |= capElicitationURL
-		}
-	}
-	return bits
-}
-
-// appendServerCapabilities appends the capabilities object of server bits.
-func appendServerCapabilities(dst []byte, bits uint16, subscribe bool) []byte {
-	dst = append(dst, '{')
-	n := 0
-	add := func(name string, has bool, listChanged bool, sub bool) {
-		if !has {
-			return
-		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		n++
-		dst = append(dst, '"')
-		dst = append(dst, name...)
-		dst = append(dst, `":{`...)
-		if sub {
-			dst = append(dst, `"subscribe":true`...)
-			if listChanged {
-				dst = append(dst, ',')
-			}
-		}
-		if listChanged {
-			dst = append(dst, `"listChanged":true`...)
-		}
-		dst = append(dst, '}')
-	}
-	add("tools", bits&(capTools|capToolsListChanged) != 0, bits&capToolsListChanged != 0, false)
-	add("prompts", bits&(capPrompts|capPromptsListChanged) != 0, bits&capPromptsListChanged != 0, false)
-	add("resources", bits&(capResources|capResourcesListChanged|capResourcesSubscribe) != 0,
-		bits&capResourcesListChanged != 0, subscribe && bits&capResourcesSubscribe != 0)
-	add("logging", bits&capLogging != 0, false, false)
-	add("completions", bits&capCompletions != 0, false, false)
-	return append(dst, '}')
+	return uint16(mcp.ParseClientCapabilities(caps, field))
 }
 
 // JSON-RPC and MCP error codes (MCP.md §1.5, §3.3).

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sluicehq/sluice/binding/mcp"
 )
 
 // Sessions (2025-03-26 … 2025-11-25).
@@ -85,7 +87,7 @@ type session struct {
 	id         string
 	appID      []byte // the session id of request streams: the app's lifecycle reply's, or id
 	owner      *server
-	version    version
+	version    mcp.Version
 	clientCaps uint16
 	serverCaps uint16
 

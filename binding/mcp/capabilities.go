@@ -1,0 +1,170 @@
+package mcp
+
+// The capability bits by side: a lifecycle's BEGIN carries the client's
+// (McpLifecycleBeginEx.capabilities), its reply the server's.
+const (
+	ServerCapabilities = McpCapabilitiesServerTools | McpCapabilitiesServerPrompts |
+		McpCapabilitiesServerResources | McpCapabilitiesServerToolsListChanged |
+		McpCapabilitiesServerPromptsListChanged | McpCapabilitiesServerResourcesListChanged |
+		McpCapabilitiesServerResourcesSubscribe | McpCapabilitiesServerLogging |
+		McpCapabilitiesServerCompletions
+	ClientCapabilities = McpCapabilitiesClientRoots | McpCapabilitiesClientSampling |
+		McpCapabilitiesClientElicitation | McpCapabilitiesClientElicitationForm |
+		McpCapabilitiesClientElicitationUrl
+	// ListChangedCapabilities are the list_changed notifications, as
+	// server capabilities and as a lifecycle's subscriptions alike.
+	ListChangedCapabilities = McpCapabilitiesServerToolsListChanged |
+		McpCapabilitiesServerPromptsListChanged | McpCapabilitiesServerResourcesListChanged
+)
+
+// MemberFunc returns the raw value of the member name of the JSON object
+// obj; ok is false when obj is not an object or has no such member. The
+// kinds pass their own JSON scanner's lookup.
+type MemberFunc func(obj []byte, name string) (value []byte, ok bool)
+
+// serverMembers are the members of a server's capabilities object, each
+// with the bit its presence stands for and the bits of its flags.
+var serverMembers = [...]struct {
+	name        string
+	bit         McpCapabilities
+	listChanged McpCapabilities // "listChanged":true
+	subscribe   McpCapabilities // "subscribe":true
+}{
+	{"tools", McpCapabilitiesServerTools, McpCapabilitiesServerToolsListChanged, 0},
+	{"prompts", McpCapabilitiesServerPrompts, McpCapabilitiesServerPromptsListChanged, 0},
+	{"resources", McpCapabilitiesServerResources, McpCapabilitiesServerResourcesListChanged, McpCapabilitiesServerResourcesSubscribe},
+	{"logging", McpCapabilitiesServerLogging, 0, 0},
+	{"completions", McpCapabilitiesServerCompletions, 0, 0},
+}
+
+// ParseServerCapabilities returns the server bits of an initialize or
+// server/discover result's capabilities object.
+func ParseServerCapabilities(caps []byte, member MemberFunc) McpCapabilities {
+	var bits McpCapabilities
+	for _, m := range serverMembers {
+		v, ok := member(caps, m.name)
+		if !ok {
+			continue
+		}
+		bits |= m.bit
+		if m.listChanged != 0 && isTrue(member(v, "listChanged")) {
+			bits |= m.listChanged
+		}
+		if m.subscribe != 0 && isTrue(member(v, "subscribe")) {
+			bits |= m.subscribe
+		}
+	}
+	return bits
+}
+
+// AppendServerCapabilities appends the capabilities object of the server
+// bits in c. A member is present when any of its bits is set.
+func AppendServerCapabilities(dst []byte, c McpCapabilities) []byte {
+	dst = append(dst, '{')
+	n := len(dst)
+	for _, m := range serverMembers {
+		if c&(m.bit|m.listChanged|m.subscribe) == 0 {
+			continue
+		}
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, m.name...)
+		dst = append(dst, `":{`...)
+		if c&m.subscribe != 0 {
+			dst = append(dst, `"subscribe":true`...)
+			if c&m.listChanged != 0 {
+				dst = append(dst, ',')
+			}
+		}
+		if c&m.listChanged != 0 {
+			dst = append(dst, `"listChanged":true`...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// ParseClientCapabilities returns the client bits of an initialize's (or
+// a 2026-07-28 _meta's) capabilities object. MCP.md §2.2: an elicitation
+// object that names no mode means form mode.
+func ParseClientCapabilities(caps []byte, member MemberFunc) McpCapabilities {
+	var bits McpCapabilities
+	if _, ok := member(caps, "roots"); ok {
+		bits |= McpCapabilitiesClientRoots
+	}
+	if _, ok := member(caps, "sampling"); ok {
+		bits |= McpCapabilitiesClientSampling
+	}
+	if e, ok := member(caps, "elicitation"); ok {
+		bits |= McpCapabilitiesClientElicitation
+		_, form := member(e, "form")
+		_, url := member(e, "url")
+		if form || !url {
+			bits |= McpCapabilitiesClientElicitationForm
+		}
+		if url {
+			bits |= McpCapabilitiesClientElicitationUrl
+		}
+	}
+	return bits
+}
+
+// AppendClientCapabilities appends the capabilities object of the client
+// bits in c. What a client declares changes what servers list (MCP.md
+// §1.6).
+func AppendClientCapabilities(dst []byte, c McpCapabilities) []byte {
+	dst = append(dst, '{')
+	n := len(dst)
+	if c&McpCapabilitiesClientRoots != 0 {
+		dst = append(dst, `"roots":{"listChanged":true}`...)
+	}
+	if c&McpCapabilitiesClientSampling != 0 {
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"sampling":{}`...)
+	}
+	if c&(McpCapabilitiesClientElicitation|McpCapabilitiesClientElicitationForm|McpCapabilitiesClientElicitationUrl) != 0 {
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"elicitation":{`...)
+		form := c&McpCapabilitiesClientElicitationForm != 0
+		if form {
+			dst = append(dst, `"form":{}`...)
+		}
+		if c&McpCapabilitiesClientElicitationUrl != 0 {
+			if form {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"url":{}`...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+func isTrue(v []byte, ok bool) bool { return ok && string(v) == "true" }
+
+// ListChange is a list_changed notification under each of its names.
+type ListChange struct {
+	Bit    McpCapabilities // the server capability, and a lifecycle's subscription
+	Flush  uint8           // the McpFlushEx kind that carries it on a lifecycle stream
+	Method string          // the JSON-RPC notification
+	Listen string          // its member of subscriptions/listen's notifications (2026-07-28)
+}
+
+var listChanges = [...]ListChange{
+	{McpCapabilitiesServerToolsListChanged, McpFlushExKindToolsListChanged,
+		"notifications/tools/list_changed", "toolsListChanged"},
+	{McpCapabilitiesServerPromptsListChanged, McpFlushExKindPromptsListChanged,
+		"notifications/prompts/list_changed", "promptsListChanged"},
+	{McpCapabilitiesServerResourcesListChanged, McpFlushExKindResourcesListChanged,
+		"notifications/resources/list_changed", "resourcesListChanged"},
+}
+
+// ListChanges returns the list_changed notifications, in a copy the
+// caller may range over.
+func ListChanges() [len(listChanges)]ListChange { return listChanges }
