@@ -28,6 +28,15 @@
 // instead with [Worker.Forward]: the other binding then serves the stream
 // as if it had been routed there, and the relaying stream is never made.
 //
+// A binding keeps its side of each stream in a [Stream], set up by
+// [Stream.Accept] for a stream routed to it or [Stream.Connect] for one it
+// opens. Its senders ([Stream.Begin], [Stream.Data], [Stream.End],
+// [Stream.Window], [Stream.Reset], …) build each frame with builders the
+// worker shares and keep the direction's flow and open/closed state; its
+// receive helpers ([Stream.OnData], [Stream.OnWindow], …) check and record
+// what arrives. A second END or ABORT sends nothing, and a frame the ring
+// refuses closes its direction.
+//
 // # Streams and frames
 //
 // A stream has two directions. The initial direction runs from the initiator

@@ -68,9 +68,15 @@ func (f *Flow) OnWindow(w *frame.Window) error {
 // OnData applies a DATA received by the receiver: it must continue the
 // sequence and stay within the window granted.
 func (f *Flow) OnData(d *frame.Data) error {
-	seq, reserved := d.Sequence(), int64(d.Reserved())
-	if seq < f.Seq || d.Acknowledge() > seq || reserved < 0 {
-		return fmt.Errorf("%w: data seq %d, expected at least %d", ErrSequence, seq, f.Seq)
+	return f.receive(d.Sequence(), d.Acknowledge(), d.Reserved())
+}
+
+// receive applies a frame received at seq that reserves reserved bytes:
+// a DATA, or a FLUSH, which may reserve too.
+func (f *Flow) receive(seq, ack int64, r int32) error {
+	reserved := int64(r)
+	if seq < f.Seq || ack > seq || reserved < 0 {
+		return fmt.Errorf("%w: seq %d, expected at least %d", ErrSequence, seq, f.Seq)
 	}
 	if seq+reserved > f.Ack+int64(f.Max) {
 		return fmt.Errorf("%w: seq %d + reserved %d > ack %d + max %d", ErrWindowOverrun, seq, reserved, f.Ack, f.Max)

@@ -105,6 +105,7 @@ type Worker struct {
 	forwards  int
 
 	writeBuf []byte
+	frames   streamFrames // the builders of every Stream served here
 	header   frame.Frame
 	forward  frame.Frame
 	signal   frame.SignalBuilder

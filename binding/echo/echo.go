@@ -2,6 +2,7 @@ package echo
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
@@ -25,25 +26,11 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	return &Handler{w: w, cfg: cfg}, nil
 }
 
-// Handler is echo attached to one worker. Its builders and readers are
-// reused for every frame of every stream it serves.
+// Handler is echo attached to one worker.
 type Handler struct {
-	w   *engine.Worker
-	cfg *engine.BindingConfig
-
-	begin   frame.Begin
-	data    frame.Data
-	end     frame.End
-	abort   frame.Abort
-	flush   frame.Flush
-	window  frame.Window
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	flushB  frame.FlushBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
+	w     *engine.Worker
+	cfg   *engine.BindingConfig
+	begin frame.Begin
 }
 
 // NewStream accepts every stream: echo has no routes.
@@ -51,213 +38,113 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	s := &stream{
-		h:         h,
-		originID:  h.begin.OriginID(),
-		routedID:  h.begin.RoutedID(),
-		initialID: h.begin.StreamID(),
-		replyID:   engine.ReplyID(h.begin.StreamID()),
-	}
+	s := new(stream)
+	s.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onMessage
 }
 
-// stream echoes one stream. The initial direction is received and the
-// reply direction sent; each DATA reserves on the reply exactly what it
-// reserved on the initial, so the credit echo grants upstream mirrors the
-// credit it was granted downstream.
+// stream echoes one stream. The initial direction is received (In) and
+// the reply direction sent (Out); each DATA reserves on the reply exactly
+// what it reserved on the initial, so the credit echo grants upstream
+// mirrors the credit it was granted downstream. Every frame echo sends
+// carries the trace id and authorization of the frame it answers.
 type stream struct {
-	h         *Handler
-	originID  int64
-	routedID  int64
-	initialID int64
-	replyID   int64
-	initial   engine.Flow // received
-	reply     engine.Flow // sent
-	state     uint8
+	engine.Stream
 }
 
-const (
-	initialClosed uint8 = 1 << iota
-	replyClosed
-)
-
 func (s *stream) onMessage(t frame.FrameType, buf []byte) {
-	h := s.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			s.initial.Seq, s.initial.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			s.doBegin(h.begin.TraceID(), h.begin.Authorization(), h.begin.Affinity(), h.begin.Extension())
+		if b, err := s.OnBegin(buf); err == nil {
+			s.mirror(b.TraceID(), b.Authorization())
+			ext := b.Extension()
+			if s.BeginWith(b.Affinity(), func(fb *frame.BeginBuilder) { fb.Extension(ext) }) != nil {
+				_ = s.Reset(nil)
+			}
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			s.onData(&h.data)
+		d, err := s.OnData(buf)
+		switch {
+		case err == nil:
+			s.onData(&d)
+		case !errors.Is(err, engine.ErrMalformedFrame):
+			// The sender broke flow control: refuse its direction and
+			// abort the echo of it.
+			s.mirror(d.TraceID(), d.Authorization())
+			_ = s.Reset(nil)
+			_ = s.Abort(nil)
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			s.doFlush(&h.flush)
+		f, err := s.OnFlush(buf)
+		switch {
+		case err == nil:
+			s.mirror(f.TraceID(), f.Authorization())
+			ext := f.Extension()
+			_ = s.FlushWith(f.Reserved(), func(fb *frame.FlushBuilder) { fb.Extension(ext) })
+		case !errors.Is(err, engine.ErrMalformedFrame):
+			_ = s.Reset(nil)
 		}
 	case frame.FrameEnd:
-		if h.end.TryWrap(buf, 0, len(buf)) {
-			s.state |= initialClosed
-			s.doEnd(h.end.TraceID(), h.end.Extension())
+		if e, err := s.OnEnd(buf); !errors.Is(err, engine.ErrMalformedFrame) {
+			s.mirror(e.TraceID(), e.Authorization())
+			_ = s.End(e.Extension())
 		}
 	case frame.FrameAbort:
-		if h.abort.TryWrap(buf, 0, len(buf)) {
-			s.state |= initialClosed
-			s.doAbort(h.abort.TraceID(), h.abort.Extension())
+		if a, err := s.OnAbort(buf); !errors.Is(err, engine.ErrMalformedFrame) {
+			s.mirror(a.TraceID(), a.Authorization())
+			_ = s.Abort(a.Extension())
 		}
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			s.onReplyWindow(&h.window)
+		if w, err := s.OnWindow(buf); err == nil {
+			s.onReplyWindow(&w)
+		} else if !errors.Is(err, engine.ErrMalformedFrame) {
+			_ = s.Reset(nil)
 		}
 	case frame.FrameReset:
-		s.state |= replyClosed
-		if s.state&initialClosed == 0 {
-			s.state |= initialClosed
-			s.doReset()
+		if r, err := s.OnReset(buf); err == nil {
+			s.mirror(r.TraceID(), r.Authorization())
 		}
+		_ = s.Reset(nil)
 	case frame.FrameChallenge:
 		// Echo makes no decisions a challenge could change.
 	}
 }
 
+// mirror has the frames echo sends next, each way, carry the trace id and
+// authorization of the frame they answer.
+func (s *stream) mirror(traceID, authorization int64) {
+	s.Out.Trace, s.Out.Auth = traceID, authorization
+	s.In.Trace, s.In.Auth = traceID, authorization
+}
+
 func (s *stream) onData(d *frame.Data) {
-	if err := s.initial.OnData(d); err != nil {
-		s.doReset()
-		s.doAbort(d.TraceID(), nil)
-		return
-	}
-	h := s.h
-	buf := h.w.WriteBuffer()
-	b := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(d.TraceID()).Authorization(d.Authorization()).
-		Flags(d.Flags()).BudgetID(s.reply.Budget).Reserved(d.Reserved())
-	if d.HasPayload() {
-		b.Payload(d.Payload())
-	} else {
-		b.PayloadNull()
-	}
-	n, err := b.Extension(d.Extension()).BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
+	s.mirror(d.TraceID(), d.Authorization())
+	payload, ext := d.Payload(), d.Extension()
+	err := s.DataWith(frame.Flags(d.Flags()), d.Reserved(), func(b *frame.DataBuilder) {
+		if payload == nil {
+			b.PayloadNull()
+		} else {
+			b.Payload(payload)
+		}
+		b.Extension(ext)
+	})
 	if err != nil {
-		s.doReset()
-		return
+		_ = s.Reset(nil)
 	}
-	s.reply.Seq += int64(d.Reserved())
 }
 
 func (s *stream) onReplyWindow(w *frame.Window) {
-	if err := s.reply.OnWindow(w); err != nil {
-		s.doReset()
-		return
-	}
-	if s.state&initialClosed != 0 {
+	if s.In.Closed() {
 		return
 	}
 	// Offer upstream what downstream offers, less what is still in flight.
-	inFlight := s.reply.Seq - s.reply.Ack
-	s.initial.Ack = s.initial.Seq - inFlight
-	s.initial.Max = s.reply.Max
-	s.initial.Pad = s.reply.Pad
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
-		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
-		TraceID(w.TraceID()).Authorization(w.Authorization()).
-		BudgetID(0).Padding(s.initial.Pad).Minimum(w.Minimum()).Capabilities(w.Capabilities()).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
-	}
-}
-
-func (s *stream) doBegin(traceID, authorization, affinity int64, ext []byte) {
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(traceID).Authorization(authorization).
-		Affinity(affinity).Extension(ext).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
-	if err != nil {
-		s.doReset()
-	}
-}
-
-func (s *stream) doFlush(f *frame.Flush) {
-	if err := s.initial.OnFrame(f.Sequence()); err != nil {
-		s.doReset()
-		return
-	}
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.flushB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(f.TraceID()).Authorization(f.Authorization()).
-		BudgetID(s.reply.Budget).Reserved(f.Reserved()).Extension(f.Extension()).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameFlush, buf[:n])
-	}
-	if err == nil {
-		s.reply.Seq += int64(f.Reserved())
-	}
-}
-
-func (s *stream) doEnd(traceID int64, ext []byte) { s.doClose(frame.FrameEnd, traceID, ext) }
-
-func (s *stream) doAbort(traceID int64, ext []byte) { s.doClose(frame.FrameAbort, traceID, ext) }
-
-// doClose ends the reply with END or ABORT, once.
-func (s *stream) doClose(t frame.FrameType, traceID int64, ext []byte) {
-	if s.state&replyClosed != 0 {
-		return
-	}
-	s.state |= replyClosed
-	h := s.h
-	buf := h.w.WriteBuffer()
-	var n int
-	var err error
-	if t == frame.FrameEnd {
-		n, err = h.endB.Wrap(buf, 0, len(buf)).
-			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-			TraceID(traceID).Extension(ext).
-			BuildLimit()
-	} else {
-		n, err = h.abortB.Wrap(buf, 0, len(buf)).
-			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-			TraceID(traceID).Extension(ext).
-			BuildLimit()
-	}
-	if err == nil {
-		_ = h.w.Send(t, buf[:n])
-	}
-}
-
-func (s *stream) doReset() {
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
-		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
-	}
-	s.state |= initialClosed
+	inFlight := s.Out.Seq - s.Out.Ack
+	s.In.Ack = s.In.Seq - inFlight
+	s.In.Max = s.Out.Max
+	s.In.Pad = s.Out.Pad
+	s.In.Min, s.In.Cap = w.Minimum(), w.Capabilities()
+	s.mirror(w.TraceID(), w.Authorization())
+	_ = s.Window()
 }
 
 var (
