@@ -59,8 +59,9 @@
 //
 // Sessions (2025-03-26, 2025-06-18, 2025-11-25):
 //
-//   - initialize creates a session. Its id (mcp-session-id) is 128 random
-//     bits in hex. The server opens the session's lifecycle stream, BEGIN
+//   - initialize creates a session. Its id (mcp-session-id) is 32 hex
+//     digits: 120 random bits and the owner worker's index. The server
+//     opens the session's lifecycle stream, BEGIN
 //     McpBeginEx.lifecycle{sessionId, capabilities = the client's bits
 //     (CLIENT_ROOTS, CLIENT_SAMPLING, CLIENT_ELICITATION and its FORM and
 //     URL modes), subscriptions = every list_changed bit
@@ -210,16 +211,13 @@
 //
 // # Workers and sessions
 //
-// An HTTP client's connections land on any worker, so sessions are kept in
-// a table shared by the workers of an engine: a mutex-protected map looked
-// up once per request. A session's application side belongs to one worker,
-// its owner, which took the initialize: the lifecycle stream, its
-// notifications and the inactivity timer. A DELETE on another worker hands
-// the session's end to the owner with Worker.Dispatch; a notification goes
-// to the worker that holds the GET stream the same way, and so does a
-// notifications/cancelled to the worker running the request it names. The
-// GET stream, the requests in flight and the replay buffer sit behind the
-// session's own mutex, held briefly and never while sending a frame.
+// An HTTP client's connections land on any worker. A session belongs to
+// the worker that took its initialize, its owner, whose id it carries:
+// the owner alone holds the session, its lifecycle stream, notifications,
+// timer, GET stream and requests. A request naming a session on another
+// worker is relayed to the owner over a stream of the server's own
+// (binding/mcp/server, relay.go), so no session state is shared between
+// workers and none of it is locked.
 //
 // Test-only: options.sessions.ids: sequential makes session ids
 // session-1, session-2, … so that engine-driven scripts know them. Such
