@@ -264,6 +264,8 @@ type fakeApp struct {
 	// lifecycle is the last lifecycle stream opened, whose reply carries
 	// notifications.
 	lifecycle *appStream
+	// window is the credit a stream is granted at a time; 0 means 32 KiB.
+	window int32
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -366,9 +368,13 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 }
 
 func (s *appStream) grant() {
+	window := s.a.window
+	if window == 0 {
+		window = 32768
+	}
 	n, _ := s.winB.Wrap(s.buf, 0, len(s.buf)).
 		OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
-		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(32768).TraceID(0).
+		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(window).TraceID(0).
 		BudgetID(0).Padding(0).BuildLimit()
 	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
 }
@@ -497,4 +503,19 @@ func TestStreamingBody(t *testing.T) {
 		})
 	}
 	h.app.record = nil
+}
+
+// TestStreamingBodySlowApplication: a streaming body ends while the
+// application's window still holds back part of the params, which stay
+// in the slot until the application takes them.
+func TestStreamingBodySlowApplication(t *testing.T) {
+	h := sessionHarness(t)
+	h.app.window = 1000
+	big := strings.Repeat("0123456789abcdef", 5<<10)
+	h.app.record = []byte{}
+	h.req.set(t, benchHeaders, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+big+`"}}}`)
+	h.request(t)
+	require.Equal(t, "200", string(h.req.status))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	assert.Equal(t, `{"name":"echo","arguments":{"message":"`+big+`"}}`, string(h.app.record))
 }
