@@ -130,12 +130,39 @@ func instance(id string, newFn func() engine.Binding) engine.Binding {
 type byKind struct{ info Info }
 
 func (t byKind) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	k, err := t.kind(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return k.Attach(w, cfg)
+}
+
+// Provision provisions the binding through its kind's factory, when that
+// is an engine.Provisioner.
+func (t byKind) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+	k, err := t.kind(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := k.(engine.Provisioner); ok {
+		return p.Provision(e, cfg)
+	}
+	return nil, nil
+}
+
+// kind returns the factory of cfg's kind.
+func (t byKind) kind(cfg *engine.BindingConfig) (engine.Binding, error) {
 	k, err := kinds.Lookup(t.info.Type + "." + cfg.Kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: kind %s is not compiled in: %w", t.info.Type, cfg.Name, cfg.Kind, err)
 	}
-	return instance(k.ID(), k.New).Attach(w, cfg)
+	return instance(k.ID(), k.New), nil
 }
+
+var (
+	_ engine.Binding     = byKind{}
+	_ engine.Provisioner = byKind{}
+)
 
 // Fragments returns the config schema fragments of every registered type.
 func Fragments() []config.Fragment {

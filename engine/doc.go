@@ -37,6 +37,26 @@
 // what arrives. A second END or ABORT sends nothing, and a frame the ring
 // refuses closes its direction.
 //
+// # Binding lifecycle
+//
+// A binding type's factory is process-wide: every engine of the process
+// (tests run several at once) shares it. A configured binding goes
+// through these steps on each engine:
+//
+//  1. The factory comes from the binding registry; making it has no side
+//     effects.
+//  2. Provision, when the factory is a [Provisioner]: once per engine,
+//     after the workers start and before any of them attaches the
+//     binding. What it returns is the engine's instance of the binding,
+//     the state its handlers on every worker share ([BindingConfig.State]).
+//  3. Attach, on every worker's thread, returns the worker's [Handler].
+//  4. NewStream, on the worker, for each initial BEGIN routed to it.
+//  5. Detach, on every worker, when the binding is detached or the engine
+//     stops: its open streams are aborted, then a [Detacher] handler
+//     releases what it holds.
+//  6. Cleanup, when the provisioned state is a [CleanerUpper]: once, after
+//     every worker has detached the binding.
+//
 // # Streams and frames
 //
 // A stream has two directions. The initial direction runs from the initiator

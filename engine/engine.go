@@ -138,6 +138,9 @@ type Engine struct {
 type attached struct {
 	binding Binding
 	cfg     *BindingConfig
+	// provisioned: Provision ran and its state awaits Cleanup; guarded
+	// by the engine's mutex once the workers run.
+	provisioned bool
 }
 
 // ErrStopped reports a call on an engine that has stopped.
@@ -311,8 +314,10 @@ func (e *Engine) resolveID(name string) (int64, bool) {
 // ResolveID returns the id of the binding named name.
 func (e *Engine) ResolveID(name string) (int64, bool) { return e.resolveID(name) }
 
-// Start creates the rings, starts the workers and attaches every binding
-// to every worker. On error nothing is left running.
+// Start creates the rings, starts the workers, provisions every binding
+// whose factory is a [Provisioner], then attaches every binding to every
+// worker. On error nothing is left running and what was provisioned is
+// cleaned up.
 func (e *Engine) Start() (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -363,11 +368,49 @@ func (e *Engine) Start() (err error) {
 		return err
 	}
 	for _, a := range e.attached {
+		if err := e.provision(a); err != nil {
+			return err
+		}
+	}
+	for _, a := range e.attached {
 		if err := e.onEachWorker(func(w *Worker) error { return w.attach(a.binding, a.cfg) }); err != nil {
 			return err
 		}
 		e.log.Info("binding attached", "namespace", a.cfg.Namespace, "binding", a.cfg.Name,
 			"type", a.cfg.Type, "kind", a.cfg.Kind, "workers", len(e.workers))
+	}
+	return nil
+}
+
+// provision runs a's Provisioner, if its factory is one, and keeps the
+// state for the workers' Attach.
+func (e *Engine) provision(a *attached) error {
+	p, ok := a.binding.(Provisioner)
+	if !ok {
+		return nil
+	}
+	state, err := p.Provision(e, a.cfg)
+	if err != nil {
+		// The shape of an Attach error: the binding, then its own words.
+		return fmt.Errorf("%s.%s: %w", a.cfg.Namespace, a.cfg.Name, err)
+	}
+	a.cfg.state, a.provisioned = state, true
+	return nil
+}
+
+// cleanup runs the Cleanup of a's provisioned state, once, after every
+// worker has detached a. The caller holds the engine's mutex.
+func (e *Engine) cleanup(a *attached) error {
+	if !a.provisioned {
+		return nil
+	}
+	a.provisioned = false
+	c, ok := a.cfg.state.(CleanerUpper)
+	if !ok {
+		return nil
+	}
+	if err := c.Cleanup(); err != nil {
+		return fmt.Errorf("%s.%s: cleanup: %w", a.cfg.Namespace, a.cfg.Name, err)
 	}
 	return nil
 }
@@ -420,14 +463,25 @@ func (e *Engine) Detach(name string) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownBinding, name)
 	}
-	return e.onEachWorker(func(w *Worker) error {
+	if err := e.onEachWorker(func(w *Worker) error {
 		w.detach(id)
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, a := range e.attached {
+		if a.cfg.ID == id {
+			return e.cleanup(a)
+		}
+	}
+	return nil
 }
 
 // Stop stops the workers: each detaches its bindings (aborting their open
-// streams), and the rings are unmapped. It waits until ctx is done for the
+// streams), the provisioned bindings are cleaned up, and the rings are
+// unmapped. It waits until ctx is done for the
 // workers to finish.
 func (e *Engine) Stop(ctx context.Context) error {
 	e.mu.Lock()
@@ -460,6 +514,11 @@ func (e *Engine) stopWorkers(ctx context.Context) error {
 		if w.running {
 			errs = append(errs, w.poller.close())
 		}
+	}
+	// Every worker has detached every binding: provisioned states go, in
+	// the reverse of the order they came.
+	for i := len(e.attached) - 1; i >= 0; i-- {
+		errs = append(errs, e.cleanup(e.attached[i]))
 	}
 	for _, r := range e.rings {
 		errs = append(errs, r.Close())

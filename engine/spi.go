@@ -18,6 +18,27 @@ type Binding interface {
 	Attach(w *Worker, cfg *BindingConfig) (Handler, error)
 }
 
+// Provisioner is implemented by a Binding whose configured bindings keep
+// state that the binding's handlers on every worker of one engine share
+// (compiled options, tables). A factory is process-wide and serves every
+// engine of the process, so that state cannot live in the factory. The
+// engine calls Provision once per configured binding, after the workers
+// have started and before any of them attaches the binding, and hands
+// its result to every worker's Attach as [BindingConfig.State]. An error
+// fails [Engine.Start], naming the binding.
+type Provisioner interface {
+	Provision(e *Engine, cfg *BindingConfig) (any, error)
+}
+
+// CleanerUpper is implemented by a provisioned state that holds resources.
+// The engine calls Cleanup once, after every worker has detached the
+// binding: on [Engine.Detach], or on [Engine.Stop] once the workers have
+// finished (not when Stop gives up waiting for them). Its error is
+// returned by the call that detached the binding.
+type CleanerUpper interface {
+	Cleanup() error
+}
+
 // Handler is a binding attached to one worker.
 type Handler interface {
 	// NewStream is offered each initial BEGIN routed to the binding. It
@@ -45,7 +66,13 @@ type BindingConfig struct {
 	TypeID    int32 // label id of Type, the extensions' typeId
 	ExitID    int64 // the id of the binding named by exit, 0 when none
 	Config    *config.Binding
+
+	state any // what the binding's Provisioner returned
 }
+
+// State returns what the binding's [Provisioner] returned for this engine,
+// nil when its factory is none.
+func (c *BindingConfig) State() any { return c.state }
 
 // Routes returns the configured routes.
 func (c *BindingConfig) Routes() []*config.Route { return c.Config.Routes }

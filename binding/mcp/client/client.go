@@ -23,9 +23,33 @@ func init() {
 // Binding is the mcp client kind's process-wide factory.
 type Binding struct{}
 
-// Attach compiles the configuration for one worker.
+// instance is a configured client on one engine, shared by its workers:
+// the compiled options, which they only read, and what the workers learn
+// of the upstream together (shared).
+type instance struct {
+	s  *settings
+	sh *shared
+}
+
+// Provision compiles the configuration once per engine.
+func (Binding) Provision(_ *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+	s, err := compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ExitID == 0 {
+		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
+	}
+	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}}}, nil
+}
+
+// Attach makes the client's handler for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	return attach(w, cfg)
+	in, ok := cfg.State().(*instance)
+	if !ok {
+		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	}
+	return attach(w, cfg, in), nil
 }
 
 // v20260728 is the stateless revision, which the client offers through
@@ -56,7 +80,7 @@ type options struct {
 	Sessions   any `yaml:"sessions"`
 }
 
-// settings is what attach compiles from the options.
+// settings is what Provision compiles from the options, once per engine.
 type settings struct {
 	scheme    string // http: https is refused until Sluice speaks TLS
 	authority string // host:port
@@ -133,8 +157,6 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 // the upstream sessions by downstream session id, what server/discover
 // told, and the JSON-RPC id counter.
 type shared struct {
-	refs int
-
 	mu       sync.Mutex
 	sessions map[string]*upstream
 	// discovery: 0 not asked, 1 the upstream serves 2026-07-28
@@ -144,41 +166,6 @@ type shared struct {
 	capsKnown bool
 
 	ids atomic.Int64
-}
-
-type sharedKey struct {
-	e  *engine.Engine
-	id int64
-}
-
-var (
-	sharedMu  sync.Mutex
-	sharedAll = map[sharedKey]*shared{}
-)
-
-func acquireShared(e *engine.Engine, id int64) *shared {
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	k := sharedKey{e, id}
-	sh := sharedAll[k]
-	if sh == nil {
-		sh = &shared{sessions: map[string]*upstream{}}
-		sharedAll[k] = sh
-	}
-	sh.refs++
-	return sh
-}
-
-func releaseShared(e *engine.Engine, id int64) {
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	k := sharedKey{e, id}
-	if sh := sharedAll[k]; sh != nil {
-		sh.refs--
-		if sh.refs == 0 {
-			delete(sharedAll, k)
-		}
-	}
 }
 
 // handler is the client kind on one worker. Its flyweights, builders,
@@ -233,33 +220,26 @@ type handler struct {
 	null *upstream
 }
 
-func attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	s, err := compile(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.ExitID == 0 {
-		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
-	}
+// attach makes the handler of the provisioned client in for worker w.
+func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *handler {
 	h := &handler{
-		w: w, cfg: cfg, s: s, exitID: cfg.ExitID,
-		sh:         acquireShared(w.Engine(), cfg.ID),
+		w: w, cfg: cfg, s: in.s, exitID: cfg.ExitID,
+		sh:         in.sh,
 		mcpTypeID:  w.Labels().Supply("mcp"),
 		httpTypeID: w.Labels().Supply("http"),
 		maxPayload: w.MaxFrame() - 512,
 		scratch:    make([]byte, 0, 1024),
 	}
 	h.sweepFn = h.sweep
-	return h, nil
+	return h
 }
 
-// Detach releases the worker's hold on the shared session table.
+// Detach stops the worker's sweep timer.
 func (h *handler) Detach() {
 	if h.sweepTimer != 0 {
 		h.w.Cancel(h.sweepTimer)
 		h.sweepTimer = 0
 	}
-	releaseShared(h.w.Engine(), h.cfg.ID)
 }
 
 // NewStream takes an MCP application stream: a lifecycle or a request.
@@ -279,6 +259,8 @@ func (h *handler) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsume
 }
 
 var (
-	_ engine.Handler  = (*handler)(nil)
-	_ engine.Detacher = (*handler)(nil)
+	_ engine.Binding     = Binding{}
+	_ engine.Provisioner = Binding{}
+	_ engine.Handler     = (*handler)(nil)
+	_ engine.Detacher    = (*handler)(nil)
 )

@@ -51,7 +51,8 @@ type route struct {
 	resources []string
 }
 
-// settings is what attach compiles from the binding's configuration.
+// settings is what Provision compiles from the binding's configuration,
+// once per engine; the workers only read it.
 type settings struct {
 	routes   []route
 	prefixed bool
@@ -61,7 +62,7 @@ type settings struct {
 }
 
 // compile checks the configuration and resolves the routes' exits.
-func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
+func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
 		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix: %w", cfg.Name, err)
@@ -101,13 +102,11 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: toolkit %q is already the toolkit of routes[%d]", ErrConfig, r.Pos, cfg.Name, i, rt.toolkit, j)
 		}
 		seen[rt.toolkit] = i
-		if w != nil {
-			id, ok := w.ResolveID(r.Exit)
-			if !ok {
-				return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: exit %q names no binding", ErrConfig, r.Pos, cfg.Name, i, r.Exit)
-			}
-			rt.exitID = id
+		id, ok := e.ResolveID(r.Exit)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: exit %q names no binding", ErrConfig, r.Pos, cfg.Name, i, r.Exit)
 		}
+		rt.exitID = id
 		for _, c := range []byte(rt.toolkit + "\x00") {
 			h ^= uint32(c)
 			h *= 16777619

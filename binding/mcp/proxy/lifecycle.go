@@ -502,49 +502,13 @@ func (g *lifecycleLeg) resetReply() {
 	_ = h.doReset(h.id, h.s.routes[g.route].exitID, g.replyID, l.traceID, l.authorization, &g.in, nil)
 }
 
-// sessionTable is shared by the workers of one engine for one proxy: the
-// routes whose lifecycle declared SERVER_LOGGING, by session id, for
-// logging/setLevel, which may arrive on another worker than the session's
-// lifecycle.
+// sessionTable is shared by the workers of one engine for one proxy (the
+// provisioned instance's): the routes whose lifecycle declared
+// SERVER_LOGGING, by session id, for logging/setLevel, which may arrive
+// on another worker than the session's lifecycle.
 type sessionTable struct {
 	mu       sync.Mutex
 	sessions map[string]uint64
-	refs     int
-	key      tableKey
-}
-
-type tableKey struct {
-	e  *engine.Engine
-	id int64
-}
-
-var (
-	tablesMu sync.Mutex
-	tables   = map[tableKey]*sessionTable{}
-)
-
-// sharedSessions returns the table of binding id on engine e, creating it
-// on the first worker's attach.
-func sharedSessions(e *engine.Engine, id int64) *sessionTable {
-	tablesMu.Lock()
-	defer tablesMu.Unlock()
-	k := tableKey{e, id}
-	t, ok := tables[k]
-	if !ok {
-		t = &sessionTable{sessions: map[string]uint64{}, key: k}
-		tables[k] = t
-	}
-	t.refs++
-	return t
-}
-
-func (t *sessionTable) release() {
-	tablesMu.Lock()
-	defer tablesMu.Unlock()
-	t.refs--
-	if t.refs == 0 {
-		delete(tables, t.key)
-	}
 }
 
 func (t *sessionTable) put(sid []byte, logging uint64) {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"fmt"
 	"github.com/sluicehq/sluice/binding"
 	"log/slog"
 	"unsafe"
@@ -18,9 +19,30 @@ func init() {
 // Binding is the mcp proxy kind's process-wide factory.
 type Binding struct{}
 
-// Attach compiles the configuration for one worker.
+// instance is a configured proxy on one engine, shared by its workers:
+// the compiled routes, which they only read, and the session table.
+type instance struct {
+	s        *settings
+	sessions *sessionTable
+}
+
+// Provision compiles the configuration once per engine and makes its
+// session table.
+func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+	s, err := compile(e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &instance{s: s, sessions: &sessionTable{sessions: map[string]uint64{}}}, nil
+}
+
+// Attach makes the proxy's handler for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	return attach(w, cfg)
+	in, ok := cfg.State().(*instance)
+	if !ok {
+		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	}
+	return attach(w, cfg, in), nil
 }
 
 // JSON-RPC error codes the proxy answers with.
@@ -44,26 +66,22 @@ const (
 	legWindow = 65536
 )
 
-// attach compiles cfg for worker w.
-func attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	s, err := compile(w, cfg)
-	if err != nil {
-		return nil, err
-	}
+// attach makes the handler of the provisioned proxy in for worker w.
+func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *Handler {
 	h := &Handler{
 		w:          w,
 		id:         cfg.ID,
 		name:       cfg.Name,
 		typeID:     w.Labels().Supply("mcp"),
 		pool:       w.BufferPool(),
-		s:          s,
+		s:          in.s,
 		log:        w.Logger().With("binding", cfg.Name),
-		sessions:   sharedSessions(w.Engine(), cfg.ID),
+		sessions:   in.sessions,
 		maxPayload: w.MaxFrame() - frame.DataPayloadOffset,
 		extBuf:     make([]byte, w.MaxFrame()),
 	}
 	h.ignoreFn = h.ignore
-	return h, nil
+	return h
 }
 
 // Handler is the proxy attached to one worker. Its flyweights, builders
@@ -192,9 +210,6 @@ func (h *Handler) refuse(b *frame.Begin, code int32, msg string) {
 	f.Seq, f.Ack = b.Sequence(), b.Acknowledge()
 	h.doReset(b.OriginID(), h.id, b.StreamID(), b.TraceID(), b.Authorization(), &f, h.errorResetEx(code, msg))
 }
-
-// Detach releases the worker's hold on the shared session table.
-func (h *Handler) Detach() { h.sessions.release() }
 
 // unsafeString views b as a string for the length of a call that does
 // not keep it (path.Match, map lookups).
@@ -434,6 +449,7 @@ func appendInt(dst []byte, v int64) []byte {
 }
 
 var (
-	_ engine.Handler  = (*Handler)(nil)
-	_ engine.Detacher = (*Handler)(nil)
+	_ engine.Binding     = Binding{}
+	_ engine.Provisioner = Binding{}
+	_ engine.Handler     = (*Handler)(nil)
 )

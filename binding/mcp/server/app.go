@@ -425,10 +425,8 @@ func (r *request) startSSE() {
 	r.mode = modeSSE
 	h := r.h
 	if s := r.sess; s != nil {
-		s.mu.Lock()
 		s.streams++
 		r.stream = s.streams
-		s.mu.Unlock()
 	}
 	r.beginReply(200, "text/event-stream", -1, nil)
 	if r.sess != nil && r.sess.version >= mcp.Version20251125 {

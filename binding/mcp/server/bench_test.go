@@ -40,31 +40,9 @@ type harness struct {
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(tb, err)
-	cfg, err := config.Load("bench.yaml", []byte(`name: test
-bindings:
-  net0:
-    type: mcp
-    kind: server
-    exit: app
-    options:
-      sessions:
-        ids: sequential
-`), schema, config.WithExternal("app", "driver"))
-	require.NoError(tb, err)
 	labels := engine.NewLabels()
 	app := &fakeApp{mcpType: labels.Supply("mcp")}
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
-	require.NoError(tb, err)
-	require.NoError(tb, e.Start())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	e := startEngine(tb, 1, "sessions:\n  ids: sequential", labels, app)
 	h := &harness{e: e, w: e.Worker(0), app: app, timer: time.NewTimer(time.Hour)}
 	h.driver, _ = e.ResolveID("driver")
 	h.net0, _ = e.ResolveID("net0")
@@ -75,6 +53,32 @@ bindings:
 	h.req.parse = true
 	h.req.startFn = h.req.start
 	return h
+}
+
+// startEngine starts an engine of workers workers with the mcp server
+// (net0, options its options block) between two external bindings:
+// driver, which refuses streams, and app.
+func startEngine(tb testing.TB, workers int, options string, labels *engine.Labels, app engine.Binding) *engine.Engine {
+	tb.Helper()
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	require.NoError(tb, err)
+	src := "name: test\nbindings:\n  net0:\n    type: mcp\n    kind: server\n    exit: app\n"
+	if options != "" {
+		src += "    options:\n      " + strings.ReplaceAll(options, "\n", "\n      ") + "\n"
+	}
+	cfg, err := config.Load("bench.yaml", []byte(src), schema, config.WithExternal("app", "driver"))
+	require.NoError(tb, err)
+	e, err := engine.New(cfg, engine.WithWorkers(workers), engine.WithRingCapacity(1<<22), engine.WithPin(false),
+		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
+		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
+	require.NoError(tb, err)
+	require.NoError(tb, e.Start())
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = e.Stop(ctx)
+	})
+	return e
 }
 
 // request sends one HTTP request and waits for its response to end.
@@ -257,6 +261,11 @@ type fakeApp struct {
 	free    []*appStream
 	record  []byte // when not nil, the params of requests are appended here
 	begins  [][]byte
+	// lifecycle is the last lifecycle stream opened, whose reply carries
+	// notifications.
+	lifecycle *appStream
+	// window is the credit a stream is granted at a time; 0 means 32 KiB.
+	window int32
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -324,6 +333,7 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			}
 			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindLifecycle {
 				s.lifecycle = true
+				a.lifecycle = s
 				l := s.ex.Lifecycle()
 				off, max, _ := b.ExtensionSlot()
 				limit, _ := s.exB.Wrap(s.buf, off, max).TypeID(a.mcpType).Lifecycle().
@@ -358,9 +368,13 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 }
 
 func (s *appStream) grant() {
+	window := s.a.window
+	if window == 0 {
+		window = 32768
+	}
 	n, _ := s.winB.Wrap(s.buf, 0, len(s.buf)).
 		OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
-		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(32768).TraceID(0).
+		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(window).TraceID(0).
 		BudgetID(0).Padding(0).BuildLimit()
 	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
 }
@@ -489,4 +503,19 @@ func TestStreamingBody(t *testing.T) {
 		})
 	}
 	h.app.record = nil
+}
+
+// TestStreamingBodySlowApplication: a streaming body ends while the
+// application's window still holds back part of the params, which stay
+// in the slot until the application takes them.
+func TestStreamingBodySlowApplication(t *testing.T) {
+	h := sessionHarness(t)
+	h.app.window = 1000
+	big := strings.Repeat("0123456789abcdef", 5<<10)
+	h.app.record = []byte{}
+	h.req.set(t, benchHeaders, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+big+`"}}}`)
+	h.request(t)
+	require.Equal(t, "200", string(h.req.status))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	assert.Equal(t, `{"name":"echo","arguments":{"message":"`+big+`"}}`, string(h.app.record))
 }

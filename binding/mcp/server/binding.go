@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
@@ -12,29 +11,26 @@ func init() {
 	binding.RegisterKind(binding.Kind{
 		Type: "mcp",
 		Kind: "server",
-		New:  func() engine.Binding { return &Binding{tables: map[tableKey]*sessionTable{}} },
+		New:  func() engine.Binding { return Binding{} },
 	})
 }
 
-// Binding is the mcp server kind: MCP Streamable HTTP behind an http
-// server binding.
-//
-// The factory is process-wide, shared by every engine of the process (tests
-// run several at once), so the session tables it keeps are per engine and
-// per configured binding: a session created on one worker is found from
-// every worker of the same engine, and never from another engine.
-type Binding struct {
-	mu     sync.Mutex
-	tables map[tableKey]*sessionTable
+// Binding is the mcp server kind's process-wide factory: MCP Streamable
+// HTTP behind an http server binding. Each engine provisions a configured
+// server once (instance); each worker then keeps its own sessions
+// (session.go).
+type Binding struct{}
+
+// instance is a configured server on one engine, shared by its workers:
+// the compiled options, which they only read, and the sequential session
+// ids when the options ask for them.
+type instance struct {
+	s   *settings
+	seq *sequentialIDs
 }
 
-type tableKey struct {
-	e  *engine.Engine
-	id int64
-}
-
-// Attach compiles the configuration for one worker.
-func (b *Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+// Provision compiles the configuration once per engine.
+func (Binding) Provision(_ *engine.Engine, cfg *engine.BindingConfig) (any, error) {
 	if cfg.ExitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a server needs an exit, the application behind it", cfg.Name)
 	}
@@ -42,30 +38,23 @@ func (b *Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Ha
 	if err != nil {
 		return nil, err
 	}
-	return newServer(w, cfg, s, b.table(w.Engine(), cfg.ID, s)), nil
-}
-
-// table returns the session table of binding id on engine e, creating it
-// on the first worker's Attach; each worker's Detach releases its hold.
-func (b *Binding) table(e *engine.Engine, id int64, s *settings) *sessionTable {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	k := tableKey{e, id}
-	t, ok := b.tables[k]
-	if !ok {
-		t = newSessionTable(s.sequentialIDs)
-		t.release = func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			t.refs--
-			if t.refs == 0 {
-				delete(b.tables, k)
-			}
-		}
-		b.tables[k] = t
+	in := &instance{s: s}
+	if s.sequentialIDs {
+		in.seq = new(sequentialIDs)
 	}
-	t.refs++
-	return t
+	return in, nil
 }
 
-var _ engine.Binding = (*Binding)(nil)
+// Attach makes the server's handler for one worker.
+func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
+	in, ok := cfg.State().(*instance)
+	if !ok {
+		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	}
+	return newServer(w, cfg, in.s, in.seq), nil
+}
+
+var (
+	_ engine.Binding     = Binding{}
+	_ engine.Provisioner = Binding{}
+)

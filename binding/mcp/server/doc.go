@@ -34,8 +34,9 @@
 //
 // # Sessions (2025-03-26, 2025-06-18, 2025-11-25)
 //
-//   - initialize creates a session. Its id (mcp-session-id) is 128 random
-//     bits in hex. The server opens the session's lifecycle stream, BEGIN
+//   - initialize creates a session. Its id (mcp-session-id) is 32 hex
+//     digits: 120 random bits and the owner worker's index. The server
+//     opens the session's lifecycle stream, BEGIN
 //     McpBeginEx.lifecycle{sessionId, capabilities = the client's bits,
 //     subscriptions = every list_changed bit, since the session's GET
 //     stream may want them}, and answers when the application's lifecycle
@@ -166,21 +167,40 @@
 // length; a larger one streams through, with its members spliced blindly
 // (2026-07-28).
 //
-// # Workers and sessions
-//
-// An HTTP client's connections land on any worker, so sessions are kept in
-// a table shared by the workers of an engine: a mutex-protected map looked
-// up once per request. A session's application side belongs to one worker,
-// its owner, which took the initialize: the lifecycle stream, its
-// notifications and the inactivity timer. A DELETE on another worker hands
-// the session's end to the owner with [engine.Worker.Dispatch]; a
-// notification goes to the worker that holds the GET stream the same way,
-// and so does a notifications/cancelled to the worker running the request
-// it names. The GET stream, the requests in flight and the replay buffer
-// sit behind the session's own mutex, held briefly and never while sending
-// a frame.
-//
 // Test-only: options.sessions.ids: sequential makes session ids
 // session-1, session-2, … so that engine-driven scripts know them. Such
 // ids are guessable: never use it in production.
+//
+// # Sessions and their workers
+//
+// A session (2025-era; lifecycle stream, GET stream, subscriptions,
+// DELETE) is owned by the worker that took its initialize, and lives in
+// that worker's session table only. Its id names the owner: the last byte
+// of a random id, or, for the test-only sequential ids, a per-engine table
+// of owners. A request stream lands on the worker of its TCP connection,
+// and a client may open several connections, so a request can name a
+// session another worker owns. That worker then relays it to the owner:
+// it opens a stream of its own to this binding on the owner
+// (Worker.SupplyInitialIDOn sets the stream id's target bits), starting
+// with the request's BEGIN, and passes every frame of either stream on
+// to the other with only its ids rewritten (relay.go). The owner serves
+// the request as if it had arrived there.
+//
+// Why a relay, and not a shared table or an engine hand-over: with every
+// request of a session on its owner, the session's state (GET stream,
+// requests in flight for notifications/cancelled, replay buffer, timer)
+// is touched by one thread, with no mutex, no atomics and no
+// Worker.Dispatch to reach the owner; the common case, a request that
+// arrives on its owner, pays one comparison per request and one per
+// frame. A relayed request pays a ring hop per frame each way, which is
+// what the shared table's cross-worker notifications and DELETE paid
+// already. Handing the stream itself to the owner in the engine would
+// save the reply's hop, but the worker that received the BEGIN would keep
+// registrations for a stream whose end it never sees; the relay's two
+// streams end through the engine's usual rules. A session id that names
+// no worker of the engine is answered 404 where it arrives, like one
+// that names no session.
+//
+// The configured options are compiled once per engine by the binding's
+// Provision and shared read-only by the workers.
 package server

@@ -274,17 +274,17 @@ func (lc *lifecycle) closed() {
 		return
 	}
 	if h.table.remove(s) {
-		s.closed.Store(true)
+		s.closed = true
 		h.endSession(s)
 	}
 }
 
-// armExpiry arms the session's inactivity timer on its owner.
+// armExpiry arms the session's inactivity timer.
 func (h *server) armExpiry(s *session) {
 	if s.timerFn == nil {
 		s.timerFn = func() { h.onExpiry(s) }
 	}
-	deadline := time.Unix(0, s.lastActive.Load()).Add(h.s.inactivity)
+	deadline := time.Unix(0, s.lastActive).Add(h.s.inactivity)
 	if now := h.w.Now(); deadline.Before(now) {
 		deadline = now.Add(h.s.inactivity)
 	}
@@ -295,26 +295,26 @@ func (h *server) armExpiry(s *session) {
 // stream or requests in flight is in use, and is not idle.
 func (h *server) onExpiry(s *session) {
 	s.timerID = 0
-	if s.closed.Load() {
+	if s.closed {
 		return
 	}
 	now := h.w.Now()
 	if s.busy() {
 		s.touch(now.UnixNano())
 	}
-	if now.Sub(time.Unix(0, s.lastActive.Load())) < h.s.inactivity {
+	if now.Sub(time.Unix(0, s.lastActive)) < h.s.inactivity {
 		h.armExpiry(s)
 		return
 	}
 	if h.table.remove(s) {
-		s.closed.Store(true)
+		s.closed = true
 		h.w.Logger().Debug("mcp session expired", "binding", h.cfg.Name)
 		h.endSession(s)
 	}
 }
 
-// endSession ends an unpublished session on its owner: its lifecycle
-// ENDs, its timer stops and its GET stream ends.
+// endSession ends an unpublished session: its lifecycle ENDs, its timer
+// stops and its GET stream ends.
 func (h *server) endSession(s *session) {
 	if s.timerID != 0 {
 		h.w.Cancel(s.timerID)
@@ -323,32 +323,13 @@ func (h *server) endSession(s *session) {
 	if s.lc != nil {
 		s.lc.end()
 	}
-	s.mu.Lock()
 	get := s.get
 	s.get, s.resume = streamRef{}, 0
-	s.mu.Unlock()
 	if get.r == nil {
 		return
 	}
-	if get.h == h {
-		get.r.endGet(get.gen)
-		get.release()
-		return
-	}
-	get.h.w.Dispatch(func() {
-		get.r.endGet(get.gen)
-		get.release()
-	})
-}
-
-// endSessionOnOwner runs endSession on the session's owner.
-func (h *server) endSessionOnOwner(s *session) {
-	owner := s.owner
-	if owner == h {
-		h.endSession(s)
-		return
-	}
-	owner.w.Dispatch(func() { owner.endSession(s) })
+	get.r.endGet(get.gen)
+	get.release()
 }
 
 // notify turns a lifecycle FLUSH into a notification on the session's
@@ -375,7 +356,6 @@ func (s *session) notify(h *server, ext []byte) {
 			return
 		}
 	}
-	s.mu.Lock()
 	s.getSeq++
 	b := append(h.scratch[:0], "event: message\nid: "...)
 	b = appendEventID(b, 0, s.getSeq)
@@ -394,39 +374,24 @@ func (s *session) notify(h *server, ext []byte) {
 	}
 	b = append(b, "\n\n"...)
 	s.replay.add(h.s.replay, 0, s.getSeq, b)
-	get := s.get
-	s.mu.Unlock()
-	h.deliver(get, b)
+	h.deliver(s.get, b)
 }
 
 // record keeps an event of a POST stream for replay, and sends it on to
 // a GET stream that resumed that stream: the client resumed because it
 // lost the POST's connection, whether or not the server has noticed yet.
 func (s *session) record(h *server, stream, seq uint32, b []byte) {
-	s.mu.Lock()
 	s.replay.add(h.s.replay, stream, seq, b)
-	var get streamRef
 	if s.resume == stream {
-		get = s.get
+		h.deliver(s.get, b)
 	}
-	s.mu.Unlock()
-	h.deliver(get, b)
 }
 
-// deliver sends an event to a GET stream, on the worker that holds it.
+// deliver sends an event to a GET stream.
 func (h *server) deliver(get streamRef, b []byte) {
-	if get.r == nil {
-		return
-	}
-	if get.h == h {
+	if get.r != nil {
 		get.r.deliverEvent(get.gen, b)
-		return
 	}
-	data := bytes.Clone(b)
-	get.h.w.Dispatch(func() {
-		get.r.deliverEvent(get.gen, data)
-		get.release()
-	})
 }
 
 func (r *request) deliverEvent(gen uint32, b []byte) {
@@ -460,9 +425,7 @@ func (r *request) openGet() {
 		stream, after, resuming = parseEventID(r.lastEvent[:r.lastEventLen])
 	}
 	b := h.scratch[:0]
-	s.mu.Lock()
 	if s.get.r != nil {
-		s.mu.Unlock()
 		r.transportError(409, codeTransport, "Conflict: Only one SSE stream is allowed per session")
 		return
 	}
@@ -478,7 +441,6 @@ func (r *request) openGet() {
 		}
 	}
 	priming := s.getSeq
-	s.mu.Unlock()
 	r.get = true
 	r.mode = modeSSE
 	r.beginReply(200, "text/event-stream", -1, nil)
@@ -534,12 +496,8 @@ func (r *request) unregisterGet() {
 		r.h.w.Cancel(r.kaID)
 		r.kaID = 0
 	}
-	if s := r.sess; s != nil {
-		s.mu.Lock()
-		if s.get.r == r && s.get.gen == r.gen {
-			s.get, s.resume = streamRef{}, 0
-		}
-		s.mu.Unlock()
+	if s := r.sess; s != nil && s.get.r == r && s.get.gen == r.gen {
+		s.get, s.resume = streamRef{}, 0
 	}
 }
 
@@ -555,14 +513,14 @@ func (r *request) deleteSession() {
 		return
 	}
 	if h.table.remove(s) {
-		s.closed.Store(true)
-		h.endSessionOnOwner(s)
+		s.closed = true
+		h.endSession(s)
 	}
 	r.respondEmpty(200)
 }
 
 // cancel handles notifications/cancelled (MCP.md §1.4): the request it
-// names, wherever it runs, is cancelled with no response.
+// names is cancelled with no response.
 func (r *request) cancel(params []byte) {
 	h := r.h
 	s := r.sess
@@ -571,26 +529,18 @@ func (r *request) cancel(params []byte) {
 		return
 	}
 	hash := fnv64(id)
+	// Cancelling a request takes it out of s.inflight: the matches are
+	// collected first.
 	refs := h.refs[:0]
-	s.mu.Lock()
 	for _, e := range s.inflight {
 		if e.hash == hash {
 			refs = append(refs, e.ref)
 		}
 	}
-	s.mu.Unlock()
 	h.refs = refs
 	for _, ref := range refs {
-		if ref.h == h {
-			ref.r.cancelled(ref.gen, id)
-			ref.release()
-			continue
-		}
-		data := bytes.Clone(id)
-		ref.h.w.Dispatch(func() {
-			ref.r.cancelled(ref.gen, data)
-			ref.release()
-		})
+		ref.r.cancelled(ref.gen, id)
+		ref.release()
 	}
 	clear(h.refs)
 }
@@ -654,7 +604,7 @@ func (r *request) initialize(params []byte) {
 		return
 	}
 	caps, _ := field(params, "capabilities")
-	s := &session{id: h.table.newID(), owner: h, version: ver, clientCaps: clientCapabilities(caps)}
+	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps)}
 	s.initReq, s.initGen = r, r.gen
 	r.sess = s
 	r.waiting = waitLifecycle

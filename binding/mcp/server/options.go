@@ -40,7 +40,8 @@ const (
 	defaultReplay     = 64
 )
 
-// settings is what Attach compiles from a server's options.
+// settings is what Provision compiles from a server's options, once per
+// engine; the workers only read it.
 type settings struct {
 	origins    [][]byte // allowed Origin values, without a trailing slash
 	hosts      [][]byte // allowed Host (:authority) values; none means any

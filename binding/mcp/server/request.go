@@ -42,9 +42,10 @@ const (
 )
 
 // request is one HTTP request and, for an MCP request, its application
-// stream. It lives on the worker its HTTP stream arrived on; the structs
-// are reused, and gen tells a reference from another worker whether it
-// still names the same request.
+// stream. It lives on the worker its HTTP stream arrived on, unless it
+// names a session another worker owns: then it is relayed there (rl). The
+// structs are reused, and gen tells a reference whether it still names
+// the same request.
 type request struct {
 	h     *server
 	gen   uint32
@@ -112,6 +113,8 @@ type request struct {
 	// list_changed bits it asked for, then those agreed.
 	lc   *lifecycle
 	subs uint16
+	// rl relays the request to the worker that owns its session.
+	rl *relay
 	// hdrSession adds mcp-session-id to the response head; hdrAllow adds
 	// allow.
 	hdrSession bool
@@ -173,7 +176,7 @@ func (r *request) reset() {
 	r.hasLastEvent, r.lastEventLen = false, 0
 	r.inSlot, r.inLen, r.streamBody, r.st = -1, 0, false, streamState{}
 	r.idLen, r.sess, r.inflight, r.stateless, r.waiting = 0, nil, false, false, waitNone
-	r.cacheable, r.lc, r.subs = false, nil, 0
+	r.cacheable, r.lc, r.subs, r.rl = false, nil, 0, nil
 	r.hdrSession, r.hdrAllow = false, ""
 	r.appOpen, r.appInitialID, r.appReplyID = false, 0, 0
 	r.appOut, r.appIn = engine.Flow{}, engine.Flow{}
@@ -238,8 +241,8 @@ func (r *request) freeRes() {
 	}
 }
 
-// ref names the request for another worker.
-func (r *request) ref() streamRef { return streamRef{h: r.h, r: r, gen: r.gen} }
+// ref names the request for a session or a discovery.
+func (r *request) ref() streamRef { return streamRef{r: r, gen: r.gen} }
 
 // releaseRef releases the request ref names, if it still does: what a
 // reference's holder calls after acting on it.
@@ -252,6 +255,10 @@ func (ref streamRef) release() {
 // onNetFrame handles the HTTP stream: the request's frames, and the
 // throttle of the response.
 func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
+	if r.rl != nil {
+		r.rl.fromNet(t, buf)
+		return
+	}
 	h := r.h
 	switch t {
 	case frame.FrameBegin:
@@ -259,6 +266,9 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 			r.traceID, r.authorization = h.begin.TraceID(), h.begin.Authorization()
 			r.in.Seq, r.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
 			r.onHeaders(h.begin.Extension())
+			if r.hasSID && h.workers > 1 && r.toOwner(buf) {
+				return
+			}
 			r.grantIn()
 		}
 	case frame.FrameData:

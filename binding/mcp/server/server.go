@@ -22,13 +22,15 @@ type server struct {
 	w          *engine.Worker
 	cfg        *engine.BindingConfig
 	s          *settings
-	table      *sessionTable
+	table      *sessionTable // the sessions this worker owns
+	workers    int
 	pool       *engine.BufferPool
 	exitID     int64
 	httpTypeID int32
 	mcpTypeID  int32
 
 	// Flyweights reused for every frame.
+	hdr     frame.Frame
 	begin   frame.Begin
 	data    frame.Data
 	end     frame.End
@@ -56,10 +58,11 @@ type server struct {
 	// top holds the members of the body post has just validated.
 	top topMembers
 	// msg and aux compose an error's message and data.
-	msg  []byte
-	aux  []byte
-	free []*request
-	refs []streamRef // scratch for notifications/cancelled
+	msg    []byte
+	aux    []byte
+	free   []*request
+	relays []*relay
+	refs   []streamRef // scratch for notifications/cancelled
 	// trackers scan streaming bodies.
 	trackers []*jsonrpc.Tracker
 	disc     discovery
@@ -71,10 +74,12 @@ type server struct {
 // serverName is the serverInfo name the server reports.
 const serverName = "sluice"
 
-func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, t *sessionTable) *server {
+func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, seq *sequentialIDs) *server {
 	slot := w.BufferPool().SlotCapacity()
 	h := &server{
-		w: w, cfg: cfg, s: s, table: t, pool: w.BufferPool(), exitID: cfg.ExitID,
+		w: w, cfg: cfg, s: s, pool: w.BufferPool(), exitID: cfg.ExitID,
+		table:      newSessionTable(w.Index(), seq),
+		workers:    w.Engine().Workers(),
 		httpTypeID: w.Labels().Supply("http"), mcpTypeID: w.Labels().Supply("mcp"),
 		scratch: make([]byte, 0, slot+4096),
 		name:    make([]byte, 0, maxName),
@@ -95,13 +100,6 @@ func buildVersion() string {
 		return "devel"
 	}
 	return info.Main.Version
-}
-
-// Detach releases the worker's hold on the session table.
-func (h *server) Detach() {
-	if h.table.release != nil {
-		h.table.release()
-	}
 }
 
 // NewStream accepts each HTTP request.

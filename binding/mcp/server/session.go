@@ -1,10 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -12,68 +12,117 @@ import (
 
 // Sessions (2025-03-26 … 2025-11-25).
 //
-// An HTTP client's requests may arrive on any worker: each connection lands
-// where the kernel put it, and a client opens several. So sessions live in
-// a sessionTable shared by the workers of one engine (a mutex-protected
-// map, looked up once per request, never per frame), while everything a
-// session does on the application side belongs to one worker, its owner:
-// the worker that took the initialize. The owner holds the lifecycle
-// stream, whose FLUSH notifications arrive there, and the inactivity
-// timer. Another worker that needs the owner (DELETE) hands the work over
-// with the owner's Worker.Dispatch; notifications travel the other way, to
-// the worker holding the session's GET stream, the same way.
-//
-// A session's immutable facts (ids, version, capabilities) are written
-// before it is published in the table and only read after. The few fields
-// that every worker touches are atomics (lastActive, closed) or sit behind
-// the session's own mutex (the GET stream, the in-flight requests that a
-// notifications/cancelled may name, the event replay buffer); those
-// critical sections are short and never send a frame.
+// A session belongs to one worker, its owner: the worker that took the
+// initialize. The owner holds the session in its own sessionTable, its
+// lifecycle stream (whose FLUSH notifications arrive there), its
+// inactivity timer, its GET stream and every request that names it: a
+// request that arrives on another worker is relayed to the owner
+// (relay.go), which the session id names (ownerOf). Nothing of a session
+// is shared between workers, so none of it needs a lock.
 type sessionTable struct {
-	mu         sync.RWMutex
-	m          map[string]*session
-	sequential bool
-	seq        atomic.Uint64
-	refs       int    // guarded by the Binding's mutex
-	release    func() // called by each worker's Detach
+	m      map[string]*session
+	worker int            // the owner, as its ids encode it
+	seq    *sequentialIDs // nil for random ids
 }
 
-func newSessionTable(sequential bool) *sessionTable {
-	return &sessionTable{m: map[string]*session{}, sequential: sequential}
+func newSessionTable(worker int, seq *sequentialIDs) *sessionTable {
+	return &sessionTable{m: map[string]*session{}, worker: worker, seq: seq}
 }
 
-// newID returns a fresh session id: 128 random bits in hex (MCP.md §1.3:
-// visible ASCII, and unguessable), or session-N with sequential ids.
+// newID returns a fresh session id that names its owner (ownerOf): 120
+// random bits and the owner's index, as 32 hex digits (MCP.md §1.3:
+// visible ASCII, and unguessable), or a sequential id.
 func (t *sessionTable) newID() string {
-	if t.sequential {
-		return "session-" + strconv.FormatUint(t.seq.Add(1), 10)
+	if t.seq != nil {
+		return t.seq.newID(t.worker)
 	}
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	_, _ = rand.Read(b[:15]) // crypto/rand.Read never fails (Go 1.24+)
+	b[15] = byte(t.worker)
 	return hex.EncodeToString(b[:])
+}
+
+// ownerOf returns the worker a session id names (newID), -1 for an id
+// that names none: no session has it.
+func (t *sessionTable) ownerOf(id []byte) int {
+	if owner, ok := hexOwner(id); ok {
+		return owner
+	}
+	if t.seq != nil {
+		return t.seq.owner(id)
+	}
+	return -1
+}
+
+// sequentialIDs hands out the test-only ids session-1, session-2, … in
+// the order the engine's workers create sessions, as engine-driven
+// scripts expect them, and remembers each one's owner, which the id does
+// not show. The engine's workers share it: a counter and write-once
+// owners, atomics that no session operation touches. Past the owners it
+// can remember, ids are session-N.W, W the owner.
+type sequentialIDs struct {
+	next   atomic.Uint64
+	owners [1 << 12]atomic.Int32 // at N, 1 + the owner of session-N
+}
+
+func (q *sequentialIDs) newID(worker int) string {
+	n := q.next.Add(1)
+	id := "session-" + strconv.FormatUint(n, 10)
+	if n < uint64(len(q.owners)) {
+		q.owners[n].Store(int32(worker) + 1)
+		return id
+	}
+	return id + "." + strconv.Itoa(worker)
+}
+
+// owner returns the worker that owns session id, -1 when there is none.
+func (q *sequentialIDs) owner(id []byte) int {
+	rest, ok := bytes.CutPrefix(id, []byte("session-"))
+	if !ok {
+		return -1
+	}
+	n, w, dotted := bytes.Cut(rest, []byte("."))
+	seq, ok := parseUint32(n)
+	switch {
+	case !ok:
+		return -1
+	case dotted:
+		owner, ok := parseUint32(w)
+		if !ok || owner > 0xff {
+			return -1
+		}
+		return int(owner)
+	case uint64(seq) >= uint64(len(q.owners)):
+		return -1
+	}
+	return int(q.owners[seq].Load()) - 1
+}
+
+// hexOwner reads the owner of a random id: its last byte.
+func hexOwner(id []byte) (int, bool) {
+	var b [16]byte
+	if len(id) != 2*len(b) {
+		return 0, false
+	}
+	if _, err := hex.Decode(b[:], id); err != nil {
+		return 0, false
+	}
+	return int(b[len(b)-1]), true
 }
 
 // lookup finds a live session by id.
 func (t *sessionTable) lookup(id []byte) *session {
-	t.mu.RLock()
 	s := t.m[string(id)]
-	t.mu.RUnlock()
-	if s == nil || s.closed.Load() {
+	if s == nil || s.closed {
 		return nil
 	}
 	return s
 }
 
-func (t *sessionTable) add(s *session) {
-	t.mu.Lock()
-	t.m[s.id] = s
-	t.mu.Unlock()
-}
+func (t *sessionTable) add(s *session) { t.m[s.id] = s }
 
 // remove unpublishes s; it reports whether s was still published.
 func (t *sessionTable) remove(s *session) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.m[s.id] != s {
 		return false
 	}
@@ -81,27 +130,23 @@ func (t *sessionTable) remove(s *session) bool {
 	return true
 }
 
-// session is one MCP session.
+// session is one MCP session, touched only by its owner's worker.
 type session struct {
-	// Immutable once published.
 	id         string
 	appID      []byte // the session id of request streams: the app's lifecycle reply's, or id
-	owner      *server
 	version    mcp.Version
 	clientCaps uint16
 	serverCaps uint16
 
-	lastActive atomic.Int64 // engine clock, unix nanoseconds
-	closed     atomic.Bool
+	lastActive int64 // engine clock, unix nanoseconds
+	closed     bool
 
-	// Owned by the owner worker.
 	lc      *lifecycle
 	timerID int64
 	timerFn func()
 	initReq *request // the initialize waiting for the app's lifecycle reply
 	initGen uint32
 
-	mu       sync.Mutex
 	get      streamRef // the GET stream, if one is open
 	resume   uint32    // the POST stream the GET resumed, whose later events it carries
 	inflight []inflight
@@ -110,10 +155,9 @@ type session struct {
 	replay   replayRing
 }
 
-// streamRef names a request on the worker that holds it. A request
-// struct is reused, so gen tells whether it is still the same one.
+// streamRef names a request. A request struct is reused, so gen tells
+// whether it is still the same one.
 type streamRef struct {
-	h   *server
 	r   *request
 	gen uint32
 }
@@ -125,18 +169,15 @@ type inflight struct {
 	ref  streamRef
 }
 
-func (s *session) touch(now int64) { s.lastActive.Store(now) }
+func (s *session) touch(now int64) { s.lastActive = now }
 
 // addInflight records a request for cancellation.
 func (s *session) addInflight(hash uint64, ref streamRef) {
-	s.mu.Lock()
 	s.inflight = append(s.inflight, inflight{hash, ref})
-	s.mu.Unlock()
 }
 
 // removeInflight forgets a request.
 func (s *session) removeInflight(r *request, gen uint32) {
-	s.mu.Lock()
 	for i := range s.inflight {
 		if e := &s.inflight[i]; e.ref.r == r && e.ref.gen == gen {
 			last := len(s.inflight) - 1
@@ -146,14 +187,11 @@ func (s *session) removeInflight(r *request, gen uint32) {
 			break
 		}
 	}
-	s.mu.Unlock()
 }
 
 // busy reports whether the session has a GET stream or requests in
 // flight: a session in use does not expire.
 func (s *session) busy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.get.r != nil || len(s.inflight) > 0
 }
 

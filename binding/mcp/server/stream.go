@@ -231,12 +231,14 @@ func (r *request) paramsDone() bool {
 }
 
 // compactIn drops the slot's bytes that are no longer needed: those sent
-// to the application, or all of them once the message is complete and its
-// id known.
+// to the application, or all of them once the message is complete, its id
+// known and its params sent.
 func (r *request) compactIn() {
 	b := r.h.pool.Buffer(r.inSlot)
 	keep := r.st.sent
-	if r.st.msgDone && !r.st.idPending && !r.st.rpcPending {
+	if r.st.msgDone && !r.st.idPending && !r.st.rpcPending && r.paramsDone() {
+		// Nothing after the params is wanted; params the application's
+		// window has not taken yet are kept until it does.
 		keep = r.st.slotBase + int64(r.inLen)
 	}
 	drop := int(keep - r.st.slotBase)
