@@ -16,9 +16,14 @@ build:
 # the code does. The shipped binary, built with the profile, is still built
 # and run, by cmd/sluice's TestSIGTERM.
 #
-# The third run takes the packages whose code differs without the race
-# detector (internal/atomicx's plain release stores on amd64, and the ring
-# and engine built on them) whole, as they ship.
+# internal/atomicx's stores differ with the race detector: the first run,
+# under -race, builds its portable stores (sync/atomic; the race tag selects
+# them, as -tags sluice_portable does without -race, and atomicx's
+# TestPortable checks it), so the detector checks the ring, the engine and
+# the metrics with those. The third run takes the packages the plain
+# release stores of amd64 are in, and the engine built on them, whole and
+# without the detector, as they ship. The atomicx package doc says why the
+# plain stores are correct.
 test: peers
 	go test -pgo=off -race -count=1 ./...
 	go test -pgo=off -count=1 -p 1 -run 'Alloc' ./...

@@ -18,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/engine/telemetry"
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,12 +27,12 @@ import (
 // descriptor behind.
 func TestMain(m *testing.M) {
 	// The Go runtime opens its own epoll instance and eventfd the first
-	// time it needs its network poller; let it, before taking the baseline.
+	// time it needs its network poller, which os.Pipe does before it
+	// returns: let it, before taking the baseline.
 	if r, w, err := os.Pipe(); err == nil {
 		r.Close()
 		w.Close()
 	}
-	time.Sleep(time.Millisecond)
 	goroutines := runtime.NumGoroutine()
 	fds := openFDs()
 	code := m.Run()
@@ -259,12 +260,18 @@ func (c *client) expect(t *testing.T, typ frame.FrameType) received {
 	}
 }
 
-func (c *client) expectNone(t *testing.T, wait time.Duration) {
+// expectNone checks that no frame has come for the client once every
+// worker has read what was sent to it, twice over: the client's frames
+// and the answers to them, which is as far as the tests' exchanges go.
+// It waits for the workers' passes, not for a while.
+func (c *client) expectNone(t *testing.T) {
 	t.Helper()
+	enginetest.Settle(t, c.e)
+	enginetest.Settle(t, c.e)
 	select {
 	case r := <-c.frames:
 		t.Fatalf("unexpected frame %+v", r)
-	case <-time.After(wait):
+	default:
 	}
 }
 
@@ -317,7 +324,7 @@ func TestZeroWindowBlocksThenResumes(t *testing.T) {
 	zero := c.expect(t, frame.FrameWindow)
 	assert.Equal(t, int32(0), zero.max)
 	assert.False(t, c.data(t, "blocked"), "a zero window must block the writer")
-	c.expectNone(t, 50*time.Millisecond)
+	c.expectNone(t)
 
 	c.window(t, 4)
 	c.expect(t, frame.FrameWindow)
@@ -340,28 +347,68 @@ func TestResetOnUnroutableBegin(t *testing.T) {
 	assert.Equal(t, c.initialID, reset.streamID)
 }
 
+// TestSignalAtAndCancel runs on a manual clock: a signal comes when the
+// clock reaches its deadline and not a tick before, a cancelled one never,
+// and SignalNow at once.
 func TestSignalAtAndCancel(t *testing.T) {
-	e := start(t, 1)
+	clock := enginetest.NewClock()
+	e := start(t, 1, engine.WithClock(clock.Now))
 	c := newClient(e, 0, "app0")
 	c.begin(t, 0, "")
 	c.expect(t, frame.FrameBegin)
 
 	var kept, cancelled int64
-	start := time.Now()
 	c.on(t, func(w *engine.Worker) {
-		kept = w.SignalAt(time.Now().Add(30*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 7, 0)
-		cancelled = w.SignalAt(time.Now().Add(10*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 8, 0)
+		now := w.Now()
+		kept = w.SignalAt(now.Add(30*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 7, 0)
+		cancelled = w.SignalAt(now.Add(10*time.Millisecond), c.originID, c.routedID, c.initialID, 0, 8, 0)
 		assert.True(t, w.Cancel(cancelled))
 		assert.False(t, w.Cancel(cancelled))
 	})
-	sig := c.expect(t, frame.FrameSignal)
-	assert.Equal(t, int32(7), sig.signalID)
-	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond)
-	c.expectNone(t, 50*time.Millisecond)
+	clock.Tick(t, e, 29*time.Millisecond)
+	c.expectNone(t)
+	clock.Tick(t, e, time.Millisecond)
+	assert.Equal(t, int32(7), c.expect(t, frame.FrameSignal).signalID)
+	clock.Tick(t, e, time.Hour)
+	c.expectNone(t)
 	c.on(t, func(w *engine.Worker) { assert.False(t, w.Cancel(kept), "a fired signal cannot be cancelled") })
 
 	c.on(t, func(w *engine.Worker) { w.SignalNow(c.originID, c.routedID, c.initialID, 0, 9, 0) })
 	assert.Equal(t, int32(9), c.expect(t, frame.FrameSignal).signalID)
+}
+
+// TestFireTimers: on a manual clock the worker's timers wait for the
+// clock to move; FireTimers, through Execute, has fired every timer the
+// move made due, on two workers, and none that is not due yet.
+func TestFireTimers(t *testing.T) {
+	clock := enginetest.NewClock()
+	e := start(t, 2, engine.WithClock(clock.Now))
+	var fired [2][]string // per worker, appended on its thread
+	for i := range 2 {
+		require.NoError(t, e.Execute(i, func(w *engine.Worker) {
+			now := w.Now()
+			w.TimerAt(now.Add(time.Second), func() { fired[i] = append(fired[i], "1s") })
+			w.TimerAt(now.Add(time.Second+time.Millisecond), func() { fired[i] = append(fired[i], "1.001s") })
+			w.TimerAt(now.Add(time.Hour), func() { fired[i] = append(fired[i], "1h") })
+		}))
+	}
+	read := func(i int) (got []string) {
+		require.NoError(t, e.Execute(i, func(*engine.Worker) { got = append(got, fired[i]...) }))
+		return got
+	}
+	clock.Tick(t, e, time.Second-time.Millisecond)
+	for i := range 2 {
+		assert.Empty(t, read(i), "worker %d: nothing due", i)
+	}
+	clock.Tick(t, e, time.Millisecond)
+	for i := range 2 {
+		assert.Equal(t, []string{"1s"}, read(i), "worker %d: the timer due at the new time", i)
+	}
+	clock.Tick(t, e, 2*time.Hour) // many turns of the wheel in one move
+	for i := range 2 {
+		assert.Equal(t, []string{"1s", "1.001s", "1h"}, read(i), "worker %d", i)
+	}
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) { assert.Zero(t, w.FireTimers(), "nothing left") }))
 }
 
 // recorder is a binding that accepts every stream and reports each frame

@@ -2,12 +2,17 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"golang.org/x/sys/unix"
 )
 
 // NewIdleWorker returns the worker of a one-worker engine whose loop never
@@ -58,4 +63,20 @@ func FillRing(tb testing.TB, w *Worker) {
 		for w.enqueue(w, frame.FrameData, junk[:n]) {
 		}
 	}
+}
+
+// InEpollWait reports whether a thread of the process is blocked in
+// epoll_pwait on w's epoll instance, as /proc/self/task/*/syscall shows
+// it: the worker has parked in the kernel, past Parked being set and the
+// last look at its ring. For tests that need the wait itself, such as one
+// that a stop of the world has to interrupt.
+func InEpollWait(w *Worker) bool {
+	want := fmt.Sprintf("%d %#x ", unix.SYS_EPOLL_PWAIT, w.poller.epfd)
+	tasks, _ := filepath.Glob("/proc/self/task/*/syscall")
+	for _, path := range tasks {
+		if b, err := os.ReadFile(path); err == nil && strings.HasPrefix(string(b), want) {
+			return true
+		}
+	}
+	return false
 }

@@ -42,9 +42,10 @@ func gcWhileParked(t *testing.T) {
 	require.NoError(t, e.Start())
 	defer func() { _ = e.Stop(context.Background()) }()
 	for range 3 {
-		require.Eventually(t, e.Worker(0).Parked, 5*time.Second, time.Millisecond)
-		// Let the worker settle into its blocking wait, past the spin.
-		time.Sleep(20 * time.Millisecond)
+		// The worker blocked in its wait, not only about to be: the
+		// collection has to stop it there.
+		w := e.Worker(0)
+		require.Eventually(t, func() bool { return InEpollWait(w) }, 5*time.Second, time.Millisecond)
 		runtime.GC()
 	}
 	t.Log("collections done")

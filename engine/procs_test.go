@@ -17,7 +17,12 @@ import (
 func TestParkedWorkersLeaveAPAndLetGCRun(t *testing.T) {
 	e := start(t, 2*runtime.NumCPU())
 	require.Greater(t, runtime.GOMAXPROCS(0), 2*runtime.NumCPU(), "GOMAXPROCS must exceed the running workers")
-	time.Sleep(20 * time.Millisecond) // let every worker park (no timers armed: epoll_wait without timeout)
+	// Every worker parked in epoll_wait, without a timeout (no timer is
+	// armed), holding its P.
+	for i := range e.Workers() {
+		w := e.Worker(i)
+		require.Eventually(t, func() bool { return engine.InEpollWait(w) }, 5*time.Second, time.Millisecond, "worker %d", i)
+	}
 
 	// Ordinary goroutines still run: they have a P of their own.
 	done := make(chan struct{})
@@ -53,10 +58,18 @@ func TestParkedWorkersLeaveAPAndLetGCRun(t *testing.T) {
 }
 
 // A worker with an idle spin keeps polling for that long after its last
-// work, then parks as any other.
+// work, then parks as any other. The spin is measured on the real clock
+// (it is about the CPU, not the engine's time): the test does not race
+// it, it checks that the worker is seen parked, and only once the spin
+// has passed since its last work, a bound a slow machine cannot break.
 func TestIdleSpinThenPark(t *testing.T) {
-	e := start(t, 1, engine.WithIdleSpin(300*time.Millisecond))
-	time.Sleep(30 * time.Millisecond)
-	assert.False(t, e.Worker(0).Parked(), "parked within the spin")
-	require.Eventually(t, e.Worker(0).Parked, 5*time.Second, 10*time.Millisecond, "never parked after the spin")
+	const spin = 100 * time.Millisecond
+	e := start(t, 1, engine.WithIdleSpin(spin))
+	w := e.Worker(0)
+	// Parks after its first spin, then work: the spin to measure.
+	require.Eventually(t, w.Parked, 5*time.Second, time.Millisecond, "never parked after the spin")
+	before := time.Now()
+	require.NoError(t, e.Execute(0, func(*engine.Worker) {}))
+	require.Eventually(t, w.Parked, 5*time.Second, time.Millisecond, "never parked after the spin")
+	assert.GreaterOrEqual(t, time.Since(before), spin, "parked within the spin")
 }

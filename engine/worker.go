@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -364,6 +365,15 @@ func (w *Worker) TimerAt(deadline time.Time, fn func()) int64 {
 
 // Cancel disarms a signal or timer, reporting whether it was still armed.
 func (w *Worker) Cancel(cancelID int64) bool { return w.timers.cancel(cancelID) }
+
+// FireTimers fires the signals and timers due by the engine's clock now,
+// as the worker's loop does on each pass, and returns how many fired. It
+// is for tests that move a manual clock ([WithClock]): time stands still
+// for the loop between the test's moves, so the test fires what the move
+// made due through [Engine.Execute], and when Execute returns every timer
+// armed before the move and due at the new time has fired. A timer that
+// one of them arms for a time already past fires on a later pass.
+func (w *Worker) FireTimers() int { return w.timers.expire(w.engine.clock(), math.MaxInt) }
 
 // RegisterFD adds a socket to the worker's poller; fn runs on the worker's
 // thread with the ready epoll events.

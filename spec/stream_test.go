@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -137,8 +138,12 @@ read "lo"
 		"server WINDOW", "client DATA", "server WINDOW", "client DATA"}, r.sent)
 }
 
+// TestZeroWindowTimesOut runs in a synctest bubble: the scripts play in
+// memory, so the bubble's clock jumps to the deadline once both wait.
 func TestZeroWindowTimesOut(t *testing.T) {
-	err := playSrc(t, newMemNetwork(), 300*time.Millisecond, `connect "zilla://streams/app0"
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		err := playSrc(t, newMemNetwork(), 300*time.Millisecond, `connect "zilla://streams/app0"
 connected
 write "hello"
 `, `accept "zilla://streams/app0"
@@ -147,8 +152,10 @@ accepted
 connected
 read "hello"
 `)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "client.rpt:3: timed out waiting for WINDOW to send 5 bytes")
+		require.Error(t, err)
+		assert.Equal(t, 300*time.Millisecond, time.Since(start))
+		assert.Contains(t, err.Error(), "client.rpt:3: timed out waiting for WINDOW to send 5 bytes")
+	})
 }
 
 func TestReadFlagsMismatch(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // event is a frame an application peer received, copied out of the ring.
@@ -57,7 +58,7 @@ func (h *appHandler) NewStream(_ frame.FrameType, buf []byte) engine.MessageCons
 		return nil
 	}
 	p := &peer{
-		a: h.a, worker: h.w.Index(), server: true, events: make(chan event, 4096),
+		a: h.a, worker: h.w.Index(), server: true, events: make(chan event, 4096), credit: make(chan struct{}, 1),
 		originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
 		inID: h.begin.StreamID(), outID: engine.ReplyID(h.begin.StreamID()),
 	}
@@ -86,6 +87,7 @@ type peer struct {
 	worker   int
 	server   bool
 	events   chan event
+	credit   chan struct{} // a WINDOW came: out may have credit again
 	originID int64
 	routedID int64
 	outID    int64
@@ -123,6 +125,10 @@ func (p *peer) onMessage(t frame.FrameType, buf []byte) {
 		var w frame.Window
 		if w.TryWrap(buf, 0, len(buf)) {
 			_ = p.out.OnWindow(&w)
+		}
+		select {
+		case p.credit <- struct{}{}:
+		default: // one waiting is enough: the writer looks at out again
 		}
 	}
 	p.events <- ev
@@ -175,13 +181,17 @@ func (p *peer) until(t testing.TB, typ frame.FrameType) event {
 	}
 }
 
-// expectNone checks that no frame arrives for a while.
-func (p *peer) expectNone(t testing.TB, wait time.Duration) {
+// expectNone checks that no frame has come once the workers have read
+// what was sent to them, twice over (the peer's frames, and the answers
+// to them): it waits for the workers' passes, not for a while.
+func (p *peer) expectNone(t testing.TB) {
 	t.Helper()
+	enginetest.Settle(t, p.a.e)
+	enginetest.Settle(t, p.a.e)
 	select {
 	case ev := <-p.events:
 		t.Fatalf("unexpected %s on stream %#x", ev.t, ev.streamID)
-	case <-time.After(wait):
+	default:
 	}
 }
 
@@ -259,11 +269,11 @@ func (p *peer) write(t testing.TB, payload []byte) bool {
 	return err == nil && sent
 }
 
-// writeAll sends payload in pieces as the window allows. It may run on
-// a goroutine of its own: it reports a stall, a second without credit, as
-// an error rather than failing t.
+// writeAll sends payload in pieces as the window allows, waiting for a
+// WINDOW whenever the credit runs out. It may run on a goroutine of its
+// own: it reports a stall, 10 s without a WINDOW, as an error rather than
+// failing t.
 func (p *peer) writeAll(t testing.TB, payload []byte) error {
-	deadline := time.Now().Add(time.Second)
 	for len(payload) > 0 {
 		var n int
 		if err := p.a.e.Execute(p.worker, func(*engine.Worker) {
@@ -273,13 +283,13 @@ func (p *peer) writeAll(t testing.TB, payload []byte) error {
 		}
 		if n > 0 && p.write(t, payload[:n]) {
 			payload = payload[n:]
-			deadline = time.Now().Add(time.Second)
 			continue
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-p.credit:
+		case <-time.After(10 * time.Second):
 			return fmt.Errorf("no window to write %d more bytes", len(payload))
 		}
-		time.Sleep(100 * time.Microsecond)
 	}
 	return nil
 }
@@ -328,7 +338,8 @@ func (a *app) open(t testing.TB, worker int, routed string, ext []byte) *peer {
 	require.True(t, ok)
 	routedID, ok := a.e.ResolveID(routed)
 	require.True(t, ok)
-	p := &peer{a: a, worker: worker, events: make(chan event, 4096), originID: originID, routedID: routedID}
+	p := &peer{a: a, worker: worker, events: make(chan event, 4096), credit: make(chan struct{}, 1),
+		originID: originID, routedID: routedID}
 	p.on(t, func(w *engine.Worker) {
 		p.outID = w.SupplyInitialID(routedID)
 		p.inID = engine.ReplyID(p.outID)

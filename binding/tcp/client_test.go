@@ -166,7 +166,7 @@ func TestClientRefused(t *testing.T) {
 			e, a := startClient(t, "127.0.0.1", freePort(t), tc.extra)
 			p := a.open(t, 0, "tcp0", tc.ext(e))
 			p.expect(t, frame.FrameReset)
-			p.expectNone(t, 50*time.Millisecond)
+			p.expectNone(t)
 			p.close(t, frame.FrameReset)
 			requireNoStreams(t, e)
 		})

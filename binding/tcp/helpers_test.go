@@ -22,6 +22,7 @@ import (
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -122,6 +123,21 @@ func openStreams(t testing.TB, e *engine.Engine) int {
 		}))
 	}
 	return open
+}
+
+// opened returns how many streams the binding named name has begun
+// (stream.opens.sent, counted once the BEGIN is in its target's ring or
+// its worker's backlog), after a pass of every worker.
+func opened(t testing.TB, e *engine.Engine, name string) int64 {
+	t.Helper()
+	enginetest.Settle(t, e)
+	n := int64(0)
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == name && s.Name == telemetry.StreamOpensSent {
+			n += s.Value
+		}
+	}
+	return n
 }
 
 // requireNoStreams waits until no worker has a stream registered.

@@ -231,7 +231,7 @@ func TestServerWindow(t *testing.T) {
 	for _, f := range frames {
 		assert.LessOrEqual(t, len(f.payload), window)
 	}
-	p.expectNone(t, 200*time.Millisecond)
+	p.expectNone(t)
 	select {
 	case n := <-written:
 		t.Fatalf("the client wrote all %d bytes through a %d byte window", n, window)
@@ -411,10 +411,12 @@ bindings:
 				want, other = a1, a0
 			}
 			want.accept(t)
+			// The one connection's stream has gone to one exit: the other
+			// would have had it by now, not later.
 			select {
 			case <-other.peers:
 				t.Fatal("the other exit got the stream")
-			case <-time.After(50 * time.Millisecond):
+			default:
 			}
 		})
 	}
@@ -481,10 +483,14 @@ func TestServerRingFull(t *testing.T) {
 	_, err := c.Write([]byte("hello"))
 	require.NoError(t, err)
 	require.NoError(t, c.CloseWrite())
+	// The connection's BEGIN has been sent, into the worker's backlog (it
+	// is counted there), and waits.
+	require.Eventually(t, func() bool { return opened(t, e, "net0") == 1 }, 5*time.Second, time.Millisecond,
+		"the accepted connection's stream was not begun")
 	select {
 	case <-a.peers:
 		t.Fatal("a stream opened through a full ring")
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 	release()
 	p := a.accept(t)

@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // The test type is registered by the spec runner, not by init.
@@ -54,12 +55,11 @@ type rec struct {
 	hasPayload                   bool
 	payload                      string
 	ext                          string
-	at                           time.Time
 	raw                          []byte
 }
 
 func decode(t frame.FrameType, buf []byte) rec {
-	r := rec{typ: t, at: time.Now(), raw: append([]byte(nil), buf...)}
+	r := rec{typ: t, raw: append([]byte(nil), buf...)}
 	var h frame.Frame
 	if !h.TryWrap(buf, 0, len(buf)) {
 		return r
@@ -221,12 +221,18 @@ func (p *peer) expect(t *testing.T, typ frame.FrameType) rec {
 	}
 }
 
-func (p *peer) expectNone(t *testing.T, wait time.Duration) {
+// expectNone checks that no frame has come for the peer once every
+// worker has read what was sent to it, twice over (the frames sent, and
+// the proxy's forwarding of them): it waits for the workers' passes, not
+// for a while.
+func (p *peer) expectNone(t *testing.T) {
 	t.Helper()
+	enginetest.Settle(t, p.e)
+	enginetest.Settle(t, p.e)
 	select {
 	case r := <-p.frames:
 		require.FailNow(t, "unexpected frame", "%s %+v", r.typ, r)
-	case <-time.After(wait):
+	default:
 	}
 }
 
@@ -288,12 +294,16 @@ func (x *exit) accept(t *testing.T, wait time.Duration) *peer {
 	}
 }
 
-func (x *exit) expectNoAccept(t *testing.T, wait time.Duration) {
+// expectNoAccept checks that the exit has been offered no stream once
+// every worker has read what was sent to it, twice over.
+func (x *exit) expectNoAccept(t *testing.T) {
 	t.Helper()
+	enginetest.Settle(t, x.e)
+	enginetest.Settle(t, x.e)
 	select {
 	case <-x.accepted:
 		require.FailNow(t, "the exit accepted a stream")
-	case <-time.After(wait):
+	default:
 	}
 }
 
@@ -310,12 +320,13 @@ func proxyConfig(options string) string {
 	return "name: test\nbindings:\n  app0:\n    type: test\n    kind: proxy\n" + options + "    exit: app1\n"
 }
 
-func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit) *engine.Engine {
+func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit, more ...engine.Option) *engine.Engine {
 	t.Helper()
 	opts := []engine.Option{
 		engine.WithWorkers(workers), engine.WithRingCapacity(1 << 14), engine.WithPin(false),
 		engine.WithLogger(quiet), engine.WithBindings(binding.Factory),
 	}
+	opts = append(opts, more...)
 	if x != nil {
 		opts = append(opts, engine.WithExternal("app1", x))
 	}
@@ -327,12 +338,13 @@ func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit) *engine.E
 	return e
 }
 
-// start runs an engine whose app0 is a test proxy to the exit x.
-func start(t *testing.T, workers int, options string, x *exit) *engine.Engine {
+// start runs an engine whose app0 is a test proxy to the exit x; opts
+// add to the engine's options.
+func start(t *testing.T, workers int, options string, x *exit, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	cfg, err := load(t, proxyConfig(options))
 	require.NoError(t, err)
-	e := newEngine(t, workers, cfg, x)
+	e := newEngine(t, workers, cfg, x, opts...)
 	require.NoError(t, e.Start())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -521,8 +533,8 @@ func TestForwardsEveryFrame(t *testing.T) {
 			assert.Equal(t, c.replyID, rend.streamID)
 			assert.Equal(t, "reply-end-ext", rend.ext)
 
-			c.expectNone(t, 20*time.Millisecond)
-			s.expectNone(t, 0)
+			c.expectNone(t)
+			s.expectNone(t)
 			requireNoStreams(t, e)
 		})
 	}
@@ -599,8 +611,8 @@ func TestClosing(t *testing.T) {
 				s.send(t, frame.FrameBegin, s.replyID, out{})
 				c.expect(t, frame.FrameBegin)
 				tc.run(t, c, s)
-				c.expectNone(t, 20*time.Millisecond)
-				s.expectNone(t, 0)
+				c.expectNone(t)
+				s.expectNone(t)
 				requireNoStreams(t, e)
 			})
 		}
@@ -618,12 +630,12 @@ func TestRefusedByExit(t *testing.T) {
 			r := c.expect(t, frame.FrameReset)
 			assert.Equal(t, c.initialID, r.streamID)
 			assert.Equal(t, int64(0x51), r.traceID)
-			x.expectNoAccept(t, 0)
+			x.expectNoAccept(t)
 
 			// The initiator gives up its reply, as a Zilla initiator
 			// cleans up; the proxy passes that on and forgets the stream.
 			c.send(t, frame.FrameReset, c.replyID, out{})
-			c.expectNone(t, 20*time.Millisecond)
+			c.expectNone(t)
 			requireNoStreams(t, e)
 		})
 	}
@@ -631,23 +643,26 @@ func TestRefusedByExit(t *testing.T) {
 
 // TestDelay holds the BEGIN back by the delay option, through a SIGNAL
 // on the proxy's worker, and forwards the frames that came meanwhile
-// after it, in order.
+// after it, in order. The engine runs on a manual clock: the BEGIN is
+// held a millisecond short of the delay, and released at it.
 func TestDelay(t *testing.T) {
 	const delay = 200 * time.Millisecond
 	for _, option := range []string{"200ms", "PT0.2S"} {
 		for _, tp := range topologies {
 			t.Run(option+"/"+tp.name, func(t *testing.T) {
 				x := newExit()
-				e := start(t, tp.workers, "    options:\n      delay: "+option+"\n", x)
-				started := time.Now()
+				clock := enginetest.NewClock()
+				e := start(t, tp.workers, "    options:\n      delay: "+option+"\n", x, engine.WithClock(clock.Now))
 				c := connect(t, e, tp.client, tp.target, out{traceID: 0x41, ext: "late"})
 				c.send(t, frame.FrameFlush, c.initialID, out{ext: "early-flush"})
 				c.send(t, frame.FrameEnd, c.initialID, out{ext: "early-end"})
 
-				x.expectNoAccept(t, delay/2)
+				enginetest.Settle(t, e) // the proxy has the BEGIN, and its SIGNAL is armed
+				clock.Tick(t, e, delay-time.Millisecond)
+				x.expectNoAccept(t)
+				clock.Tick(t, e, time.Millisecond)
 				s := x.accept(t, 5*time.Second)
 				b := s.expect(t, frame.FrameBegin)
-				assert.GreaterOrEqual(t, b.at.Sub(started), delay)
 				assert.Equal(t, "late", b.ext)
 				assert.Equal(t, int64(0x41), b.traceID)
 				assert.Equal(t, "early-flush", s.expect(t, frame.FrameFlush).ext)
@@ -657,7 +672,7 @@ func TestDelay(t *testing.T) {
 				assert.Equal(t, "reply", c.expect(t, frame.FrameBegin).ext)
 				s.send(t, frame.FrameEnd, s.replyID, out{})
 				c.expect(t, frame.FrameEnd)
-				c.expectNone(t, 20*time.Millisecond) // the SIGNAL stays with the proxy
+				c.expectNone(t) // the SIGNAL stays with the proxy
 				requireNoStreams(t, e)
 			})
 		}
@@ -701,8 +716,8 @@ func TestDetach(t *testing.T) {
 	assert.Equal(t, c.replyID, c.expect(t, frame.FrameAbort).streamID)
 	c.send(t, frame.FrameAbort, c.initialID, out{})
 	s.send(t, frame.FrameAbort, s.replyID, out{})
-	c.expectNone(t, 20*time.Millisecond)
-	s.expectNone(t, 0)
+	c.expectNone(t)
+	s.expectNone(t)
 	requireNoStreams(t, e)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // driver is the external binding the tests' streams come from; it plays
@@ -125,6 +126,17 @@ type call struct {
 
 func (c *call) run(t *testing.T, e *engine.Engine, worker int) {
 	t.Helper()
+	c.launch(e, worker)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("timed out waiting for the toolkit")
+	}
+	require.NoError(t, c.err)
+}
+
+// launch starts the call from worker without waiting for it.
+func (c *call) launch(e *engine.Engine, worker int) {
 	c.w = e.Worker(worker)
 	c.originID, _ = e.ResolveID(driver)
 	c.routedID, _ = e.ResolveID("app0")
@@ -134,12 +146,32 @@ func (c *call) run(t *testing.T, e *engine.Engine, worker int) {
 		c.window = 8192
 	}
 	c.w.Dispatch(c.start)
-	select {
-	case <-c.done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting for the toolkit")
+}
+
+// runTicking runs the call as run does, on an engine whose clock is clock:
+// a long running operation's steps are signals on the engine's clock, so
+// it moves the clock step at a time, letting the workers read what came
+// between moves, until the call is done. It returns how far it moved the
+// clock. The toolkit takes the operation's start from the clock when the
+// params are in, which may be after a move or two: the clock has moved at
+// least the operation's duration by the time it is over.
+func (c *call) runTicking(t *testing.T, e *engine.Engine, worker int, clock *enginetest.Clock, step time.Duration) time.Duration {
+	t.Helper()
+	c.launch(e, worker)
+	moved := time.Duration(0)
+	for range 1000 {
+		enginetest.Settle(t, e)
+		select {
+		case <-c.done:
+			require.NoError(t, c.err)
+			return moved
+		default:
+		}
+		clock.Tick(t, e, step)
+		moved += step
 	}
-	require.NoError(t, c.err)
+	t.Fatalf("the call was not done after the clock moved %v", moved)
+	return moved
 }
 
 func (c *call) start() {
@@ -524,29 +556,31 @@ func TestBusy(t *testing.T) {
 }
 
 // TestLongWithoutToken: without a progress token no FLUSH goes out, only
-// the result once the duration is over.
+// the result once the duration is over (on a manual clock).
 func TestLongWithoutToken(t *testing.T) {
-	e, mcpID := startEngine(t)
-	start := time.Now()
+	clock := enginetest.NewClock()
+	e, mcpID := startEngine(t, engine.WithClock(clock.Now))
 	c := &call{
 		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
 		params: []byte(`{"arguments":{"duration":0.1,"steps":4}}`), end: true,
 	}
-	c.run(t, e, 1)
-	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond)
+	moved := c.runTicking(t, e, 1, clock, 10*time.Millisecond)
+	assert.GreaterOrEqual(t, moved, 100*time.Millisecond)
 	assert.Empty(t, c.flushes)
 	assert.Equal(t, `{"content":[{"type":"text","text":"Long running operation completed. Duration: 0.1 seconds, Steps: 4."}]}`, string(c.out))
 	requireReleased(t, e)
 }
 
-// TestProgress: one FLUSH per step, in order, then the result.
+// TestProgress: one FLUSH per step, in order, then the result (on a
+// manual clock).
 func TestProgress(t *testing.T) {
-	e, mcpID := startEngine(t)
+	clock := enginetest.NewClock()
+	e, mcpID := startEngine(t, engine.WithClock(clock.Now))
 	c := &call{
 		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
 		params: []byte(`{"arguments":{"duration":0.03,"steps":3},"_meta":{"progressToken":"tok-1"}}`), end: true,
 	}
-	c.run(t, e, 0)
+	c.runTicking(t, e, 0, clock, 5*time.Millisecond)
 	require.Len(t, c.flushes, 3)
 	for i, ext := range c.flushes {
 		var ex mcp.McpFlushEx
@@ -565,7 +599,9 @@ func TestProgress(t *testing.T) {
 
 // TestCancel: a long-running operation that the server cancels stops:
 // after the ABORT of its initial stream the toolkit sends nothing more,
-// and once the reply is reset too nothing of the stream is left.
+// and once the reply is reset too nothing of the stream is left. The
+// engine runs on a manual clock, moved on past two more steps after the
+// cancellation.
 func TestCancel(t *testing.T) {
 	for _, abort := range []bool{true, false} {
 		name := "reset"
@@ -574,9 +610,9 @@ func TestCancel(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, mcpID := startEngine(t)
-			// A step every 200ms: the cancellation is long done before
-			// the next one was due.
+			clock := enginetest.NewClock()
+			e, mcpID := startEngine(t, engine.WithClock(clock.Now))
+			// A step every 200ms.
 			c := &call{
 				ext:    toolsCallEx(mcpID, "long_running_operation", -1),
 				params: []byte(`{"arguments":{"duration":2,"steps":10},"_meta":{"progressToken":7}}`),
@@ -586,9 +622,11 @@ func TestCancel(t *testing.T) {
 			} else {
 				c.end, c.resetAfter = true, 1
 			}
-			c.run(t, e, 0)
+			c.runTicking(t, e, 0, clock, 200*time.Millisecond)
 			// Two more steps would have gone out by now.
-			time.Sleep(500 * time.Millisecond)
+			clock.Tick(t, e, 500*time.Millisecond)
+			enginetest.Settle(t, e)
+			enginetest.Settle(t, e)
 			assert.Zero(t, c.late.Load(), "the toolkit sent frames after the cancellation")
 			if abort {
 				c.after(func() { c.send(frame.FrameReset, c.replyID, c.inSeq, c.inSeq, c.window) })

@@ -206,7 +206,15 @@ func TestGatewayUpstreamDies(t *testing.T) {
 		gatewayRoute{"local", ""}), port, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	progressed := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		},
+	})
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
 	require.NoError(t, err)
 	defer session.Close()
@@ -216,18 +224,24 @@ func TestGatewayUpstreamDies(t *testing.T) {
 	assert.Equal(t, "Echo: before", text(t, res))
 
 	errc := make(chan error, 1)
-	started := time.Now()
+	long := &mcp.CallToolParams{Name: "node__trigger-long-running-operation", Arguments: map[string]any{"duration": 30, "steps": 30}}
+	long.SetProgressToken("dies")
 	go func() {
-		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__trigger-long-running-operation",
-			Arguments: map[string]any{"duration": 30, "steps": 30}})
+		_, err := session.CallTool(ctx, long)
 		errc <- err
 	}()
-	time.Sleep(700 * time.Millisecond)
+	// In the middle of the call: its first step has come through the
+	// gateway (a step a second).
+	select {
+	case <-progressed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the long-running call reported no progress")
+	}
 	nodeUp.Stop()
 	select {
 	case err := <-errc:
 		assert.Equal(t, int64(-32603), rpcCode(t, err), "a call whose upstream died fails")
-		assert.Less(t, time.Since(started), 15*time.Second)
+		assert.NotContains(t, err.Error(), "timeout", "failed by the upstream's death, not by the call's timeout")
 	case <-time.After(20 * time.Second):
 		t.Fatal("the call hung after its upstream died")
 	}
@@ -275,15 +289,29 @@ func TestExampleGateway(t *testing.T) {
 // retry). The result comes only on the stream the client resumes with GET
 // and Last-Event-ID, which the mcp client kind must do by itself.
 func TestGatewayResumesUpstream(t *testing.T) {
+	// The tool answers once the gateway has come back for its stream: a
+	// GET with Last-Event-ID.
+	resumed := make(chan struct{}, 8)
+	quit := make(chan struct{})
+	t.Cleanup(func() { close(quit) })
 	server := mcp.NewServer(&mcp.Implementation{Name: "resumable", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "cut", Description: "closes its stream, then answers"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, any, error) {
 			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
-			time.Sleep(100 * time.Millisecond)
+			select {
+			case <-resumed:
+			case <-quit:
+			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "after the cut"}}}, nil, nil
 		})
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			resumed <- struct{}{}
+		}
+		sdk.ServeHTTP(w, r)
+	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	up := &http.Server{Handler: handler}

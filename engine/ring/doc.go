@@ -34,10 +34,9 @@
 // together even for a reader that loads them as two int32s, as Agrona does.
 // The consumer zeroes the bytes it has consumed and publishes the head with
 // a release store, once per [Ring.Read]. The release stores are
-// internal/atomicx's: a plain store on amd64, whose stores are ordered, and
-// Go's sequentially consistent Store elsewhere and under the race detector.
-// Go's Store is an XCHG on amd64, a full barrier that waited for the frame's
-// copy to drain from the store buffer on every record.
+// internal/atomicx's StoreRelease rather than sync/atomic's Store, a full
+// barrier; the atomicx package doc says why they are release stores and
+// when the portable ones are built.
 //
 // Beyond Agrona, the consumer may [Ring.Rewind] an empty ring: head and tail
 // jump together to the start of the next lap (one compare-and-swap on the

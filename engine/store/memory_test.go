@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sluicehq/sluice/engine/store"
@@ -61,22 +62,30 @@ func TestMemoryReleasedOnLastClose(t *testing.T) {
 	assert.False(t, ok, "the data goes with the last Store of the name")
 }
 
-// TestMemorySweep runs on the real clock: the background sweep, not an
-// access, expires the value and tells its watcher.
+// TestMemorySweep: on the system clock, the background sweep, not an
+// access, expires a value at the first sweep after its ttl and tells its
+// watcher. It runs in a synctest bubble, whose fake time the store's clock
+// and the sweep's ticker (one a second) share.
 func TestMemorySweep(t *testing.T) {
-	defer store.SetSweepInterval(5 * time.Millisecond)()
 	for _, typ := range []string{store.MemoryType, store.TestType} {
 		t.Run(typ, func(t *testing.T) {
-			s := newStore(t, typ, storeName(t), nil, nil)
-			q := newQueue()
-			h := s.Attach(q)
-			var events recorder
-			defer h.Watch("k", events.fn)()
-			h.Put("k", []byte("v"), 20*time.Millisecond, nil)
+			synctest.Test(t, func(t *testing.T) {
+				s := newStore(t, typ, storeName(t), nil, nil)
+				q := newQueue()
+				h := s.Attach(q)
+				var events recorder
+				defer h.Watch("k", events.fn)()
+				h.Put("k", []byte("v"), 1500*time.Millisecond, nil)
 
-			ok := q.await(5*time.Second, func() bool { return events.len() == 2 })
-			require.True(t, ok, "the sweep expired the value")
-			assert.Equal(t, []watchEvent{{"v", true}, {"", false}}, events.take())
+				time.Sleep(time.Second)
+				synctest.Wait() // the first sweep has run
+				q.drain()
+				assert.Equal(t, []watchEvent{{"v", true}}, events.take(), "the first sweep comes before the ttl")
+				time.Sleep(time.Second)
+				synctest.Wait()
+				q.drain()
+				assert.Equal(t, []watchEvent{{"", false}}, events.take(), "the second sweep expired the value")
+			})
 		})
 	}
 }

@@ -33,11 +33,11 @@ func (c *Counter) Add(n int64) { c.v.Add(n) }
 func (c *Counter) Inc() { c.v.Add(1) }
 
 // AddOwned adds n to the counter for its owner, the one goroutine that
-// updates it, such as the worker thread whose frames it counts. It is a
-// load and a release store instead of Add's locked add, which stalls the
-// worker until its earlier stores have drained (atomicx). An update from
-// any other goroutine, by Add or AddOwned, could be lost; readers are
-// unaffected.
+// updates it, such as the worker thread whose frames it counts. It is
+// internal/atomicx's AddOwned, a load and a release store instead of Add's
+// locked add (the atomicx package doc says why that is cheaper, and enough
+// for one writer). An update from any other goroutine, by Add or AddOwned,
+// could be lost; readers are unaffected.
 func (c *Counter) AddOwned(n int64) { atomicx.AddOwned(&c.v, n) }
 
 // IncOwned adds one to the counter for its owner (AddOwned).

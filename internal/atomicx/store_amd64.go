@@ -1,4 +1,4 @@
-//go:build amd64 && !race
+//go:build amd64 && !race && !sluice_portable
 
 package atomicx
 
@@ -6,6 +6,11 @@ import (
 	"sync/atomic"
 	"unsafe"
 )
+
+// Portable reports whether the portable implementation was built; here it
+// was not: the stores are plain MOVs (see the package doc for why they are
+// release stores on amd64).
+const Portable = false
 
 // StoreRelease stores v in *p. Every store the calling goroutine made
 // before it is visible to a goroutine whose atomic load of *p returns v.
@@ -18,8 +23,7 @@ func StoreRelease(p *atomic.Int64, v int64) {
 
 // AddOwned adds n to *p for its only writer: a load and a release store,
 // without the lock prefix of p.Add. Readers on other goroutines see each
-// value it stores whole (an aligned 64-bit store is atomic on amd64), but
-// updates from a second writer would be lost.
+// value it stores whole, but updates from a second writer would be lost.
 func AddOwned(p *atomic.Int64, n int64) {
 	*(*int64)(unsafe.Pointer(p)) = p.Load() + n
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -155,4 +156,61 @@ func MallocsPerOp(warmup time.Duration, n int, op func()) float64 {
 	}
 	runtime.ReadMemStats(&after)
 	return float64(after.Mallocs-before.Mallocs) / float64(n)
+}
+
+// Clock is a manual clock for [engine.WithClock]: its time stands still
+// until the test moves it, so that a test of a timeout decides when the
+// timeout is due instead of racing it. Safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a Clock that stands at the current time.
+func NewClock() *Clock { return &Clock{now: time.Now()} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d and returns its new time. Nothing
+// fires until a worker next looks at its timers: Tick moves the clock and
+// fires what came due.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// Tick moves the clock forward by d and fires, on each worker of e, the
+// timers due by the new time ([engine.Worker.FireTimers]). When it
+// returns they have run; what they sent other workers or sockets is on
+// its way.
+func (c *Clock) Tick(t testing.TB, e *engine.Engine, d time.Duration) {
+	t.Helper()
+	c.Advance(d)
+	for i := range e.Workers() {
+		require.NoError(t, e.Execute(i, func(w *engine.Worker) { w.FireTimers() }))
+	}
+}
+
+// Settle returns once each worker of e, in turn, has begun a pass of its
+// loop after Settle reached it, and finished it: the frames sent to a
+// worker before then have been read (up to the 256 a pass reads). A frame
+// read there may send another to a worker already settled, or to the
+// same one, so a chain of n hops needs n calls.
+func Settle(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	for i := range e.Workers() {
+		// Two tasks, the second dispatched once the first has run: the
+		// first may run in the pass whose ring read came before the
+		// call; the second runs in a later pass, after a read of the ring.
+		for range 2 {
+			require.NoError(t, e.Execute(i, func(*engine.Worker) {}))
+		}
+	}
 }

@@ -16,14 +16,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // poolUpstream is an upstream HTTP server that counts its connections:
-// open now, and opened in all; closedAt is when one last closed (Unix ns).
+// open now, and opened in all.
 type poolUpstream struct {
 	*httptest.Server
-	open, opened, closedAt atomic.Int64
+	open, opened atomic.Int64
 }
 
 func startPoolUpstream(t *testing.T, h http.HandlerFunc) *poolUpstream {
@@ -36,7 +37,6 @@ func startPoolUpstream(t *testing.T, h http.HandlerFunc) *poolUpstream {
 			u.opened.Add(1)
 		case http.StateClosed, http.StateHijacked:
 			u.open.Add(-1)
-			u.closedAt.Store(time.Now().UnixNano())
 		}
 	}
 	u.Start()
@@ -47,12 +47,13 @@ func startPoolUpstream(t *testing.T, h http.HandlerFunc) *poolUpstream {
 // startPoolGateway starts tcp → http server → http client (client0, with
 // the options given, indented for it) on one worker, the pool being per
 // worker, and returns a function that sends one GET for path through it
-// to u, on a downstream connection of its own, and returns the answer.
-func startPoolGateway(t *testing.T, u *poolUpstream, options string) func(path string) (string, error) {
+// to u, on a downstream connection of its own, and returns the answer,
+// and the engine. opts are the engine's, after one worker.
+func startPoolGateway(t *testing.T, u *poolUpstream, options string, opts ...engine.Option) (func(path string) (string, error), *engine.Engine) {
 	t.Helper()
 	port := enginetest.FreePort(t)
 	src := enginetest.Front(port, "client0") + "  client0:\n    type: http\n    kind: client\n" + options
-	enginetest.Start(t, "pool.yaml", src, engine.WithWorkers(1))
+	e := enginetest.Start(t, "pool.yaml", src, append([]engine.Option{engine.WithWorkers(1)}, opts...)...)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	enginetest.WaitListen(t, addr)
 	upstream := strings.TrimPrefix(u.URL, "http://")
@@ -71,7 +72,24 @@ func startPoolGateway(t *testing.T, u *poolUpstream, options string) func(path s
 			err = fmt.Errorf("answer %q", b)
 		}
 		return string(b), err
+	}, e
+}
+
+// pooled returns how many upstream connections client0 holds, as the
+// engine counts them: the connections' streams it has begun and not yet
+// ended (stream.active.sent), once the requests' replies have ended. It
+// waits for the worker's passes first, so that what the engine did before
+// the call is counted.
+func pooled(t *testing.T, e *engine.Engine) int64 {
+	t.Helper()
+	enginetest.Settle(t, e)
+	n := int64(0)
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == "client0" && s.Name == telemetry.StreamActiveSent {
+			n += s.Value
+		}
 	}
+	return n
 }
 
 // getConcurrently sends n GETs for path through get at once, and returns
@@ -108,7 +126,7 @@ func TestClientMaxIdle(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	get := startPoolGateway(t, u, fmt.Sprintf("    options:\n      max-idle: %d\n", maxIdle))
+	get, _ := startPoolGateway(t, u, fmt.Sprintf("    options:\n      max-idle: %d\n", maxIdle))
 
 	// Each downstream request on a connection of its own, so that the
 	// burst is concurrent at the gateway too.
@@ -140,27 +158,30 @@ func TestClientMaxIdle(t *testing.T) {
 // connection last went idle. A connection reused before its first idle
 // timer fires is not closed by that timer, and is closed once a whole
 // idle-timeout has passed after its last use; the next request then
-// opens a new connection.
+// opens a new connection. The engine runs on a manual clock, which the
+// test moves and fires the due timers with.
 func TestClientIdleTimeoutAfterReuse(t *testing.T) {
 	const idle = 600 * time.Millisecond
+	clock := enginetest.NewClock()
 	u := startPoolUpstream(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	get := startPoolGateway(t, u, fmt.Sprintf("    options:\n      idle-timeout: %s\n", idle))
+	get, e := startPoolGateway(t, u, fmt.Sprintf("    options:\n      idle-timeout: %s\n", idle), engine.WithClock(clock.Now))
 
 	_, err := get("/")
 	require.NoError(t, err)
-	first := time.Now()
-	time.Sleep(idle / 2)
+	clock.Tick(t, e, idle/2)
 	_, err = get("/")
 	require.NoError(t, err)
-	reused := time.Now()
 	require.Equal(t, int64(1), u.opened.Load(), "the second request reuses the pooled connection")
-	// Past the first request's deadline, short of the second's.
-	time.Sleep(time.Until(first.Add(idle + idle/4)))
-	if time.Since(reused) < idle-idle/8 {
-		assert.Equal(t, int64(1), u.open.Load(), "the connection reused %v ago is still open", time.Since(reused))
-	}
+	// Past the first request's deadline, short of the second's: the timer
+	// armed at the first finds the connection idle since the second.
+	clock.Tick(t, e, idle/2+idle/4)
+	assert.Equal(t, int64(1), pooled(t, e), "the connection reused %v ago is still pooled", idle/2+idle/4)
+	clock.Tick(t, e, idle/4-time.Millisecond)
+	assert.Equal(t, int64(1), pooled(t, e), "idle for a millisecond less than idle-timeout")
+	clock.Tick(t, e, time.Millisecond)
+	assert.Equal(t, int64(0), pooled(t, e), "the connection idle for idle-timeout is closed")
 	require.Eventually(t, func() bool { return u.open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
-		"the connection idle for idle-timeout is closed")
+		"the upstream sees the close")
 	_, err = get("/")
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), u.opened.Load(), "a request after the close opens a new connection")
@@ -189,7 +210,7 @@ func TestClientPoolTakesLongestIdle(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	get := startPoolGateway(t, u, "")
+	get, _ := startPoolGateway(t, u, "")
 	wg := getConcurrently(t, get, "/burst", burst)
 	waiting.Wait()
 	close(release)
@@ -220,26 +241,26 @@ func TestClientPoolTakesLongestIdle(t *testing.T) {
 // request is sent on a connection the server is closing. The first answer
 // here has no such field: the connection's idle timer, armed for the
 // client's 90 s then, must give way to the shorter time of the second.
+// The engine runs on a manual clock.
 func TestClientHonoursKeepAliveTimeout(t *testing.T) {
+	clock := enginetest.NewClock()
 	u := startPoolUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/hint" {
 			w.Header().Set("Keep-Alive", "timeout=2")
 		}
 		_, _ = io.WriteString(w, "ok")
 	})
-	get := startPoolGateway(t, u, "")
+	get, e := startPoolGateway(t, u, "", engine.WithClock(clock.Now))
 	_, err := get("/")
 	require.NoError(t, err)
 	answer, err := get("/hint")
 	require.NoError(t, err)
-	answered := time.Now()
 	require.Equal(t, int64(1), u.opened.Load(), "one connection, reused")
 	assert.NotContains(t, strings.ToLower(answer), "keep-alive: timeout", "Keep-Alive is the hop's, not forwarded")
-	time.Sleep(500 * time.Millisecond)
-	assert.Equal(t, int64(1), u.open.Load(), "kept for the next request at first")
+	clock.Tick(t, e, time.Second-time.Millisecond)
+	assert.Equal(t, int64(1), pooled(t, e), "kept for half the server's timeout")
+	clock.Tick(t, e, time.Millisecond)
+	assert.Equal(t, int64(0), pooled(t, e), "let go at half the server's timeout, long before the client's own idle-timeout (90 s)")
 	require.Eventually(t, func() bool { return u.open.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
-		"closed well before the client's own idle-timeout (90 s)")
-	idle := time.Unix(0, u.closedAt.Load()).Sub(answered)
-	assert.Less(t, idle, 2*time.Second, "let go before the server's timeout")
-	assert.GreaterOrEqual(t, idle, 900*time.Millisecond, "kept for half the server's timeout")
+		"the upstream sees the close")
 }

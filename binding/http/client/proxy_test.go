@@ -13,15 +13,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // startForwardProxy runs tcp → http server → sys:http_client: each request
 // goes to the authority it names. It returns the proxy's address.
-func startForwardProxy(t *testing.T) string {
+func startForwardProxy(t *testing.T, opts ...engine.Option) string {
 	t.Helper()
 	port := enginetest.FreePort(t)
-	enginetest.Start(t, "proxy.yaml", enginetest.Front(port, "sys:http_client"))
+	enginetest.Start(t, "proxy.yaml", enginetest.Front(port, "sys:http_client"), opts...)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	enginetest.WaitListen(t, addr)
 	return addr
@@ -59,7 +60,8 @@ func rawUpstream(t *testing.T, respond func(n int) string) string {
 // request, which the application has already ended, and closes without a
 // response. The application hears of it at once, as a 502 it can pass on,
 // rather than waiting for a reply that will never begin; and the proxy
-// keeps serving.
+// keeps serving. The engine's clock stands still: an answer that only a
+// timer could give would never come.
 func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 	upstream := rawUpstream(t, func(n int) string {
 		if n == 0 {
@@ -67,7 +69,7 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 		}
 		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
 	})
-	proxy := startForwardProxy(t)
+	proxy := startForwardProxy(t, engine.WithClock(enginetest.NewClock().Now))
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	get := func() (*http.Response, string, error) {
 		req, err := http.NewRequest(http.MethodPost, "http://"+proxy+"/x", strings.NewReader("hello"))
@@ -82,11 +84,9 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 		return resp, string(b), err
 	}
 
-	start := time.Now()
 	resp, _, err := get()
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
-	assert.Less(t, time.Since(start), 3*time.Second)
 
 	// The upstream answers the others and closes each connection: the
 	// response, whose bytes may wait for the app's window past the
@@ -108,14 +108,12 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 	c, err := net.Dial("tcp", proxy)
 	require.NoError(t, err)
 	defer c.Close()
-	start = time.Now()
 	_, err = fmt.Fprintf(c, "POST /x HTTP/1.1\r\nHost: %s\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", deadAddr)
 	require.NoError(t, err)
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
 	raw, err := io.ReadAll(c)
 	require.NoError(t, err)
 	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", string(raw))
-	assert.Less(t, time.Since(start), 3*time.Second)
 }
 
 // TestClientResponseFramingsBeforeClose: an upstream writes its whole
@@ -184,10 +182,12 @@ func TestClientRefusesHTTPS(t *testing.T) {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	// A request that went out would have been accepted, and reported, before
+	// the upstream's close could make the 502: no need to wait for it.
 	select {
 	case <-accepted:
 		t.Fatal("the https request reached the upstream in cleartext")
-	case <-time.After(200 * time.Millisecond):
+	default:
 	}
 }
 

@@ -319,8 +319,8 @@ func answerOK(w http.ResponseWriter, id string) {
 
 // TestUpstreamDies cuts a tiny upstream's connection in a tools/call: mid
 // event stream, or before any response. The downstream gets a JSON-RPC
-// error at once (not at the call's 20 s timeout), and the gateway keeps
-// serving.
+// error at once, not at the call's 20 s timeout: the engine's clock stands
+// still, so no timeout can give it. The gateway keeps serving.
 func TestUpstreamDies(t *testing.T) {
 	midStream := func(w http.ResponseWriter, _, id string, n int) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -342,17 +342,16 @@ func TestUpstreamDies(t *testing.T) {
 	}
 	for name, call := range map[string]func(http.ResponseWriter, string, string, int){"mid-stream": midStream, "before answering": beforeAnswer} {
 		t.Run(name, func(t *testing.T) {
-			endpoint := startGateway(t, tinyUpstream(t, false, call), "      versions: [2025-11-25]\n      timeout: PT20S\n")
+			endpoint := startGatewayVia(t, tinyUpstream(t, false, call), "      versions: [2025-11-25]\n      timeout: PT20S\n", "",
+				engine.WithClock(enginetest.NewClock().Now))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			s := connect(t, ctx, endpoint, "2025-11-25", nil)
 			defer s.Close()
 
-			start := time.Now()
 			_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "Upstream")
-			assert.Less(t, time.Since(start), 5*time.Second)
 
 			assert.Equal(t, "ok", callText(t, ctx, s, "t", nil))
 		})
@@ -471,16 +470,16 @@ func TestNotificationBurst(t *testing.T) {
 }
 
 // TestUpstreamDown: nothing listens upstream; initialize fails with an
-// error, not a hang.
+// error, not a hang, and not at the 5 s timeout: the engine's clock
+// stands still.
 func TestUpstreamDown(t *testing.T) {
-	endpoint := startGateway(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t)), "      versions: [2025-11-25]\n      timeout: PT5S\n")
+	endpoint := startGatewayVia(t, fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t)), "      versions: [2025-11-25]\n      timeout: PT5S\n", "",
+		engine.WithClock(enginetest.NewClock().Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	start := time.Now()
 	_, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
 	require.Error(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
 func between(s, from, to string) string {
@@ -533,6 +532,7 @@ func TestOptions(t *testing.T) {
 // notifications/cancelled with the request's id, and the session goes on.
 func TestCancel(t *testing.T) {
 	cancelled := make(chan string, 4)
+	slow := make(chan struct{}, 1) // the upstream has the call
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
 	mux := http.NewServeMux()
@@ -558,6 +558,7 @@ func TestCancel(t *testing.T) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(200)
 			w.(http.Flusher).Flush()
+			slow <- struct{}{}
 			select {
 			case <-hang:
 			case <-r.Context().Done():
@@ -579,7 +580,16 @@ func TestCancel(t *testing.T) {
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
 	defer s.Close()
 
-	callCtx, callCancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// Cancelled once the upstream has it (a timeout of the call's own could
+	// come before the call reached the upstream on a slow machine).
+	callCtx, callCancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-slow:
+		case <-ctx.Done():
+		}
+		callCancel()
+	}()
 	_, err = s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
 	callCancel()
 	require.Error(t, err)
@@ -594,25 +604,38 @@ func TestCancel(t *testing.T) {
 
 // TestTimeoutRestartsOnNotifications: with a 1 s timeout, a tool that
 // reports progress every 200 ms for 2.4 s is answered, with every step;
-// one that falls silent for 3 s gets "Upstream timeout" after about 1 s.
+// one that falls silent gets "Upstream timeout" once the timeout has
+// passed. The engine runs on a manual clock, which the test moves before
+// letting the upstream send each step.
 func TestTimeoutRestartsOnNotifications(t *testing.T) {
 	const steps = 12
+	clock := enginetest.NewClock()
+	entered := make(chan string, 2) // the upstream has a call: the gateway has armed its deadline
+	step := make(chan struct{})     // the upstream may send its next step
+	quit := make(chan struct{})
 	server := tinyUpstream(t, false, func(w http.ResponseWriter, msg, id string, _ int) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		w.(http.Flusher).Flush()
 		if strings.Contains(msg, `"silent"`) {
-			time.Sleep(3 * time.Second)
-		} else {
-			for i := range steps {
-				time.Sleep(200 * time.Millisecond)
-				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":%d}}\n\n", i)
-				w.(http.Flusher).Flush()
+			entered <- "silent"
+			<-quit // never answers
+			return
+		}
+		entered <- "steps"
+		for i := range steps {
+			select {
+			case <-step:
+			case <-quit:
+				return
 			}
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":%d}}\n\n", i)
+			w.(http.Flusher).Flush()
 		}
 		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
 	})
-	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n      timeout: PT1S\n")
+	t.Cleanup(func() { close(quit) })
+	endpoint, e := startGatewayEngine(t, server, "      versions: [2025-11-25]\n      timeout: PT1S\n", "", engine.WithClock(clock.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var pl progressLog
@@ -621,14 +644,46 @@ func TestTimeoutRestartsOnNotifications(t *testing.T) {
 
 	call := &mcp.CallToolParams{Name: "t"}
 	call.SetProgressToken("p")
-	res, err := s.CallTool(ctx, call)
-	require.NoError(t, err)
-	require.False(t, res.IsError, "%+v", res.Content)
-	require.Eventually(t, func() bool { return pl.len() == steps }, 2*time.Second, 10*time.Millisecond, "every step arrives")
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := s.CallTool(ctx, call)
+		done <- result{res, err}
+	}()
+	require.Equal(t, "steps", <-entered)
+	for i := range steps {
+		clock.Tick(t, e, 200*time.Millisecond)
+		step <- struct{}{}
+		require.Eventually(t, func() bool { return pl.len() == i+1 }, 5*time.Second, time.Millisecond,
+			"step %d relayed", i)
+	}
+	r := <-done
+	require.NoError(t, r.err)
+	require.False(t, r.res.IsError, "%+v", r.res.Content)
 
-	start := time.Now()
-	_, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"mode": "silent"}})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "Upstream timeout")
-	assert.Less(t, time.Since(start), 2500*time.Millisecond, "cut after the timeout, not at the upstream's answer")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "t", Arguments: map[string]any{"mode": "silent"}})
+		errc <- err
+	}()
+	require.Equal(t, "silent", <-entered)
+	clock.Tick(t, e, time.Second-time.Millisecond)
+	enginetest.Settle(t, e)
+	select {
+	case err := <-errc:
+		t.Fatalf("cut a millisecond before the timeout: %v", err)
+	default:
+	}
+	// Timeouts are swept every timeout/20.
+	clock.Tick(t, e, 50*time.Millisecond)
+	select {
+	case err := <-errc:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Upstream timeout")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the silent call was not cut once the timeout had passed")
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/telemetry"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // activeStreams sums the stream.active gauges of every binding over the
@@ -48,13 +49,18 @@ func TestActiveStreamsSettle(t *testing.T) {
 
 	callText(t, ctx, s, "test_simple_text", nil)
 	settled := func() map[string]int64 {
-		// Closing frames may still be on their way between workers:
-		// wait for two equal readings in a row.
-		prev := activeStreams(e)
-		for range 100 {
-			time.Sleep(20 * time.Millisecond)
+		// Closing frames may still be on their way between workers: read
+		// the gauges after each round of passes of every worker, until
+		// three rounds in a row agree.
+		enginetest.Settle(t, e)
+		prev, same := activeStreams(e), 0
+		for range 1000 {
+			enginetest.Settle(t, e)
 			cur := activeStreams(e)
-			if maps.Equal(prev, cur) {
+			if same++; !maps.Equal(prev, cur) {
+				same = 0
+			}
+			if same == 2 {
 				return cur
 			}
 			prev = cur

@@ -20,6 +20,8 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // listenUpstream is a stateless (2026-07-28) MCP server that answers
@@ -174,9 +176,10 @@ func (d *lifecycleDriver) handle(t frame.FrameType, buf []byte) {
 	}
 }
 
-// startListenClient runs client0 (an mcp client of server) on one worker,
-// with an external driver in front, and returns the driver.
-func startListenClient(t *testing.T, server string, subs uint16) *lifecycleDriver {
+// startListenClient runs client0 (an mcp client of server) on one worker
+// whose clock is clock, with an external driver in front, and returns the
+// driver.
+func startListenClient(t *testing.T, server string, subs uint16, clock *enginetest.Clock) *lifecycleDriver {
 	t.Helper()
 	src := fmt.Sprintf(`name: test
 bindings:
@@ -194,7 +197,7 @@ bindings:
 	labels := engine.NewLabels()
 	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
 		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}))
+		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithClock(clock.Now))
 	require.NoError(t, err)
 	require.NoError(t, e.Start())
 	t.Cleanup(func() {
@@ -208,6 +211,39 @@ bindings:
 	d.routed, _ = e.ResolveID("client0")
 	d.w.Dispatch(d.start)
 	return d
+}
+
+// opened returns the streams client0 has begun (stream.opens.sent: its
+// requests upstream and its replies to the driver), after a pass of the
+// worker.
+func (d *lifecycleDriver) opened(t *testing.T) int64 {
+	t.Helper()
+	e := d.w.Engine()
+	enginetest.Settle(t, e)
+	n := int64(0)
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == "client0" && s.Name == telemetry.StreamOpensSent {
+			n += s.Value
+		}
+	}
+	return n
+}
+
+// reopened waits until the upstream has had n listens, moving the clock
+// on by the client's first backoff at each look: the client reopens a
+// listen after a backoff on the engine's clock, and nothing else of the
+// lifecycle waits for that clock, so how far it moves while an answer is
+// on its way does not matter.
+func (d *lifecycleDriver) reopened(t *testing.T, up *listenUpstream, clock *enginetest.Clock, n int) {
+	t.Helper()
+	e := d.w.Engine()
+	require.Eventually(t, func() bool {
+		clock.Advance(100 * time.Millisecond)
+		if e.Execute(0, func(w *engine.Worker) { w.FireTimers() }) != nil {
+			return false
+		}
+		return len(up.requests()) >= n
+	}, 5*time.Second, time.Millisecond, "the upstream had %d listens, not %d", len(up.requests()), n)
 }
 
 func (d *lifecycleDriver) next(t *testing.T) string {
@@ -233,12 +269,15 @@ func TestListenRelaysListChanged(t *testing.T) {
 	defer srv.Close()
 	subs := uint16(mcp.McpCapabilitiesServerToolsListChanged | mcp.McpCapabilitiesServerPromptsListChanged |
 		mcp.McpCapabilitiesServerResourcesListChanged)
-	d := startListenClient(t, srv.URL+"/mcp", subs)
+	clock := enginetest.NewClock()
+	d := startListenClient(t, srv.URL+"/mcp", subs, clock)
 
 	want := mcp.McpCapabilitiesServerTools | mcp.McpCapabilitiesServerToolsListChanged |
 		mcp.McpCapabilitiesServerPrompts | mcp.McpCapabilitiesServerPromptsListChanged | mcp.McpCapabilitiesServerResources
 	require.Equal(t, fmt.Sprintf("begin caps=%d", want), d.next(t), "the discover result's capabilities, list_changed bits with them")
+	d.reopened(t, up, clock, 2) // after the 503
 	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindToolsListChanged), d.next(t))
+	d.reopened(t, up, clock, 3) // after the upstream ended it
 	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindPromptsListChanged), d.next(t))
 
 	d.w.Dispatch(d.end)
@@ -248,7 +287,11 @@ func TestListenRelaysListChanged(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the upstream listen was not aborted at the lifecycle's END")
 	}
-	time.Sleep(300 * time.Millisecond) // no reopening once the lifecycle is over
+	// No reopening once the lifecycle is over: past every backoff, the
+	// client has begun no stream.
+	opened := d.opened(t)
+	clock.Tick(t, d.w.Engine(), time.Hour)
+	assert.Equal(t, opened, d.opened(t), "a listen reopened after the lifecycle's END")
 	reqs := up.requests()
 	require.Len(t, reqs, 3, "a refused listen and an ended one are reopened")
 	for _, r := range reqs {
@@ -273,9 +316,14 @@ func TestListenNoSubscriptions(t *testing.T) {
 	up := &listenUpstream{gone: make(chan struct{})}
 	srv := httptest.NewServer(up)
 	defer srv.Close()
-	d := startListenClient(t, srv.URL+"/mcp", 0)
+	clock := enginetest.NewClock()
+	d := startListenClient(t, srv.URL+"/mcp", 0, clock)
 	require.Contains(t, d.next(t), "begin caps=")
-	time.Sleep(200 * time.Millisecond)
+	// A listen would have been begun with the lifecycle's reply: client0
+	// has begun its server/discover and that reply only.
+	assert.Equal(t, int64(2), d.opened(t), "streams begun by client0")
+	clock.Tick(t, d.w.Engine(), time.Hour)
+	assert.Equal(t, int64(2), d.opened(t), "streams begun by client0, past every backoff")
 	d.w.Dispatch(d.end)
 	assert.Equal(t, "end", d.next(t))
 	assert.Empty(t, up.requests())

@@ -18,6 +18,7 @@ import (
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -30,8 +31,8 @@ type stack struct {
 }
 
 // startStack starts the stack; options is the mcp server's options block
-// (YAML, indented under options:), or "".
-func startStack(t *testing.T, options string) *stack {
+// (YAML, indented under options:), or "", and opts add to the engine's.
+func startStack(t *testing.T, options string, opts ...engine.Option) *stack {
 	t.Helper()
 	port := enginetest.FreePort(t)
 	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
@@ -43,7 +44,7 @@ func startStack(t *testing.T, options string) *stack {
     type: toolkit
     kind: server
 `, options)
-	e := enginetest.Start(t, "stack.yaml", src)
+	e := enginetest.Start(t, "stack.yaml", src, opts...)
 	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e: e,
 		client: &http.Client{Timeout: 5 * time.Second}}
 	t.Cleanup(s.client.CloseIdleConnections)
@@ -308,12 +309,29 @@ func TestStackStateless(t *testing.T) {
 	s.requireReleased(t)
 }
 
+// dataSent returns the payload bytes the mcp server has sent (the
+// stream.data.sent of mcp0), after a pass of every worker.
+func (s *stack) dataSent(t *testing.T) int64 {
+	t.Helper()
+	enginetest.Settle(t, s.e)
+	n := int64(0)
+	for _, m := range s.e.Telemetry().Gather() {
+		if b, _ := m.Labels.Get("binding"); b == "mcp0" && m.Name == telemetry.StreamDataSent {
+			n += m.Value
+		}
+	}
+	return n
+}
+
 // TestStackListen opens a 2026-07-28 subscriptions/listen: the toolkit
 // can send tools list_changed only, so that is what is acknowledged, and
 // the stream stays open with keepalive comments until the client leaves,
-// which ends the subscription's lifecycle stream.
+// which ends the subscription's lifecycle stream. The engine runs on a
+// manual clock: the comment goes out when the interval has passed since
+// the acknowledgement, not a millisecond before.
 func TestStackListen(t *testing.T) {
-	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n")
+	clock := enginetest.NewClock()
+	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n", engine.WithClock(clock.Now))
 	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{`+
 		`"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true},`+
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
@@ -328,6 +346,16 @@ func TestStackListen(t *testing.T) {
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	rd := bufio.NewReader(resp.Body)
 	var lines []string
+	for len(lines) < 3 {
+		line, err := rd.ReadString('\n')
+		require.NoError(t, err)
+		lines = append(lines, line)
+	}
+	// The keepalive was armed with the acknowledgement's write.
+	sent := s.dataSent(t)
+	clock.Tick(t, s.e, 49*time.Millisecond)
+	assert.Equal(t, sent, s.dataSent(t), "nothing within the interval")
+	clock.Tick(t, s.e, time.Millisecond)
 	for len(lines) < 4 {
 		line, err := rd.ReadString('\n')
 		require.NoError(t, err)
@@ -337,6 +365,35 @@ func TestStackListen(t *testing.T) {
 		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
 			`"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}` + "\n", "\n", ":\n"}, lines)
 	require.NoError(t, resp.Body.Close())
+	// The server learns that the client has left when a keepalive meets
+	// the closed connection: move the clock an interval at a time until
+	// it has.
+	for i := 0; !s.released(); i++ {
+		require.Less(t, i, 100, "the listen stream outlived its client")
+		clock.Tick(t, s.e, 50*time.Millisecond)
+	}
+	s.requireReleased(t)
+}
+
+// TestStackInactivity: a session idle for inactivity.timeout expires and
+// is gone (404); each request restarts the count. On a manual clock, a
+// millisecond either side of each deadline.
+func TestStackInactivity(t *testing.T) {
+	clock := enginetest.NewClock()
+	s := startStack(t, "    options:\n      inactivity:\n        timeout: PT1M\n", engine.WithClock(clock.Now))
+	sid := s.initialize(t, "2025-11-25")
+	list := func() *http.Response {
+		resp, _ := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		return resp
+	}
+	clock.Tick(t, s.e, time.Minute-time.Millisecond)
+	require.Equal(t, 200, list().StatusCode, "idle a millisecond short of the timeout")
+	clock.Tick(t, s.e, time.Minute-time.Millisecond)
+	require.Equal(t, 200, list().StatusCode, "the request before restarted the count")
+	clock.Tick(t, s.e, time.Minute)
+	resp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	assert.Equal(t, 404, resp.StatusCode)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`, body)
 	s.requireReleased(t)
 }
 
