@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
 )
@@ -21,9 +20,7 @@ const resolveTimeout = 10 * time.Second
 // BEGIN is b; the connect starts when that BEGIN reaches the consumer.
 func newClientConn(h *Handler, b *frame.Begin) *conn {
 	c := newConn(h, false)
-	c.originID, c.routedID = b.OriginID(), b.RoutedID()
-	c.inID = b.StreamID()
-	c.outID = engine.ReplyID(c.inID)
+	c.Accept(h.w, b.OriginID(), b.RoutedID(), b.StreamID())
 	return c
 }
 
@@ -33,7 +30,7 @@ func newClientConn(h *Handler, b *frame.Begin) *conn {
 // it through Worker.Dispatch.
 func (c *conn) onClientBegin(b *frame.Begin) {
 	h := c.h
-	c.state |= connecting
+	c.connecting = true
 	host, addr, port, ok := h.destination(b.Extension())
 	if !ok {
 		c.refuse(errors.New("malformed or unsupported proxy address"))
@@ -112,7 +109,7 @@ func (h *Handler) destination(ext []byte) (host string, addr netip.Addr, port ui
 // onResolved resumes a connect after the lookup of its host name, unless
 // the stream went away meanwhile.
 func (c *conn) onResolved(addrs []netip.Addr, port uint16, err error) {
-	if c.state&connecting == 0 || c.state&inClosed != 0 {
+	if !c.connecting {
 		return
 	}
 	if err != nil || len(addrs) == 0 {
@@ -174,7 +171,7 @@ func (c *conn) onConnectEvent(events uint32) bool {
 // the application's window. An END that came while connecting shuts the
 // sending side down at once.
 func (c *conn) onConnected() {
-	c.state &^= connecting
+	c.connecting = false
 	c.src = c.dst
 	if sa, err := unix.Getsockname(c.fd); err == nil {
 		c.src = addrPort(sa)

@@ -9,35 +9,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
-	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/internal/rawio"
-)
-
-// The state of a connection's stream, one direction at a time. "out" is
-// the direction the binding sends DATA on, bytes read from the socket
-// (the initial direction of a server's stream, the reply of a client's);
-// "in" is the direction it receives DATA on, bytes to write to the
-// socket.
-const (
-	outOpened  uint16 = 1 << iota // BEGIN sent to the application
-	outClosed                     // END or ABORT sent, or RESET received
-	inOpened                      // the application's BEGIN received
-	inClosing                     // END received; bytes may still wait to be written
-	inClosed                      // written out and shut down, ABORT received or RESET sent
-	connecting                    // a client resolves or connects
-)
-
-// Control frames the ring had no room for: a full ring refuses a frame
-// rather than blocking (ARCHITECTURE.md §4), so the frame waits, flagged,
-// and is sent once the worker has drained its ring. It is built from the
-// stream's state at that time: a deferred WINDOW, say, carries the latest
-// acknowledgement.
-const (
-	pendBegin uint8 = 1 << iota
-	pendWindow
-	pendEnd
-	pendAbort
-	pendReset
 )
 
 // epollEvents is the interest of a connected socket. It is edge-triggered
@@ -47,18 +19,17 @@ const (
 const epollEvents = unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET
 
 // conn is one TCP connection and the stream that carries it: a server's
-// accepted socket or a client's connected one. Everything runs on the
-// worker's thread.
+// accepted socket or a client's connected one. Out is the direction the
+// binding sends DATA on, bytes read from the socket (the initial
+// direction of a server's stream, the reply of a client's); In is the
+// direction it receives DATA on, bytes to write to the socket.
+// Everything runs on the worker's thread.
 type conn struct {
+	engine.Stream
+
 	h      *Handler
 	fd     int
 	server bool
-	state  uint16
-
-	originID, routedID int64
-	outID, inID        int64
-	out                engine.Flow // bytes read from the socket, sent as DATA
-	in                 engine.Flow // DATA received, written to the socket
 	// claim is the size of the next read's ring claim (see readNet).
 	claim int
 
@@ -66,6 +37,9 @@ type conn struct {
 	// rdhup records that the peer has closed its side: a short read then
 	// does not mean the socket is drained, since the end is still to read.
 	readable, writable, rdhup bool
+	// connecting is set while a client resolves or connects; shut once
+	// the socket's sending side is shut down after the application's END.
+	connecting, shut bool
 
 	// pend holds bytes received from the application that the socket has
 	// not taken yet: pend[pendOff:pendOff+pendLen]. It is a buffer pool
@@ -77,8 +51,6 @@ type conn struct {
 
 	// The connection's ends for the BEGIN: src opened it, dst accepted.
 	src, dst netip.AddrPort
-
-	pending uint8 // control frames deferred by a full ring
 
 	onAppFn    engine.MessageConsumer
 	onEventsFn func(events uint32)
@@ -108,7 +80,7 @@ func (c *conn) onEvents(events uint32) {
 	if c.fd < 0 {
 		return
 	}
-	if c.state&connecting != 0 && !c.onConnectEvent(events) {
+	if c.connecting && !c.onConnectEvent(events) {
 		return
 	}
 	if events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
@@ -123,7 +95,7 @@ func (c *conn) onEvents(events uint32) {
 	// With the out direction open, reading (or peeking, without a
 	// window) reports the error after the bytes before it; otherwise it
 	// is taken here.
-	if events&unix.EPOLLERR != 0 && c.fd >= 0 && c.state&(outOpened|outClosed) != outOpened {
+	if events&unix.EPOLLERR != 0 && c.fd >= 0 && !c.outOpen() {
 		if err := socketError(c.fd); err != nil {
 			c.onNetError(err)
 			return
@@ -134,6 +106,10 @@ func (c *conn) onEvents(events uint32) {
 		c.flush()
 	}
 }
+
+// outOpen reports whether the out direction has begun and not closed:
+// whether bytes read from the socket can go out as DATA.
+func (c *conn) outOpen() bool { return c.Out.Opening() && !c.Out.Closed() }
 
 // minClaim is the smallest ring claim a read makes. A claim is ring space
 // the read's frame takes whether the bytes come or not, and the consumer
@@ -149,10 +125,15 @@ const minClaim = 1 << 10
 // of the application's worker, never more than the window less the
 // padding. When the window is exhausted the bytes stay in the kernel,
 // whose receive window then pushes back on the peer.
+//
+// The DATA is built in the claim rather than sent through the Stream, so
+// its header comes from the Stream's fields here (but for authorization,
+// which tcp leaves 0, the builder's default) and Out's sequence advances
+// once the frame is committed.
 func (c *conn) readNet() {
 	h := c.h
-	for c.readable && c.fd >= 0 && c.state&outClosed == 0 && c.state&outOpened != 0 {
-		n := c.out.Available() - int64(c.out.Pad)
+	for c.readable && c.fd >= 0 && c.outOpen() {
+		n := c.Out.Available() - int64(c.Out.Pad)
 		if n <= 0 {
 			c.peekEnd()
 			return
@@ -167,7 +148,7 @@ func (c *conn) readNet() {
 			c.claim = minClaim
 		}
 		n = min(n, int64(h.maxPayload), int64(c.claim))
-		fc, err := h.w.Claim(frame.FrameData, c.outID, frame.DataPayloadOffset+int(n))
+		fc, err := h.w.Claim(frame.FrameData, c.OutID(), frame.DataPayloadOffset+int(n))
 		if err != nil {
 			// The ring is full: it drains in this loop pass.
 			c.retryLater()
@@ -176,12 +157,13 @@ func (c *conn) readNet() {
 		r, err := rawio.Recv(c.fd, fc.Buf[frame.DataPayloadOffset:])
 		switch {
 		case err == nil && r > 0:
-			reserved := int32(r) + c.out.Pad
+			reserved := c.Out.Reserved(r)
+			c.Out.Trace = h.w.SupplyTraceID()
 			h.dataB.Wrap(fc.Buf, 0, len(fc.Buf)).
-				OriginID(c.originID).RoutedID(c.routedID).StreamID(c.outID).
-				Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-				TraceID(h.w.SupplyTraceID()).
-				Flags(uint8(frame.FlagsDataMessage)).BudgetID(c.out.Budget).Reserved(reserved).
+				OriginID(c.OriginID()).RoutedID(c.RoutedID()).StreamID(c.OutID()).
+				Sequence(c.Out.Seq).Acknowledge(c.Out.Ack).Maximum(c.Out.Max).
+				TraceID(c.Out.Trace).
+				Flags(uint8(frame.FlagsDataMessage)).BudgetID(c.Out.Budget).Reserved(reserved).
 				PayloadReserve(r)
 			limit, err := h.dataB.BuildLimit()
 			if err != nil {
@@ -193,7 +175,7 @@ func (c *conn) readNet() {
 				c.fail()
 				return
 			}
-			c.out.Seq += int64(reserved)
+			c.Out.Seq += int64(reserved)
 			switch {
 			case r == int(n):
 				c.claim = min(2*c.claim, h.maxPayload)
@@ -236,8 +218,8 @@ func (c *conn) peekEnd() {
 	}
 }
 
-// retryLater sends the deferred frames and reads again once the worker
-// has drained its ring.
+// retryLater reads again once the worker has drained its ring: a claim
+// is refused while frames for the ring wait in the worker's backlog.
 func (c *conn) retryLater() {
 	if c.retrying {
 		return
@@ -251,47 +233,19 @@ func (c *conn) retryLater() {
 
 func (c *conn) retry() {
 	c.retrying = false
-	p := c.pending
-	c.pending = 0
-	if p&pendBegin != 0 {
-		c.doBegin()
-		if c.pending&pendBegin != 0 {
-			c.pending |= p // nothing else goes before the BEGIN
-			return
-		}
-	}
-	traceID := c.h.w.SupplyTraceID()
-	if p&pendWindow != 0 {
-		c.doWindow(traceID)
-	}
-	if p&pendEnd != 0 {
-		c.sendEnd(traceID)
-	}
-	if p&pendAbort != 0 {
-		c.doAbort(traceID)
-	}
-	if p&pendReset != 0 {
-		c.doReset(traceID)
-	}
 	c.readNet()
-}
-
-// deferred records the outcome of sending the control frame flag: a full
-// ring defers it (see retry), any other error is returned.
-func (c *conn) deferred(flag uint8, err error) error {
-	if errors.Is(err, ring.ErrFull) {
-		c.pending |= flag
-		c.retryLater()
-		return nil
-	}
-	c.pending &^= flag
-	return err
 }
 
 // onNetEnd handles the peer's FIN: the stream's out direction ends.
 func (c *conn) onNetEnd() {
 	c.readable = false
-	c.doEnd(c.h.w.SupplyTraceID())
+	if c.Out.Opening() {
+		c.Out.Trace = c.h.w.SupplyTraceID()
+		if err := c.End(nil); err != nil {
+			c.fail()
+			return
+		}
+	}
 	c.closeIfDone()
 }
 
@@ -302,45 +256,59 @@ func (c *conn) onNetError(error) {
 }
 
 // onApp receives the application's frames: those of the in direction and
-// the throttle frames of the out direction.
+// the throttle frames of the out direction. A frame that does not parse
+// is dropped; one that breaks the protocol (spec: a receiver that gets
+// data beyond its window resets) tears the connection down.
 func (c *conn) onApp(t frame.FrameType, buf []byte) {
-	h := c.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			c.onAppBegin(&h.begin)
+		if b, err := c.OnBegin(buf); err == nil {
+			c.onAppBegin(&b)
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			c.onAppData(&h.data)
+		d, err := c.OnData(buf)
+		if err == nil {
+			c.onAppData(&d)
+		} else if broken(err) {
+			c.fail()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			c.onAppFlush(&h.flush)
+		f, err := c.OnFlush(buf)
+		if err == nil {
+			c.acknowledge(f.TraceID())
+		} else if broken(err) {
+			c.fail()
 		}
 	case frame.FrameEnd:
-		if h.end.TryWrap(buf, 0, len(buf)) {
-			c.onAppEnd(&h.end)
+		if _, err := c.OnEnd(buf); !errors.Is(err, engine.ErrMalformedFrame) {
+			c.onAppEnd()
 		}
 	case frame.FrameAbort:
-		c.state |= inClosed
+		c.OnAbort(buf) // closes In whatever it returns
 		c.fail()
 	case frame.FrameWindow:
-		if h.windowR.TryWrap(buf, 0, len(buf)) {
-			c.onAppWindow(&h.windowR)
+		w, err := c.OnWindow(buf)
+		switch {
+		case errors.Is(err, engine.ErrMalformedFrame):
+		case err != nil || w.Padding() < 0:
+			c.fail()
+		default:
+			c.readNet()
 		}
 	case frame.FrameReset:
-		c.state |= outClosed
+		c.OnReset(buf) // closes Out whatever it returns
 		c.fail()
 	}
 }
 
+// broken reports whether an error from a receive helper is the sender's
+// breach of the protocol, rather than a frame to drop: one that does not
+// parse, or comes after its direction closed.
+func broken(err error) bool {
+	return !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed)
+}
+
 func (c *conn) onAppBegin(b *frame.Begin) {
-	if c.state&inOpened != 0 {
-		return
-	}
-	c.state |= inOpened
-	c.in.Seq, c.in.Ack = b.Sequence(), b.Acknowledge()
 	if c.server {
 		c.grant(b.TraceID())
 		return
@@ -351,17 +319,12 @@ func (c *conn) onAppBegin(b *frame.Begin) {
 // grant opens the in direction's window: the application may have as
 // many bytes in flight as the connection's buffer can hold.
 func (c *conn) grant(traceID int64) {
-	c.in.Max = c.h.window
+	c.In.Max = c.h.window
 	c.doWindow(traceID)
 }
 
 func (c *conn) onAppData(d *frame.Data) {
-	if c.state&(inClosing|inClosed) != 0 || c.fd < 0 {
-		return
-	}
-	if err := c.in.OnData(d); err != nil {
-		// spec: a receiver that gets data beyond its window resets.
-		c.fail()
+	if c.fd < 0 {
 		return
 	}
 	payload := d.Payload()
@@ -405,7 +368,7 @@ func writeSome(fd int, p []byte) (int, error) {
 func (c *conn) stash(p []byte) bool {
 	if c.pend == nil {
 		pool := c.h.w.BufferPool()
-		if c.slot = pool.Acquire(c.inID); c.slot != engine.NoSlot {
+		if c.slot = pool.Acquire(c.InID()); c.slot != engine.NoSlot {
 			c.pend = pool.Buffer(c.slot)
 		} else {
 			c.pend = make([]byte, c.h.window)
@@ -424,7 +387,9 @@ func (c *conn) stash(p []byte) bool {
 	return true
 }
 
-// flush writes the stashed bytes once the socket is writable again.
+// flush writes the stashed bytes once the socket is writable again, and
+// shuts its sending side down once they are out after the application's
+// END.
 func (c *conn) flush() {
 	if c.pendLen > 0 {
 		n, err := writeSome(c.fd, c.pend[c.pendOff:c.pendOff+c.pendLen])
@@ -442,7 +407,7 @@ func (c *conn) flush() {
 		}
 		c.acknowledge(c.h.w.SupplyTraceID())
 	}
-	if c.pendLen == 0 && c.state&inClosing != 0 {
+	if c.pendLen == 0 && c.In.Closed() && !c.shut {
 		c.shutdownWrite()
 	}
 }
@@ -463,38 +428,30 @@ func (c *conn) release() {
 // and the credit can wait until half of it is used (Flow.WindowDue): one
 // WINDOW per half window written rather than one per DATA, which through
 // the gateway is two WINDOW frames fewer per tools/call (the http server's
-// response and the http client's request).
+// response and the http client's request). Once the application has
+// ended, no WINDOW goes back: it expects none.
 func (c *conn) acknowledge(traceID int64) {
-	if c.state&inClosed != 0 {
+	if c.In.Closed() {
 		return
 	}
-	ack := c.in.Seq - int64(c.pendLen)
-	if !c.in.WindowDue(ack, c.in.Max, c.in.Pad) {
+	ack := c.In.Seq - int64(c.pendLen)
+	if !c.In.WindowDue(ack, c.In.Max, c.In.Pad) {
 		return
 	}
-	c.in.Ack = ack
+	c.In.Ack = ack
 	c.doWindow(traceID)
-}
-
-func (c *conn) onAppFlush(f *frame.Flush) {
-	if err := c.in.OnFrame(f.Sequence() + int64(max(f.Reserved(), 0))); err != nil {
-		c.fail()
-		return
-	}
-	c.acknowledge(f.TraceID())
 }
 
 // onAppEnd shuts the socket's sending side down once every byte is
 // written: the peer reads its end of stream after the last byte.
-func (c *conn) onAppEnd(e *frame.End) {
-	c.state |= inClosing
-	if c.pendLen == 0 && c.state&connecting == 0 && c.fd >= 0 {
+func (c *conn) onAppEnd() {
+	if c.pendLen == 0 && !c.connecting && c.fd >= 0 {
 		c.shutdownWrite()
 	}
 }
 
 func (c *conn) shutdownWrite() {
-	c.state = c.state&^inClosing | inClosed
+	c.shut = true
 	c.release()
 	if err := unix.Shutdown(c.fd, unix.SHUT_WR); err != nil {
 		c.onNetError(err)
@@ -503,21 +460,10 @@ func (c *conn) shutdownWrite() {
 	c.closeIfDone()
 }
 
-func (c *conn) onAppWindow(w *frame.Window) {
-	if c.state&outClosed != 0 {
-		return
-	}
-	if err := c.out.OnWindow(w); err != nil || w.Padding() < 0 {
-		c.fail()
-		return
-	}
-	c.readNet()
-}
-
 // closeIfDone closes the socket once both directions have closed in
 // order.
 func (c *conn) closeIfDone() {
-	if c.state&(outClosed|inClosed) == outClosed|inClosed {
+	if c.Out.Closed() && c.shut {
 		c.closeSocket(false)
 	}
 }
@@ -528,18 +474,23 @@ func (c *conn) closeIfDone() {
 // sees RST rather than an orderly end. A client whose reply has not
 // begun sends only the RESET, as a refused stream does.
 func (c *conn) fail() {
-	traceID := c.h.w.SupplyTraceID()
-	if c.state&(outOpened|outClosed) == outOpened {
-		c.doAbort(traceID)
+	h := c.h
+	traceID := h.w.SupplyTraceID()
+	if c.Out.Opening() {
+		c.Out.Trace = traceID
+		if err := c.Abort(nil); err != nil {
+			h.w.Logger().Warn("tcp: abort not sent", "binding", h.cfg.Name, "stream", c.OutID(), "err", err)
+		}
 	}
-	c.state |= outClosed
 	// A server's stream exists once its BEGIN went; a client's is the
 	// application's.
-	if c.state&inClosed == 0 && (!c.server || c.state&outOpened != 0) {
-		c.doReset(traceID)
+	if !c.server || c.Out.Opening() {
+		c.In.Trace = traceID
+		if err := c.Reset(nil); err != nil {
+			h.w.Logger().Warn("tcp: reset not sent", "binding", h.cfg.Name, "stream", c.InID(), "err", err)
+		}
 	}
-	c.pending &^= pendBegin | pendWindow
-	c.state = c.state&^(inClosing|connecting) | inClosed
+	c.connecting = false
 	c.closeSocket(true)
 }
 
@@ -563,82 +514,10 @@ func (c *conn) closeSocket(abortive bool) {
 	c.release()
 }
 
-// doEnd ends the out direction.
-func (c *conn) doEnd(traceID int64) {
-	if c.state&(outOpened|outClosed) != outOpened {
-		return
-	}
-	c.state |= outClosed
-	c.sendEnd(traceID)
-}
-
-func (c *conn) sendEnd(traceID int64) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.outID).
-		Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-		TraceID(traceID).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameEnd, buf[:n])
-	}
-	if c.deferred(pendEnd, err) != nil {
-		c.state &^= outClosed
-		c.fail()
-	}
-}
-
-func (c *conn) doAbort(traceID int64) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.outID).
-		Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-		TraceID(traceID).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameAbort, buf[:n])
-	}
-	if err = c.deferred(pendAbort, err); err != nil {
-		h.w.Logger().Warn("tcp: abort not sent", "binding", h.cfg.Name, "stream", c.outID, "err", err)
-	}
-}
-
-func (c *conn) doReset(traceID int64) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.inID).
-		Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-		TraceID(traceID).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameReset, buf[:n])
-	}
-	if err = c.deferred(pendReset, err); err != nil {
-		h.w.Logger().Warn("tcp: reset not sent", "binding", h.cfg.Name, "stream", c.inID, "err", err)
-	}
-}
-
 // doWindow tells the application the in direction's credit.
 func (c *conn) doWindow(traceID int64) {
-	if c.state&inClosed != 0 {
-		c.pending &^= pendWindow
-		return
-	}
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.inID).
-		Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-		TraceID(traceID).
-		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameWindow, buf[:n])
-	}
-	if c.deferred(pendWindow, err) != nil {
+	c.In.Trace = traceID
+	if err := c.Window(); err != nil {
 		c.fail()
 	}
 }
@@ -649,62 +528,40 @@ func (c *conn) doWindow(traceID int64) {
 func (c *conn) doBegin() {
 	h := c.h
 	traceID := h.w.SupplyTraceID()
-	begin, err := c.buildBegin(traceID, c.src, c.dst)
-	if err == nil {
-		if c.server {
-			err = h.w.NewStream(begin, c.onAppFn)
-		} else {
-			err = h.w.Send(frame.FrameBegin, begin)
-		}
-	}
-	if err = c.deferred(pendBegin, err); err != nil {
+	c.Out.Trace = traceID
+	if err := c.BeginWith(0, func(b *frame.BeginBuilder) { c.beginEx(b) }); err != nil {
 		h.w.Logger().Warn("tcp: stream not opened", "binding", h.cfg.Name, "err", err)
 		c.fail()
 		return
 	}
-	if c.pending&pendBegin != 0 {
-		return
-	}
-	c.state |= outOpened
 	if !c.server {
 		c.grant(traceID)
-		if c.state&inClosing != 0 && c.fd >= 0 {
+		if c.In.Closed() && c.fd >= 0 && !c.shut {
 			c.shutdownWrite()
 		}
 	}
 }
 
-// buildBegin writes the BEGIN of the out direction into the write buffer,
-// its extension a ProxyBeginEx with the connection's addresses, src the
-// side that opened the connection and dst the side that accepted it.
-func (c *conn) buildBegin(traceID int64, src, dst netip.AddrPort) ([]byte, error) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.outID).
-		Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-		TraceID(traceID).
-		Affinity(0).RedirectedID(0)
+// beginEx writes the BEGIN's extension in place: a ProxyBeginEx with the
+// connection's addresses, src the side that opened the connection and
+// dst the side that accepted it.
+func (c *conn) beginEx(b *frame.BeginBuilder) {
 	off, limit, ok := b.ExtensionSlot()
-	if ok {
-		var sb, db [64]byte
-		h.proxyB.Wrap(buf, off, limit).TypeID(h.proxyTypeID).
-			Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
-			SourceBytes(src.Addr().Unmap().AppendTo(sb[:0])).
-			DestinationBytes(dst.Addr().Unmap().AppendTo(db[:0])).
-			SourcePort(src.Port()).DestinationPort(dst.Port())
-		end, err := h.proxyB.BuildLimit()
-		if err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(end)
-		}
+	if !ok {
+		return
 	}
-	n, err := b.BuildLimit()
-	if err != nil {
-		return nil, err
+	h := c.h
+	var sb, db [64]byte
+	h.proxyB.Wrap(h.w.WriteBuffer(), off, limit).TypeID(h.proxyTypeID).
+		Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
+		SourceBytes(c.src.Addr().Unmap().AppendTo(sb[:0])).
+		DestinationBytes(c.dst.Addr().Unmap().AppendTo(db[:0])).
+		SourcePort(c.src.Port()).DestinationPort(c.dst.Port())
+	if end, err := h.proxyB.BuildLimit(); err != nil {
+		b.Fail(err)
+	} else {
+		b.ExtensionEnd(end)
 	}
-	return buf[:n], nil
 }
 
 // socketError returns the socket's pending error, SO_ERROR.

@@ -66,6 +66,9 @@
 //     SO_LINGER 0 so that the peer sees RST, and closes the other
 //     direction the same way.
 //   - Once both directions are closed the socket is closed and forgotten.
+//   - A frame the engine refuses, its ring and the worker's backlog both
+//     full, tears the connection down as a broken socket does; a read
+//     whose ring claim is refused waits for the ring to drain instead.
 //
 // A client whose connection cannot be made (refused, unreachable, a host
 // name that does not resolve, a destination the routes do not permit)

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/sluicehq/sluice/engine"
 )
 
 // acceptBatch bounds the connections accepted per readiness event, so
@@ -179,9 +177,7 @@ func (h *Handler) accepted(l *listener, fd int, sa unix.Sockaddr) {
 	h.setOptions(fd)
 	c := newConn(h, true)
 	c.fd = fd
-	c.originID, c.routedID = h.id, exitID
-	c.outID = h.w.SupplyInitialID(exitID)
-	c.inID = engine.ReplyID(c.outID)
+	c.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), c.onAppFn)
 	if err := c.register(); err != nil {
 		h.w.Logger().Error("tcp: register accepted socket", "binding", h.cfg.Name, "err", err)
 		c.closeSocket(true)

@@ -63,7 +63,8 @@ func (b *Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Ha
 
 // Handler is the tcp binding attached to one worker. It owns the
 // worker's listening sockets and connections; its flyweights are reused
-// for every frame.
+// for every frame: the BEGIN of a client's stream, the DATA a read
+// builds in place and the ProxyBeginEx either way.
 type Handler struct {
 	b           *Binding
 	w           *engine.Worker
@@ -82,19 +83,10 @@ type Handler struct {
 	listeners []*listener
 	conns     map[*conn]struct{}
 
-	begin   frame.Begin
-	data    frame.Data
-	end     frame.End
-	flush   frame.Flush
-	windowR frame.Window
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	resetB  frame.ResetBuilder
-	windowB frame.WindowBuilder
-	proxyR  proxy.ProxyBeginEx
-	proxyB  proxy.ProxyBeginExBuilder
+	begin  frame.Begin
+	dataB  frame.DataBuilder
+	proxyR proxy.ProxyBeginEx
+	proxyB proxy.ProxyBeginExBuilder
 }
 
 func newHandler(b *Binding, w *engine.Worker, cfg *engine.BindingConfig, s *settings) *Handler {

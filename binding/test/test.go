@@ -45,12 +45,6 @@ var (
 	ErrDelay = errors.New("test: invalid delay")
 )
 
-// Forwarding failures; either one tears the stream down.
-var (
-	errTooLarge  = errors.New("test: frame larger than the write buffer")
-	errMalformed = errors.New("test: malformed frame")
-)
-
 // signalBegin is the id of the SIGNAL that releases a delayed BEGIN.
 const signalBegin int32 = 1
 
@@ -185,8 +179,8 @@ func parseISO8601(s string) (time.Duration, error) {
 	return time.Duration(math.Round(total)), nil
 }
 
-// Handler is the test binding attached to one worker. Its flyweights and
-// builders are reused for every frame of every stream it forwards.
+// Handler is the test binding attached to one worker. Its flyweights
+// are reused for every stream it forwards.
 type Handler struct {
 	w      *engine.Worker
 	id     int64
@@ -196,8 +190,6 @@ type Handler struct {
 	header frame.Frame
 	begin  frame.Begin
 	signal frame.Signal
-	resetB frame.ResetBuilder
-	abortB frame.AbortBuilder
 }
 
 // NewStream accepts every stream; the consumer it returns opens the
@@ -206,54 +198,27 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	s := &stream{
-		h:         h,
-		originID:  h.begin.OriginID(),
-		initialID: h.begin.StreamID(),
-		replyID:   engine.ReplyID(h.begin.StreamID()),
-	}
+	s := &stream{h: h}
+	s.initiator.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onInitiator
 }
 
 // stream is one proxied stream: the initiator's stream to this binding
-// (initialID and replyID) and the binding's stream to the exit
-// (exitInitialID and exitReplyID). Frames run through unchanged but for
-// their ids, so the binding keeps no credit of its own; it only notes the
-// last positions seen, for the frames that tear a failed stream down.
+// and the binding's stream to the exit, as Zilla's test binding pairs a
+// source and a target. Each frame one side receives is sent on the other
+// with the same fields; the positions it carries are those of the side
+// it goes out on, which match the frame's as long as both peers keep to
+// flow control.
 type stream struct {
-	h             *Handler
-	originID      int64
-	initialID     int64
-	replyID       int64
-	exitInitialID int64
-	exitReplyID   int64
-	state         uint8
-
-	initial position // the initial direction, as last seen
-	reply   position // the reply direction, as last seen
+	h         *Handler
+	initiator engine.Stream // receives the initial direction, sends the reply
+	exit      engine.Stream // sends the initial direction, receives the reply
 
 	// A delayed BEGIN, the frames that arrived after it, and the id of
 	// the SIGNAL that releases them.
 	begin    []byte
 	held     []heldFrame
 	cancelID int64
-}
-
-const (
-	delaying      uint8 = 1 << iota // the BEGIN waits for its SIGNAL
-	initialOpened                   // the BEGIN went to the exit
-	initialClosed                   // END, ABORT or RESET went through
-	replyOpened                     // the exit's reply BEGIN went back
-	replyClosed                     // END, ABORT or RESET went through
-)
-
-type position struct {
-	seq, ack int64
-	max      int32
-}
-
-func (p *position) note(h *frame.Frame) {
-	p.seq, p.ack, p.max = h.Sequence(), h.Acknowledge(), h.Maximum()
 }
 
 type heldFrame struct {
@@ -264,132 +229,117 @@ type heldFrame struct {
 // onInitiator receives the initiator's initial frames and the throttle
 // frames of the reply to it, and SIGNALs addressed to the reply.
 func (s *stream) onInitiator(t frame.FrameType, buf []byte) {
-	if s.state&delaying != 0 {
+	switch {
+	case s.begin != nil:
 		s.onDelayed(t, buf)
-		return
-	}
-	switch t {
-	case frame.FrameBegin:
-		if s.h.delay > 0 {
-			s.delayBegin(buf)
-			return
-		}
+	case t == frame.FrameBegin && s.h.delay > 0:
+		s.delayBegin(buf)
+	case t == frame.FrameBegin:
 		s.open(buf)
-	case frame.FrameData, frame.FrameFlush:
-		s.toExit(t, buf, s.exitInitialID, &s.initial, 0)
-	case frame.FrameEnd, frame.FrameAbort:
-		s.toExit(t, buf, s.exitInitialID, &s.initial, initialClosed)
-	case frame.FrameWindow, frame.FrameChallenge:
-		s.toExit(t, buf, s.exitReplyID, &s.reply, 0)
-	case frame.FrameReset:
-		s.toExit(t, buf, s.exitReplyID, &s.reply, replyClosed)
+	case t != frame.FrameSignal:
+		s.forward(&s.initiator, &s.exit, t, buf)
 	}
 }
 
 // onExit receives the exit's reply frames and the throttle frames of the
 // binding's initial stream to it.
 func (s *stream) onExit(t frame.FrameType, buf []byte) {
-	switch t {
-	case frame.FrameBegin:
-		s.toInitiator(t, buf, s.replyID, &s.reply, replyOpened)
-	case frame.FrameData, frame.FrameFlush:
-		s.toInitiator(t, buf, s.replyID, &s.reply, 0)
-	case frame.FrameEnd, frame.FrameAbort:
-		s.toInitiator(t, buf, s.replyID, &s.reply, replyClosed)
-	case frame.FrameWindow, frame.FrameChallenge:
-		s.toInitiator(t, buf, s.initialID, &s.initial, 0)
-	case frame.FrameReset:
-		s.toInitiator(t, buf, s.initialID, &s.initial, initialClosed)
-	}
+	s.forward(&s.exit, &s.initiator, t, buf)
 }
 
-// open sends the initiator's BEGIN to the exit as the BEGIN of a new
-// stream, and refuses the initiator's stream if that fails.
+// open opens the stream to the exit with the initiator's BEGIN; the
+// stream fails if that cannot be done.
 func (s *stream) open(buf []byte) {
 	h := s.h
-	s.exitInitialID = h.w.SupplyInitialID(h.exitID)
-	s.exitReplyID = engine.ReplyID(s.exitInitialID)
-	if h.header.TryWrap(buf, 0, len(buf)) {
-		s.initial.note(&h.header)
-	}
-	out, err := h.rewrite(frame.FrameBegin, buf, h.id, h.exitID, s.exitInitialID)
-	if err == nil {
-		err = h.w.NewStream(out, s.onExit)
-	}
-	if err != nil {
-		s.fail()
+	s.exit.Connect(h.w, h.id, h.exitID, h.w.SupplyInitialID(h.exitID), s.onExit)
+	s.forward(&s.initiator, &s.exit, frame.FrameBegin, buf)
+}
+
+// forward passes a frame from received on to, and fails the stream when
+// it cannot; a frame for a direction already closed is dropped. Whatever
+// the frame, those sent for it carry its trace id and authorization.
+func (s *stream) forward(from, to *engine.Stream, t frame.FrameType, buf []byte) {
+	h := &s.h.header
+	if !h.TryWrap(buf, 0, len(buf)) {
+		s.fail(0, engine.ErrMalformedFrame)
 		return
 	}
-	s.state |= initialOpened
+	traceID := h.TraceID()
+	to.Out.Trace, to.Out.Auth = traceID, h.Authorization()
+	to.In.Trace, to.In.Auth = traceID, to.Out.Auth
+	if err := relay(from, to, t, buf); err != nil && !errors.Is(err, engine.ErrStreamClosed) {
+		s.fail(traceID, err)
+	}
 }
 
-// toExit forwards a frame of the initiator's to the exit's stream id,
-// then marks flag; once the direction it belongs to is closed it drops
-// the frame.
-func (s *stream) toExit(t frame.FrameType, buf []byte, id int64, pos *position, flag uint8) {
-	if s.state&initialOpened == 0 || s.state&directionClosed(t, true) != 0 {
-		return
-	}
-	s.forward(t, buf, s.h.id, s.h.exitID, id, pos, flag)
-}
-
-// toInitiator forwards a frame of the exit's to the initiator's stream
-// id, then marks flag.
-func (s *stream) toInitiator(t frame.FrameType, buf []byte, id int64, pos *position, flag uint8) {
-	if s.state&directionClosed(t, false) != 0 {
-		return
-	}
-	s.forward(t, buf, s.originID, s.h.id, id, pos, flag)
-}
-
-// directionClosed returns the closed flag of the direction a frame of
-// type t belongs to: the initiator sends the initial direction's frames
-// and the reply's throttle frames, the exit the others.
-func directionClosed(t frame.FrameType, fromInitiator bool) uint8 {
-	if t.IsThrottle() == fromInitiator {
-		return replyClosed
-	}
-	return initialClosed
-}
-
-func (s *stream) forward(t frame.FrameType, buf []byte, originID, routedID, id int64, pos *position, flag uint8) {
-	h := s.h
-	out, err := h.rewrite(t, buf, originID, routedID, id)
-	if err == nil {
-		pos.note(&h.header)
-		err = h.w.Send(t, out)
-	}
-	if err != nil {
-		s.fail()
-		return
-	}
-	s.state |= flag
-}
-
-// rewrite copies the frame in buf into the worker's write buffer and sets
-// its ids; everything else stays as the sender wrote it.
-func (h *Handler) rewrite(t frame.FrameType, buf []byte, originID, routedID, id int64) ([]byte, error) {
-	out := h.w.WriteBuffer()
-	if len(buf) > len(out) {
-		return nil, errTooLarge
-	}
-	n := copy(out, buf)
-	out = out[:n]
-	if !h.header.TryWrap(out, 0, n) {
-		return nil, errMalformed
-	}
-	h.header.SetOriginID(originID)
-	h.header.SetRoutedID(routedID)
-	h.header.SetStreamID(id)
-	if t == frame.FrameBegin {
-		// A redirected id names a stream of the previous hop, which
-		// means nothing to the next.
-		if !h.begin.TryWrap(out, 0, n) {
-			return nil, errMalformed
+// relay sends on to the frame from received, with to's ids and positions
+// and every other field as it came: BEGIN's trace id, authorization,
+// affinity and extension (its redirected id, which names a stream of the
+// previous hop, is not passed on); DATA's flags, reserved, payload (null
+// stays null, empty stays empty) and extension; and so on. A WINDOW
+// hands the credit it brings on to the other side.
+func relay(from, to *engine.Stream, t frame.FrameType, buf []byte) error {
+	switch t {
+	case frame.FrameBegin:
+		b, err := from.OnBegin(buf)
+		if err != nil {
+			return err
 		}
-		h.begin.SetRedirectedID(0)
+		to.Out.Seq, to.Out.Ack, to.Out.Max = b.Sequence(), b.Acknowledge(), b.Maximum()
+		return to.BeginWith(b.Affinity(), func(fb *frame.BeginBuilder) { fb.Extension(b.Extension()) })
+	case frame.FrameData:
+		d, err := from.OnData(buf)
+		if err != nil {
+			return err
+		}
+		return to.DataWith(frame.Flags(d.Flags()), d.Reserved(), func(db *frame.DataBuilder) {
+			if d.HasPayload() {
+				db.Payload(d.Payload())
+			} else {
+				db.PayloadNull()
+			}
+			db.Extension(d.Extension())
+		})
+	case frame.FrameFlush:
+		f, err := from.OnFlush(buf)
+		if err != nil {
+			return err
+		}
+		return to.FlushWith(f.Reserved(), func(fb *frame.FlushBuilder) { fb.Extension(f.Extension()) })
+	case frame.FrameEnd:
+		e, err := from.OnEnd(buf)
+		if err != nil {
+			return err
+		}
+		return to.EndWith(func(eb *frame.EndBuilder) { eb.BudgetID(e.BudgetID()).Reserved(e.Reserved()).Extension(e.Extension()) })
+	case frame.FrameAbort:
+		a, err := from.OnAbort(buf)
+		return unless(err, to.Abort, a.Extension())
+	case frame.FrameWindow:
+		w, err := from.OnWindow(buf)
+		if err != nil {
+			return err
+		}
+		to.In.Ack, to.In.Max, to.In.Pad = w.Acknowledge(), w.Maximum(), w.Padding()
+		to.In.Budget, to.In.Min, to.In.Cap = w.BudgetID(), w.Minimum(), w.Capabilities()
+		return to.Window()
+	case frame.FrameReset:
+		r, err := from.OnReset(buf)
+		return unless(err, to.Reset, r.Extension())
+	case frame.FrameChallenge:
+		c, err := from.OnChallenge(buf)
+		return unless(err, to.Challenge, c.Extension())
 	}
-	return out, nil
+	return nil
+}
+
+// unless sends a frame with extension ext through send, unless receiving
+// the frame it answers failed with err.
+func unless(err error, send func(ext []byte) error, ext []byte) error {
+	if err != nil {
+		return err
+	}
+	return send(ext)
 }
 
 // delayBegin holds the BEGIN back and asks the worker for a SIGNAL to the
@@ -401,8 +351,8 @@ func (s *stream) delayBegin(buf []byte) {
 		traceID = h.header.TraceID()
 	}
 	s.begin = append([]byte(nil), buf...)
-	s.state |= delaying
-	s.cancelID = h.w.SignalAt(h.w.Now().Add(h.delay), s.originID, h.id, s.replyID, traceID, signalBegin, 0)
+	in := &s.initiator
+	s.cancelID = h.w.SignalAt(h.w.Now().Add(h.delay), in.OriginID(), in.RoutedID(), in.ReplyID(), traceID, signalBegin, 0)
 }
 
 // onDelayed handles a frame that arrives while the BEGIN waits: the
@@ -429,7 +379,6 @@ func (s *stream) onDelayed(t frame.FrameType, buf []byte) {
 // release opens the stream to the exit with the delayed BEGIN and then
 // forwards the frames that arrived meanwhile, in order.
 func (s *stream) release() {
-	s.state &^= delaying
 	begin, held := s.begin, s.held
 	s.begin, s.held = nil, nil
 	s.open(begin)
@@ -440,49 +389,19 @@ func (s *stream) release() {
 
 // fail tears down a stream the binding could not forward a frame of:
 // every direction still open is reset at its sender and aborted at its
-// receiver, as far as each has been opened.
-func (s *stream) fail() {
-	h := s.h
-	if s.state&initialClosed == 0 {
-		s.state |= initialClosed
-		h.sendReset(s.originID, h.id, s.initialID, s.initial)
-		if s.state&initialOpened != 0 {
-			h.sendAbort(h.id, h.exitID, s.exitInitialID, s.initial)
-		}
+// receiver, as far as each has been opened. The frames carry the trace id
+// of the frame that could not be forwarded.
+func (s *stream) fail(traceID int64, cause error) {
+	in, ex := &s.initiator, &s.exit
+	in.In.Trace, in.Out.Trace, ex.In.Trace, ex.Out.Trace = traceID, traceID, traceID, traceID
+	errs := []error{cause, in.Reset(nil)}
+	if ex.Out.Opening() {
+		errs = append(errs, ex.Abort(nil), ex.Reset(nil))
 	}
-	if s.state&replyClosed == 0 {
-		s.state |= replyClosed
-		if s.state&initialOpened != 0 {
-			h.sendReset(h.id, h.exitID, s.exitReplyID, s.reply)
-		}
-		if s.state&replyOpened != 0 {
-			h.sendAbort(s.originID, h.id, s.replyID, s.reply)
-		}
+	if in.Out.Opening() {
+		errs = append(errs, in.Abort(nil))
 	}
-}
-
-// sendReset and sendAbort are best effort: they run when a send already
-// failed, typically on a full ring.
-func (h *Handler) sendReset(originID, routedID, id int64, p position) {
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(originID).RoutedID(routedID).StreamID(id).
-		Sequence(p.seq).Acknowledge(p.ack).Maximum(p.max).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
-	}
-}
-
-func (h *Handler) sendAbort(originID, routedID, id int64, p position) {
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(originID).RoutedID(routedID).StreamID(id).
-		Sequence(p.seq).Acknowledge(p.ack).Maximum(p.max).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
-	}
+	s.h.w.Logger().Debug("test: stream torn down", "stream", in.InitialID(), "err", errors.Join(errs...))
 }
 
 var (

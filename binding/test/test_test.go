@@ -555,7 +555,8 @@ func wrapData(t *testing.T, r rec) *frame.Data {
 }
 
 // TestClosing checks that RESET and ABORT reach the other side with
-// their extensions, and that a stream closed both ways leaves no
+// their extensions, that a stream the proxy cannot forward a frame of is
+// torn down both ways, and that a stream closed both ways leaves no
 // registration on any worker.
 func TestClosing(t *testing.T) {
 	cases := []struct {
@@ -588,6 +589,31 @@ func TestClosing(t *testing.T) {
 				ar := c.expect(t, frame.FrameAbort)
 				assert.Equal(t, c.replyID, ar.streamID)
 				assert.Equal(t, "abort-reply", ar.ext)
+			},
+		},
+		{
+			// DATA beyond the window the exit granted is not passed on:
+			// the proxy fails the stream both ways, with that DATA's
+			// trace id.
+			name: "initiator overruns the window",
+			run: func(t *testing.T, c, s *peer) {
+				s.send(t, frame.FrameWindow, s.initialID, out{max: 4})
+				c.expect(t, frame.FrameWindow)
+				c.send(t, frame.FrameData, c.initialID, out{max: 4, traceID: 0x63, reserved: 5, payload: []byte("hello")})
+				for _, want := range []struct {
+					p  *peer
+					t  frame.FrameType
+					id int64
+				}{
+					{c, frame.FrameReset, c.initialID},
+					{c, frame.FrameAbort, c.replyID},
+					{s, frame.FrameAbort, s.initialID},
+					{s, frame.FrameReset, s.replyID},
+				} {
+					r := want.p.expect(t, want.t)
+					assert.Equal(t, want.id, r.streamID)
+					assert.Equal(t, int64(0x63), r.traceID)
+				}
 			},
 		},
 		{

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -15,20 +16,16 @@ import (
 const signalStep int32 = 1
 
 // stream is one MCP application stream: a session's lifecycle, or one
-// request. The initial direction is received and the reply sent.
+// request. The initial direction is received (In) and the reply sent
+// (Out); every frame the toolkit sends on either carries the BEGIN's
+// trace id and authorization, the frames its timers send included.
 type stream struct {
-	h             *Handler
-	originID      int64
-	routedID      int64
-	initialID     int64
-	replyID       int64
-	traceID       int64 // the BEGIN's, for the frames timers send
-	authorization int64
-	kind          uint8 // the McpBeginEx kind
-	state         uint8
-	sent          bool        // the answer's first DATA went out
-	initial       engine.Flow // received
-	reply         engine.Flow // sent
+	engine.Stream
+
+	h     *Handler
+	kind  uint8 // the McpBeginEx kind
+	state uint8
+	sent  bool // the answer's first DATA went out
 
 	// The request arriving: its buffer slot holds the BEGIN's name or uri
 	// (identLen bytes; identNull when it had none), then the params.
@@ -50,50 +47,59 @@ type stream struct {
 	cancelID int64
 }
 
+// The stream's own state; whether each direction is open or closed is
+// the Stream's.
 const (
-	initialClosed uint8 = 1 << iota // END or ABORT received, or RESET sent
-	replyOpened                     // the reply BEGIN went out
-	replyClosed                     // END or ABORT sent, or RESET received: nothing more goes out
-	answered                        // the params are complete and the answer under way
-	ending                          // the answer is queued: END follows its last byte
-	failed                          // the answer is an error object: END carries outcome ERROR
-	lifecycle                       // the stream is a session's lifecycle
+	answered  uint8 = 1 << iota // the params are complete and the answer under way
+	failed                      // the answer is an error object: END carries outcome ERROR
+	lifecycle                   // the stream is a session's lifecycle
 )
 
+// onMessage takes the server's frames. One that does not parse, or comes
+// after its direction closed, is dropped; one that breaks flow control
+// fails the stream.
 func (s *stream) onMessage(t frame.FrameType, buf []byte) {
-	h := s.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			s.onBegin(&h.begin)
+		if b, err := s.OnBegin(buf); err == nil {
+			s.onBegin(&b)
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			s.onData(&h.data)
+		d, err := s.OnData(buf)
+		if err == nil {
+			s.onData(&d)
+		} else if broken(err) {
+			s.fail()
 		}
 	case frame.FrameFlush:
 		// Nothing the server flushes (elicitation steps) concerns the
 		// toolkit; the sequence still has to stay in order.
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			if err := s.initial.OnFrame(h.flush.Sequence()); err != nil {
-				s.fail()
-			}
+		if _, err := s.OnFlush(buf); broken(err) {
+			s.fail()
 		}
 	case frame.FrameEnd:
-		if h.end.TryWrap(buf, 0, len(buf)) {
-			s.onEnd(&h.end)
+		_, err := s.OnEnd(buf)
+		if err == nil {
+			s.onEnd()
+		} else if broken(err) {
+			s.fail()
 		}
 	case frame.FrameAbort:
+		s.OnAbort(buf) // closes In whatever it returns
 		s.onAbort()
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			s.onWindow(&h.window)
+		_, err := s.OnWindow(buf)
+		if err == nil {
+			s.onWindow()
+		} else if broken(err) {
+			s.fail()
 		}
 	case frame.FrameReset:
+		s.OnReset(buf) // closes Out whatever it returns
 		s.onReset()
 	case frame.FrameSignal:
-		if h.signal.TryWrap(buf, 0, len(buf)) {
-			s.onSignal(&h.signal)
+		if s.h.signal.TryWrap(buf, 0, len(buf)) {
+			s.onSignal(&s.h.signal)
 		}
 	case frame.FrameChallenge:
 		// A resume challenge on a lifecycle: the toolkit sends no
@@ -101,10 +107,17 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 	}
 }
 
+// broken reports whether an error from a receive helper is the server's
+// breach of flow control or frame order, rather than a frame to drop:
+// one that does not parse, or comes after its direction closed.
+func broken(err error) bool {
+	return err != nil && !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed)
+}
+
 func (s *stream) onBegin(b *frame.Begin) {
 	h := s.h
-	s.initial.Seq, s.initial.Ack = b.Sequence(), b.Acknowledge()
-	s.traceID, s.authorization = b.TraceID(), b.Authorization()
+	s.Out.Trace, s.Out.Auth = b.TraceID(), b.Authorization()
+	s.In.Trace, s.In.Auth = s.Out.Trace, s.Out.Auth
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID {
@@ -121,7 +134,7 @@ func (s *stream) onBegin(b *frame.Begin) {
 		return
 	}
 	ident, null, contentLength := requestIdent(ex)
-	slot := h.pool.Acquire(s.initialID)
+	slot := h.pool.Acquire(s.InitialID())
 	if slot == engine.NoSlot {
 		s.refuse(codeInternalError, "Server busy")
 		return
@@ -177,15 +190,11 @@ func requestIdent(ex *mcp.McpBeginEx) ([]byte, bool, int32) {
 }
 
 func (s *stream) onData(d *frame.Data) {
-	if err := s.initial.OnData(d); err != nil {
-		s.fail()
-		return
-	}
 	if s.state&lifecycle != 0 {
 		s.doWindow(lifecycleWindow)
 		return
 	}
-	if s.state&(answered|initialClosed) != 0 || s.slot == engine.NoSlot {
+	if s.state&answered != 0 || s.slot == engine.NoSlot {
 		return // bytes after the params, or of a stream being torn down
 	}
 	p := d.Payload()
@@ -211,12 +220,7 @@ func (s *stream) onData(d *frame.Data) {
 	}
 }
 
-func (s *stream) onEnd(e *frame.End) {
-	if err := s.initial.OnFrame(e.Sequence()); err != nil {
-		s.fail()
-		return
-	}
-	s.state |= initialClosed
+func (s *stream) onEnd() {
 	switch {
 	case s.state&lifecycle != 0:
 		// The session is over.
@@ -230,7 +234,6 @@ func (s *stream) onEnd(e *frame.End) {
 // stream and resets its reply. Everything stops and nothing more is sent;
 // a lifecycle's reply is aborted in turn.
 func (s *stream) onAbort() {
-	s.state |= initialClosed
 	if s.state&lifecycle != 0 {
 		s.doAbort()
 		return
@@ -238,24 +241,21 @@ func (s *stream) onAbort() {
 	s.stop()
 }
 
+// onReset stops the answer and resets the initial stream, unless it is
+// closed already.
 func (s *stream) onReset() {
-	s.state |= replyClosed
 	s.stop()
-	if s.state&initialClosed == 0 {
-		s.doReset(0, "")
-	}
+	s.doReset(0, "")
 }
 
-func (s *stream) onWindow(w *frame.Window) {
-	if err := s.reply.OnWindow(w); err != nil {
-		s.fail()
-		return
-	}
-	if len(s.pending) == 0 || s.state&replyClosed != 0 {
+// onWindow sends what of the answer waits for the credit the WINDOW
+// brought.
+func (s *stream) onWindow() {
+	if len(s.pending) == 0 || s.Out.Closed() {
 		return
 	}
 	rest := s.doData(s.pending)
-	if s.state&replyClosed != 0 {
+	if s.Out.Closed() {
 		return
 	}
 	if len(rest) > 0 {
@@ -314,11 +314,11 @@ func (s *stream) schedule() {
 	h := s.h
 	next := s.step + 1
 	at := s.start.Add(time.Duration(int64(s.run.duration) * int64(next) / int64(s.run.steps)))
-	s.cancelID = h.w.SignalAt(at, s.originID, s.routedID, s.replyID, s.traceID, signalStep, int32(next))
+	s.cancelID = h.w.SignalAt(at, s.OriginID(), s.RoutedID(), s.ReplyID(), s.Out.Trace, signalStep, int32(next))
 }
 
 func (s *stream) onSignal(sig *frame.Signal) {
-	if sig.SignalID() != signalStep || sig.CancelID() != s.cancelID || s.cancelID == 0 || s.state&replyClosed != 0 {
+	if sig.SignalID() != signalStep || sig.CancelID() != s.cancelID || s.cancelID == 0 || s.Out.Closed() {
 		return
 	}
 	s.cancelID = 0
@@ -359,25 +359,22 @@ func (s *stream) releaseSlot() {
 // the initial stream is reset and the reply aborted.
 func (s *stream) fail() {
 	s.stop()
-	if s.state&initialClosed == 0 {
-		s.doReset(0, "")
-	}
+	s.doReset(0, "")
 	s.doAbort()
 }
 
 // refuse refuses a request before reading it, with RESET carrying
-// McpResetEx.error; the reply is never opened.
+// McpResetEx.error; the reply is never opened, and the RESET gives it up
+// (engine.Stream.Reset).
 func (s *stream) refuse(code int32, msg string) {
 	s.doReset(code, msg)
-	s.state |= replyClosed
 }
 
 // doAnswer sends the answer in h.resp.out (or any bytes) on the reply as
 // credit allows, then END.
 func (s *stream) doAnswer(out []byte) {
-	s.state |= ending
 	rest := s.doData(out)
-	if s.state&replyClosed != 0 {
+	if s.Out.Closed() {
 		return
 	}
 	if len(rest) > 0 {
@@ -391,9 +388,8 @@ func (s *stream) doAnswer(out []byte) {
 // most maxPayload bytes, and returns the rest: the first fragment is
 // flagged INIT and the last FIN.
 func (s *stream) doData(p []byte) []byte {
-	h := s.h
-	for len(p) > 0 && s.state&replyClosed == 0 {
-		n := int(min(int64(len(p)), s.reply.Available()-int64(s.reply.Pad), int64(h.maxPayload)))
+	for len(p) > 0 && !s.Out.Closed() {
+		n := int(min(int64(len(p)), s.Out.Available()-int64(s.Out.Pad), int64(s.h.maxPayload)))
 		if n <= 0 {
 			break
 		}
@@ -404,22 +400,10 @@ func (s *stream) doData(p []byte) []byte {
 		if n == len(p) {
 			flags |= frame.FlagDataFin
 		}
-		buf := h.w.WriteBuffer()
-		nb, err := h.dataB.Wrap(buf, 0, len(buf)).
-			OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-			Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-			TraceID(s.traceID).Authorization(s.authorization).
-			Flags(uint8(flags)).BudgetID(s.reply.Budget).Reserved(s.reply.Reserved(n)).
-			Payload(p[:n]).
-			BuildLimit()
-		if err == nil {
-			err = h.w.Send(frame.FrameData, buf[:nb])
-		}
-		if err != nil {
+		if err := s.Data(flags, p[:n], nil); err != nil {
 			s.fail()
 			return nil
 		}
-		s.reply.Send(n)
 		s.sent = true
 		p = p[n:]
 	}
@@ -430,27 +414,19 @@ func (s *stream) doData(p []byte) []byte {
 // lifecycle's carries the session id and the toolkit's capabilities.
 func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 	h := s.h
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(s.traceID).Authorization(s.authorization).Affinity(0)
-	if off, maxLimit, ok := b.ExtensionSlot(); ok {
-		if limit, err := h.replyBeginEx(buf, off, maxLimit, ex); err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(limit)
+	err := s.BeginWith(0, func(b *frame.BeginBuilder) {
+		if off, maxLimit, ok := b.ExtensionSlot(); ok {
+			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex); err != nil {
+				b.Fail(err)
+			} else {
+				b.ExtensionEnd(limit)
+			}
 		}
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
+	})
 	if err != nil {
 		s.fail()
 		return false
 	}
-	s.state |= replyOpened
 	return true
 }
 
@@ -497,31 +473,23 @@ func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx
 // FLUSH with McpFlushEx.progress, and reports whether it went out.
 func (s *stream) doProgress() bool {
 	h := s.h
-	buf := h.w.WriteBuffer()
-	b := h.flushB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(s.traceID).Authorization(s.authorization).
-		BudgetID(s.reply.Budget).Reserved(0)
-	if off, maxLimit, ok := b.ExtensionSlot(); ok {
-		msg := append(h.resp.out[:0], "Step "...)
-		msg = appendInt(msg, int64(s.step))
-		msg = append(msg, " of "...)
-		msg = appendInt(msg, int64(s.run.steps))
-		h.resp.out = msg
-		h.flushExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).
-			Progress().ID("").TokenBytes(s.run.token).
-			Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
-		if limit, err := h.flushExB.BuildLimit(); err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(limit)
+	msg := append(h.resp.out[:0], "Step "...)
+	msg = appendInt(msg, int64(s.step))
+	msg = append(msg, " of "...)
+	msg = appendInt(msg, int64(s.run.steps))
+	h.resp.out = msg
+	err := s.FlushWith(0, func(b *frame.FlushBuilder) {
+		if off, maxLimit, ok := b.ExtensionSlot(); ok {
+			h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
+				Progress().ID("").TokenBytes(s.run.token).
+				Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
+			if limit, err := h.flushExB.BuildLimit(); err != nil {
+				b.Fail(err)
+			} else {
+				b.ExtensionEnd(limit)
+			}
 		}
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameFlush, buf[:n])
-	}
+	})
 	if err != nil {
 		s.fail()
 		return false
@@ -531,100 +499,64 @@ func (s *stream) doProgress() bool {
 
 // doWindow grants the initial direction max bytes beyond what it sent.
 func (s *stream) doWindow(maximum int32) {
-	s.initial.Grant(maximum)
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
-		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
-		TraceID(s.traceID).Authorization(s.authorization).
-		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameWindow, buf[:n])
-	}
-	if err != nil {
+	s.In.Grant(maximum)
+	if err := s.Window(); err != nil {
 		s.fail()
 	}
 }
 
 // doEnd ends the reply, with McpEndEx outcome ERROR after an error object.
 func (s *stream) doEnd() {
-	if s.state&replyClosed != 0 {
-		return
-	}
-	s.state |= replyClosed
 	h := s.h
-	buf := h.w.WriteBuffer()
-	b := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(s.traceID).Authorization(s.authorization).
-		BudgetID(s.reply.Budget).Reserved(0)
-	if s.state&failed != 0 {
+	err := s.EndWith(func(b *frame.EndBuilder) {
+		b.BudgetID(s.Out.Budget).Reserved(0)
+		if s.state&failed == 0 {
+			return
+		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.endExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
+			if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
 				b.Fail(err)
 			} else {
 				b.ExtensionEnd(limit)
 			}
 		}
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameEnd, buf[:n])
-	}
+	})
 	if err != nil {
 		s.stop()
 	}
 }
 
-// doAbort aborts the reply, if it is open.
+// doAbort aborts the reply, if it is open. The stream is being torn down,
+// so an ABORT the ring refuses is only logged: the reply is closed all
+// the same.
 func (s *stream) doAbort() {
-	if s.state&replyClosed != 0 {
+	if !s.Out.Opening() {
 		return
 	}
-	s.state |= replyClosed
-	if s.state&replyOpened == 0 {
-		return
-	}
-	h := s.h
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.replyID).
-		Sequence(s.reply.Seq).Acknowledge(s.reply.Ack).Maximum(s.reply.Max).
-		TraceID(s.traceID).Authorization(s.authorization).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	if err := s.Abort(nil); err != nil {
+		s.h.w.Logger().Warn("toolkit: abort not sent", "stream", s.OutID(), "err", err)
 	}
 }
 
-// doReset resets the initial stream, with McpResetEx.error{code, msg}
-// unless code is 0.
+// doReset resets the initial stream, unless it is closed, with
+// McpResetEx.error{code, msg} unless code is 0. A RESET the ring refuses
+// is only logged: the initial stream is closed all the same.
 func (s *stream) doReset(code int32, msg string) {
-	if s.state&initialClosed != 0 {
-		return
-	}
-	s.state |= initialClosed
 	h := s.h
-	buf := h.w.WriteBuffer()
-	b := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.initialID).
-		Sequence(s.initial.Seq).Acknowledge(s.initial.Ack).Maximum(s.initial.Max).
-		TraceID(s.traceID).Authorization(s.authorization)
-	if code != 0 {
+	err := s.ResetWith(func(b *frame.ResetBuilder) {
+		if code == 0 {
+			return
+		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			h.resetExB.Wrap(buf, off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
+			h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
 			if limit, err := h.resetExB.BuildLimit(); err != nil {
 				b.Fail(err)
 			} else {
 				b.ExtensionEnd(limit)
 			}
 		}
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
+	})
+	if err != nil {
+		h.w.Logger().Warn("toolkit: reset not sent", "stream", s.InID(), "err", err)
 	}
 }

@@ -50,8 +50,9 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	}, nil
 }
 
-// Handler is the toolkit attached to one worker. Its flyweights, builders
-// and responder are reused for every frame of every stream it serves.
+// Handler is the toolkit attached to one worker. Its flyweights, the
+// builders of its extensions and its responder are reused for every
+// frame of every stream it serves.
 type Handler struct {
 	w          *engine.Worker
 	pool       *engine.BufferPool
@@ -60,22 +61,9 @@ type Handler struct {
 
 	resp responder
 
-	begin  frame.Begin
-	data   frame.Data
-	end    frame.End
-	flush  frame.Flush
-	window frame.Window
-	signal frame.Signal
-
+	begin   frame.Begin
+	signal  frame.Signal
 	beginEx mcp.McpBeginEx
-
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	flushB  frame.FlushBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
 
 	beginExB mcp.McpBeginExBuilder
 	flushExB mcp.McpFlushExBuilder
@@ -90,14 +78,8 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	s := &stream{
-		h:         h,
-		originID:  h.begin.OriginID(),
-		routedID:  h.begin.RoutedID(),
-		initialID: h.begin.StreamID(),
-		replyID:   engine.ReplyID(h.begin.StreamID()),
-		slot:      engine.NoSlot,
-	}
+	s := &stream{h: h, slot: engine.NoSlot}
+	s.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onMessage
 }
 
