@@ -407,6 +407,17 @@ func (s *Stream) abort(ext []byte, fill func(*frame.AbortBuilder)) error {
 	return s.closeOut(frame.FrameAbort, buf[:n])
 }
 
+// Forgo closes Out before it has begun, without a frame, for a binding
+// that will never open it now: a target whose peer closed the initial
+// direction before the reply began, or an initiator whose BEGIN could not
+// be built. The engine forgets Out's registration as an ABORT would. Once
+// Out has begun or closed, Forgo does nothing: End or Abort closes it.
+func (s *Stream) Forgo() {
+	if s.Out.state&(opening|closed) == 0 {
+		s.refusedOut()
+	}
+}
+
 // closeOut sends the END or ABORT built in buf. Out is closed whether the
 // ring takes it or not: a refused close is not tried again.
 func (s *Stream) closeOut(t frame.FrameType, buf []byte) error {

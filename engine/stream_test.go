@@ -485,6 +485,60 @@ func TestStreamRefusedReplyBegin(t *testing.T) {
 	assert.True(t, s.Closed())
 }
 
+// TestStreamForgo: Forgo closes a direction that has not begun without a
+// frame, and leaves one that has begun to End or Abort.
+func TestStreamForgo(t *testing.T) {
+	p := newPeer()
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T, s *engine.Stream)
+		target bool
+		want   engine.StreamState
+		frames []frame.FrameType // sent by setup, Forgo and a later End
+	}{
+		{
+			name: "a reply not begun once the initial ended",
+			setup: func(t *testing.T, s *engine.Stream) {
+				_, err := s.OnEnd(p.end(s.InID(), 0))
+				require.NoError(t, err)
+			},
+			target: true,
+			want:   engine.InitialOpening | engine.InitialClosing | engine.InitialClosed | engine.ReplyClosing | engine.ReplyClosed,
+		},
+		{
+			name:   "a reply begun is left to End",
+			setup:  func(t *testing.T, s *engine.Stream) { require.NoError(t, s.Begin(nil)) },
+			target: true,
+			want:   engine.InitialOpening | engine.ReplyOpening | engine.ReplyClosing | engine.ReplyClosed,
+			frames: []frame.FrameType{frame.FrameBegin, frame.FrameEnd},
+		},
+		{
+			name: "an initial whose BEGIN could not be built",
+			setup: func(t *testing.T, s *engine.Stream) {
+				require.Error(t, s.Begin(make([]byte, len(s.Worker().WriteBuffer()))))
+			},
+			want: engine.InitialClosing | engine.InitialClosed | engine.ReplyClosing | engine.ReplyClosed,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := engine.NewIdleWorker(t, 1<<16)
+			var s *engine.Stream
+			if tc.target {
+				s = accepted(t, w)
+			} else {
+				s = connected(w)
+			}
+			tc.setup(t, s)
+			s.Forgo()
+			assert.NoError(t, s.End(nil))
+			assert.Equal(t, tc.want.String(), s.State().String())
+			assert.Equal(t, tc.frames, types(drain(t, w)))
+			streams, throttles := w.Streams()
+			assert.Zero(t, streams+throttles, "registrations left")
+		})
+	}
+}
+
 func TestStreamSendFlow(t *testing.T) {
 	p := newPeer()
 	for _, tc := range []struct {

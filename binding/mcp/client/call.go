@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"strconv"
 
 	"github.com/sluicehq/sluice/engine"
@@ -34,30 +35,22 @@ type reqHead struct {
 
 // call is one HTTP request to the upstream, an application stream to the
 // exit (the http client): BEGIN with HttpBeginEx, the body as DATA, END.
+// Its Stream sends the request (Out) and receives the response (In).
 // END waits for the response head: until then a refused connection reaches
 // the call as RESET; afterwards as ABORT of the response. Calls are
 // recycled per worker once both directions are over.
 type call struct {
-	h                  *handler
-	fn                 engine.MessageConsumer
-	sink               sink
-	initialID, replyID int64
-	traceID            int64
-	out, in            engine.Flow
-	body               []byte
-	sent               int
-	state              uint8
-	status             int
-	length             int64 // the response's Content-Length, -1 if none
-	got                int64 // response body bytes received
+	engine.Stream
+	h      *handler
+	fn     engine.MessageConsumer
+	sink   sink
+	body   []byte
+	sent   int
+	told   bool // the sink was told the call is over
+	status int
+	length int64 // the response's Content-Length, -1 if none
+	got    int64 // response body bytes received
 }
-
-const (
-	callInitialDone uint8 = 1 << iota // END or ABORT sent, or RESET received
-	callReplyDone                     // END or ABORT received, or RESET sent
-	callBegun                         // response BEGIN received
-	callClosed                        // the sink was told
-)
 
 func (h *handler) newCall(s sink) *call {
 	c := freelist.Pop(&h.freeC)
@@ -65,33 +58,37 @@ func (h *handler) newCall(s sink) *call {
 		c = &call{h: h}
 		c.fn = c.onFrame
 	}
-	c.sink, c.sent, c.state, c.status = s, 0, 0, 0
+	c.sink, c.sent, c.told, c.status = s, 0, false, 0
 	c.length, c.got = -1, 0
-	c.out, c.in = engine.Flow{}, engine.Flow{}
 	c.body = c.body[:0]
 	return c
 }
 
-// open sends the request head; the body in c.body follows as the http
-// client grants credit. It reports false when the stream could not open.
+// open sends the request head, with trace id traceID on every frame of
+// the call; the body in c.body follows as the http client grants credit.
+// It reports false when the stream could not open.
 func (c *call) open(rh *reqHead, traceID int64) bool {
 	h := c.h
 	w := h.w
-	c.initialID = w.SupplyInitialID(h.exitID)
-	c.replyID = engine.ReplyID(c.initialID)
-	c.traceID = traceID
-	s := h.s
-	buf := w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(traceID).Authorization(0).Affinity(0)
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
+	c.Connect(w, h.cfg.ID, h.exitID, w.SupplyInitialID(h.exitID), c.fn)
+	c.Out.Trace, c.In.Trace = traceID, traceID
+	if c.BeginWith(0, func(b *frame.BeginBuilder) { c.writeHead(b, rh) }) != nil {
+		c.Forgo() // a BEGIN that could not be built; a refused one gave the call up already
 		c.recycle()
 		return false
 	}
-	eb := h.httpExB.Wrap(buf, off, max).TypeID(h.httpTypeID)
+	return true
+}
+
+// writeHead writes the request's HttpBeginEx into the BEGIN b.
+func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
+	h := c.h
+	s := h.s
+	off, max, ok := b.ExtensionSlot()
+	if !ok {
+		return
+	}
+	eb := h.httpExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.httpTypeID)
 	hs := eb.Headers()
 	hs.Item().Name(":method").Value(rh.method)
 	hs.Item().Name(":scheme").Value(s.scheme)
@@ -120,72 +117,70 @@ func (c *call) open(rh *reqHead, traceID int64) bool {
 	if rh.mcpName != nil {
 		hs.Item().Name("mcp-name").ValueBytes(rh.mcpName)
 	}
-	limit, err := eb.BuildLimit()
-	if err != nil {
-		c.recycle()
-		return false
+	if limit, err := eb.BuildLimit(); err != nil {
+		b.Fail(err)
+	} else {
+		b.ExtensionEnd(limit)
 	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err != nil || w.NewStream(buf[:n], c.fn) != nil {
-		c.recycle()
-		return false
-	}
-	return true
 }
 
+// onFrame receives the response and the throttle frames of the request.
+// A response that breaks flow control fails the call; a malformed frame
+// is dropped, unless it closed its direction.
 func (c *call) onFrame(t frame.FrameType, buf []byte) {
 	h := c.h
 	switch t {
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			if c.out.OnWindow(&h.window) != nil {
-				c.fail()
-				return
-			}
+		if _, err := c.OnWindow(buf); c.received(err) {
 			c.sendBody()
 		}
 	case frame.FrameReset:
-		c.state |= callInitialDone
+		_, _ = c.OnReset(buf) // Out closes either way
 		c.fail()
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			c.state |= callBegun
-			c.in.Seq, c.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			ext := h.begin.Extension()
-			h.readHead(ext)
-			status := h.resp.status
-			c.status = status
-			c.length = h.resp.length
-			c.grant()
-			c.sendBody()
-			if c.state&callClosed == 0 {
-				c.sink.onResponse(c, status)
-			}
+		b, err := c.OnBegin(buf)
+		if err != nil {
+			return
+		}
+		h.readHead(b.Extension())
+		status := h.resp.status
+		c.status = status
+		c.length = h.resp.length
+		c.grant()
+		c.sendBody()
+		if !c.told {
+			c.sink.onResponse(c, status)
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if c.in.OnData(&h.data) != nil {
-				c.fail()
-				return
-			}
-			c.got += int64(len(h.data.Payload()))
-			if c.state&callClosed == 0 {
-				c.sink.onBody(c, h.data.Payload())
+		if d, err := c.OnData(buf); c.received(err) {
+			p := d.Payload()
+			c.got += int64(len(p))
+			if !c.told {
+				c.sink.onBody(c, p)
 			}
 			c.grant()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = c.in.OnFrame(h.flush.Sequence())
-		}
+		_, err := c.OnFlush(buf)
+		c.received(err)
 	case frame.FrameEnd:
-		c.state |= callReplyDone
+		_, _ = c.OnEnd(buf) // In closes either way
 		c.endRequest()
 		c.close(false)
 	case frame.FrameAbort:
-		c.state |= callReplyDone
+		_, _ = c.OnAbort(buf) // In closes either way
 		c.fail()
 	}
+}
+
+// received reports whether a frame an On method checked (err) is to be
+// handled. A malformed one is dropped; one that breaks flow control or
+// frame order fails the call.
+func (c *call) received(err error) bool {
+	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		c.fail()
+	}
+	return err == nil
 }
 
 // callWindow is the response credit a call keeps open: its sink buffers.
@@ -195,19 +190,12 @@ const callWindow = 64 << 10
 // renewed only once half of it is used (Flow.WindowDue): a reply of one
 // DATA costs one WINDOW, not two.
 func (c *call) grant() {
-	if c.state&callReplyDone != 0 || !c.in.WindowDue(c.in.Seq, callWindow, 0) {
+	if c.In.Closed() || !c.In.WindowDue(c.In.Seq, callWindow, 0) {
 		return
 	}
-	c.in.Ack, c.in.Max = c.in.Seq, callWindow
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.replyID).
-		Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-		TraceID(c.traceID).BudgetID(0).Padding(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	c.In.Ack, c.In.Max = c.In.Seq, callWindow
+	if c.Window() != nil {
+		c.fail()
 	}
 }
 
@@ -215,47 +203,28 @@ func (c *call) grant() {
 // and the response has begun, the request ends.
 func (c *call) sendBody() {
 	h := c.h
-	for c.sent < len(c.body) && c.state&callInitialDone == 0 {
-		n := int(min(int64(len(c.body)-c.sent), c.out.Available()-int64(c.out.Pad), int64(h.maxPayload)))
+	for c.sent < len(c.body) && !c.Out.Closed() {
+		n := int(min(int64(len(c.body)-c.sent), c.Out.Available()-int64(c.Out.Pad), int64(h.maxPayload)))
 		if n <= 0 {
 			return
 		}
-		buf := h.w.WriteBuffer()
-		reserved := c.out.Send(n)
-		m, err := h.dataB.Wrap(buf, 0, len(buf)).
-			OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.initialID).
-			Sequence(c.out.Seq - int64(reserved)).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-			TraceID(c.traceID).
-			Flags(3).BudgetID(c.out.Budget).Reserved(reserved).Payload(c.body[c.sent : c.sent+n]).
-			BuildLimit()
-		if err == nil {
-			err = h.w.Send(frame.FrameData, buf[:m])
-		}
-		if err != nil {
+		if c.Data(frame.FlagsDataMessage, c.body[c.sent:c.sent+n], nil) != nil {
 			c.fail()
 			return
 		}
 		c.sent += n
 	}
-	if c.state&callBegun != 0 {
+	if c.In.Opening() {
 		c.endRequest()
 	}
 }
 
 func (c *call) endRequest() {
-	if c.state&callInitialDone != 0 || c.sent < len(c.body) {
+	if c.Out.Closed() || c.sent < len(c.body) {
 		return
 	}
-	c.state |= callInitialDone
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.initialID).
-		Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-		TraceID(c.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	if c.End(nil) != nil {
+		c.fail()
 	}
 }
 
@@ -265,7 +234,7 @@ func (c *call) abort() {
 	if c.sink == nil {
 		return
 	}
-	c.state |= callClosed
+	c.told = true
 	c.teardown()
 	c.recycle()
 }
@@ -280,8 +249,8 @@ func (c *call) finish() {
 	if c.sink == nil {
 		return
 	}
-	if c.state&(callInitialDone|callReplyDone) == callInitialDone && c.length >= 0 && c.got >= c.length {
-		c.state |= callClosed
+	if c.Out.Closed() && !c.In.Closed() && c.length >= 0 && c.got >= c.length {
+		c.told = true
 		return
 	}
 	c.abort()
@@ -292,53 +261,29 @@ func (c *call) fail() {
 	c.close(true)
 }
 
+// teardown aborts the request and resets the response while they are
+// open; a refused frame leaves nothing more to close.
 func (c *call) teardown() {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	if c.state&callInitialDone == 0 {
-		c.state |= callInitialDone
-		n, err := h.abortB.Wrap(buf, 0, len(buf)).
-			OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.initialID).
-			Sequence(c.out.Seq).Acknowledge(c.out.Ack).Maximum(c.out.Max).
-			TraceID(c.traceID).
-			BuildLimit()
-		if err == nil {
-			_ = h.w.Send(frame.FrameAbort, buf[:n])
-		}
-	}
-	if c.state&callReplyDone == 0 {
-		c.state |= callReplyDone
-		n, err := h.resetB.Wrap(buf, 0, len(buf)).
-			OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(c.replyID).
-			Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-			TraceID(c.traceID).
-			BuildLimit()
-		if err == nil {
-			_ = h.w.Send(frame.FrameReset, buf[:n])
-		}
-	}
+	_ = c.Abort(nil)
+	_ = c.Reset(nil)
 }
 
 // close tells the sink, once.
 func (c *call) close(failed bool) {
-	if c.sink != nil && c.state&callClosed == 0 {
-		c.state |= callClosed
+	if c.sink != nil && !c.told {
+		c.told = true
 		c.sink.onClose(c, failed)
 	}
 	c.recycle()
 }
 
 // recycle returns the call to the worker's free list once both directions
-// are over (a call whose stream never opened counts as over).
+// are over (a call whose stream never opened is over).
 func (c *call) recycle() {
-	if c.sink == nil {
-		return
-	}
-	if c.state&(callInitialDone|callReplyDone) != callInitialDone|callReplyDone && c.initialID != 0 && c.state != 0 {
+	if c.sink == nil || !c.Closed() {
 		return
 	}
 	c.sink = nil
-	c.initialID = 0
 	c.h.freeC = append(c.h.freeC, c)
 }
 

@@ -180,18 +180,7 @@ type handler struct {
 	httpTypeID int32
 	maxPayload int
 
-	begin  frame.Begin
-	data   frame.Data
-	flush  frame.Flush
-	window frame.Window
-
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	flushB  frame.FlushBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
+	begin frame.Begin
 
 	mcpEx    mcp.McpBeginEx
 	mcpExB   mcp.McpBeginExBuilder

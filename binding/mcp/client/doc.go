@@ -54,7 +54,9 @@
 //     McpCapabilities bits: tools, prompts and resources with their
 //     listChanged bits, resources.subscribe, logging (SERVER_LOGGING) and
 //     completions (SERVER_COMPLETIONS). A failed initialize RESETs the
-//     lifecycle with McpResetEx.error -32603 "Upstream …".
+//     lifecycle with McpResetEx.error -32603 "Upstream …". A lifecycle
+//     that ends before its reply began gets BEGIN (no capabilities) and
+//     END, since END may not come before BEGIN.
 //   - GET stream events: notifications/{tools,prompts,resources}/list_changed
 //     become FLUSH toolsListChanged, promptsListChanged and
 //     resourcesListChanged on the lifecycle's reply;
@@ -162,7 +164,8 @@
 //
 // # Costs
 //
-// Each worker reuses one set of flyweights and builders, its request and
+// Every stream's frames go through engine.Stream, whose builders are the
+// worker's; each worker reuses its extension builders, its request and
 // call objects with their buffers, and one tracker; response headers are
 // read without the generated iterator, and timeouts are served by one
 // sweep timer per worker rather than one timer per request. A tools/call

@@ -1,94 +1,67 @@
 package client
 
 import (
+	"errors"
+
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/idl/flyweight"
 )
 
-// downstream is the application side of one MCP stream: its initial
-// direction is received, its reply sent.
+// downstream is the application side of one MCP stream: its Stream
+// receives the initial direction (In) and sends the reply (Out), every
+// frame with the trace id and authorization of the BEGIN.
 type downstream struct {
-	h                  *handler
-	originID, routedID int64
-	initialID, replyID int64
-	traceID, auth      int64
-	in                 engine.Flow // initial, received
-	out                engine.Flow // reply, sent
-	state              uint8
-	sentData           bool
+	engine.Stream
+	h        *handler
+	sentData bool
 }
-
-// downstream states.
-const (
-	dsInitialClosed uint8 = 1 << iota // END or ABORT received, or RESET sent
-	dsReplyOpened                     // reply BEGIN sent
-	dsReplyClosed                     // END or ABORT sent, or RESET received
-)
 
 func (d *downstream) init(h *handler, b *frame.Begin) {
-	*d = downstream{h: h, originID: b.OriginID(), routedID: b.RoutedID(),
-		initialID: b.StreamID(), replyID: engine.ReplyID(b.StreamID()),
-		traceID: b.TraceID(), auth: b.Authorization()}
-	d.in.Seq, d.in.Ack = b.Sequence(), b.Acknowledge()
+	*d = downstream{h: h}
+	d.Accept(h.w, b.OriginID(), b.RoutedID(), b.StreamID())
+	d.Out.Trace, d.Out.Auth = b.TraceID(), b.Authorization()
+	d.In.Trace, d.In.Auth = b.TraceID(), b.Authorization()
 }
 
-func (d *downstream) closed() bool {
-	return d.state&(dsInitialClosed|dsReplyClosed) == dsInitialClosed|dsReplyClosed
-}
+// replied reports whether the reply has begun, or is over without.
+func (d *downstream) replied() bool { return d.Out.Opening() || d.Out.Closed() }
 
 // doBegin opens the reply with ex's kind, session id and name or uri; a
 // lifecycle's carries caps.
 func (d *downstream) doBegin(ex *mcp.McpBeginEx, caps uint16) bool {
 	h := d.h
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.replyID).
-		Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).
-		TraceID(d.traceID).Authorization(d.auth).Affinity(0)
-	if off, maxLimit, ok := b.ExtensionSlot(); ok {
-		if limit, err := h.replyBeginEx(buf, off, maxLimit, ex, caps); err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(limit)
+	return d.BeginWith(0, func(b *frame.BeginBuilder) {
+		if off, maxLimit, ok := b.ExtensionSlot(); ok {
+			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps); err != nil {
+				b.Fail(err)
+			} else {
+				b.ExtensionEnd(limit)
+			}
 		}
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
-	if err != nil {
-		return false
-	}
-	d.state |= dsReplyOpened
-	return true
+	}) == nil
 }
 
-// doWindow grants the initial direction max bytes beyond what it sent.
+// doWindow grants the initial direction max bytes beyond what it sent. A
+// refused WINDOW gives the initial direction up, and the reply is aborted
+// with it: the request could not go on.
 func (d *downstream) doWindow(max int32) {
-	if d.state&dsInitialClosed != 0 || !d.in.Grant(max) {
+	if d.In.Closed() || !d.In.Grant(max) {
 		return
 	}
-	h := d.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.initialID).
-		Sequence(d.in.Seq).Acknowledge(d.in.Ack).Maximum(d.in.Max).
-		TraceID(d.traceID).Authorization(d.auth).
-		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	if d.Window() != nil {
+		d.doAbort()
 	}
 }
 
 // doData sends what the reply's credit allows of p, in frames of at most
 // maxPayload bytes, and returns the rest; ok is false when a frame was
-// refused.
+// refused, which closed the reply, and the request is reset.
 func (d *downstream) doData(p []byte, last bool) ([]byte, bool) {
 	h := d.h
-	for len(p) > 0 && d.state&dsReplyClosed == 0 {
-		n := int(min(int64(len(p)), d.out.Available()-int64(d.out.Pad), int64(h.maxPayload)))
+	for len(p) > 0 && !d.Out.Closed() {
+		n := int(min(int64(len(p)), d.Out.Available()-int64(d.Out.Pad), int64(h.maxPayload)))
 		if n <= 0 {
 			break
 		}
@@ -99,72 +72,53 @@ func (d *downstream) doData(p []byte, last bool) ([]byte, bool) {
 		if n == len(p) && last {
 			flags |= frame.FlagDataFin
 		}
-		buf := h.w.WriteBuffer()
-		nb, err := h.dataB.Wrap(buf, 0, len(buf)).
-			OriginID(d.originID).RoutedID(d.routedID).StreamID(d.replyID).
-			Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).
-			TraceID(d.traceID).Authorization(d.auth).
-			Flags(uint8(flags)).BudgetID(d.out.Budget).Reserved(d.out.Reserved(n)).
-			Payload(p[:n]).
-			BuildLimit()
-		if err == nil {
-			err = h.w.Send(frame.FrameData, buf[:nb])
-		}
-		if err != nil {
+		if d.Data(flags, p[:n], nil) != nil {
+			d.doReset(nil) // the ring refused it: the reply is over
 			return nil, false
 		}
-		d.out.Send(n)
 		d.sentData = true
 		p = p[n:]
 	}
 	return p, true
 }
 
-// doEnd ends the reply, with McpEndEx{outcome: ERROR} when failed.
+// doEnd ends the reply, with McpEndEx{outcome: ERROR} when failed. A
+// reply that has not begun is given up instead (see lifecycle.endReply).
+// When the ring refuses the END, the request is reset: the downstream
+// learns of the end one way or the other.
 func (d *downstream) doEnd(failed bool) {
-	if d.state&dsReplyClosed != 0 {
+	if !d.Out.Opening() {
+		d.Forgo()
 		return
 	}
-	d.state |= dsReplyClosed
-	h := d.h
-	buf := h.w.WriteBuffer()
-	b := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.replyID).
-		Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).
-		TraceID(d.traceID).Authorization(d.auth).
-		BudgetID(d.out.Budget).Reserved(0)
+	var err error
 	if failed {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.endExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
+		h := d.h
+		err = d.EndWith(func(b *frame.EndBuilder) {
+			if off, maxLimit, ok := b.ExtensionSlot(); ok {
+				if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
+					b.Fail(err)
+				} else {
+					b.ExtensionEnd(limit)
+				}
 			}
-		}
+		})
+	} else {
+		err = d.End(nil)
 	}
-	if n, err := b.BuildLimit(); err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	if err != nil {
+		d.doReset(nil)
 	}
 }
 
-// doAbort aborts the reply if it is open.
+// doAbort aborts the reply if it has begun, and otherwise gives it up: it
+// will not open now. When the ring refuses the ABORT, the request is
+// reset.
 func (d *downstream) doAbort() {
-	if d.state&dsReplyClosed != 0 {
-		return
-	}
-	d.state |= dsReplyClosed
-	if d.state&dsReplyOpened == 0 {
-		return
-	}
-	h := d.h
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.replyID).
-		Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).
-		TraceID(d.traceID).Authorization(d.auth).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	if !d.Out.Opening() {
+		d.Forgo()
+	} else if d.Abort(nil) != nil {
+		d.doReset(nil)
 	}
 }
 
@@ -180,39 +134,47 @@ type resetInfo struct {
 }
 
 // doReset resets the initial stream, with ri's extension when given.
+// When the ring refuses the RESET, the reply is aborted (see doAbort).
 func (d *downstream) doReset(ri *resetInfo) {
-	if d.state&dsInitialClosed != 0 {
+	if d.In.Closed() {
 		return
 	}
-	d.state |= dsInitialClosed
+	var err error
+	if ri == nil {
+		err = d.Reset(nil)
+	} else {
+		err = d.resetWith(ri)
+	}
+	if err != nil {
+		d.doAbort()
+	}
+}
+
+// resetWith resets the initial stream with ri's McpResetEx, written in
+// place.
+func (d *downstream) resetWith(ri *resetInfo) error {
 	h := d.h
-	buf := h.w.WriteBuffer()
-	b := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.initialID).
-		Sequence(d.in.Seq).Acknowledge(d.in.Ack).Maximum(d.in.Max).
-		TraceID(d.traceID).Authorization(d.auth)
-	if ri != nil {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			eb := h.resetExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
-			if ri.bearer {
-				bb := eb.Bearer()
-				bb = optBytes(bb, ri.realm, (*mcp.McpBearerResetExBuilder).RealmBytes, (*mcp.McpBearerResetExBuilder).RealmNull)
-				bb = optBytes(bb, ri.scope, (*mcp.McpBearerResetExBuilder).ScopesBytes, (*mcp.McpBearerResetExBuilder).ScopesNull)
-				bb = optBytes(bb, ri.meta, (*mcp.McpBearerResetExBuilder).ResourceMetadataBytes, (*mcp.McpBearerResetExBuilder).ResourceMetadataNull)
-				bb.Error(ri.bErr)
-			} else {
-				eb.Error().Code(ri.code).Message(ri.message)
-			}
-			if limit, err := h.resetExB.BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+	return d.ResetWith(func(b *frame.ResetBuilder) {
+		off, maxLimit, ok := b.ExtensionSlot()
+		if !ok {
+			return
 		}
-	}
-	if n, err := b.BuildLimit(); err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
-	}
+		eb := h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		if ri.bearer {
+			bb := eb.Bearer()
+			bb = optBytes(bb, ri.realm, (*mcp.McpBearerResetExBuilder).RealmBytes, (*mcp.McpBearerResetExBuilder).RealmNull)
+			bb = optBytes(bb, ri.scope, (*mcp.McpBearerResetExBuilder).ScopesBytes, (*mcp.McpBearerResetExBuilder).ScopesNull)
+			bb = optBytes(bb, ri.meta, (*mcp.McpBearerResetExBuilder).ResourceMetadataBytes, (*mcp.McpBearerResetExBuilder).ResourceMetadataNull)
+			bb.Error(ri.bErr)
+		} else {
+			eb.Error().Code(ri.code).Message(ri.message)
+		}
+		if limit, err := h.resetExB.BuildLimit(); err != nil {
+			b.Fail(err)
+		} else {
+			b.ExtensionEnd(limit)
+		}
+	})
 }
 
 func optBytes[B any](b B, v []byte, set func(B, []byte) B, null func(B) B) B {
@@ -236,18 +198,16 @@ const (
 
 // doFlush sends one FLUSH with McpFlushEx on the reply.
 func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
-	if d.state&dsReplyClosed != 0 || d.state&dsReplyOpened == 0 {
+	if d.Out.Closed() || !d.Out.Opening() {
 		return false
 	}
 	h := d.h
-	buf := h.w.WriteBuffer()
-	fb := h.flushB.Wrap(buf, 0, len(buf)).
-		OriginID(d.originID).RoutedID(d.routedID).StreamID(d.replyID).
-		Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).
-		TraceID(d.traceID).Authorization(d.auth).
-		BudgetID(d.out.Budget).Reserved(0)
-	if off, maxLimit, ok := fb.ExtensionSlot(); ok {
-		eb := h.flushExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
+	err := d.FlushWith(0, func(fb *frame.FlushBuilder) {
+		off, maxLimit, ok := fb.ExtensionSlot()
+		if !ok {
+			return
+		}
+		eb := h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 		switch k {
 		case flushToolsListChanged:
 			eb.ToolsListChanged().IDNull()
@@ -278,18 +238,18 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 		} else {
 			fb.ExtensionEnd(limit)
 		}
-	}
-	n, err := fb.BuildLimit()
-	if err != nil {
+	})
+	if errors.Is(err, flyweight.ErrOverflow) {
 		// A FLUSH is one frame: what does not fit (a progress message
 		// past the worker's frame size, 32 KiB by default; notify cuts
 		// other notifications into parts) cannot travel. The request
 		// goes on; the notification is dropped, not silently.
 		h.w.Logger().Warn("mcp client: notification dropped: it does not fit a frame", "binding", h.cfg.Name,
 			"kind", k, "bytes", len(a)+len(b), "max", h.w.MaxFrame(), "err", err)
-		return false
+	} else if d.Out.Closed() {
+		d.doReset(nil) // the ring refused it: the reply is over
 	}
-	return h.w.Send(frame.FrameFlush, buf[:n]) == nil
+	return err == nil
 }
 
 // partRoom is what a FLUSH's frame and McpFlushEx take besides a

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"strconv"
 	"time"
 
@@ -81,52 +82,58 @@ func (h *handler) newExchange() *exchange {
 	return x
 }
 
+// onFrame receives the downstream's request and the throttle frames of
+// the reply to it. A request that breaks flow control is cancelled, both
+// ways; a malformed frame is dropped, unless it closed its direction.
 func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
-	h := x.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			x.onBegin(h.begin.Extension())
+		if b, err := x.ds.OnBegin(buf); err == nil {
+			x.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if x.ds.in.OnData(&h.data) != nil {
-				x.cancel("protocol violation")
-				x.ds.doReset(nil)
-				x.ds.doAbort()
-				x.release()
-				return
-			}
-			x.onData(h.data.Payload())
+		if d, err := x.ds.OnData(buf); x.received(err) {
+			x.onData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = x.ds.in.OnFrame(h.flush.Sequence())
-		}
+		_, err := x.ds.OnFlush(buf)
+		x.received(err)
 	case frame.FrameEnd:
-		x.ds.state |= dsInitialClosed
+		_, _ = x.ds.OnEnd(buf) // In closes either way
 		if x.state&(xParamsDone|xOver) == 0 {
 			x.paramsComplete()
 		}
 	case frame.FrameAbort:
-		x.ds.state |= dsInitialClosed
+		_, _ = x.ds.OnAbort(buf) // In closes either way
 		x.cancel("downstream aborted the request")
 		x.ds.doAbort()
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			if x.ds.out.OnWindow(&h.window) != nil {
-				x.cancel("protocol violation")
-				x.ds.doAbort()
-			} else {
-				x.flushAnswer()
-			}
+		_, err := x.ds.OnWindow(buf)
+		switch {
+		case err == nil:
+			x.flushAnswer()
+		case !errors.Is(err, engine.ErrMalformedFrame):
+			x.cancel("protocol violation")
+			x.ds.doAbort()
 		}
 	case frame.FrameReset:
-		x.ds.state |= dsReplyClosed
+		_, _ = x.ds.OnReset(buf) // Out closes either way
 		x.cancel("downstream cancelled the request")
 		x.ds.doReset(nil)
 	}
 	x.release()
+}
+
+// received reports whether a frame an On method checked (err) is to be
+// handled. A malformed one is dropped; a request that breaks flow control
+// or frame order is cancelled, and closed both ways.
+func (x *exchange) received(err error) bool {
+	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		x.cancel("protocol violation")
+		x.ds.doReset(nil)
+		x.ds.doAbort()
+	}
+	return err == nil
 }
 
 func (x *exchange) onBegin(ext []byte) {
@@ -209,8 +216,7 @@ func (x *exchange) onBegin(ext []byte) {
 // refuse refuses a request before reading it, with McpResetEx.error.
 func (x *exchange) refuse(code int32, msg string) {
 	x.state |= xOver
-	x.ds.doReset(&resetInfo{code: code, message: msg})
-	x.ds.state |= dsReplyClosed
+	x.ds.doReset(&resetInfo{code: code, message: msg}) // the reply, not begun, is given up with it
 	x.cancelTimer()
 }
 
@@ -314,7 +320,7 @@ func (x *exchange) send() {
 	b = append(b, '}')
 	c.body = b
 	x.c = c
-	if !c.open(&rh, x.ds.traceID) {
+	if !c.open(&rh, x.ds.Out.Trace) {
 		x.c = nil
 		x.fail(-32603, "Upstream unreachable: cannot open a stream")
 	}
@@ -482,7 +488,7 @@ func (x *exchange) onResponse(c *call, status int) {
 // McpResetEx.bearer while the downstream request is still open, else an
 // error with the ERROR outcome.
 func (x *exchange) onBearer(status int) {
-	if x.ds.state&dsInitialClosed == 0 {
+	if !x.ds.In.Closed() {
 		ri := resetInfo{bearer: true, bErr: mcp.McpBearerErrorInvalidToken}
 		if status == 403 {
 			ri.bErr = mcp.McpBearerErrorInsufficientScope
@@ -659,7 +665,7 @@ func (x *exchange) resumeGet() {
 	x.status = 0
 	c := h.newCall(x)
 	x.c = c
-	if !c.open(&reqHead{method: "GET", sessionID: x.snap.sessionID, version: x.snap.version, lastEventID: x.lastID}, x.ds.traceID) {
+	if !c.open(&reqHead{method: "GET", sessionID: x.snap.sessionID, version: x.snap.version, lastEventID: x.lastID}, x.ds.Out.Trace) {
 		x.c = nil
 		x.fail(-32603, "Upstream unreachable: cannot resume")
 	}
@@ -820,7 +826,7 @@ func (x *exchange) answered(failed bool) {
 // flushAnswer sends what the reply's credit allows of the answer, then
 // END.
 func (x *exchange) flushAnswer() {
-	if x.state&xAnswered == 0 || x.state&xOver != 0 || x.ds.state&dsReplyClosed != 0 {
+	if x.state&xAnswered == 0 || x.state&xOver != 0 || x.ds.Out.Closed() {
 		return
 	}
 	rest, ok := x.ds.doData(x.answer[x.ansOff:], true)
@@ -833,7 +839,7 @@ func (x *exchange) flushAnswer() {
 	if len(rest) == 0 {
 		x.state |= xOver
 		x.ds.doEnd(x.state&xFailed != 0)
-		if x.ds.state&dsInitialClosed == 0 && x.state&xParamsDone == 0 {
+		if !x.ds.In.Closed() && x.state&xParamsDone == 0 {
 			// An answer before all the params: the rest is not wanted.
 			x.ds.doReset(nil)
 		}
@@ -844,7 +850,7 @@ func (x *exchange) flushAnswer() {
 // release recycles the exchange once both directions are over and no
 // call, timer or initialize holds it.
 func (x *exchange) release() {
-	if !x.ds.closed() || x.c != nil || x.idx >= 0 || x.state&xWaiting != 0 || x.h == nil {
+	if !x.ds.Closed() || x.c != nil || x.idx >= 0 || x.state&xWaiting != 0 || x.h == nil {
 		return
 	}
 	if x.state&xFree != 0 {

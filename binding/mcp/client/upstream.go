@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -468,52 +469,61 @@ type lifecycle struct {
 	caps uint16
 	// subs are the list_changed bits the opener wants relayed
 	// (McpLifecycleBeginEx.subscriptions).
-	subs  uint16
-	begun bool
-	over  bool
-	get   *getStream
+	subs uint16
+	over bool
+	get  *getStream
 	// the McpBeginEx of the downstream BEGIN, kept for the reply.
 	ex []byte
 }
 
+// onFrame receives the downstream's lifecycle and the throttle frames of
+// the reply to it. A lifecycle whose sender breaks flow control ends the
+// session, both ways.
 func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
-	h := l.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			l.onBegin(h.begin.Extension())
+		if b, err := l.ds.OnBegin(buf); err == nil {
+			l.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if l.ds.in.OnData(&h.data) != nil {
-				l.teardown()
-				l.ds.doReset(nil)
-				l.ds.doAbort()
-				return
-			}
+		_, err := l.ds.OnData(buf)
+		switch {
+		case err == nil:
 			l.ds.doWindow(8192)
+		case !errors.Is(err, engine.ErrMalformedFrame):
+			// The sender broke flow control: the session ends.
+			l.teardown()
+			l.ds.doReset(nil)
+			l.ds.doAbort()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = l.ds.in.OnFrame(h.flush.Sequence())
-		}
+		_, _ = l.ds.OnFlush(buf) // the lifecycle carries nothing the client reads
 	case frame.FrameEnd:
-		l.ds.state |= dsInitialClosed
+		_, _ = l.ds.OnEnd(buf) // In closes either way
 		l.teardown()
-		l.ds.doEnd(false)
+		l.endReply()
 	case frame.FrameAbort:
-		l.ds.state |= dsInitialClosed
+		_, _ = l.ds.OnAbort(buf) // In closes either way
 		l.teardown()
 		l.ds.doAbort()
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			_ = l.ds.out.OnWindow(&h.window)
-		}
+		_, _ = l.ds.OnWindow(buf) // the reply carries FLUSHes only, which reserve nothing
 	case frame.FrameReset:
-		l.ds.state |= dsReplyClosed
+		_, _ = l.ds.OnReset(buf) // Out closes either way
 		l.teardown()
 		l.ds.doReset(nil)
 	}
+}
+
+// endReply ends the reply once the downstream ended its lifecycle. A
+// reply that has not begun (the upstream session was not ready) begins
+// first, without capabilities, so that the downstream sees it end: END
+// may not come before BEGIN.
+func (l *lifecycle) endReply() {
+	if !l.ds.replied() && l.ex != nil && l.h.mcpEx.TryWrap(l.ex, 0, len(l.ex)) {
+		l.ds.doBegin(&l.h.mcpEx, 0)
+	}
+	l.ds.doEnd(false)
 }
 
 // onBegin starts the upstream session of a downstream one; a lifecycle
@@ -541,7 +551,6 @@ func (l *lifecycle) onBegin(ext []byte) {
 		// a stateless upstream needs only its subscriptions/listen, and a
 		// session's upstream the worker's session and its GET stream.
 		if known && (l.subs == 0 || stateless) {
-			l.begun = true
 			if l.ds.doBegin(ex, caps) {
 				l.ds.doWindow(8192)
 				if l.subs != 0 {
@@ -589,7 +598,7 @@ func (l *lifecycle) onReady() {
 	state, caps, stateless, msg := u.state, u.caps, u.stateless, u.failMsg
 	u.mu.Unlock()
 	if state != upReady {
-		if !l.begun {
+		if !l.ds.replied() {
 			l.over = true
 			l.ds.doReset(&resetInfo{code: -32603, message: msg})
 			l.ds.doAbort()
@@ -599,8 +608,7 @@ func (l *lifecycle) onReady() {
 		}
 		return
 	}
-	if !l.begun {
-		l.begun = true
+	if !l.ds.replied() {
 		if !l.h.mcpEx.TryWrap(l.ex, 0, len(l.ex)) || !l.ds.doBegin(&l.h.mcpEx, caps) {
 			l.teardown()
 			return

@@ -83,7 +83,9 @@
 // request becomes the ERROR outcome with the McpResetEx error's code and
 // message. The reply is relayed frame by frame with only its ids changed:
 // progress FLUSHes with their tokens, DATA with their flags and credit,
-// and END with its McpEndEx; the downstream's WINDOWs go to the route.
+// and END with its McpEndEx, each with its own trace id and authorization;
+// the downstream's WINDOWs go to the route, and the route's DATA is
+// checked against them on the way through.
 // Cancellation runs both ways: the downstream's ABORT aborts the route's
 // request, its RESET of the reply resets the route's reply, and the
 // route's ABORT aborts the downstream reply. A CHALLENGE of the route's

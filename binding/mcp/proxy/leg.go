@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"errors"
+
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -14,13 +16,12 @@ func (h *Handler) getLeg(r *request, route int) *leg {
 		l.onFrame = l.onUp
 	}
 	l.r, l.route, l.state, l.sent = r, route, 0, 0
-	l.out, l.in = engine.Flow{}, engine.Flow{}
 	l.params, l.body, l.errCode, l.errMsg = nil, l.body[:0], 0, l.errMsg[:0]
 	return l
 }
 
 func (h *Handler) putLeg(l *leg) {
-	l.r, l.initialID, l.replyID, l.params = nil, 0, 0, nil
+	l.r, l.params = nil, nil
 	if cap(l.body) > maxList {
 		l.body = nil
 	}
@@ -30,13 +31,15 @@ func (h *Handler) putLeg(l *leg) {
 }
 
 // begin opens the leg: the request's BEGIN, with the name or uri the
-// route knows, to the route's exit.
+// route knows, to the route's exit. The leg's frames carry the request's
+// trace id and authorization.
 func (l *leg) begin() bool {
 	r := l.r
 	h := r.h
-	rt := &h.s.routes[l.route]
-	l.initialID = h.w.SupplyInitialID(rt.exitID)
-	l.replyID = engine.ReplyID(l.initialID)
+	exitID := h.s.routes[l.route].exitID
+	l.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), l.onFrame)
+	l.Out.Trace, l.Out.Auth = r.traceID, r.authorization
+	l.In.Trace, l.In.Auth = r.traceID, r.authorization
 	contentLength := int32(-1)
 	switch {
 	case l.params != nil:
@@ -48,24 +51,7 @@ func (l *leg) begin() bool {
 	if r.kind == mcp.McpBeginExKindRequest {
 		ident = r.ident
 	}
-	ext := h.requestBeginEx(r.kind, r.sid, r.sidNull, ident, identNull, contentLength, r.timeout)
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.id).RoutedID(rt.exitID).StreamID(l.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(r.traceID).Authorization(r.authorization).Affinity(0)
-	if ext != nil {
-		b.Extension(ext)
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.NewStream(buf[:n], l.onFrame)
-	}
-	if err != nil {
-		l.state |= legInClosed | legReplyClosed
-		return false
-	}
-	return true
+	return l.Begin(h.requestBeginEx(r.kind, r.sid, r.sidNull, ident, identNull, contentLength, r.timeout)) == nil
 }
 
 // onUp receives the route's reply frames and the throttle frames of the
@@ -75,46 +61,27 @@ func (l *leg) onUp(t frame.FrameType, buf []byte) {
 	if r == nil {
 		return
 	}
-	h := r.h
-	if !h.header.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	id := h.header.StreamID()
-	if t.IsThrottle() {
-		if id != l.initialID {
-			return
-		}
-		switch t {
-		case frame.FrameWindow:
-			if h.window.TryWrap(buf, 0, len(buf)) {
-				if l.out.OnWindow(&h.window) != nil {
-					r.fail()
-					break
-				}
-				if r.op == opCall {
-					r.grant()
-				}
-				l.sendParams()
+	switch t {
+	case frame.FrameWindow:
+		if _, err := l.OnWindow(buf); r.received(err) {
+			if r.op == opCall {
+				r.grant()
 			}
-		case frame.FrameReset:
-			l.onReset(buf)
-		case frame.FrameChallenge:
-			if r.op == opCall && r.state&downInClosed == 0 {
-				if h.forward(frame.FrameChallenge, buf, r.originID, h.id, r.initialID, &r.in) != nil {
-					r.fail()
-				}
-			}
+			l.sendParams()
 		}
-		r.maybeRelease()
-		return
-	}
-	if id != l.replyID {
-		return
-	}
-	if r.op == opCall {
-		l.onRelayReply(t, buf)
-	} else {
-		l.onCollectReply(t, buf)
+	case frame.FrameReset:
+		// Out closes either way; a malformed RESET carries no error.
+		if rs, err := l.OnReset(buf); err == nil {
+			l.onReset(&rs)
+		} else {
+			l.onReset(nil)
+		}
+	case frame.FrameChallenge:
+		if c, err := l.OnChallenge(buf); err == nil && r.op == opCall && !r.In.Closed() && relayChallenge(&r.Stream, &c) != nil {
+			r.fail()
+		}
+	default:
+		l.onReply(t, buf)
 	}
 	r.maybeRelease()
 }
@@ -123,14 +90,13 @@ func (l *leg) onUp(t frame.FrameType, buf []byte) {
 // END (for a call, once the downstream ended its request).
 func (l *leg) sendParams() {
 	r := l.r
-	if l.state&legInClosed != 0 || l.params == nil && r.state&paramsDone == 0 {
+	if l.Out.Closed() || l.params == nil && r.state&paramsDone == 0 {
 		return
 	}
 	h := r.h
-	rt := &h.s.routes[l.route]
 	for l.sent < len(l.params) {
 		rest := l.params[l.sent:]
-		n := int(min(int64(len(rest)), l.out.Available()-int64(l.out.Pad), int64(h.maxPayload)))
+		n := int(min(int64(len(rest)), l.Out.Available()-int64(l.Out.Pad), int64(h.maxPayload)))
 		if n <= 0 {
 			return
 		}
@@ -141,7 +107,7 @@ func (l *leg) sendParams() {
 		if n == len(rest) {
 			flags |= frame.FlagDataFin
 		}
-		if h.doData(h.id, rt.exitID, l.initialID, r.traceID, r.authorization, &l.out, flags, rest[:n]) != nil {
+		if l.Data(flags, rest[:n], nil) != nil {
 			r.fail()
 			return
 		}
@@ -153,46 +119,39 @@ func (l *leg) sendParams() {
 			return
 		}
 	}
-	l.state |= legInClosed
-	if h.doEnd(h.id, rt.exitID, l.initialID, r.traceID, r.authorization, &l.out, nil) != nil {
+	if l.End(nil) != nil {
 		r.fail()
 	}
 }
 
-// abortInitial aborts the leg's request while it is open.
+// abortInitial aborts the leg's request while it is open. When the ring
+// refuses the ABORT, the reply is reset instead: the route learns of the
+// end one way or the other.
 func (l *leg) abortInitial() {
-	if l.state&legInClosed != 0 || l.initialID == 0 {
-		return
+	if l.Abort(nil) != nil {
+		l.resetReply()
 	}
-	l.state |= legInClosed
-	r := l.r
-	h := r.h
-	_ = h.doAbort(h.id, h.s.routes[l.route].exitID, l.initialID, r.traceID, r.authorization, &l.out)
 }
 
-// resetReply resets the leg's reply while it is open (or never opened:
-// that releases the engine's registration of it).
+// resetReply resets the leg's reply while it is open; when the ring
+// refuses the RESET, the request is aborted (see abortInitial).
 func (l *leg) resetReply() {
-	if l.state&legReplyClosed != 0 || l.initialID == 0 {
-		return
+	if l.Reset(nil) != nil {
+		l.abortInitial()
 	}
-	l.state |= legReplyClosed
-	r := l.r
-	h := r.h
-	_ = h.doReset(h.id, h.s.routes[l.route].exitID, l.replyID, r.traceID, r.authorization, &l.in, nil)
 }
 
-// onReset is the route refusing or dropping the leg's request. A call's
-// refusal before its reply opened passes through to the downstream, with
-// its McpResetEx, while the downstream's request is still open; after
-// that it becomes the ERROR outcome. A fan-out leaves the route out.
-func (l *leg) onReset(buf []byte) {
+// onReset is the route refusing or dropping the leg's request (rs is nil
+// when its RESET was malformed). A call's refusal before its reply opened
+// passes through to the downstream, with its McpResetEx, while the
+// downstream's request is still open; after that it becomes the ERROR
+// outcome. A fan-out leaves the route out.
+func (l *leg) onReset(rs *frame.Reset) {
 	r := l.r
 	h := r.h
-	l.state |= legInClosed
 	l.errCode, l.errMsg = 0, l.errMsg[:0]
-	if h.reset.TryWrap(buf, 0, len(buf)) {
-		ext := h.reset.Extension()
+	if rs != nil {
+		ext := rs.Extension()
 		if h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID && h.resetEx.Kind() == mcp.McpResetExKindError {
 			e := h.resetEx.Error()
 			l.errCode = e.Code()
@@ -204,18 +163,18 @@ func (l *leg) onReset(buf []byte) {
 		r.settle(l, legFailed)
 		return
 	}
-	if l.state&legReplyOpened != 0 {
+	if l.In.Opening() {
 		return // the reply goes on: an ERROR outcome, typically
 	}
-	l.resetReply()
+	// The reply had not begun: OnReset gave it up with the request.
 	switch {
-	case r.state&(downInClosed|local) == 0:
-		r.state |= downInClosed
+	case !r.In.Closed() && r.state&local == 0:
+		// The refusal passes through; the downstream's reply, not begun
+		// either, is given up with it.
 		r.releaseSlot()
-		if h.forward(frame.FrameReset, buf, r.originID, h.id, r.initialID, &r.in) != nil {
+		if relayReset(&r.Stream, rs) != nil {
 			r.fail()
 		}
-		// The downstream resets the reply it will never read.
 	case r.state&local == 0:
 		if l.errCode != 0 {
 			r.respondError(l.errCode, l.errMsg, nil, nil)
@@ -225,139 +184,151 @@ func (l *leg) onReset(buf []byte) {
 	}
 }
 
-// onRelayReply relays a call's reply: unchanged but for its ids, or, for
-// resources/read with prefixes, collected and answered with the uris
-// prefixed.
-func (l *leg) onRelayReply(t frame.FrameType, buf []byte) {
+// relays reports whether the leg's reply is passed on to the downstream
+// as it comes: a call's, unless the proxy rewrites it (buffered).
+func (l *leg) relays() bool { return l.r.op == opCall && l.r.state&buffered == 0 }
+
+// onReply receives a frame of the route's reply: relayed for a call,
+// collected for a fan-out and for a call whose reply the proxy rewrites.
+// A malformed END or ABORT ends the reply as an ABORT would; a reply
+// that breaks flow control or frame order fails.
+func (l *leg) onReply(t frame.FrameType, buf []byte) {
 	r := l.r
-	h := r.h
-	rt := &h.s.routes[l.route]
-	if r.state&local != 0 && r.state&buffered == 0 {
+	if r.op == opCall && r.state&(local|buffered) == local {
 		// The proxy answers by itself (the params were refused): the
 		// route's reply is not wanted.
-		if t == frame.FrameEnd || t == frame.FrameAbort {
-			l.state |= legReplyClosed
-		} else {
-			l.resetReply()
-		}
+		l.unwanted(t, buf)
 		return
 	}
+	var err error
 	switch t {
 	case frame.FrameBegin:
-		l.state |= legReplyOpened
-		if r.state&downReplyClosed != 0 {
-			l.resetReply()
-			return
-		}
-		if err := h.forward(t, buf, r.originID, h.id, r.replyID, nil); err != nil {
-			r.fail()
-			return
-		}
-		r.state |= downReplyOpened
-		if r.state&buffered != 0 {
-			l.in.Seq, l.in.Ack = h.header.Sequence(), h.header.Acknowledge()
-			l.grantReply()
+		var b frame.Begin
+		if b, err = l.OnBegin(buf); err == nil {
+			l.onReplyBegin(&b)
 		}
 	case frame.FrameData:
-		if r.state&buffered != 0 {
-			l.collect(buf)
-			return
-		}
-		if h.forward(t, buf, r.originID, h.id, r.replyID, nil) != nil {
-			r.fail()
+		var d frame.Data
+		if d, err = l.OnData(buf); err == nil {
+			l.onReplyData(&d)
 		}
 	case frame.FrameFlush:
-		var f *engine.Flow
-		if r.state&buffered != 0 {
-			f = &r.out
-			if h.flush.TryWrap(buf, 0, len(buf)) {
-				_ = l.in.OnFrame(h.flush.Sequence())
-			}
-		}
-		if r.state&downReplyClosed == 0 && h.forward(t, buf, r.originID, h.id, r.replyID, f) != nil {
+		var f frame.Flush
+		if f, err = l.OnFlush(buf); err == nil && r.op == opCall && !r.Out.Closed() && relayFlush(&r.Stream, &f) != nil {
 			r.fail()
 		}
 	case frame.FrameEnd:
-		l.state |= legReplyClosed
-		l.abortInitial() // a route that answered is done with the params
-		if r.state&buffered != 0 {
-			r.answer = r.answer[:0]
-			if l.outcome(buf) == mcp.McpOutcomeError {
-				r.state |= answerError
-				r.answer = append(r.answer, l.body...)
-			} else {
-				r.answer = appendPrefixedURIs(r.answer, l.body, rt.uri)
-			}
-			r.respond()
+		var e frame.End
+		if e, err = l.OnEnd(buf); err == nil {
+			l.onReplyEnd(&e)
+		} else if errors.Is(err, engine.ErrMalformedFrame) {
+			l.onReplyAbort(nil)
 			return
-		}
-		if r.state&downReplyClosed == 0 {
-			r.state |= downReplyClosed
-			if h.forward(t, buf, r.originID, h.id, r.replyID, nil) != nil {
-				r.state |= downReplyClosed
-			}
 		}
 	case frame.FrameAbort:
-		l.state |= legReplyClosed
-		l.abortInitial()
-		if r.state&buffered != 0 {
-			r.abortReply()
+		var a frame.Abort
+		if a, err = l.OnAbort(buf); err == nil {
+			l.onReplyAbort(&a)
+		} else if errors.Is(err, engine.ErrMalformedFrame) {
+			l.onReplyAbort(nil)
 			return
 		}
-		if r.state&downReplyClosed == 0 {
-			r.state |= downReplyClosed
-			_ = h.forward(t, buf, r.originID, h.id, r.replyID, nil)
+	}
+	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		if l.relays() {
+			r.fail()
+		} else {
+			l.failLeg()
 		}
 	}
 }
 
-// onCollectReply collects a fan-out leg's reply.
-func (l *leg) onCollectReply(t frame.FrameType, buf []byte) {
-	r := l.r
-	h := r.h
+// unwanted closes a reply the proxy does not read: reset, unless it
+// ended by itself.
+func (l *leg) unwanted(t frame.FrameType, buf []byte) {
 	switch t {
-	case frame.FrameBegin:
-		l.state |= legReplyOpened
+	case frame.FrameEnd:
+		_, _ = l.OnEnd(buf)
+	case frame.FrameAbort:
+		_, _ = l.OnAbort(buf)
+	default:
+		l.resetReply()
+	}
+}
+
+func (l *leg) onReplyBegin(b *frame.Begin) {
+	r := l.r
+	switch {
+	case r.op != opCall:
 		if l.state&legSettled != 0 {
 			l.resetReply()
 			return
 		}
-		l.in.Seq, l.in.Ack = h.header.Sequence(), h.header.Acknowledge()
 		l.grantReply()
-	case frame.FrameData:
-		l.collect(buf)
-	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = l.in.OnFrame(h.flush.Sequence())
-		}
-	case frame.FrameEnd:
-		l.state |= legReplyClosed
-		l.abortInitial()
-		if l.outcome(buf) == mcp.McpOutcomeError {
+	case r.Out.Closed():
+		l.resetReply()
+	case relayBegin(&r.Stream, b) != nil:
+		r.fail()
+	case r.state&buffered != 0:
+		l.grantReply()
+	}
+}
+
+func (l *leg) onReplyData(d *frame.Data) {
+	if !l.relays() {
+		l.collect(d)
+	} else if relayData(&l.r.Stream, d) != nil {
+		l.r.fail()
+	}
+}
+
+func (l *leg) onReplyEnd(e *frame.End) {
+	r := l.r
+	l.abortInitial() // a route that answered is done with the params
+	switch {
+	case r.op != opCall:
+		if l.outcome(e) == mcp.McpOutcomeError {
 			r.settle(l, legError)
 		} else {
 			r.settle(l, 0)
 		}
-	case frame.FrameAbort:
-		l.state |= legReplyClosed
-		l.abortInitial()
+	case r.state&buffered != 0:
+		r.answer = r.answer[:0]
+		if l.outcome(e) == mcp.McpOutcomeError {
+			r.state |= answerError
+			r.answer = append(r.answer, l.body...)
+		} else {
+			r.answer = appendPrefixedURIs(r.answer, l.body, r.h.s.routes[l.route].uri)
+		}
+		r.respond()
+	case !r.Out.Closed() && relayEnd(&r.Stream, e) != nil:
+		r.fail()
+	}
+}
+
+// onReplyAbort ends the route's reply abruptly (a is nil when it came as
+// a malformed END or ABORT).
+func (l *leg) onReplyAbort(a *frame.Abort) {
+	r := l.r
+	l.abortInitial()
+	switch {
+	case r.op != opCall:
 		r.settle(l, legFailed)
+	case r.state&buffered != 0:
+		r.abortReply()
+	case !r.Out.Closed() && relayAbort(&r.Stream, a) != nil:
+		r.resetDown(0, "")
 	}
 }
 
 // collect appends a DATA's payload to the leg's body, within the list
 // bound, and renews the reply's credit.
-func (l *leg) collect(buf []byte) {
+func (l *leg) collect(d *frame.Data) {
 	r := l.r
-	h := r.h
-	if !h.data.TryWrap(buf, 0, len(buf)) || l.state&legSettled != 0 {
+	if l.state&legSettled != 0 {
 		return
 	}
-	if l.in.OnData(&h.data) != nil {
-		l.failLeg()
-		return
-	}
-	p := h.data.Payload()
+	p := d.Payload()
 	r.total += len(p)
 	if r.total > maxList {
 		l.failLeg()
@@ -382,24 +353,102 @@ func (l *leg) failLeg() {
 }
 
 func (l *leg) grantReply() {
-	r := l.r
-	h := r.h
-	if l.in.Grant(legWindow) {
-		if h.doWindow(h.id, h.s.routes[l.route].exitID, l.replyID, r.traceID, r.authorization, &l.in) != nil {
-			l.failLeg()
-		}
+	if l.In.Grant(legWindow) && l.Window() != nil {
+		l.failLeg()
 	}
 }
 
 // outcome reads the McpEndEx of an END; none reads as OK.
-func (l *leg) outcome(buf []byte) mcp.McpOutcome {
+func (l *leg) outcome(e *frame.End) mcp.McpOutcome {
 	h := l.r.h
-	if !h.end.TryWrap(buf, 0, len(buf)) {
-		return mcp.McpOutcomeOk
-	}
-	ext := h.end.Extension()
+	ext := e.Extension()
 	if h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.typeID {
 		return h.endEx.Outcome()
 	}
 	return mcp.McpOutcomeOk
+}
+
+// Relays. A frame the proxy passes on between a call's downstream and
+// its route keeps what it carries: flags, reserved, affinity, extension,
+// trace id and authorization. Its ids and flow are those of the stream it
+// goes on, whose direction carries the frame's trace id and authorization
+// for as long as it is sent (passOn).
+
+// relayBegin opens s's Out with the route's reply BEGIN b, from b's
+// sequence and acknowledge: the reply's DATA keeps its sequence on the
+// way through.
+func relayBegin(s *engine.Stream, b *frame.Begin) error {
+	s.Out.Seq, s.Out.Ack = b.Sequence(), b.Acknowledge()
+	ext := b.Extension()
+	return passOn(&s.Out, b.TraceID(), b.Authorization(), func() error {
+		return s.BeginWith(b.Affinity(), func(fb *frame.BeginBuilder) { fb.Extension(ext) })
+	})
+}
+
+// relayData passes DATA d on as it came, a null payload null.
+func relayData(s *engine.Stream, d *frame.Data) error {
+	payload, ext := d.Payload(), d.Extension()
+	return passOn(&s.Out, d.TraceID(), d.Authorization(), func() error {
+		return s.DataWith(frame.Flags(d.Flags()), d.Reserved(), func(b *frame.DataBuilder) {
+			if d.HasPayload() {
+				b.Payload(payload)
+			} else {
+				b.PayloadNull()
+			}
+			b.Extension(ext)
+		})
+	})
+}
+
+func relayFlush(s *engine.Stream, f *frame.Flush) error {
+	ext := f.Extension()
+	return passOn(&s.Out, f.TraceID(), f.Authorization(), func() error {
+		return s.FlushWith(f.Reserved(), func(b *frame.FlushBuilder) { b.Extension(ext) })
+	})
+}
+
+func relayEnd(s *engine.Stream, e *frame.End) error {
+	return passOn(&s.Out, e.TraceID(), e.Authorization(), func() error { return s.End(e.Extension()) })
+}
+
+// relayAbort aborts s's Out with a's extension; a nil a is an ABORT
+// without one.
+func relayAbort(s *engine.Stream, a *frame.Abort) error {
+	if a == nil {
+		return s.Abort(nil)
+	}
+	return passOn(&s.Out, a.TraceID(), a.Authorization(), func() error { return s.Abort(a.Extension()) })
+}
+
+// relayWindow offers s's In, the reply the proxy relays, what the
+// downstream's WINDOW w offers for it (src's Out, which w credited), less
+// what is still on its way through.
+func relayWindow(s, src *engine.Stream, w *frame.Window) error {
+	s.In.Ack = s.In.Seq - (src.Out.Seq - src.Out.Ack)
+	s.In.Max, s.In.Pad, s.In.Budget = src.Out.Max, src.Out.Pad, src.Out.Budget
+	s.In.Min, s.In.Cap = src.Out.Min, src.Out.Cap
+	return passOn(&s.In, w.TraceID(), w.Authorization(), s.Window)
+}
+
+// relayReset resets s's In with rs's extension; a nil rs is a RESET
+// without one.
+func relayReset(s *engine.Stream, rs *frame.Reset) error {
+	if rs == nil {
+		return s.Reset(nil)
+	}
+	return passOn(&s.In, rs.TraceID(), rs.Authorization(), func() error { return s.Reset(rs.Extension()) })
+}
+
+func relayChallenge(s *engine.Stream, c *frame.Challenge) error {
+	return passOn(&s.In, c.TraceID(), c.Authorization(), func() error { return s.Challenge(c.Extension()) })
+}
+
+// passOn runs send, a relayed frame's sender, with d carrying the trace
+// id and authorization the frame came with, and then its own again.
+func passOn(d *engine.Direction, trace, auth int64, send func() error) error {
+	t, a := d.Trace, d.Auth
+	d.Trace, d.Auth = trace, auth
+	err := send()
+	d.Trace, d.Auth = t, a
+	return err
 }

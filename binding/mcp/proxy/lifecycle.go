@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -18,116 +19,77 @@ const lifecycleTimeout = 10 * time.Second
 const serverBits = uint16(mcp.ServerCapabilities)
 
 // lifecycle is one session's lifecycle stream, fanned out to a lifecycle
-// stream per route with the same session id and client capabilities.
+// stream per route with the same session id and client capabilities. Its
+// Stream receives the downstream's lifecycle (In) and sends the reply
+// (Out); every frame the proxy makes for it carries the trace id and
+// authorization of its BEGIN.
 type lifecycle struct {
-	h             *Handler
-	originID      int64
-	initialID     int64
-	replyID       int64
-	traceID       int64
-	authorization int64
-	sid           []byte
-	sidNull       bool
-	caps          uint16
-	subs          uint16 // the list_changed notifications the opener wants
-	authCallback  []byte
-	hasCallback   bool
-	state         uint16
-	in            engine.Flow // the downstream's initial direction, received
-	out           engine.Flow // the downstream reply, sent
-	legs          []*lifecycleLeg
-	waiting       int
-	timer         int64
+	engine.Stream
+	h            *Handler
+	sid          []byte
+	sidNull      bool
+	caps         uint16
+	subs         uint16 // the list_changed notifications the opener wants
+	authCallback []byte
+	hasCallback  bool
+	registered   bool // the session is in the shared table
+	legs         []*lifecycleLeg
+	waiting      int
+	timer        int64
 }
 
-const (
-	lcInClosed    uint16 = 1 << iota // END or ABORT received, or RESET sent
-	lcReplyOpened                    // reply BEGIN sent
-	lcReplyClosed                    // END or ABORT sent, or RESET received
-	lcRegistered                     // the session is in the shared table
-)
-
-// lifecycleLeg is the lifecycle stream to one route.
+// lifecycleLeg is the lifecycle stream to one route: its Stream sends the
+// proxy's lifecycle (Out) and receives the route's reply (In).
 type lifecycleLeg struct {
-	l         *lifecycle
-	route     int
-	initialID int64
-	replyID   int64
-	out       engine.Flow // sent
-	in        engine.Flow // received
-	state     uint16
-	caps      uint16
+	engine.Stream
+	l     *lifecycle
+	route int
+	caps  uint16
 }
 
 func newLifecycle(h *Handler, b *frame.Begin) engine.MessageConsumer {
-	l := &lifecycle{
-		h: h, originID: b.OriginID(), initialID: b.StreamID(), replyID: engine.ReplyID(b.StreamID()),
-		traceID: b.TraceID(), authorization: b.Authorization(),
-	}
+	l := &lifecycle{h: h}
+	l.Accept(h.w, b.OriginID(), h.id, b.StreamID())
+	l.Out.Trace, l.Out.Auth = b.TraceID(), b.Authorization()
+	l.In.Trace, l.In.Auth = b.TraceID(), b.Authorization()
 	return l.onDown
 }
 
+// onDown receives the downstream's lifecycle and the throttle frames of
+// the reply to it. A flow-control violation tears the session down.
 func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
-	h := l.h
-	if !h.header.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	id := h.header.StreamID()
-	if t.IsThrottle() {
-		if id != l.replyID {
-			return
-		}
-		switch t {
-		case frame.FrameWindow:
-			if h.window.TryWrap(buf, 0, len(buf)) && l.out.OnWindow(&h.window) != nil {
-				l.fail()
-			}
-		case frame.FrameReset:
-			l.state |= lcReplyClosed
-			for _, g := range l.legs {
-				g.resetReply()
-			}
-			l.resetDown()
-			l.done()
-		}
-		return
-	}
-	if id != l.initialID {
-		return
-	}
 	switch t {
+	case frame.FrameWindow:
+		_, err := l.OnWindow(buf)
+		l.received(err)
+	case frame.FrameReset:
+		_, _ = l.OnReset(buf) // Out closes either way
+		for _, g := range l.legs {
+			g.resetReply()
+		}
+		l.resetDown(nil)
+		l.done()
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			l.onBegin(&h.begin)
+		if b, err := l.OnBegin(buf); err == nil {
+			l.onBegin(&b)
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if l.in.OnData(&h.data) != nil {
-				l.fail()
-				return
-			}
+		if _, err := l.OnData(buf); l.received(err) {
 			l.grant()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) && l.in.OnFrame(h.flush.Sequence()) != nil {
-			l.fail()
-			return
-		}
-		// A client's step (an elicitation response) goes to every route.
-		for _, g := range l.legs {
-			if g.state&lcInClosed == 0 && g.state&lcReplyOpened != 0 {
-				_ = h.forward(frame.FrameFlush, buf, h.id, h.s.routes[g.route].exitID, g.initialID, &g.out)
-			}
+		if f, err := l.OnFlush(buf); l.received(err) {
+			l.relayFlush(&f)
 		}
 	case frame.FrameEnd:
-		l.state |= lcInClosed
+		_, _ = l.OnEnd(buf) // In closes either way
 		for _, g := range l.legs {
 			g.end()
 		}
 		l.endReply()
 		l.done()
 	case frame.FrameAbort:
-		l.state |= lcInClosed
+		_, _ = l.OnAbort(buf) // In closes either way
 		for _, g := range l.legs {
 			g.abort()
 			g.resetReply()
@@ -137,9 +99,28 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 	}
 }
 
+// received reports whether a frame an On method checked (err) is to be
+// handled. A malformed one is dropped; one that breaks flow control or
+// frame order ends the session.
+func (l *lifecycle) received(err error) bool {
+	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		l.fail()
+	}
+	return err == nil
+}
+
+// relayFlush passes a client's step (an elicitation response) on to
+// every route that opened the session.
+func (l *lifecycle) relayFlush(f *frame.Flush) {
+	for _, g := range l.legs {
+		if !g.Out.Closed() && g.In.Opening() && relayFlush(&g.Stream, f) != nil {
+			g.resetReply()
+		}
+	}
+}
+
 func (l *lifecycle) onBegin(b *frame.Begin) {
 	h := l.h
-	l.in.Seq, l.in.Ack = b.Sequence(), b.Acknowledge()
 	ext := b.Extension()
 	if !h.beginEx.TryWrap(ext, 0, len(ext)) {
 		return
@@ -169,7 +150,7 @@ func (l *lifecycle) onBegin(b *frame.Begin) {
 func (l *lifecycle) timedOut() {
 	l.timer = 0
 	for _, g := range l.legs {
-		if g.state&(lcReplyOpened|lcReplyClosed) == 0 {
+		if !g.In.Opening() && !g.In.Closed() {
 			l.h.log.Warn("route did not open the session in time", "toolkit", l.h.s.routes[g.route].toolkit)
 			g.abort()
 			g.resetReply()
@@ -196,14 +177,14 @@ func (l *lifecycle) legSettled() {
 // did, the downstream's lifecycle is refused.
 func (l *lifecycle) settled() {
 	h := l.h
-	if l.state&(lcInClosed|lcReplyClosed) != 0 {
+	if l.In.Closed() || l.Out.Closed() {
 		return
 	}
 	var caps uint16
 	var logging uint64
 	accepted := 0
 	for _, g := range l.legs {
-		if g.state&lcReplyOpened != 0 && g.state&lcReplyClosed == 0 {
+		if g.In.Opening() && !g.In.Closed() {
 			accepted++
 			caps |= g.caps & serverBits
 			if g.caps&uint16(mcp.McpCapabilitiesServerLogging) != 0 {
@@ -213,61 +194,41 @@ func (l *lifecycle) settled() {
 	}
 	if accepted == 0 {
 		h.log.Warn("no route accepted the session")
-		l.state |= lcReplyClosed
-		ext := h.errorResetEx(codeInternalError, "Internal error: no route accepted the session")
-		l.state |= lcInClosed
-		_ = h.doReset(l.originID, h.id, l.initialID, l.traceID, l.authorization, &l.in, ext)
+		// The RESET gives up the reply, not begun, too.
+		l.resetDown(h.errorResetEx(codeInternalError, "Internal error: no route accepted the session"))
 		return
 	}
 	if !l.sidNull {
 		h.sessions.put(l.sid, logging)
-		l.state |= lcRegistered
+		l.registered = true
 	}
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(caps)
 	n, err := b.BuildLimit()
-	if err != nil {
+	if err != nil || l.Begin(h.extBuf[:n]) != nil {
 		l.fail()
 		return
 	}
-	buf := h.w.WriteBuffer()
-	m, err := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(l.originID).RoutedID(h.id).StreamID(l.replyID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(l.traceID).Authorization(l.authorization).Affinity(0).
-		Extension(h.extBuf[:n]).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:m])
-	}
-	if err != nil {
-		l.fail()
-		return
-	}
-	l.state |= lcReplyOpened
 	l.grant()
 }
 
 func (l *lifecycle) grant() {
-	if l.state&lcInClosed != 0 {
-		return
-	}
-	h := l.h
-	l.in.Grant(lifecycleWindow)
-	if h.doWindow(l.originID, h.id, l.initialID, l.traceID, l.authorization, &l.in) != nil {
+	l.In.Grant(lifecycleWindow)
+	if l.Window() != nil {
 		l.fail()
 	}
 }
 
 // onFlush turns a route's lifecycle FLUSH into the downstream's: the list
 // changes as they are, resourcesUpdated with the route's prefix on its
-// uri, notifications and the rest passed through.
-func (l *lifecycle) onFlush(g *lifecycleLeg, buf []byte) {
+// uri (a FLUSH of the proxy's own), notifications and the rest passed
+// through.
+func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 	h := l.h
-	if l.state&(lcReplyOpened|lcReplyClosed) != lcReplyOpened || !h.flush.TryWrap(buf, 0, len(buf)) {
+	if !l.Out.Opening() || l.Out.Closed() {
 		return
 	}
-	ext := h.flush.Extension()
+	ext := f.Extension()
 	if h.s.prefixed && h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
 		h.flushEx.Kind() == mcp.McpFlushExKindResourcesUpdated {
 		v := h.flushEx.ResourcesUpdated()
@@ -284,47 +245,43 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, buf []byte) {
 		if err != nil {
 			return
 		}
-		if h.doFlush(l.originID, h.id, l.replyID, l.traceID, l.authorization, &l.out, h.extBuf[:n]) != nil {
+		if l.Flush(h.extBuf[:n]) != nil {
 			l.fail()
 		}
 		return
 	}
-	if h.forward(frame.FrameFlush, buf, l.originID, h.id, l.replyID, &l.out) != nil {
+	if relayFlush(&l.Stream, f) != nil {
 		l.fail()
 	}
 }
 
+// endReply ends the downstream reply if it has begun, and otherwise gives
+// it up: it will not open now. When the ring refuses the END, the
+// lifecycle is reset: the downstream learns of the end one way or the
+// other.
 func (l *lifecycle) endReply() {
-	if l.state&lcReplyClosed != 0 {
-		return
+	if !l.Out.Opening() {
+		l.Forgo()
+	} else if l.End(nil) != nil {
+		l.resetDown(nil)
 	}
-	l.state |= lcReplyClosed
-	if l.state&lcReplyOpened == 0 {
-		return
-	}
-	h := l.h
-	_ = h.doEnd(l.originID, h.id, l.replyID, l.traceID, l.authorization, &l.out, nil)
 }
 
+// abortReply aborts the downstream reply as endReply ends it.
 func (l *lifecycle) abortReply() {
-	if l.state&lcReplyClosed != 0 {
-		return
+	if !l.Out.Opening() {
+		l.Forgo()
+	} else if l.Abort(nil) != nil {
+		l.resetDown(nil)
 	}
-	l.state |= lcReplyClosed
-	if l.state&lcReplyOpened == 0 {
-		return
-	}
-	h := l.h
-	_ = h.doAbort(l.originID, h.id, l.replyID, l.traceID, l.authorization, &l.out)
 }
 
-func (l *lifecycle) resetDown() {
-	if l.state&lcInClosed != 0 {
-		return
+// resetDown resets the downstream's lifecycle, with extension ext; when
+// the ring refuses the RESET, the reply is aborted.
+func (l *lifecycle) resetDown(ext []byte) {
+	if l.Reset(ext) != nil {
+		l.abortReply()
 	}
-	l.state |= lcInClosed
-	h := l.h
-	_ = h.doReset(l.originID, h.id, l.initialID, l.traceID, l.authorization, &l.in, nil)
 }
 
 // fail tears the session down after a protocol violation or a refused
@@ -334,7 +291,7 @@ func (l *lifecycle) fail() {
 		g.abort()
 		g.resetReply()
 	}
-	l.resetDown()
+	l.resetDown(nil)
 	l.abortReply()
 	l.done()
 }
@@ -345,18 +302,21 @@ func (l *lifecycle) done() {
 		l.h.w.Cancel(l.timer)
 		l.timer = 0
 	}
-	if l.state&lcRegistered != 0 {
-		l.state &^= lcRegistered
+	if l.registered {
+		l.registered = false
 		l.h.sessions.remove(l.sid)
 	}
 }
 
+// begin opens the lifecycle stream to the leg's route, with the opener's
+// session id, capabilities, auth callback and subscriptions.
 func (g *lifecycleLeg) begin() bool {
 	l := g.l
 	h := l.h
-	rt := &h.s.routes[g.route]
-	g.initialID = h.w.SupplyInitialID(rt.exitID)
-	g.replyID = engine.ReplyID(g.initialID)
+	exitID := h.s.routes[g.route].exitID
+	g.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), g.onUp)
+	g.Out.Trace, g.Out.Auth = l.Out.Trace, l.Out.Auth
+	g.In.Trace, g.In.Auth = l.Out.Trace, l.Out.Auth
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	c := mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(l.caps)
 	if l.hasCallback {
@@ -370,23 +330,10 @@ func (g *lifecycleLeg) begin() bool {
 	c.Subscriptions(l.subs)
 	n, err := b.BuildLimit()
 	if err != nil {
+		g.Forgo()
 		return false
 	}
-	buf := h.w.WriteBuffer()
-	m, err := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.id).RoutedID(rt.exitID).StreamID(g.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(l.traceID).Authorization(l.authorization).Affinity(0).
-		Extension(h.extBuf[:n]).
-		BuildLimit()
-	if err == nil {
-		err = h.w.NewStream(buf[:m], g.onUp)
-	}
-	if err != nil {
-		g.state |= lcInClosed | lcReplyClosed
-		return false
-	}
-	return true
+	return g.Begin(h.extBuf[:n]) == nil
 }
 
 // onUp receives a route's lifecycle reply and the throttle frames of the
@@ -394,112 +341,81 @@ func (g *lifecycleLeg) begin() bool {
 func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 	l := g.l
 	h := l.h
-	if !h.header.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	id := h.header.StreamID()
-	if t.IsThrottle() {
-		if id != g.initialID {
-			return
-		}
-		switch t {
-		case frame.FrameWindow:
-			if h.window.TryWrap(buf, 0, len(buf)) && g.out.OnWindow(&h.window) != nil {
-				g.abort()
-			}
-		case frame.FrameReset:
-			g.state |= lcInClosed
-			pending := g.state&(lcReplyOpened|lcReplyClosed) == 0
-			g.resetReply()
-			if pending {
-				h.log.Warn("route refused the session", "toolkit", h.s.routes[g.route].toolkit)
-				l.legSettled()
-			}
-		case frame.FrameChallenge:
-			if l.state&lcInClosed == 0 {
-				_ = h.forward(frame.FrameChallenge, buf, l.originID, h.id, l.initialID, &l.in)
-			}
-		}
-		return
-	}
-	if id != g.replyID {
-		return
-	}
 	switch t {
+	case frame.FrameWindow:
+		if _, err := g.OnWindow(buf); err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+			g.abort()
+		}
+	case frame.FrameReset:
+		pending := !g.In.Opening() && !g.In.Closed()
+		_, _ = g.OnReset(buf) // Out closes either way, and a reply not begun with it
+		g.resetReply()
+		if pending {
+			h.log.Warn("route refused the session", "toolkit", h.s.routes[g.route].toolkit)
+			l.legSettled()
+		}
+	case frame.FrameChallenge:
+		if c, err := g.OnChallenge(buf); err == nil && !l.In.Closed() && relayChallenge(&l.Stream, &c) != nil {
+			l.fail()
+		}
 	case frame.FrameBegin:
-		if g.state&lcReplyClosed != 0 {
+		b, err := g.OnBegin(buf)
+		if err != nil {
 			return
 		}
-		g.state |= lcReplyOpened
-		g.in.Seq, g.in.Ack = h.header.Sequence(), h.header.Acknowledge()
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			ext := h.begin.Extension()
-			if h.beginEx.TryWrap(ext, 0, len(ext)) && h.beginEx.Kind() == mcp.McpBeginExKindLifecycle {
-				v := h.beginEx.Lifecycle()
-				g.caps = v.Capabilities()
-			}
+		ext := b.Extension()
+		if h.beginEx.TryWrap(ext, 0, len(ext)) && h.beginEx.Kind() == mcp.McpBeginExKindLifecycle {
+			v := h.beginEx.Lifecycle()
+			g.caps = v.Capabilities()
 		}
 		g.grant()
-		if l.state&(lcInClosed|lcReplyClosed) != 0 {
+		if l.In.Closed() || l.Out.Closed() {
 			g.end()
 		}
 		l.legSettled()
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) && g.in.OnData(&h.data) == nil {
+		if _, err := g.OnData(buf); err == nil {
 			g.grant()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = g.in.OnFrame(h.flush.Sequence())
+		if f, err := g.OnFlush(buf); err == nil {
+			l.onFlush(g, &f)
 		}
-		l.onFlush(g, buf)
-	case frame.FrameEnd, frame.FrameAbort:
+	case frame.FrameEnd:
 		// A route's end alone does not end the session: its part is over.
-		g.state |= lcReplyClosed
-		if t == frame.FrameEnd {
-			g.end()
-		} else {
-			g.abort()
-		}
+		_, _ = g.OnEnd(buf)
+		g.end()
+	case frame.FrameAbort:
+		_, _ = g.OnAbort(buf)
+		g.abort()
 	}
 }
 
 func (g *lifecycleLeg) grant() {
-	l := g.l
-	h := l.h
-	if g.in.Grant(lifecycleWindow) {
-		_ = h.doWindow(h.id, h.s.routes[g.route].exitID, g.replyID, l.traceID, l.authorization, &g.in)
+	if g.In.Grant(lifecycleWindow) && g.Window() != nil {
+		g.abort()
 	}
 }
 
+// end, abort and resetReply close a direction of the route's lifecycle
+// while it is open. When the ring refuses the frame, the other direction
+// closes instead: the route learns of the end one way or the other.
 func (g *lifecycleLeg) end() {
-	if g.state&lcInClosed != 0 || g.initialID == 0 {
-		return
+	if g.End(nil) != nil {
+		g.resetReply()
 	}
-	g.state |= lcInClosed
-	l := g.l
-	h := l.h
-	_ = h.doEnd(h.id, h.s.routes[g.route].exitID, g.initialID, l.traceID, l.authorization, &g.out, nil)
 }
 
 func (g *lifecycleLeg) abort() {
-	if g.state&lcInClosed != 0 || g.initialID == 0 {
-		return
+	if g.Abort(nil) != nil {
+		g.resetReply()
 	}
-	g.state |= lcInClosed
-	l := g.l
-	h := l.h
-	_ = h.doAbort(h.id, h.s.routes[g.route].exitID, g.initialID, l.traceID, l.authorization, &g.out)
 }
 
 func (g *lifecycleLeg) resetReply() {
-	if g.state&lcReplyClosed != 0 || g.initialID == 0 {
-		return
+	if g.Reset(nil) != nil {
+		g.abort()
 	}
-	g.state |= lcReplyClosed
-	l := g.l
-	h := l.h
-	_ = h.doReset(h.id, h.s.routes[g.route].exitID, g.replyID, l.traceID, l.authorization, &g.in, nil)
 }
 
 // sessionTable is shared by the workers of one engine for one proxy (the

@@ -107,26 +107,12 @@ type Handler struct {
 	scratch []byte
 	cursors []cursorEntry
 
-	header frame.Frame
-	begin  frame.Begin
-	data   frame.Data
-	end    frame.End
-	flush  frame.Flush
-	window frame.Window
-	reset  frame.Reset
+	begin frame.Begin
 
 	beginEx mcp.McpBeginEx
 	flushEx mcp.McpFlushEx
 	endEx   mcp.McpEndEx
 	resetEx mcp.McpResetEx
-
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	flushB  frame.FlushBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
 
 	beginExB mcp.McpBeginExBuilder
 	flushExB mcp.McpFlushExBuilder
@@ -145,7 +131,7 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID {
-		h.refuse(b, codeInvalidRequest, "Invalid request: not an MCP application stream")
+		h.refuse(b, buf, codeInvalidRequest, "Invalid request: not an MCP application stream")
 		return h.ignoreFn
 	}
 	switch ex.Kind() {
@@ -204,11 +190,18 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 // ignore consumes the frames of a refused stream.
 func (h *Handler) ignore(frame.FrameType, []byte) {}
 
-// refuse answers a BEGIN with RESET carrying McpResetEx.error.
-func (h *Handler) refuse(b *frame.Begin, code int32, msg string) {
-	var f engine.Flow
-	f.Seq, f.Ack = b.Sequence(), b.Acknowledge()
-	h.doReset(b.OriginID(), h.id, b.StreamID(), b.TraceID(), b.Authorization(), &f, h.errorResetEx(code, msg))
+// refuse answers a BEGIN with RESET carrying McpResetEx.error. The stream
+// is not kept: the RESET closes both of its directions.
+func (h *Handler) refuse(b *frame.Begin, buf []byte, code int32, msg string) {
+	var s engine.Stream
+	s.Accept(h.w, b.OriginID(), h.id, b.StreamID())
+	if _, err := s.OnBegin(buf); err != nil {
+		return
+	}
+	s.In.Trace, s.In.Auth = b.TraceID(), b.Authorization()
+	// A refused RESET leaves nothing to close: the helper has retired the
+	// stream's registration.
+	_ = s.Reset(h.errorResetEx(code, msg))
 }
 
 // unsafeString views b as a string for the length of a call that does
@@ -265,135 +258,6 @@ func routeGlobs(r *route, kind uint8) []string {
 		return r.prompts
 	}
 	return r.resources
-}
-
-// Frame writers. Each builds into the worker's write buffer and sends;
-// f is the direction's flow, for sequence, acknowledge and maximum.
-
-func (h *Handler) doWindow(origin, routed, id, trace, auth int64, f *engine.Flow) error {
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth).
-		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameWindow, buf[:n])
-	}
-	return err
-}
-
-func (h *Handler) doData(origin, routed, id, trace, auth int64, f *engine.Flow, flags frame.Flags, p []byte) error {
-	buf := h.w.WriteBuffer()
-	reserved := f.Reserved(len(p))
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth).
-		Flags(uint8(flags)).BudgetID(f.Budget).Reserved(reserved).
-		Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err == nil {
-		f.Send(len(p))
-	}
-	return err
-}
-
-func (h *Handler) doEnd(origin, routed, id, trace, auth int64, f *engine.Flow, ext []byte) error {
-	buf := h.w.WriteBuffer()
-	b := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth).
-		BudgetID(f.Budget).Reserved(0)
-	if len(ext) > 0 {
-		b.Extension(ext)
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameEnd, buf[:n])
-	}
-	return err
-}
-
-func (h *Handler) doAbort(origin, routed, id, trace, auth int64, f *engine.Flow) error {
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameAbort, buf[:n])
-	}
-	return err
-}
-
-func (h *Handler) doReset(origin, routed, id, trace, auth int64, f *engine.Flow, ext []byte) error {
-	buf := h.w.WriteBuffer()
-	b := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth)
-	if len(ext) > 0 {
-		b.Extension(ext)
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameReset, buf[:n])
-	}
-	return err
-}
-
-func (h *Handler) doFlush(origin, routed, id, trace, auth int64, f *engine.Flow, ext []byte) error {
-	buf := h.w.WriteBuffer()
-	b := h.flushB.Wrap(buf, 0, len(buf)).
-		OriginID(origin).RoutedID(routed).StreamID(id).
-		Sequence(f.Seq).Acknowledge(f.Ack).Maximum(f.Max).
-		TraceID(trace).Authorization(auth).
-		BudgetID(f.Budget).Reserved(0)
-	if len(ext) > 0 {
-		b.Extension(ext)
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameFlush, buf[:n])
-	}
-	return err
-}
-
-// forward copies the frame in buf to the worker's write buffer with new
-// ids, and with the sequence, acknowledge and maximum of f when f is not
-// nil; everything else (flags, reserved, extension) stays as written.
-func (h *Handler) forward(t frame.FrameType, buf []byte, origin, routed, id int64, f *engine.Flow) error {
-	out := h.w.WriteBuffer()
-	if len(buf) > len(out) {
-		return errTooLarge
-	}
-	n := copy(out, buf)
-	out = out[:n]
-	if !h.header.TryWrap(out, 0, n) {
-		return errMalformed
-	}
-	h.header.SetOriginID(origin)
-	h.header.SetRoutedID(routed)
-	h.header.SetStreamID(id)
-	if f != nil {
-		h.header.SetSequence(f.Seq)
-		h.header.SetAcknowledge(f.Ack)
-		h.header.SetMaximum(f.Max)
-	}
-	if t == frame.FrameBegin {
-		if !h.begin.TryWrap(out, 0, n) {
-			return errMalformed
-		}
-		h.begin.SetRedirectedID(0)
-	}
-	return h.w.Send(t, out)
 }
 
 // errorResetEx builds McpResetEx.error{code, msg} into extBuf.

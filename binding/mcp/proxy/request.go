@@ -10,12 +10,6 @@ import (
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
-// Forwarding failures; either one tears the stream down.
-var (
-	errTooLarge  = errors.New("mcp proxy: frame larger than the write buffer")
-	errMalformed = errors.New("mcp proxy: malformed frame")
-)
-
 // fanoutTimeout bounds how long a list or logging/setLevel waits for its
 // routes; a route that has not answered by then is left out.
 const fanoutTimeout = 30 * time.Second
@@ -30,18 +24,16 @@ const (
 
 // request is one downstream request stream and what the proxy does for
 // it: one leg (a call) or one leg per route (a list, logging/setLevel).
+// Its Stream receives the downstream's request (In) and sends the reply
+// (Out), relayed from the route or the proxy's own answer.
 type request struct {
+	engine.Stream
 	h             *Handler
-	originID      int64
-	initialID     int64
-	replyID       int64
-	traceID       int64
+	traceID       int64 // the BEGIN's, on the frames the proxy makes for the request
 	authorization int64
 	kind          uint8
 	op            uint8
 	state         uint32
-	in            engine.Flow // the downstream's initial direction, received
-	out           engine.Flow // the downstream reply, when the proxy answers it itself
 
 	sid           []byte // the session id; sidNull when it had none
 	sidNull       bool
@@ -75,45 +67,36 @@ type request struct {
 }
 
 const (
-	downInClosed    uint32 = 1 << iota // END or ABORT received, or RESET sent
-	downEnded                          // END received: forwarded once the params went up
-	downReplyOpened                    // reply BEGIN sent (relayed or the proxy's own)
-	downReplyClosed                    // END or ABORT sent, or RESET received
-	windowed                           // the params window went to the downstream
-	paramsDone                         // the params are complete
-	local                              // the proxy answers the reply itself
-	answerReady                        // answer holds all of it: END follows the last byte
-	answerError                        // the answer is an error object: END outcome ERROR
-	buffered                           // a call whose reply is collected and rewritten
-	started                            // the legs are open
+	downEnded   uint32 = 1 << iota // END received: forwarded once the params went up
+	paramsDone                     // the params are complete
+	local                          // the proxy answers the reply itself
+	answerReady                    // answer holds all of it: END follows the last byte
+	answerError                    // the answer is an error object: END outcome ERROR
+	buffered                       // a call whose reply is collected and rewritten
+	started                        // the legs are open
 	released
 )
 
-// leg is the proxy's stream to one route for a request.
+// leg is the proxy's stream to one route for a request: its Stream sends
+// the request (Out) and receives the route's reply (In).
 type leg struct {
-	r         *request
-	route     int
-	initialID int64
-	replyID   int64
-	out       engine.Flow // initial, sent
-	in        engine.Flow // reply, received when collected
-	state     uint16
-	params    []byte // what goes up: a view of the request's slot, or pbuf
-	pbuf      []byte
-	sent      int
-	body      []byte // the reply collected
-	errCode   int32
-	errMsg    []byte
-	onFrame   engine.MessageConsumer
+	engine.Stream
+	r       *request
+	route   int
+	state   uint16
+	params  []byte // what goes up: a view of the request's slot, or pbuf
+	pbuf    []byte
+	sent    int
+	body    []byte // the reply collected
+	errCode int32
+	errMsg  []byte
+	onFrame engine.MessageConsumer
 }
 
 const (
-	legInClosed    uint16 = 1 << iota // END or ABORT sent, or RESET received
-	legReplyOpened                    // reply BEGIN received
-	legReplyClosed                    // END or ABORT received, or RESET sent
-	legSettled                        // its part of a fan-out is known
-	legFailed                         // RESET, ABORT, timeout: left out
-	legError                          // ERROR outcome: body is the error object
+	legSettled uint16 = 1 << iota // its part of a fan-out is known
+	legFailed                     // RESET, ABORT, timeout: left out
+	legError                      // ERROR outcome: body is the error object
 )
 
 func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
@@ -123,63 +106,81 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 		r.onFrame = r.onDown
 		r.onTimeout = r.timedOut
 	}
-	r.originID, r.initialID, r.replyID = b.OriginID(), b.StreamID(), engine.ReplyID(b.StreamID())
+	r.Accept(h.w, b.OriginID(), h.id, b.StreamID())
 	r.traceID, r.authorization = b.TraceID(), b.Authorization()
+	r.own()
 	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
 	r.dropSpill()
-	r.in, r.out = engine.Flow{}, engine.Flow{}
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
 	r.answer, r.answerOff = r.answer[:0], 0
 	r.scan.reset()
 	return r.onFrame
 }
 
-// onDown receives the downstream's initial frames and the throttle
-// frames of the reply to it.
+// own has the frames the proxy makes for the request, both ways, carry
+// the trace id and authorization of its BEGIN; a relayed frame carries
+// its own for the time it is sent (relayBegin and the other relays).
+func (r *request) own() {
+	r.Out.Trace, r.Out.Auth = r.traceID, r.authorization
+	r.In.Trace, r.In.Auth = r.traceID, r.authorization
+}
+
+// onDown receives the downstream's request frames and the throttle
+// frames of the reply to it. A flow-control violation tears the request
+// down; a malformed frame is dropped, unless it closed its direction.
 func (r *request) onDown(t frame.FrameType, buf []byte) {
-	h := r.h
-	if r.state&released != 0 || !h.header.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	id := h.header.StreamID()
-	if t.IsThrottle() {
-		if id != r.replyID {
-			return
-		}
-		switch t {
-		case frame.FrameWindow:
-			r.onReplyWindow(buf)
-		case frame.FrameReset:
-			r.onReplyReset(buf)
-		}
-		r.maybeRelease()
-		return
-	}
-	if id != r.initialID {
+	if r.state&released != 0 {
 		return
 	}
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			r.onBegin(&h.begin)
+		if b, err := r.OnBegin(buf); err == nil {
+			r.onBegin(&b)
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			r.onData(&h.data)
+		if d, err := r.OnData(buf); r.received(err) {
+			r.onData(&d)
 		}
 	case frame.FrameFlush:
-		r.onDownFlush(buf)
+		if f, err := r.OnFlush(buf); r.received(err) {
+			r.onDownFlush(&f)
+		}
 	case frame.FrameEnd:
-		r.onEnd(h.header.Sequence())
+		if _, err := r.OnEnd(buf); err != nil {
+			r.fail()
+		} else {
+			r.onEnd()
+		}
 	case frame.FrameAbort:
+		_, _ = r.OnAbort(buf) // In closes either way
 		r.onAbort()
+	case frame.FrameWindow:
+		if w, err := r.OnWindow(buf); r.received(err) {
+			r.onReplyWindow(&w)
+		}
+	case frame.FrameReset:
+		// Out closes either way; a malformed RESET is not relayed.
+		if rs, err := r.OnReset(buf); err == nil {
+			r.onReplyReset(&rs)
+		} else {
+			r.onReplyReset(nil)
+		}
 	}
 	r.maybeRelease()
 }
 
+// received reports whether a frame an On method checked (err) is to be
+// handled. A malformed one is dropped; one that breaks flow control or
+// frame order fails the request.
+func (r *request) received(err error) bool {
+	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		r.fail()
+	}
+	return err == nil
+}
+
 func (r *request) onBegin(b *frame.Begin) {
 	h := r.h
-	r.in.Seq, r.in.Ack = b.Sequence(), b.Acknowledge()
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) {
@@ -190,7 +191,7 @@ func (r *request) onBegin(b *frame.Begin) {
 		r.refuse(codeMethodNotFound, "Method not found")
 		return
 	}
-	r.slot = h.pool.Acquire(r.initialID)
+	r.slot = h.pool.Acquire(r.InitialID())
 	if r.slot == engine.NoSlot {
 		r.refuse(codeInternalError, "Server busy")
 		return
@@ -290,24 +291,18 @@ func isURIKind(kind uint8) bool {
 	return m != nil && m.Param == mcp.ParamURI
 }
 
-// grant lets the params in: the slot's room.
+// grant lets the params in, once: the slot's room.
 func (r *request) grant() {
-	if r.state&(windowed|downInClosed) != 0 || r.slot == engine.NoSlot {
+	if r.In.Opened() || r.In.Closed() || r.slot == engine.NoSlot {
 		return
 	}
-	r.state |= windowed
-	h := r.h
-	r.in.Grant(int32(h.pool.SlotCapacity()))
-	if h.doWindow(r.originID, h.id, r.initialID, r.traceID, r.authorization, &r.in) != nil {
+	r.In.Grant(int32(r.h.pool.SlotCapacity()))
+	if r.Window() != nil {
 		r.fail()
 	}
 }
 
 func (r *request) onData(d *frame.Data) {
-	if err := r.in.OnData(d); err != nil {
-		r.fail()
-		return
-	}
 	if r.state&paramsDone != 0 || r.slot == engine.NoSlot {
 		return // bytes after the params
 	}
@@ -329,9 +324,9 @@ func (r *request) onData(d *frame.Data) {
 		// downstream (the mcp server, which cuts its DATA to any
 		// window) gets credit again once half of it is used.
 		capacity := int32(r.h.pool.SlotCapacity())
-		if r.in.WindowDue(r.in.Seq, capacity, 0) {
-			r.in.Ack, r.in.Max = r.in.Seq, capacity
-			if r.h.doWindow(r.originID, r.h.id, r.initialID, r.traceID, r.authorization, &r.in) != nil {
+		if r.In.WindowDue(r.In.Seq, capacity, 0) {
+			r.In.Ack, r.In.Max = r.In.Seq, capacity
+			if r.Window() != nil {
 				r.fail()
 			}
 		}
@@ -370,12 +365,8 @@ func (r *request) buffered() []byte {
 	return r.h.pool.Buffer(r.slot)[:r.have]
 }
 
-func (r *request) onEnd(seq int64) {
-	if err := r.in.OnFrame(seq); err != nil {
-		r.fail()
-		return
-	}
-	r.state |= downInClosed | downEnded
+func (r *request) onEnd() {
+	r.state |= downEnded
 	if r.state&paramsDone == 0 && r.slot != engine.NoSlot {
 		r.onParams()
 		return
@@ -388,7 +379,6 @@ func (r *request) onEnd(seq int64) {
 // onAbort is a cancellation: the route's request is aborted and its
 // reply reset; a proxy-made answer stops.
 func (r *request) onAbort() {
-	r.state |= downInClosed
 	r.releaseSlot()
 	if r.op == opCall && len(r.legs) == 1 {
 		l := r.legs[0]
@@ -405,63 +395,40 @@ func (r *request) onAbort() {
 
 // onDownFlush relays a FLUSH of the downstream's request (an
 // elicitation step) to the route.
-func (r *request) onDownFlush(buf []byte) {
-	h := r.h
-	if h.flush.TryWrap(buf, 0, len(buf)) {
-		if err := r.in.OnFrame(h.flush.Sequence()); err != nil {
-			r.fail()
-			return
-		}
-	}
+func (r *request) onDownFlush(f *frame.Flush) {
 	if r.op != opCall || len(r.legs) != 1 {
 		return
 	}
-	l := r.legs[0]
-	if l.state&legInClosed == 0 {
-		rt := &h.s.routes[l.route]
-		if h.forward(frame.FrameFlush, buf, h.id, rt.exitID, l.initialID, &l.out) != nil {
-			r.fail()
-		}
+	if l := r.legs[0]; !l.Out.Closed() && relayFlush(&l.Stream, f) != nil {
+		r.fail()
 	}
 }
 
-func (r *request) onReplyWindow(buf []byte) {
-	h := r.h
-	if !h.window.TryWrap(buf, 0, len(buf)) {
-		return
-	}
+// onReplyWindow passes the downstream's credit for a relayed reply on to
+// the route, or sends what it allows of the proxy's own answer.
+func (r *request) onReplyWindow(w *frame.Window) {
 	if r.state&(local|buffered) == 0 && len(r.legs) == 1 {
-		l := r.legs[0]
-		if l.state&(legReplyOpened|legReplyClosed) == legReplyOpened {
-			rt := &h.s.routes[l.route]
-			if h.forward(frame.FrameWindow, buf, h.id, rt.exitID, l.replyID, nil) != nil {
-				r.fail()
-			}
+		if l := r.legs[0]; l.In.Opening() && !l.In.Closed() && relayWindow(&l.Stream, &r.Stream, w) != nil {
+			r.fail()
 		}
-		return
-	}
-	if r.out.OnWindow(&h.window) != nil {
-		r.fail()
 		return
 	}
 	r.flushAnswer()
 }
 
-func (r *request) onReplyReset(buf []byte) {
-	r.state |= downReplyClosed
+// onReplyReset passes the downstream's RESET of a relayed reply on to the
+// route (rs is nil when it was malformed), or stops the legs.
+func (r *request) onReplyReset(rs *frame.Reset) {
 	if r.op == opCall && len(r.legs) == 1 {
 		l := r.legs[0]
-		if r.state&(local|buffered) == 0 && l.state&(legReplyOpened|legReplyClosed) == legReplyOpened {
-			h := r.h
-			rt := &h.s.routes[l.route]
-			l.state |= legReplyClosed
-			if h.forward(frame.FrameReset, buf, h.id, rt.exitID, l.replyID, nil) != nil {
-				l.state |= legReplyClosed
+		if rs != nil && r.state&(local|buffered) == 0 && l.In.Opening() && !l.In.Closed() {
+			if relayReset(&l.Stream, rs) != nil {
+				l.abortInitial()
 			}
 		} else {
 			l.resetReply()
 		}
-		if r.state&downInClosed != 0 {
+		if r.In.Closed() {
 			l.abortInitial()
 		}
 		return
@@ -618,13 +585,8 @@ func (r *request) respondError(code int32, msg []byte, dataKey, dataValue []byte
 func (r *request) respond() {
 	r.state |= local | answerReady
 	r.releaseSlot()
-	if r.state&downReplyClosed != 0 {
+	if r.Out.Closed() || !r.Out.Opening() && !r.beginReply() {
 		return
-	}
-	if r.state&downReplyOpened == 0 {
-		if !r.beginReply() {
-			return
-		}
 	}
 	r.flushAnswer()
 }
@@ -632,24 +594,10 @@ func (r *request) respond() {
 // beginReply opens the downstream reply with the request's McpBeginEx.
 func (r *request) beginReply() bool {
 	h := r.h
-	ext := h.requestBeginEx(r.kind, r.sid, r.sidNull, r.ident, r.identNull, -1, 0)
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(h.id).StreamID(r.replyID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(r.traceID).Authorization(r.authorization).Affinity(0)
-	if ext != nil {
-		b.Extension(ext)
-	}
-	n, err := b.BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
-	if err != nil {
+	if r.Begin(h.requestBeginEx(r.kind, r.sid, r.sidNull, r.ident, r.identNull, -1, 0)) != nil {
 		r.fail()
 		return false
 	}
-	r.state |= downReplyOpened
 	return true
 }
 
@@ -657,12 +605,12 @@ func (r *request) beginReply() bool {
 // answer, then END once all of it went.
 func (r *request) flushAnswer() {
 	h := r.h
-	if r.state&(downReplyOpened|downReplyClosed) != downReplyOpened || r.state&answerReady == 0 {
+	if !r.Out.Opening() || r.Out.Closed() || r.state&answerReady == 0 {
 		return
 	}
 	for r.answerOff < len(r.answer) {
 		rest := r.answer[r.answerOff:]
-		n := int(min(int64(len(rest)), r.out.Available()-int64(r.out.Pad), int64(h.maxPayload)))
+		n := int(min(int64(len(rest)), r.Out.Available()-int64(r.Out.Pad), int64(h.maxPayload)))
 		if n <= 0 {
 			return
 		}
@@ -673,7 +621,7 @@ func (r *request) flushAnswer() {
 		if n == len(rest) {
 			flags |= frame.FlagDataFin
 		}
-		if h.doData(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out, flags, rest[:n]) != nil {
+		if r.Data(flags, rest[:n], nil) != nil {
 			r.fail()
 			return
 		}
@@ -683,49 +631,54 @@ func (r *request) flushAnswer() {
 	if r.state&answerError != 0 {
 		ext = h.errorEndEx()
 	}
-	r.state |= downReplyClosed
-	_ = h.doEnd(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out, ext)
+	if r.End(ext) != nil {
+		r.fail()
+	}
 }
 
 // tooLarge refuses params that outgrow the slot: the downstream's
-// request is reset with the error, and the reply carries it too.
+// request is reset with the error, and the reply carries it too. The
+// reply begins first: a RESET before it would give it up.
 func (r *request) tooLarge() {
+	if !r.Out.Opening() && !r.Out.Closed() && !r.beginReply() {
+		return
+	}
 	r.resetDown(codeInvalidParams, "Invalid params: too large")
 	r.cancelLegs()
 	r.respondError(codeInvalidParams, []byte("Invalid params: too large"), nil, nil)
 }
 
 // refuse refuses the request before reading it, with RESET carrying
-// McpResetEx.error; the reply never opens.
+// McpResetEx.error; the reply, not begun, is given up with it.
 func (r *request) refuse(code int32, msg string) {
 	r.resetDown(code, msg)
-	r.state |= downReplyClosed
 }
 
+// resetDown resets the downstream's request, with McpResetEx.error when
+// code is not 0. When the ring refuses the RESET, the reply is aborted:
+// the downstream learns of the end one way or the other.
 func (r *request) resetDown(code int32, msg string) {
-	if r.state&downInClosed != 0 {
+	if r.In.Closed() {
 		return
 	}
-	r.state |= downInClosed
-	h := r.h
 	var ext []byte
 	if code != 0 {
-		ext = h.errorResetEx(code, msg)
+		ext = r.h.errorResetEx(code, msg)
 	}
-	_ = h.doReset(r.originID, h.id, r.initialID, r.traceID, r.authorization, &r.in, ext)
+	if r.Reset(ext) != nil {
+		r.abortReply()
+	}
 }
 
-// abortReply aborts the downstream reply, if it is open.
+// abortReply aborts the downstream reply if it has begun, and otherwise
+// gives it up: it will not open now. When the ring refuses the ABORT, the
+// request is reset (see resetDown).
 func (r *request) abortReply() {
-	if r.state&downReplyClosed != 0 {
-		return
+	if !r.Out.Opening() {
+		r.Forgo()
+	} else if r.Abort(nil) != nil {
+		r.resetDown(0, "")
 	}
-	r.state |= downReplyClosed
-	if r.state&downReplyOpened == 0 {
-		return
-	}
-	h := r.h
-	_ = h.doAbort(r.originID, h.id, r.replyID, r.traceID, r.authorization, &r.out)
 }
 
 // fail tears the request down after a protocol violation or a refused
@@ -771,14 +724,14 @@ func (r *request) dropSpill() {
 const maxKeptSpill = 256 << 10
 
 // maybeRelease returns the request to the worker's free list once every
-// direction of it and of its legs is closed. Its ids are cleared, so a
-// late frame for them finds nothing.
+// direction of it and of its legs is closed: the engine then holds no
+// registration that could deliver a late frame to it.
 func (r *request) maybeRelease() {
-	if r.state&released != 0 || r.state&(downInClosed|downReplyClosed) != downInClosed|downReplyClosed {
+	if r.state&released != 0 || !r.Closed() {
 		return
 	}
 	for _, l := range r.legs {
-		if l.state&(legInClosed|legReplyClosed) != legInClosed|legReplyClosed {
+		if !l.Closed() {
 			return
 		}
 	}
@@ -797,7 +750,6 @@ func (r *request) maybeRelease() {
 	if cap(r.answer) > maxList {
 		r.answer = nil
 	}
-	r.originID, r.initialID, r.replyID = 0, 0, 0
 	if len(h.freeRequests) < 1024 {
 		h.freeRequests = append(h.freeRequests, r)
 	}
