@@ -317,21 +317,21 @@ func (op *initOp) onResult(m *message) {
 		if m.result == nil {
 			return
 		}
-		vs := member(m.result, "supportedVersions")
+		vs := jsonrpc.Lookup(m.result, "supportedVersions")
 		if bytes.Contains(vs, []byte(`"`+v20260728+`"`)) {
 			op.stateless, op.version = true, v20260728
-			op.caps = capsOf(member(m.result, "capabilities"))
+			op.caps = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 		}
 	case stepInitialize:
 		if m.result == nil {
 			op.errMsg = "Upstream refused initialize: " + string(truncate(m.err, 200))
 			return
 		}
-		v := member(m.result, "protocolVersion")
+		v := jsonrpc.Lookup(m.result, "protocolVersion")
 		if len(v) >= 2 && v[0] == '"' {
 			op.version = string(v[1 : len(v)-1])
 		}
-		op.caps = capsOf(member(m.result, "capabilities"))
+		op.caps = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 	}
 }
 
@@ -421,31 +421,31 @@ func postMessage(h *handler, s *snapshot, body []byte) {
 // capsOf maps a result's capabilities object to McpCapabilities bits.
 func capsOf(c []byte) uint16 {
 	var bits mcp.McpCapabilities
-	if t := member(c, "tools"); t != nil {
+	if t := jsonrpc.Lookup(c, "tools"); t != nil {
 		bits |= mcp.McpCapabilitiesServerTools
-		if isTrue(member(t, "listChanged")) {
+		if isTrue(jsonrpc.Lookup(t, "listChanged")) {
 			bits |= mcp.McpCapabilitiesServerToolsListChanged
 		}
 	}
-	if p := member(c, "prompts"); p != nil {
+	if p := jsonrpc.Lookup(c, "prompts"); p != nil {
 		bits |= mcp.McpCapabilitiesServerPrompts
-		if isTrue(member(p, "listChanged")) {
+		if isTrue(jsonrpc.Lookup(p, "listChanged")) {
 			bits |= mcp.McpCapabilitiesServerPromptsListChanged
 		}
 	}
-	if r := member(c, "resources"); r != nil {
+	if r := jsonrpc.Lookup(c, "resources"); r != nil {
 		bits |= mcp.McpCapabilitiesServerResources
-		if isTrue(member(r, "listChanged")) {
+		if isTrue(jsonrpc.Lookup(r, "listChanged")) {
 			bits |= mcp.McpCapabilitiesServerResourcesListChanged
 		}
-		if isTrue(member(r, "subscribe")) {
+		if isTrue(jsonrpc.Lookup(r, "subscribe")) {
 			bits |= mcp.McpCapabilitiesServerResourcesSubscribe
 		}
 	}
-	if member(c, "logging") != nil {
+	if jsonrpc.Lookup(c, "logging") != nil {
 		bits |= mcp.McpCapabilitiesServerLogging
 	}
-	if member(c, "completions") != nil {
+	if jsonrpc.Lookup(c, "completions") != nil {
 		bits |= mcp.McpCapabilitiesServerCompletions
 	}
 	return uint16(bits)
@@ -896,7 +896,7 @@ func (g *getStream) onBody(c *call, p []byte) {
 			g.retry()
 			return
 		}
-		if id := g.rd.p.lastID; len(id) > 0 {
+		if id := g.rd.p.LastID(); len(id) > 0 {
 			g.lastID = append(g.lastID[:0], id...)
 		}
 		if msg == nil {
@@ -962,7 +962,7 @@ func (l *lifecycle) onMessage(m *message) {
 			l.ds.doFlush(flushResourcesListChanged, nil, nil, 0, 0)
 		}
 	case "notifications/resources/updated":
-		uri := member(m.params, "uri")
+		uri := jsonrpc.Lookup(m.params, "uri")
 		if len(uri) >= 2 {
 			l.ds.doFlush(flushResourcesUpdated, unquote(h.scratch[:0], uri), nil, 0, 0)
 		}

@@ -53,8 +53,8 @@ type server struct {
 	// tool name or resource uri while an application BEGIN is built.
 	scratch []byte
 	name    []byte
-	// top holds the members of the body post has just validated.
-	top topMembers
+	// body tracks a request body, or an application's reply, held whole.
+	body jsonrpc.Tracker
 	// msg and aux compose an error's message and data.
 	msg  []byte
 	aux  []byte
@@ -81,8 +81,9 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, t *sess
 		msg:     make([]byte, 0, 1024),
 		aux:     make([]byte, 0, 1024),
 	}
-	info := appendQuoted([]byte(`{"name":`), serverName)
-	info = appendQuoted(append(info, `,"version":`...), buildVersion())
+	h.body.SetOptions(jsonOptions)
+	info := jsonrpc.AppendString([]byte(`{"name":`), serverName)
+	info = jsonrpc.AppendString(append(info, `,"version":`...), buildVersion())
 	h.serverInfo = append(info, '}')
 	return h
 }
@@ -172,7 +173,7 @@ func (s versionSet) appendList(dst []byte, quoted bool, sep string) []byte {
 		}
 		first = false
 		if quoted {
-			dst = appendQuoted(dst, versionNames[v])
+			dst = jsonrpc.AppendString(dst, versionNames[v])
 		} else {
 			dst = append(dst, versionNames[v]...)
 		}
@@ -255,16 +256,16 @@ func clientCapabilities(caps []byte) uint16 {
 	if !isObject(caps) {
 		return 0
 	}
-	if _, ok := field(caps, "roots"); ok {
+	if jsonrpc.Lookup(caps, "roots") != nil {
 		bits |= capRoots
 	}
-	if _, ok := field(caps, "sampling"); ok {
+	if jsonrpc.Lookup(caps, "sampling") != nil {
 		bits |= capSampling
 	}
-	if e, ok := field(caps, "elicitation"); ok {
+	if e := jsonrpc.Lookup(caps, "elicitation"); e != nil {
 		bits |= capElicitation
-		_, form := field(e, "form")
-		_, url := field(e, "url")
+		form := jsonrpc.Lookup(e, "form") != nil
+		url := jsonrpc.Lookup(e, "url") != nil
 		if form || !url {
 			bits |= capElicitationForm
 		}
