@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+
 // The capability bits by side: a lifecycle's BEGIN carries the client's
 // (McpLifecycleBeginEx.capabilities), its reply the server's.
 const (
@@ -17,10 +19,12 @@ const (
 		McpCapabilitiesServerPromptsListChanged | McpCapabilitiesServerResourcesListChanged
 )
 
-// MemberFunc returns the raw value of the member name of the JSON object
-// obj; ok is false when obj is not an object or has no such member. The
-// kinds pass their own JSON scanner's lookup.
-type MemberFunc func(obj []byte, name string) (value []byte, ok bool)
+// member returns the raw value of the member name of the JSON object obj;
+// ok is false when obj is not an object or has no such member.
+func member(obj []byte, name string) (value []byte, ok bool) {
+	v := jsonrpc.Lookup(obj, name)
+	return v, v != nil
+}
 
 // serverMembers are the members of a server's capabilities object, each
 // with the bit its presence stands for and the bits of its flags.
@@ -39,7 +43,7 @@ var serverMembers = [...]struct {
 
 // ParseServerCapabilities returns the server bits of an initialize or
 // server/discover result's capabilities object.
-func ParseServerCapabilities(caps []byte, member MemberFunc) McpCapabilities {
+func ParseServerCapabilities(caps []byte) McpCapabilities {
 	var bits McpCapabilities
 	for _, m := range serverMembers {
 		v, ok := member(caps, m.name)
@@ -89,7 +93,7 @@ func AppendServerCapabilities(dst []byte, c McpCapabilities) []byte {
 // ParseClientCapabilities returns the client bits of an initialize's (or
 // a 2026-07-28 _meta's) capabilities object. MCP.md §2.2: an elicitation
 // object that names no mode means form mode.
-func ParseClientCapabilities(caps []byte, member MemberFunc) McpCapabilities {
+func ParseClientCapabilities(caps []byte) McpCapabilities {
 	var bits McpCapabilities
 	if _, ok := member(caps, "roots"); ok {
 		bits |= McpCapabilitiesClientRoots

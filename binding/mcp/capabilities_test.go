@@ -11,16 +11,6 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 )
 
-// member is an mcp.MemberFunc over encoding/json.
-func member(obj []byte, name string) ([]byte, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return nil, false
-	}
-	v, ok := m[name]
-	return v, ok
-}
-
 const (
 	tools       = mcp.McpCapabilitiesServerTools
 	prompts     = mcp.McpCapabilitiesServerPrompts
@@ -69,7 +59,7 @@ func TestServerCapabilities(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mcp.AppendServerCapabilities([]byte("x"), tt.bits)
 			assert.Equal(t, "x"+tt.json, string(b))
-			assert.Equal(t, tt.back, mcp.ParseServerCapabilities([]byte(tt.json), member))
+			assert.Equal(t, tt.back, mcp.ParseServerCapabilities([]byte(tt.json)))
 		})
 	}
 	for _, tt := range []struct {
@@ -81,7 +71,7 @@ func TestServerCapabilities(t *testing.T) {
 		{"unknown members", `{"experimental":{},"tasks":{}}`, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, mcp.ParseServerCapabilities([]byte(tt.json), member))
+			assert.Equal(t, tt.want, mcp.ParseServerCapabilities([]byte(tt.json)))
 		})
 	}
 }
@@ -93,7 +83,7 @@ func TestServerCapabilitiesRoundTrip(t *testing.T) {
 	for c := mcp.ServerCapabilities; ; c = (c - 1) & mcp.ServerCapabilities { // every subset
 		j := mcp.AppendServerCapabilities(nil, c)
 		require.True(t, json.Valid(j), "%s", j)
-		back := mcp.ParseServerCapabilities(j, member)
+		back := mcp.ParseServerCapabilities(j)
 		require.Equal(t, c, back&c, "%s", j)
 		require.Equal(t, string(j), string(mcp.AppendServerCapabilities(nil, back)))
 		if c == 0 {
@@ -121,10 +111,10 @@ func TestClientCapabilities(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mcp.AppendClientCapabilities([]byte("x"), tt.bits)
 			assert.Equal(t, "x"+tt.json, string(b))
-			assert.Equal(t, tt.back, mcp.ParseClientCapabilities([]byte(tt.json), member))
+			assert.Equal(t, tt.back, mcp.ParseClientCapabilities([]byte(tt.json)))
 		})
 	}
-	assert.Zero(t, mcp.ParseClientCapabilities([]byte(`"roots"`), member))
+	assert.Zero(t, mcp.ParseClientCapabilities([]byte(`"roots"`)))
 }
 
 func TestCapabilitiesAllocs(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // JSON-RPC error codes (MCP.md §1.5).
@@ -159,7 +160,7 @@ func (r *responder) callTool(name []byte, params *fastjson.Value) (outcome, plan
 			return r.failTool(name, "message must be a string"), plan{}
 		}
 		r.out = append(r.out, `{"content":[{"type":"text","text":"Echo: `...)
-		r.out = appendEscaped(r.out, msg)
+		r.out = jsonrpc.AppendEscaped(r.out, msg)
 		r.out = append(r.out, `"}]}`...)
 		return outcomeResult, plan{}
 	case "add":
@@ -191,7 +192,7 @@ func (r *responder) callTool(name []byte, params *fastjson.Value) (outcome, plan
 	}
 	r.beginError(codeInvalidParams)
 	r.out = append(r.out, "Unknown tool: "...)
-	r.out = appendEscaped(r.out, name)
+	r.out = jsonrpc.AppendEscaped(r.out, name)
 	return r.endError(nil), plan{}
 }
 
@@ -242,7 +243,7 @@ func (r *responder) getPrompt(name []byte, params *fastjson.Value) outcome {
 	if string(name) != "greeting" {
 		r.beginError(codeInvalidParams)
 		r.out = append(r.out, "Unknown prompt: "...)
-		r.out = appendEscaped(r.out, name)
+		r.out = jsonrpc.AppendEscaped(r.out, name)
 		return r.endError(nil)
 	}
 	args := params.Get("arguments")
@@ -265,12 +266,12 @@ func (r *responder) getPrompt(name []byte, params *fastjson.Value) outcome {
 		return r.fail(codeInvalidParams, "Invalid arguments for prompt greeting: style must be a string")
 	}
 	r.out = append(r.out, `{"description":"A greeting for `...)
-	r.out = appendEscaped(r.out, who)
+	r.out = jsonrpc.AppendEscaped(r.out, who)
 	r.out = append(r.out, `","messages":[{"role":"user","content":{"type":"text","text":"Say hello to `...)
-	r.out = appendEscaped(r.out, who)
+	r.out = jsonrpc.AppendEscaped(r.out, who)
 	if len(style) > 0 {
 		r.out = append(r.out, " in a "...)
-		r.out = appendEscaped(r.out, style)
+		r.out = jsonrpc.AppendEscaped(r.out, style)
 		r.out = append(r.out, " style"...)
 	}
 	r.out = append(r.out, `."}}]}`...)
@@ -283,7 +284,7 @@ func (r *responder) readResource(uri []byte) outcome {
 	}
 	if string(uri) == readmeURI {
 		r.beginContents(uri)
-		r.out = appendEscaped(r.out, readme)
+		r.out = jsonrpc.AppendEscaped(r.out, readme)
 		r.out = append(r.out, `"}]}`...)
 		return outcomeResult
 	}
@@ -300,7 +301,7 @@ func (r *responder) readResource(uri []byte) outcome {
 		text := r.out[mark:]
 		n := len(text)
 		r.beginContents(uri)
-		r.out = appendEscaped(r.out, r.out[mark:mark+n])
+		r.out = jsonrpc.AppendEscaped(r.out, r.out[mark:mark+n])
 		r.out = append(r.out, `"}]}`...)
 		r.out = append(r.out[:mark], r.out[mark+n:]...)
 		return outcomeResult
@@ -315,7 +316,7 @@ func (r *responder) readResource(uri []byte) outcome {
 // beginContents starts a resources/read result up to its text's value.
 func (r *responder) beginContents(uri []byte) {
 	r.out = append(r.out, `{"contents":[{"uri":`...)
-	r.out = appendString(r.out, uri)
+	r.out = jsonrpc.AppendString(r.out, uri)
 	r.out = append(r.out, `,"mimeType":"`+readmeMimeType+`","text":"`...)
 }
 
@@ -358,7 +359,7 @@ func optional(args *fastjson.Value, key string) *fastjson.Value {
 func (r *responder) fail(code int32, msg string) outcome {
 	r.out = r.out[:0]
 	r.beginError(code)
-	r.out = appendEscaped(r.out, []byte(msg))
+	r.out = jsonrpc.AppendEscaped(r.out, []byte(msg))
 	return r.endError(nil)
 }
 
@@ -367,9 +368,9 @@ func (r *responder) failTool(name []byte, why string) outcome {
 	r.out = r.out[:0]
 	r.beginError(codeInvalidParams)
 	r.out = append(r.out, "Invalid arguments for tool "...)
-	r.out = appendEscaped(r.out, name)
+	r.out = jsonrpc.AppendEscaped(r.out, name)
 	r.out = append(r.out, ": "...)
-	r.out = appendEscaped(r.out, []byte(why))
+	r.out = jsonrpc.AppendEscaped(r.out, []byte(why))
 	return r.endError(nil)
 }
 
@@ -387,7 +388,7 @@ func (r *responder) endError(uri []byte) outcome {
 	r.out = append(r.out, '"')
 	if uri != nil {
 		r.out = append(r.out, `,"data":{"uri":`...)
-		r.out = appendString(r.out, uri)
+		r.out = jsonrpc.AppendString(r.out, uri)
 		r.out = append(r.out, '}')
 	}
 	r.out = append(r.out, '}')

@@ -28,16 +28,9 @@ func LongResult(seconds float64, steps int) string {
 }
 
 var (
-	AppendString         = appendString
 	AppendNumber         = appendNumber
 	AppendPercentDecoded = appendPercentDecoded
 )
-
-// Scanner is the params scanner.
-type Scanner = scanner
-
-// Feed is scanner.feed.
-func (s *scanner) Feed(b []byte) int { return s.feed(b) }
 
 // Responder is a handler's responder.
 type Responder = responder

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // signalStep is the id of the SIGNAL that marks the next step of a
@@ -34,7 +36,9 @@ type stream struct {
 	identNull     bool
 	have          int   // params bytes in the slot
 	contentLength int32 // the BEGIN's, -1 when unknown
-	scan          scanner
+	// trk follows the params to their end: an MCP server may wait for the
+	// reply before it ends its side.
+	trk *jsonrpc.Tracker
 
 	// The answer's bytes that wait for reply credit.
 	pending []byte
@@ -146,6 +150,9 @@ func (s *stream) onBegin(b *frame.Begin) {
 		return
 	}
 	s.slot, s.identLen, s.identNull, s.contentLength = slot, copy(room, ident), null, contentLength
+	if s.trk = freelist.Pop(&h.trackers); s.trk == nil {
+		s.trk = new(jsonrpc.Tracker)
+	}
 	// The reply opens at once, before the window that lets the params
 	// in, so the server's reply credit is usually there by the time the
 	// answer is.
@@ -204,7 +211,10 @@ func (s *stream) onData(d *frame.Data) {
 		return
 	}
 	copy(room, p)
-	if n := s.scan.feed(p); n >= 0 {
+	// Params that are not JSON, or not an object or array, end with the
+	// stream: the answer refuses them then.
+	n, done, _ := s.trk.Feed(p)
+	if k := s.trk.Kind(); done && (k == jsonrpc.KindObject || k == jsonrpc.KindArray) {
 		s.have += n
 		s.answer()
 		return
@@ -352,6 +362,11 @@ func (s *stream) releaseSlot() {
 	if s.slot != engine.NoSlot {
 		s.h.pool.Release(s.slot)
 		s.slot = engine.NoSlot
+	}
+	if s.trk != nil {
+		s.trk.Reset()
+		s.h.trackers = append(s.h.trackers, s.trk)
+		s.trk = nil
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -60,6 +61,9 @@ type Handler struct {
 	maxPayload int   // the largest DATA payload one frame may carry
 
 	resp responder
+	// trackers find where requests' params end; a stream holds one
+	// while it holds its slot.
+	trackers []*jsonrpc.Tracker
 
 	begin   frame.Begin
 	signal  frame.Signal

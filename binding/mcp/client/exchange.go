@@ -354,7 +354,7 @@ func (x *exchange) spliceMeta(b []byte) []byte {
 // session's upstream would read as a version mismatch), and with the
 // gateway's own first when add is set.
 func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
-	m := member(p, "_meta")
+	m := jsonrpc.Lookup(p, "_meta")
 	if len(m) < 2 || m[0] != '{' {
 		if !add {
 			return append(b, p...)
@@ -375,7 +375,7 @@ func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
 	b = append(b, p[:at+1]...)
 	n := 0
 	if add {
-		if cc := member(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
+		if cc := jsonrpc.Lookup(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
 			b = append(b, `"io.modelcontextprotocol/protocolVersion":"2026-07-28","`...)
 			b = append(b, metaClientCaps...)
 			b = append(b, `":`...)
@@ -387,35 +387,13 @@ func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
 		n++
 	}
 	// Copy _meta's other members.
-	i := 1
-	for {
-		i = skipWS(m, i)
-		if i >= len(m) || m[i] != '"' {
-			break
-		}
-		ke := skipValue(m, i)
-		if ke < 0 {
-			break
-		}
-		j := skipWS(m, ke)
-		if j >= len(m) || m[j] != ':' {
-			break
-		}
-		vs := skipWS(m, j+1)
-		ve := skipValue(m, vs)
-		if ve < 0 {
-			break
-		}
-		if !bytes.HasPrefix(m[i:ke], metaPrefix) {
+	for f, i, ok := jsonrpc.NextField(m, 0); ok; f, i, ok = jsonrpc.NextField(m, i) {
+		if !bytes.HasPrefix(f.Key, metaPrefix) {
 			if n > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, m[i:ve]...)
+			b = append(append(append(b, f.Key...), ':'), f.Value...)
 			n++
-		}
-		i = skipWS(m, ve)
-		if i < len(m) && m[i] == ',' {
-			i++
 		}
 	}
 	b = append(b, '}')
@@ -437,7 +415,7 @@ func (x *exchange) mcpName() []byte {
 		if x.kind == mcp.McpBeginExKindResourcesRead {
 			key = "uri"
 		}
-		v := member(x.params, key)
+		v := jsonrpc.Lookup(x.params, key)
 		if len(v) < 2 || v[0] != '"' {
 			return nil
 		}
@@ -541,7 +519,7 @@ func (x *exchange) onBody(c *call, p []byte) {
 		n, msg, err := x.rd.next(p)
 		p = p[n:]
 		if x.sse {
-			if id := x.rd.p.lastID; len(id) > 0 {
+			if id := x.rd.p.LastID(); len(id) > 0 {
 				x.lastID = append(x.lastID[:0], id...)
 			}
 		}
@@ -609,17 +587,17 @@ func (x *exchange) onMessage(c *call, m *message) {
 // onProgress relays notifications/progress as FLUSH McpFlushEx.progress,
 // with the token's JSON text intact.
 func (x *exchange) onProgress(params []byte) {
-	token := member(params, "progressToken")
+	token := jsonrpc.Lookup(params, "progressToken")
 	if len(token) == 0 {
 		return
 	}
-	progress, _ := number(member(params, "progress"))
-	total, ok := number(member(params, "total"))
+	progress, _ := number(jsonrpc.Lookup(params, "progress"))
+	total, ok := number(jsonrpc.Lookup(params, "total"))
 	if !ok {
 		total = -1
 	}
 	var msg []byte
-	if v := member(params, "message"); len(v) >= 2 && v[0] == '"' {
+	if v := jsonrpc.Lookup(params, "message"); len(v) >= 2 && v[0] == '"' {
 		msg = unquote(x.scratch[:0], v)
 		if len(msg) > 0 && &msg[0] != &v[1] {
 			x.scratch = msg

@@ -32,60 +32,6 @@ func readAll(t *testing.T, sse bool, body string, cut int) ([]string, error) {
 	return out, nil
 }
 
-func TestSSEParser(t *testing.T) {
-	tests := []struct {
-		name string
-		body string
-		want []string
-		last string
-	}{
-		{
-			name: "priming then message",
-			body: "id: a1\ndata: \n\nevent: message\nid: a2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
-			want: []string{`{"jsonrpc":"2.0","id":1,"result":{}}`},
-			last: "a2",
-		},
-		{
-			name: "CRLF and CR line ends, comments, multi-line data",
-			body: ": keepalive\r\n\r\ndata: {\"a\":\r\ndata: 1}\r\rdata:{\"b\":2}\n\n",
-			want: []string{"{\"a\":\n1}", `{"b":2}`},
-		},
-		{
-			name: "retry and unknown fields",
-			body: "retry: 3000\nfoo: bar\ndata: {}\n\n",
-			want: []string{`{}`},
-		},
-		{
-			name: "an event without its blank line is not dispatched",
-			body: "data: {}\n",
-			want: nil,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for cut := 0; cut <= len(tt.body); cut++ {
-				var p sseParser
-				var got []string
-				b := []byte(tt.body)
-				for _, chunk := range [][]byte{b[:cut], b[cut:]} {
-					for len(chunk) > 0 {
-						n, data, err := p.next(chunk)
-						require.NoError(t, err)
-						chunk = chunk[n:]
-						if len(data) > 0 {
-							got = append(got, string(data))
-						}
-					}
-				}
-				assert.Equal(t, tt.want, got, "cut at %d", cut)
-				if tt.last != "" {
-					assert.Equal(t, tt.last, string(p.lastID), "cut at %d", cut)
-				}
-			}
-		})
-	}
-}
-
 func TestBodyReader(t *testing.T) {
 	progress := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":50,"total":100,"message":"half \"way\""}}`
 	result := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"}{\""}]}}`
@@ -137,17 +83,18 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-func TestMember(t *testing.T) {
-	obj := []byte(`{"a":"x\"}","progressToken": 12 ,"n":{"k":[1,{"z":2}]},"total":3.5,"m":"hi"}`)
-	assert.Equal(t, `"x\"}"`, string(member(obj, "a")))
-	assert.Equal(t, `12`, string(member(obj, "progressToken")))
-	assert.Equal(t, `{"k":[1,{"z":2}]}`, string(member(obj, "n")))
-	assert.Nil(t, member(obj, "z"))
-	n, ok := number(member(obj, "total"))
-	assert.True(t, ok)
-	assert.Equal(t, int64(3), n)
-	assert.Nil(t, member([]byte(`[1]`), "a"))
-	assert.Nil(t, member([]byte(`{"a"`), "a"))
+func TestNumber(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"12", 12, true}, {"-7", -7, true}, {"3.5", 3, true}, {"1e3", 1, true}, {"", 0, false}, {`"1"`, 0, false}, {"-", 0, false},
+	} {
+		n, ok := number([]byte(tt.in))
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.want, n, tt.in)
+	}
 }
 
 func TestCapsAndMeta(t *testing.T) {
@@ -228,9 +175,9 @@ func FuzzBodyReader(f *testing.F) {
 						if !sameMessage(m, want) {
 							t.Fatalf("decode of %q: reader %+q, fresh scan %+q", msg, m, want)
 						}
-						_ = member(m.params, "progressToken")
-						_, _ = number(member(m.params, "progress"))
-						_ = capsOf(member(m.result, "capabilities"))
+						_ = jsonrpc.Lookup(m.params, "progressToken")
+						_, _ = number(jsonrpc.Lookup(m.params, "progress"))
+						_ = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 					}
 				}
 			}

@@ -318,21 +318,21 @@ func (op *initOp) onResult(m *message) {
 		if m.result == nil {
 			return
 		}
-		vs := member(m.result, "supportedVersions")
+		vs := jsonrpc.Lookup(m.result, "supportedVersions")
 		if bytes.Contains(vs, []byte(`"`+v20260728+`"`)) {
 			op.stateless, op.version = true, v20260728
-			op.caps = capsOf(member(m.result, "capabilities"))
+			op.caps = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 		}
 	case stepInitialize:
 		if m.result == nil {
 			op.errMsg = "Upstream refused initialize: " + string(truncate(m.err, 200))
 			return
 		}
-		v := member(m.result, "protocolVersion")
+		v := jsonrpc.Lookup(m.result, "protocolVersion")
 		if len(v) >= 2 && v[0] == '"' {
 			op.version = string(v[1 : len(v)-1])
 		}
-		op.caps = capsOf(member(m.result, "capabilities"))
+		op.caps = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 	}
 }
 
@@ -422,13 +422,7 @@ func postMessage(h *handler, s *snapshot, body []byte) {
 // capsOf maps an upstream result's capabilities object to its server
 // capability bits.
 func capsOf(c []byte) uint16 {
-	return uint16(mcp.ParseServerCapabilities(c, memberOK))
-}
-
-// memberOK is member as an mcp.MemberFunc.
-func memberOK(obj []byte, name string) ([]byte, bool) {
-	v := member(obj, name)
-	return v, v != nil
+	return uint16(mcp.ParseServerCapabilities(c))
 }
 
 // appendClientCaps writes the client capabilities object of bits.
@@ -847,7 +841,7 @@ func (g *getStream) onBody(c *call, p []byte) {
 			g.retry()
 			return
 		}
-		if id := g.rd.p.lastID; len(id) > 0 {
+		if id := g.rd.p.LastID(); len(id) > 0 {
 			g.lastID = append(g.lastID[:0], id...)
 		}
 		if msg == nil {
@@ -913,7 +907,7 @@ func (l *lifecycle) onMessage(m *message) {
 			l.ds.doFlush(flushResourcesListChanged, nil, nil, 0, 0)
 		}
 	case "notifications/resources/updated":
-		uri := member(m.params, "uri")
+		uri := jsonrpc.Lookup(m.params, "uri")
 		if len(uri) >= 2 {
 			l.ds.doFlush(flushResourcesUpdated, unquote(h.scratch[:0], uri), nil, 0, 0)
 		}

@@ -75,3 +75,31 @@ func TestBenchMessages(t *testing.T) {
 	}
 	require.Len(t, toolsList(t), 7684)
 }
+
+// BenchmarkValid validates the tools/list result held whole, as the
+// server and the proxy check a body: StrictUTF8, depth at most 128.
+func BenchmarkValid(b *testing.B) {
+	msg := toolsList(b)
+	o := jsonrpc.Options{MaxDepth: 128, StrictUTF8: true}
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if !jsonrpc.Valid(msg, o) {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+// BenchmarkLookup finds a tools/call's params, then the name and _meta in
+// them, by their decoded keys.
+func BenchmarkLookup(b *testing.B) {
+	msg := []byte(toolsCall)
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := jsonrpc.Lookup(msg, "params")
+		if jsonrpc.Lookup(p, "name") == nil || jsonrpc.Lookup(p, "_meta") == nil {
+			b.Fatal("missing")
+		}
+	}
+}

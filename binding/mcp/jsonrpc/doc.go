@@ -1,6 +1,8 @@
 // Package jsonrpc scans JSON-RPC 2.0 message bodies on the MCP gateway's
 // hot path: a streaming brace-depth tracker that finds where a message
 // ends and where its routing members lie, without buffering or parsing it.
+// It is the gateway's one JSON reader: the MCP kinds and the toolkit
+// validate, walk, unquote and quote JSON, and read event streams, with it.
 //
 // # Tracker
 //
@@ -45,7 +47,8 @@
 //	jsonrpc: offset 17: invalid character '}' after object key
 //
 // FuzzTracker holds the tracker to all of this, with encoding/json as
-// the oracle, for every input and every split of it into chunks.
+// the oracle, for every input and every split of it into chunks;
+// FuzzJSON holds the readers of JSON held whole to it likewise.
 //
 // # Duplicate members
 //
@@ -75,6 +78,25 @@
 // until its next Parse. Do not use fastjson to find the method or id in
 // the whole message: the tracker has already found them, with
 // encoding/json's rules for duplicates.
+//
+// # JSON held whole
+//
+// A message or value held whole in one buffer is validated by a Tracker
+// in one pass: [Tracker.Track] (which also leaves the members' ranges) or
+// [Valid]. Once it is known valid, [NextField], [Lookup] and [KeyIs] walk
+// an object's members, [NextElement] an array's elements, and
+// [StringEnd] finds where a string ends, all without allocating and
+// returning sub-slices of their input. They check only what they need to
+// find those ends, and never panic on text that is not valid. Of an
+// object held in part (the head of a body that streams) they see only
+// the members that are complete. [UnquoteTo] decodes a string into a
+// buffer of fixed size, and [AppendString] writes one.
+//
+// # Event streams
+//
+// An MCP server may answer with a text/event-stream whose events carry
+// the JSON-RPC messages; an [EventReader] reads one incrementally and
+// returns each event's data, a message to track.
 //
 // # Costs
 //

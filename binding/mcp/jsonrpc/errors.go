@@ -30,9 +30,15 @@ var (
 	// ErrInvalidID reports an id that is not a string, a number or null
 	// (JSON-RPC 2.0 §4).
 	ErrInvalidID = errors.New("jsonrpc: id is not a string, number or null")
+	// ErrTooLong reports a string that [UnquoteTo] cannot decode into its
+	// buffer without growing it.
+	ErrTooLong = errors.New("jsonrpc: string too long for its buffer")
+	// ErrEventTooLarge reports an event-stream line or event over
+	// [EventReader.Limit].
+	ErrEventTooLarge = errors.New("jsonrpc: event too large")
 )
 
-// errCode says what a [SyntaxError] is about. Codes up to codeLiteral are
+// errCode says what a [SyntaxError] is about. Codes up to codeEnd are
 // encoding/json's syntax errors, worded as it words them.
 type errCode uint8
 
@@ -49,6 +55,7 @@ const (
 	codeDot
 	codeExponent
 	codeLiteral
+	codeEnd
 	codeEOF
 	codeDepth
 	codeUTF8
@@ -68,6 +75,7 @@ var contexts = [...]string{
 	codeNumber:    "in numeric literal",
 	codeDot:       "after decimal point in numeric literal",
 	codeExponent:  "in exponent of numeric literal",
+	codeEnd:       "after top-level value",
 }
 
 // SyntaxError is a message the [Tracker] rejects. Offset is the offset,

@@ -145,28 +145,81 @@ func oracle(t testing.TB, in []byte) expected {
 		return e
 	}
 	e.Object = true
-	dec = json.NewDecoder(bytes.NewReader(v))
-	tok, err := dec.Token()
-	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok)
+	_, es := entries(t, v)
 	var seen jsonrpc.Members
-	for dec.More() {
-		tok, err := dec.Token()
-		require.NoError(t, err)
-		var raw json.RawMessage
-		require.NoError(t, dec.Decode(&raw))
-		end := dec.InputOffset()
+	for _, en := range es {
 		for i, m := range members {
-			if tok.(string) == m.String() {
+			if en.Key == m.String() {
 				if seen.Has(m) {
 					e.Dups |= 1 << m
 				}
 				seen |= 1 << m
-				e.Ranges[i] = jsonrpc.Range{Start: end - int64(len(raw)), End: end}
+				e.Ranges[i] = jsonrpc.Range{Start: en.End - int64(len(en.Value)), End: en.End}
 			}
 		}
 	}
 	return e
+}
+
+// entry is a member of a top-level object, or an element of a top-level
+// array, as encoding/json reads it: the decoded key (of a member), the
+// raw value and the offset where the value ends.
+type entry struct {
+	Key   string
+	Value string
+	End   int64
+}
+
+// entries reads the valid JSON value v with encoding/json's Decoder and
+// returns its first token's delimiter ('{' or '[', else 0) and the
+// members or elements of the object or array.
+func entries(t testing.TB, v []byte) (byte, []entry) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber() // a number too large for a float64 is valid JSON
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return 0, nil
+	}
+	var out []entry
+	for dec.More() {
+		var e entry
+		if d == '{' {
+			k, err := dec.Token()
+			require.NoError(t, err)
+			e.Key = k.(string)
+		}
+		var raw json.RawMessage
+		require.NoError(t, dec.Decode(&raw))
+		e.Value, e.End = string(raw), dec.InputOffset()
+		out = append(out, e)
+	}
+	return byte(d), out
+}
+
+// depth returns how deep objects and arrays nest in the valid JSON value
+// v, by encoding/json's tokens.
+func depth(t testing.TB, v []byte) int {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	n, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return deepest
+		}
+		require.NoError(t, err)
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			n++
+			deepest = max(deepest, n)
+		case json.Delim('}'), json.Delim(']'):
+			n--
+		}
+	}
 }
 
 // checkOracle compares a Tracker's outcome with encoding/json's.

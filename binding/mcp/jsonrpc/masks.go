@@ -57,16 +57,22 @@ func (w *window) fill(p []byte, i int, hi uint64) {
 	if n < winWords {
 		// The chunk ends in this window: mask its last partial block
 		// (maybe none of it) with the bytes past the end marked.
-		var pad [64]byte
-		for k := range pad {
-			pad[k] = '"'
-		}
+		pad := quotePad
 		copy(pad[:], rest[blocks*64:])
 		stringMasks(w.b[n*8:n*8+8], pad[:], hi)
 		n++
 	}
 	binary.LittleEndian.PutUint64(w.b[n*8:], ^uint64(0))
 	w.n = n * 64
+}
+
+// quotePad is a block of quotes, each of which ends plain content: the
+// bytes past a chunk's end in its last block.
+var quotePad = [64]byte{
+	'"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"',
+	'"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"',
+	'"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"',
+	'"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"', '"',
 }
 
 // stringMasksGeneric is stringMasks in portable Go: for each eight bytes

@@ -2,6 +2,7 @@ package jsonrpc_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -475,4 +476,62 @@ func TestSyntaxErrorIs(t *testing.T) {
 	require.True(t, errors.As(err, &se))
 	assert.Equal(t, int64(5), se.Offset)
 	assert.ErrorIs(t, err, jsonrpc.ErrSyntax)
+}
+
+func TestTrack(t *testing.T) {
+	tests := []struct {
+		name, in string
+		kind     jsonrpc.Kind
+		err      string // "" when valid
+	}{
+		{name: "object", in: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, kind: jsonrpc.KindObject},
+		{name: "whitespace around", in: " \r\n\t[1] \n", kind: jsonrpc.KindArray},
+		{name: "bare number", in: `12`, kind: jsonrpc.KindNumber},
+		{name: "bare number, then space", in: `-1.5e3 `, kind: jsonrpc.KindNumber},
+		{name: "trailing value", in: `{} {}`, err: "jsonrpc: offset 3: invalid character '{' after top-level value"},
+		{name: "trailing after a number", in: `1 x`, err: "jsonrpc: offset 2: invalid character 'x' after top-level value"},
+		{name: "cut short", in: `{"a":`, err: "jsonrpc: offset 5: unexpected end of JSON input"},
+		{name: "empty", in: ``, err: "jsonrpc: offset 0: unexpected end of JSON input"},
+		{name: "syntax", in: `{"a" 1}`, err: "jsonrpc: offset 5: invalid character '1' after object key"},
+	}
+	var tr jsonrpc.Tracker
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr.SetOptions(jsonrpc.Options{StrictUTF8: true}) // a previous message's state is dropped
+			err := tr.Track([]byte(tt.in))
+			assert.Equal(t, json.Valid([]byte(tt.in)), err == nil, "encoding/json agrees")
+			assert.Equal(t, err == nil, jsonrpc.Valid([]byte(tt.in), jsonrpc.Options{}))
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				assert.ErrorIs(t, err, tr.Err())
+				assert.False(t, tr.Done())
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, tr.Done())
+			assert.Equal(t, tt.kind, tr.Kind())
+		})
+	}
+}
+
+func TestValidOptions(t *testing.T) {
+	deep := strings.Repeat("[", 129) + strings.Repeat("]", 129)
+	assert.True(t, jsonrpc.Valid([]byte(deep), jsonrpc.Options{}))
+	assert.False(t, jsonrpc.Valid([]byte(deep), jsonrpc.Options{MaxDepth: 128}))
+	bad := []byte("\"\xff\"")
+	assert.True(t, jsonrpc.Valid(bad, jsonrpc.Options{}), "as encoding/json")
+	assert.False(t, jsonrpc.Valid(bad, jsonrpc.Options{StrictUTF8: true}))
+}
+
+// TestValidAllocs: a valid message costs no allocation, the tracker
+// included.
+func TestValidAllocs(t *testing.T) {
+	msg := toolsList(t)
+	var tr jsonrpc.Tracker
+	allocs := testing.AllocsPerRun(20, func() {
+		if !jsonrpc.Valid(msg, jsonrpc.Options{MaxDepth: 128, StrictUTF8: true}) || tr.Track(msg) != nil {
+			t.Fatal("invalid")
+		}
+	})
+	assert.Zero(t, allocs)
 }

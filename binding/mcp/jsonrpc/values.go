@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"math"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,83 +20,122 @@ import (
 // It returns [ErrNotString] if b does not start and end with a quote and
 // [ErrSyntax] if what lies between is not a valid JSON string body.
 func Unquote(dst, b []byte) ([]byte, error) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return nil, ErrNotString
+	s, at, err := stringBody(b)
+	if err != nil || at == len(s) {
+		return s, err
 	}
-	s := b[1 : len(b)-1]
-	ascii := true
-	for _, c := range s {
+	return appendUnquoted(append(dst[:0], s[:at]...), s[at:], -1)
+}
+
+// UnquoteTo is [Unquote] for a buffer of fixed size: it always writes the
+// text over dst[:0], never growing dst and never aliasing b, and returns
+// [ErrTooLong] when the text does not fit cap(dst).
+func UnquoteTo(dst, b []byte) ([]byte, error) {
+	s, at, err := stringBody(b)
+	switch {
+	case err != nil:
+		return nil, err
+	case at > cap(dst):
+		return nil, ErrTooLong
+	case at == len(s):
+		return append(dst[:0], s...), nil
+	}
+	return appendUnquoted(append(dst[:0], s[:at]...), s[at:], cap(dst))
+}
+
+// stringBody returns what lies between the quotes of the JSON string b,
+// and the offset in it of the first byte that does not decode to itself
+// (an escape, or invalid UTF-8), or len(s) when there is none.
+func stringBody(b []byte) (s []byte, at int, err error) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return nil, 0, ErrNotString
+	}
+	s = b[1 : len(b)-1]
+	multi := -1 // the first byte of a multi-byte sequence, valid or not
+	for i, c := range s {
 		switch {
 		case c == '\\':
-			return appendUnquoted(dst[:0], s)
+			if multi >= 0 {
+				return s, multi, nil
+			}
+			return s, i, nil
 		case c < 0x20, c == '"':
-			return nil, ErrSyntax
-		case c >= utf8.RuneSelf:
-			ascii = false
+			return nil, 0, ErrSyntax
+		case c >= utf8.RuneSelf && multi < 0:
+			multi = i
 		}
 	}
-	if ascii || utf8.Valid(s) {
-		return s, nil
+	if multi < 0 || utf8.Valid(s[multi:]) {
+		return s, len(s), nil
 	}
-	return appendUnquoted(dst[:0], s)
+	return s, multi, nil
 }
 
 // appendUnquoted appends the decoded string body s to dst, following
-// encoding/json's unquoteBytes.
-func appendUnquoted(dst, s []byte) ([]byte, error) {
+// encoding/json's unquoteBytes. With limit at or above zero it never
+// lets dst grow past limit bytes, and returns [ErrTooLong] instead.
+func appendUnquoted(dst, s []byte, limit int) ([]byte, error) {
+	if limit < 0 {
+		limit = math.MaxInt
+	}
 	for r := 0; r < len(s); {
-		c := s[r]
-		switch {
+		var rr rune
+		switch c := s[r]; {
+		case plainASCII(c):
+			// A run of plain ASCII goes over whole.
+			run := r
+			for r++; r < len(s) && plainASCII(s[r]); r++ {
+			}
+			if len(dst)+r-run > limit {
+				return nil, ErrTooLong
+			}
+			dst = append(dst, s[run:r]...)
+			continue
 		case c == '\\':
 			if r+1 == len(s) {
 				return nil, ErrSyntax
 			}
-			switch e := s[r+1]; e {
-			case '"', '\\', '/':
-				dst = append(dst, e)
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				rr := getu4(s[r:])
-				if rr < 0 {
+			if e := s[r+1]; e != 'u' {
+				if c = unescapes[e]; c == 0 {
 					return nil, ErrSyntax
 				}
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
-						r += 6
-						dst = utf8.AppendRune(dst, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
+				if len(dst) >= limit {
+					return nil, ErrTooLong
 				}
-				dst = utf8.AppendRune(dst, rr)
+				dst = append(dst, c)
+				r += 2
 				continue
-			default:
+			}
+			if rr = getu4(s[r:]); rr < 0 {
 				return nil, ErrSyntax
 			}
-			r += 2
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				if rr = utf16.DecodeRune(rr, getu4(s[r:])); rr != unicode.ReplacementChar {
+					r += 6
+				}
+			}
 		case c < 0x20, c == '"':
 			return nil, ErrSyntax
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			r++
 		default:
-			rr, size := utf8.DecodeRune(s[r:])
-			dst = utf8.AppendRune(dst, rr) // RuneError for a bad byte, as encoding/json
+			var size int
+			rr, size = utf8.DecodeRune(s[r:]) // RuneError for a bad byte, as encoding/json
 			r += size
 		}
+		if len(dst)+utf8.RuneLen(rr) > limit {
+			return nil, ErrTooLong
+		}
+		dst = utf8.AppendRune(dst, rr)
 	}
 	return dst, nil
 }
+
+// plainASCII reports a byte of a string body that decodes to itself.
+func plainASCII(c byte) bool { return c >= 0x20 && c != '\\' && c != '"' && c < utf8.RuneSelf }
+
+// unescapes maps the byte after a backslash to the byte it stands for,
+// or 0 when the escape is not one (\u aside).
+var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // getu4 decodes the \uXXXX escape at the start of s, or returns -1.
 func getu4(s []byte) rune {
@@ -137,7 +177,7 @@ func Version(b []byte) bool {
 		return false
 	}
 	var buf [8]byte
-	s, err := Unquote(buf[:0], b)
+	s, err := UnquoteTo(buf[:0], b)
 	return err == nil && string(s) == "2.0"
 }
 

@@ -30,6 +30,8 @@ func TestUnquote(t *testing.T) {
 		{name: "lone low surrogate", in: `"\udc00"`, want: "\ufffd"},
 		{name: "high surrogate twice", in: `"\ud800\ud800"`, want: "\ufffd\ufffd"},
 		{name: "invalid UTF-8 replaced", in: "\"a\xffb\"", want: "a\ufffdb"},
+		{name: "invalid UTF-8 before an escape", in: "\"\xe4\\b\"", want: "\ufffd\b"},
+		{name: "valid UTF-8 before an escape", in: "\"é\\n\"", want: "é\n"},
 		{name: "not a string", in: `12`, err: jsonrpc.ErrNotString},
 		{name: "unterminated", in: `"abc`, err: jsonrpc.ErrNotString},
 		{name: "lone quote", in: `"`, err: jsonrpc.ErrNotString},
@@ -63,6 +65,32 @@ func TestUnquote(t *testing.T) {
 	}
 }
 
+// TestUnquoteTo decodes into a buffer of fixed size: always a copy, and
+// ErrTooLong rather than a grown buffer.
+func TestUnquoteTo(t *testing.T) {
+	var buf [16]byte
+	s, err := jsonrpc.UnquoteTo(buf[:0], []byte(`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`))
+	require.NoError(t, err)
+	assert.Equal(t, "a\"b\\c/d\né😀", string(s))
+	assert.Same(t, &buf[0], &s[0], "decoded into the buffer")
+	in := []byte(`"plain"`)
+	s, err = jsonrpc.UnquoteTo(buf[:0], in)
+	require.NoError(t, err)
+	assert.Equal(t, "plain", string(s))
+	assert.Same(t, &buf[0], &s[0], "copied, not aliased")
+	for _, in := range []string{`"abc"`, `"a\u00e9"`, "\"\xff\"", `"\ud800"`} {
+		_, err = jsonrpc.UnquoteTo(buf[:0:2], []byte(in))
+		assert.ErrorIs(t, err, jsonrpc.ErrTooLong, "%s does not fit two bytes", in)
+	}
+	s, err = jsonrpc.UnquoteTo(buf[:0:3], []byte(`"\ud800"`))
+	require.NoError(t, err)
+	assert.Equal(t, "\ufffd", string(s), "a lone surrogate, in exactly its room")
+	_, err = jsonrpc.UnquoteTo(buf[:0], []byte(`"\q"`))
+	assert.ErrorIs(t, err, jsonrpc.ErrSyntax)
+	_, err = jsonrpc.UnquoteTo(buf[:0], []byte(`1`))
+	assert.ErrorIs(t, err, jsonrpc.ErrNotString)
+}
+
 func TestMethodAndVersion(t *testing.T) {
 	m, err := jsonrpc.Method(nil, []byte(`"notifications\/initialized"`))
 	require.NoError(t, err)
@@ -73,7 +101,7 @@ func TestMethodAndVersion(t *testing.T) {
 	for in, want := range map[string]bool{
 		`"2.0"`: true, `"2\u002e0"`: true, `"\u0032\u002E\u0030"`: true,
 		`"2.0 "`: false, `2.0`: false, `"1.0"`: false, `""`: false, ``: false,
-		`"\u0032\u002E\u0030\u0030"`: false,
+		`"\u0032\u002E\u0030\u0030"`: false, "\"\xff\xff\xff\"": false,
 	} {
 		assert.Equal(t, want, jsonrpc.Version([]byte(in)), in)
 	}
@@ -129,8 +157,11 @@ func TestValueAllocs(t *testing.T) {
 		if m, err := jsonrpc.Method(buf, escaped); err != nil || len(m) != 10 {
 			panic(err)
 		}
-		if !jsonrpc.Version([]byte(`"2\u002e0"`)) {
+		if !jsonrpc.Version([]byte(`"2\u002e0"`)) || jsonrpc.Version([]byte("\"\xff\xff\xff\"")) {
 			panic("version")
+		}
+		if s, err := jsonrpc.UnquoteTo(buf, escaped); err != nil || len(s) != 10 {
+			panic(err)
 		}
 		if _, _, err := jsonrpc.ParseID(buf, id); err != nil {
 			panic(err)

@@ -17,6 +17,7 @@ import (
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/mcp"
 	_ "github.com/sluicehq/sluice/binding/mcp/proxy"
+	_ "github.com/sluicehq/sluice/binding/mcp/server"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"

@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"github.com/sluicehq/sluice/binding/mcp/server"
 	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // listKind describes one list request kind: the result member that holds
@@ -142,10 +142,14 @@ func decodeCursor(text, scratch []byte, kind uint8, fingerprint uint32, routes i
 	return entries, raw, nil
 }
 
+// jsonOptions are the rules a route's result must keep: RFC 8259 JSON,
+// its strings UTF-8, nested no deeper than the mcp server takes.
+var jsonOptions = jsonrpc.Options{MaxDepth: 128, StrictUTF8: true}
+
 // validate reports whether body is one JSON object.
 func validate(body []byte) bool {
-	i := skipWS(body, 0)
-	return i < len(body) && body[i] == '{' && server.ValidJSON(body)
+	i := jsonrpc.SkipSpace(body, 0)
+	return i < len(body) && body[i] == '{' && jsonrpc.Valid(body, jsonOptions)
 }
 
 // appendMerged appends the merged list of parts (in route order): the
@@ -170,19 +174,13 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 		}
 		arr := p.body[as:ae]
 		globs, prefix := k.globs(r), k.prefix(r)
-		for i := 1; ; {
-			es, ee, nx, ok := element(arr, i)
-			if !ok {
-				break
-			}
-			i = nx
-			item := arr[es:ee]
+		for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
 			ns, ne, ok := member(item, k.nameKey)
 			if !ok || item[ns] != '"' {
 				continue // an item without a name cannot be called
 			}
-			name, ok := stringValue(item[ns:ne])
-			if !ok || !allowed(globs, unsafeString(name)) {
+			name, err := jsonrpc.Unquote(nil, item[ns:ne])
+			if err != nil || !allowed(globs, unsafeString(name)) {
 				continue
 			}
 			if !first {
@@ -255,13 +253,9 @@ func appendPrefixedURIs(dst, body, prefix []byte) []byte {
 		return append(dst, body...)
 	}
 	last := 0
-	for i := as + 1; ; {
-		es, ee, nx, ok := element(body[:ae], i)
-		if !ok {
-			break
-		}
-		i = nx
-		us, _, ok := member(body[es:ee], "uri")
+	for item, i, ok := jsonrpc.NextElement(body[:ae], as+1); ok; item, i, ok = jsonrpc.NextElement(body[:ae], i) {
+		es := i - len(item)
+		us, _, ok := member(item, "uri")
 		if !ok || body[es+us] != '"' {
 			continue
 		}
@@ -271,4 +265,37 @@ func appendPrefixedURIs(dst, body, prefix []byte) []byte {
 		last = at
 	}
 	return append(dst, body[last:]...)
+}
+
+// span is where a member's value is in an object's text; ok is false when
+// the object has no such member.
+type span struct {
+	start, end int
+	ok         bool
+}
+
+// member finds the first member of the object obj named key and returns
+// its value's span.
+func member(obj []byte, key string) (start, end int, ok bool) {
+	var sp [1]span
+	members(obj, []string{key}, sp[:])
+	return sp[0].start, sp[0].end, sp[0].ok
+}
+
+// members finds each of keys among the members of the object obj in one
+// walk, setting spans[i] to the value of the first member named keys[i],
+// and stops once it has them all. len(spans) must be len(keys).
+func members(obj []byte, keys []string, spans []span) {
+	clear(spans)
+	found := 0
+	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		for k, key := range keys {
+			if !spans[k].ok && jsonrpc.KeyIs(f.Key, key) {
+				spans[k] = span{i - len(f.Value), i, true}
+				if found++; found == len(keys) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -1,15 +1,14 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine/config"
 )
 
@@ -142,8 +141,8 @@ func TestMember(t *testing.T) {
 	s, e, ok := member(obj, "name")
 	require.True(t, ok)
 	assert.Equal(t, `"x\"y"`, string(obj[s:e]))
-	v, ok := stringValue(obj[s:e])
-	require.True(t, ok)
+	v, err := jsonrpc.Unquote(nil, obj[s:e])
+	require.NoError(t, err)
 	assert.Equal(t, `x"y`, string(v))
 	s, e, ok = member(obj, "n")
 	require.True(t, ok)
@@ -152,34 +151,27 @@ func TestMember(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// FuzzJSONSpans feeds hostile text to the span readers: they may refuse
-// it, never panic.
+// FuzzJSONSpans feeds hostile text to the span readers and the merge:
+// they may refuse it, never panic.
 func FuzzJSONSpans(f *testing.F) {
 	for _, s := range []string{`{"tools":[{"name":"a"}]}`, `{"contents":[{"uri":"x"}]}`, `{"a":`, `[`, `{"a":"\`, `{}`, `{"name":1}`} {
 		f.Add([]byte(s))
 	}
 	routes := []route{{toolkit: "a", name: []byte("a__"), uri: []byte("a+")}}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, _ = member(b, "name")
-		// On a valid object without escapes, members finds, in one walk,
-		// the first member of each key where encoding/json finds it.
 		keys := []string{"name", "tools", "a", ""}
 		spans := make([]span, len(keys))
 		members(b, keys, spans)
-		if want, ok := firstMemberSpans(b); ok {
-			for i, key := range keys {
-				w, found := want[key]
-				if found != spans[i].ok || found && (w[0] != spans[i].start || w[1] != spans[i].end) {
-					t.Fatalf("members(%q) %q: %+v, encoding/json: %v %v", b, key, spans[i], w, found)
-				}
+		for i, key := range keys {
+			s, e, ok := member(b, key)
+			if (span{s, e, ok}) != spans[i] {
+				t.Fatalf("members(%q) %q: %+v, member: %v %v %v", b, key, spans[i], s, e, ok)
 			}
 		}
 		_ = appendPrefixedURIs(nil, b, []byte("p+"))
 		for i := range listKinds {
 			_, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil)
 		}
-		var s scanner
-		_ = s.feed(b)
 		_, _, _ = decodeCursor(b, nil, 1, 0, 3, nil)
 	})
 }
@@ -191,58 +183,4 @@ func TestCompileRouteWithoutSchema(t *testing.T) {
 	_, err = compileRoute("mcp1", 0, "x", []any{map[string]any{"toolkit": "a b"}}, config.Pos{}, config.Pos{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `toolkit "a b": want letters, digits, _ and -`)
-}
-
-// TestSkipString covers the escapes skipString jumps over between its
-// vector scans for the next quote and backslash.
-func TestSkipString(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		end  int
-		okay bool
-	}{
-		{`"plain" rest`, 7, true},
-		{`"a\"b" rest`, 6, true},
-		{`"a\\" rest`, 5, true},
-		{`"\\\\\"" rest`, 8, true},
-		{`"` + strings.Repeat("x", 100) + `\n` + strings.Repeat("y", 100) + `"`, 204, true},
-		{`"\u0022"`, 8, true},
-		{`"unterminated`, 0, false},
-		{`"escaped end\"`, 0, false},
-		{`"backslash last\`, 0, false},
-		{`x"`, 0, false},
-	} {
-		end, ok := skipString([]byte(c.in), 0)
-		assert.Equal(t, c.okay, ok, "%q", c.in)
-		assert.Equal(t, c.end, end, "%q", c.in)
-	}
-}
-
-// firstMemberSpans returns, for a valid JSON object with no backslash in
-// it (so that keys read as written), the span of the value of each key's
-// first member, found with encoding/json's decoder.
-func firstMemberSpans(b []byte) (map[string][2]int, bool) {
-	if !json.Valid(b) || bytes.IndexByte(b, '\\') >= 0 {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	spans := map[string][2]int{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		end := int(dec.InputOffset())
-		if _, seen := spans[tok.(string)]; !seen {
-			spans[tok.(string)] = [2]int{end - len(raw), end}
-		}
-	}
-	return spans, true
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -283,12 +284,12 @@ func appendError(dst []byte, code int32, msg, dataKey, dataValue []byte) []byte 
 	dst = append(dst, `{"code":`...)
 	dst = appendInt(dst, int64(code))
 	dst = append(dst, `,"message":`...)
-	dst = appendQuoted(dst, msg)
+	dst = jsonrpc.AppendString(dst, msg)
 	if dataKey != nil {
 		dst = append(dst, `,"data":{`...)
-		dst = appendQuoted(dst, dataKey)
+		dst = jsonrpc.AppendString(dst, dataKey)
 		dst = append(dst, ':')
-		dst = appendQuoted(dst, dataValue)
+		dst = jsonrpc.AppendString(dst, dataValue)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
@@ -47,8 +48,8 @@ type request struct {
 	slot   int
 	have   int
 	spill  []byte
-	scan   scanner
-	params []byte // once complete (and rewritten for the route)
+	scan   jsonrpc.Tracker // finds where the params end
+	params []byte          // once complete (and rewritten for the route)
 
 	route   int
 	upIdent []byte // the name or uri the route knows
@@ -113,7 +114,7 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.dropSpill()
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
 	r.answer, r.answerOff = r.answer[:0], 0
-	r.scan.reset()
+	r.scan.Reset()
 	return r.onFrame
 }
 
@@ -307,15 +308,17 @@ func (r *request) onData(d *frame.Data) {
 		return // bytes after the params
 	}
 	p := d.Payload()
-	n := r.scan.feed(p)
-	if n >= 0 {
+	// Params that are not JSON end where the stream does: the route's
+	// server judges them.
+	n, done, _ := r.scan.Feed(p)
+	if done {
 		p = p[:n] // the rest follows the params
 	}
 	if !r.take(p) {
 		r.tooLarge()
 		return
 	}
-	if n >= 0 || r.contentLength >= 0 && r.have >= int(r.contentLength) {
+	if done || r.contentLength >= 0 && r.have >= int(r.contentLength) {
 		r.onParams()
 		return
 	}
@@ -463,7 +466,7 @@ func (r *request) onParams() {
 			if r.identNull {
 				name = nil
 				if vs, ve, ok := member(r.params, key); ok && r.params[vs] == '"' {
-					name, _ = stringValue(r.params[vs:ve])
+					name, _ = jsonrpc.Unquote(nil, r.params[vs:ve])
 				}
 			}
 			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name)
@@ -521,7 +524,7 @@ func (r *request) routeCompletion() {
 	}
 	var name []byte
 	if vs, ve, ok := member(ref, key); ok && ref[vs] == '"' {
-		name, _ = stringValue(ref[vs:ve])
+		name, _ = jsonrpc.Unquote(nil, ref[vs:ve])
 	}
 	route, _, ok := h.resolve(key == "uri", kind, name)
 	if !ok {

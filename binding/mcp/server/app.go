@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -410,7 +411,7 @@ func (r *request) onAppFlush(ext []byte) {
 	}
 	if p.HasMessage() {
 		b = append(b, `,"message":`...)
-		b = appendQuoted(b, p.Message())
+		b = jsonrpc.AppendString(b, p.Message())
 	}
 	b = append(b, "}}\n\n"...)
 	r.event(b)
@@ -565,8 +566,8 @@ func (r *request) finish(isError bool) {
 	}
 	b := h.pool.Buffer(r.resSlot)
 	start, end := resHead, resHead+r.resLen
-	res := trimSpace(b[start:end])
-	if len(res) == 0 || !validJSON(res) || isError && !isObject(res) {
+	res := jsonrpc.TrimSpace(b[start:end])
+	if len(res) == 0 || h.body.Track(res) != nil || isError && !isObject(res) {
 		r.freeRes()
 		r.appError(codeInternalError, "Internal error: the application's reply is not JSON")
 		return
@@ -611,7 +612,7 @@ func (r *request) finish(isError bool) {
 // 2025-11-25) is -32602 now (SEP-2164). An application written for either
 // era then answers both; the two codes have the same length.
 func bridgeError2026(errObj []byte) {
-	if code, ok := field(errObj, "code"); ok && string(code) == "-32002" {
+	if code := jsonrpc.Lookup(errObj, "code"); string(code) == "-32002" {
 		copy(code, "-32602")
 	}
 }
@@ -619,8 +620,8 @@ func bridgeError2026(errObj []byte) {
 // errorStatus2026 is the HTTP status of an application's error under
 // 2026-07-28 (MCP.md §3.3, §3.4).
 func errorStatus2026(errObj []byte) int {
-	code, ok := field(errObj, "code")
-	if !ok {
+	code := jsonrpc.Lookup(errObj, "code")
+	if code == nil {
 		return 200
 	}
 	switch string(code) {
@@ -644,37 +645,36 @@ func errorStatus2026(errObj []byte) int {
 // members, for a result too big to hold.
 func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 	h := r.h
-	i := skipSpace(b[:end], start)
+	i := jsonrpc.SkipSpace(b[:end], start)
 	if i >= end || b[i] != '{' {
 		return start
 	}
 	res := b[i:end]
 	var typ, meta []byte
+	metaAt := 0 // meta's offset in b
 	hasType, hasMeta, hasTTL, hasScope := false, false, false, false
 	if !blind {
 		// One scan of the result's top level.
-		for m, j, ok := nextMember(res, 0); ok; m, j, ok = nextMember(res, j) {
+		for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
 			switch {
-			case keyIs(m.key, "resultType"):
-				typ, hasType = m.value, true
-			case keyIs(m.key, "_meta"):
-				meta, hasMeta = m.value, true
-			case keyIs(m.key, "ttlMs"):
+			case jsonrpc.KeyIs(f.Key, "resultType"):
+				typ, hasType = f.Value, true
+			case jsonrpc.KeyIs(f.Key, "_meta"):
+				meta, hasMeta, metaAt = f.Value, true, i+j-len(f.Value)
+			case jsonrpc.KeyIs(f.Key, "ttlMs"):
 				hasTTL = true
-			case keyIs(m.key, "cacheScope"):
+			case jsonrpc.KeyIs(f.Key, "cacheScope"):
 				hasScope = true
 			}
 		}
 		if hasMeta && isObject(meta) {
-			if _, ok := field(meta, "io.modelcontextprotocol/serverInfo"); !ok {
+			if jsonrpc.Lookup(meta, "io.modelcontextprotocol/serverInfo") == nil {
 				ins := append(h.aux[:0], `"io.modelcontextprotocol/serverInfo":`...)
 				ins = append(ins, h.serverInfo...)
-				if j := skipSpace(meta, 1); meta[j] != '}' {
+				if j := jsonrpc.SkipSpace(meta, 1); meta[j] != '}' {
 					ins = append(ins, ',')
 				}
-				// meta is a sub-slice of b: its offset is what its capacity lacks.
-				pos := cap(b) - cap(meta) + 1
-				start = insertAt(b, start, pos, ins)
+				start = insertAt(b, start, metaAt+1, ins)
 				i -= len(ins)
 			}
 		}
@@ -700,7 +700,7 @@ func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 	if len(ins) == 0 {
 		return start
 	}
-	if j := skipSpace(b[:end], i+1); blind || j < end && b[j] != '}' {
+	if j := jsonrpc.SkipSpace(b[:end], i+1); blind || j < end && b[j] != '}' {
 		ins = append(ins, ',')
 	}
 	return insertAt(b, start, i+1, ins)
@@ -774,7 +774,7 @@ func (r *request) bearer(b mcp.McpBearerResetEx) {
 		auth = append(auth, sep...)
 		auth = append(auth, name...)
 		auth = append(auth, '=')
-		auth = appendQuoted(auth, v)
+		auth = jsonrpc.AppendString(auth, v)
 		sep = ", "
 	}
 	if b.HasRealm() {
@@ -850,7 +850,7 @@ func (r *request) appErrorBytes(code int, msg []byte) {
 // its method and, when it has them, its params as they came.
 func appendNotification(dst []byte, n mcp.McpNotificationFlushEx) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
-	dst = appendQuoted(dst, n.Method())
+	dst = jsonrpc.AppendString(dst, n.Method())
 	if n.HasParams() && len(n.Params()) > 0 {
 		dst = append(dst, `,"params":`...)
 		dst = append(dst, n.Params()...)

@@ -4,85 +4,29 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	httpb "github.com/sluicehq/sluice/binding/http"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
+// TestValidJSON pins the rules of a body held whole: RFC 8259, its
+// strings UTF-8, nested at most maxJSONDepth deep.
 func TestValidJSON(t *testing.T) {
 	for _, s := range []string{
 		`{}`, ` [ ] `, `"x"`, `0`, `-0.5e+10`, `true`, `null`, `{"a":[1,{"b":"\u00e9\n"}],"c":false}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`, "\t{\"a\" : 1 }\r\n",
+		strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth),
 	} {
-		assert.True(t, validJSON([]byte(s)), s)
+		assert.True(t, jsonrpc.Valid([]byte(s), jsonOptions), s)
 	}
 	for _, s := range []string{
 		``, ` `, `{`, `{bad`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `-`, `1e`, `"\x"`, "\"\x01\"",
 		`tru`, `nulls`, `{} {}`, `[}`, `{]`, `"` + "\xff" + `"`, `{"a":1}}`, strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
 	} {
-		assert.False(t, validJSON([]byte(s)), s)
-	}
-}
-
-// FuzzValidJSON checks validJSON against encoding/json on UTF-8 input
-// nested no deeper than validJSON allows.
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2,{"b":null}]}`, `[`, `"\ud800"`, `1e5`, `{"x":"y"}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if !utf8.Valid(b) || strings.Count(string(b), "[")+strings.Count(string(b), "{") > maxJSONDepth {
-			return
-		}
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid = %v", b, got, want)
-		}
-	})
-}
-
-func TestField(t *testing.T) {
-	obj := []byte(`{ "a" : 1 , "b":{"c":[1,"}"]}, "d\u0065":"x", "e":"\"q\""}`)
-	v, ok := field(obj, "b")
-	require.True(t, ok)
-	assert.Equal(t, `{"c":[1,"}"]}`, string(v))
-	v, ok = field(obj, "de")
-	require.True(t, ok, "an escaped key matches its decoded name")
-	assert.Equal(t, `"x"`, string(v))
-	_, ok = field(obj, "z")
-	assert.False(t, ok)
-
-	// Of an object held in part, only complete members.
-	part := []byte(`{"name":"echo","arguments":{"message":"abc`)
-	v, ok = field(part, "name")
-	require.True(t, ok)
-	assert.Equal(t, `"echo"`, string(v))
-	_, ok = field(part, "arguments")
-	assert.False(t, ok)
-	_, ok = field([]byte(`{"n":12`), "n")
-	assert.False(t, ok, "a number at the end may go on")
-}
-
-func TestUnquote(t *testing.T) {
-	var buf [64]byte
-	s, ok := unquote(buf[:0], []byte(`"a\"b\\c\/d\n\u00e9\ud83d\ude00"`))
-	require.True(t, ok)
-	assert.Equal(t, "a\"b\\c/d\né😀", string(s))
-	_, ok = unquote(buf[:0:2], []byte(`"abc"`))
-	assert.False(t, ok, "does not grow past the capacity")
-	s, ok = unquote(buf[:0], []byte(`"\ud800x"`))
-	require.True(t, ok)
-	assert.Equal(t, "\uFFFDx", string(s), "a lone surrogate")
-}
-
-func TestAppendQuoted(t *testing.T) {
-	for _, s := range []string{"plain", "q\"b\\", "nl\n\t\r\x01", "é😀"} {
-		b := appendQuoted(nil, s)
-		var back string
-		require.NoError(t, json.Unmarshal(b, &back), string(b))
-		assert.Equal(t, s, back)
+		assert.False(t, jsonrpc.Valid([]byte(s), jsonOptions), s)
 	}
 }
 
@@ -196,112 +140,15 @@ func TestOriginAllowed(t *testing.T) {
 	assert.True(t, h.originAllowed([]byte("https://mcp.example"), []byte("mcp.example")))
 }
 
-// stringEndBytewise is stringEnd without its eight-byte skip: the
-// reference the skip must agree with.
-func stringEndBytewise(b []byte, i int) int {
-	for i++; i < len(b); {
-		var closed bool
-		if i, closed = stringStep(b, i); i < 0 || closed {
-			return i
-		}
-	}
-	return -1
-}
-
-// TestStringEnd puts each byte stringEnd must stop at (the closing quote,
-// an escape, a control character, the first byte of a multi-byte or an
-// invalid sequence) at every offset of a plain run, on both sides of an
-// eight-byte word, and after bytes that carry a borrow in the word scan.
-func TestStringEnd(t *testing.T) {
-	specials := []string{`"`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x1f", "\x7f", " ", "é", "\xff", "\xe2\x82", `!`, `#`, `[`, `]`, "~"}
-	for _, sp := range specials {
-		for pre := 0; pre < 20; pre++ {
-			for _, tail := range []string{``, `"`, `abc"`, "\x01\"", `\`} {
-				s := `"` + strings.Repeat("a", pre) + sp + tail
-				assert.Equal(t, stringEndBytewise([]byte(s), 0), stringEnd([]byte(s), 0), "%q", s)
-				s = `"` + strings.Repeat(" ", pre) + sp + sp + strings.Repeat("z", 9) + tail
-				assert.Equal(t, stringEndBytewise([]byte(s), 0), stringEnd([]byte(s), 0), "%q", s)
-			}
-		}
-	}
-	assert.Equal(t, 14, stringEnd([]byte(`"echo message"`), 0))
-	assert.Equal(t, -1, stringEnd([]byte(`"unterminated plain run`), 0))
-}
-
-// FuzzStringEnd checks stringEnd against the bytewise reference at every
-// quote of the input.
-func FuzzStringEnd(f *testing.F) {
-	for _, s := range []string{`"plain text here"`, `"a\"b\\c\u00e9"`, "\"\x01\"", `"é€😀"`, "\"\xff\"", `"abcdefgh"ijkl"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for i := range b {
-			if b[i] != '"' {
-				continue
-			}
-			if got, want := stringEnd(b, i), stringEndBytewise(b, i); got != want {
-				t.Fatalf("stringEnd(%q, %d) = %d, want %d", b, i, got, want)
-			}
-		}
-	})
-}
-
-// FuzzScanJSONMembers checks the members scanJSON records for a valid
-// object against a walk of the object with nextMember, and that recording
-// them changes no verdict.
-func FuzzScanJSONMembers(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
-		` { "a" : [ ] , "b":{}, "c" : "x\"y" , "d":-1.5e3,"e":true , "f" : [1,{"g":[]}] } `,
-		`{"k\u0065y":null}`, `{}`, `[{"a":1}]`, `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var top topMembers
-		ok := scanJSON(b, &top)
-		if ok != validJSON(b) {
-			t.Fatalf("scanJSON(%q) = %v, validJSON = %v", b, ok, validJSON(b))
-		}
-		if !ok {
-			return
-		}
-		v := trimSpace(b)
-		if v[0] != '{' {
-			if top.n != 0 {
-				t.Fatalf("scanJSON(%q) recorded %d members of a non-object", b, top.n)
-			}
-			return
-		}
-		var want []member
-		for m, i, ok := nextMember(v, 0); ok; m, i, ok = nextMember(v, i) {
-			want = append(want, m)
-		}
-		if top.over != (len(want) > maxTopMembers) {
-			t.Fatalf("scanJSON(%q): over %v with %d members", b, top.over, len(want))
-		}
-		got := top.m[:top.n]
-		if len(want) <= maxTopMembers && len(got) != len(want) {
-			t.Fatalf("scanJSON(%q): %d members, nextMember finds %d", b, len(got), len(want))
-		}
-		for k := range got {
-			if string(got[k].key) != string(want[k].key) || string(got[k].value) != string(want[k].value) {
-				t.Fatalf("scanJSON(%q) member %d: %q: %q, nextMember: %q: %q", b, k, got[k].key, got[k].value, want[k].key, want[k].value)
-			}
-		}
-	})
-}
-
-// TestMessageTake reads messages' members by their decoded keys: escaped
+// TestMessageOf reads messages' members by their decoded keys: escaped
 // keys count as their text, other keys (longer, or only alike) not at all,
 // and a repeated member's last value wins.
-func TestMessageTake(t *testing.T) {
+func TestMessageOf(t *testing.T) {
+	var tr jsonrpc.Tracker
+	tr.SetOptions(jsonOptions)
 	read := func(obj string) message {
-		var m message
-		for mb, i, ok := nextMember([]byte(obj), 0); ok; mb, i, ok = nextMember([]byte(obj), i) {
-			m.take(mb)
-		}
-		return m
+		require.NoError(t, tr.Track([]byte(obj)))
+		return messageOf(&tr, []byte(obj))
 	}
 	m := read(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":1}}`)
 	assert.Equal(t, `"2.0"`, string(m.jsonrpc))

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"time"
 
 	"github.com/sluicehq/sluice/engine"
@@ -234,7 +235,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	h.w.Logger().Debug("mcp session established", "binding", h.cfg.Name, "version", s.version.String())
 	b := r.appendHead(h.scratch[:0], "result")
 	b = append(b, `{"protocolVersion":`...)
-	b = appendQuoted(b, s.version.String())
+	b = jsonrpc.AppendString(b, s.version.String())
 	b = append(b, `,"capabilities":`...)
 	b = mcp.AppendServerCapabilities(b, mcp.McpCapabilities(caps))
 	b = append(b, `,"serverInfo":`...)
@@ -364,10 +365,10 @@ func (s *session) notify(h *server, ext []byte) {
 		b = appendNotification(b, h.flushEx.Notification())
 	} else {
 		b = append(b, `{"jsonrpc":"2.0","method":`...)
-		b = appendQuoted(b, method)
+		b = jsonrpc.AppendString(b, method)
 		if uri != nil {
 			b = append(b, `,"params":{"uri":`...)
-			b = appendQuoted(b, uri)
+			b = jsonrpc.AppendString(b, uri)
 			b = append(b, '}')
 		}
 		b = append(b, '}')
@@ -524,8 +525,8 @@ func (r *request) deleteSession() {
 func (r *request) cancel(params []byte) {
 	h := r.h
 	s := r.sess
-	id, ok := field(params, "requestId")
-	if !ok || !validID(id) {
+	id := jsonrpc.Lookup(params, "requestId")
+	if !validID(id) {
 		return
 	}
 	hash := fnv64(id)
@@ -577,12 +578,12 @@ func (r *request) initialize(params []byte) {
 		r.rpcError(codeInvalidParams, "Invalid params: params must be an object")
 		return
 	}
-	pv, ok := field(params, "protocolVersion")
-	if !ok || !isString(pv) {
+	pv := jsonrpc.Lookup(params, "protocolVersion")
+	if !isString(pv) {
 		r.rpcError(codeInvalidParams, "Invalid params: protocolVersion must be a string")
 		return
 	}
-	requested, _ := unquote(h.msg[:0], pv)
+	requested, _ := jsonrpc.UnquoteTo(h.msg[:0], pv)
 	// The server echoes a version it supports, else offers its latest.
 	ver := mcp.ParseVersion(requested)
 	if ver == mcp.Version20260728 || !h.s.versions.has(ver) {
@@ -603,7 +604,7 @@ func (r *request) initialize(params []byte) {
 		r.transportErrorBytes(200, codeInvalidParams, append(h.msg[:0], "Unsupported protocol version"...), data)
 		return
 	}
-	caps, _ := field(params, "capabilities")
+	caps := jsonrpc.Lookup(params, "capabilities")
 	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps)}
 	s.initReq, s.initGen = r, r.gen
 	r.sess = s
@@ -648,14 +649,13 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 	}
 	params := m.params
 	var meta, pv []byte
-	ok := isObject(params)
-	if ok {
-		meta, ok = field(params, "_meta")
+	if isObject(params) {
+		meta = jsonrpc.Lookup(params, "_meta")
 	}
-	if ok {
-		pv, ok = field(meta, "io.modelcontextprotocol/protocolVersion")
+	if meta != nil {
+		pv = jsonrpc.Lookup(meta, "io.modelcontextprotocol/protocolVersion")
 	}
-	if !ok || !isString(pv) {
+	if !isString(pv) {
 		if r.streamBody {
 			r.tooLarge() // _meta may follow the head: it cannot be checked
 			return
@@ -663,8 +663,8 @@ func (r *request) postStateless(m *message, method []byte, isRequest bool) {
 		r.rpcError(codeInvalidParams, `Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required`)
 		return
 	}
-	caps, ok := field(meta, "io.modelcontextprotocol/clientCapabilities")
-	if !ok {
+	caps := jsonrpc.Lookup(meta, "io.modelcontextprotocol/clientCapabilities")
+	if caps == nil {
 		if r.streamBody {
 			r.tooLarge()
 			return

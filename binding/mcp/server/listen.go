@@ -1,6 +1,9 @@
 package server
 
-import "github.com/sluicehq/sluice/binding/mcp"
+import (
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+)
 
 // subscriptions/listen (MCP.md §3.4; SEP-2575), 2026-07-28 only: a POST
 // whose response stays open as an event stream of change notifications,
@@ -16,18 +19,18 @@ import "github.com/sluicehq/sluice/binding/mcp"
 // and caps is its _meta clientCapabilities.
 func (r *request) listen(params, caps []byte) {
 	h := r.h
-	n, ok := field(params, "notifications")
-	if !ok || !isObject(n) {
+	n := jsonrpc.Lookup(params, "notifications")
+	if !isObject(n) {
 		r.rpcError(codeInvalidParams, "Invalid params: missing required 'notifications' field")
 		return
 	}
 	var subs uint16
-	for m, i, ok := nextMember(n, 0); ok; m, i, ok = nextMember(n, i) {
-		if string(m.value) != "true" {
+	for f, i, ok := jsonrpc.NextField(n, 0); ok; f, i, ok = jsonrpc.NextField(n, i) {
+		if string(f.Value) != "true" {
 			continue
 		}
 		for _, k := range mcp.ListChanges() {
-			if keyIs(m.key, k.Listen) {
+			if jsonrpc.KeyIs(f.Key, k.Listen) {
 				subs |= uint16(k.Bit)
 			}
 		}
@@ -111,7 +114,7 @@ func (r *request) listenNotify(ext []byte) {
 		}
 		b := r.appendEventHead(h.scratch[:0])
 		b = append(b, `{"jsonrpc":"2.0","method":`...)
-		b = appendQuoted(b, k.Method)
+		b = jsonrpc.AppendString(b, k.Method)
 		b = append(b, `,"params":{"_meta":`...)
 		b = r.appendSubscriptionMeta(b)
 		b = append(b, "}}\n\n"...)

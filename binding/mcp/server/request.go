@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -647,33 +648,28 @@ type message struct {
 	jsonrpc, id, method, params, result, err []byte
 }
 
-// take keeps mb if it is one of the members a message is read by; a
-// repeated member's last value counts. A key counts as it decodes
-// ("\u0069d" is "id"); it is decoded only when it holds an escape, and
-// matched by one switch rather than a comparison per member name.
-func (m *message) take(mb member) {
-	name := mb.key[1 : len(mb.key)-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
-		var buf [len("jsonrpc")]byte
-		s, ok := unquote(buf[:0], mb.key)
-		if !ok {
-			return // longer than any member's name
-		}
-		name = s
+// notObject is the Invalid Request message for a body whose value is of
+// kind k rather than an object.
+func notObject(k jsonrpc.Kind) string {
+	if k == jsonrpc.KindArray {
+		// 2025-03-26 allowed batches; 2025-06-18 removed them. The server
+		// does not take them, in any version.
+		return "Invalid Request: batch requests are not supported"
 	}
-	switch string(name) {
-	case "jsonrpc":
-		m.jsonrpc = mb.value
-	case "id":
-		m.id = mb.value
-	case "method":
-		m.method = mb.value
-	case "params":
-		m.params = mb.value
-	case "result":
-		m.result = mb.value
-	case "error":
-		m.err = mb.value
+	return "Invalid Request: a JSON-RPC message must be an object"
+}
+
+// messageOf returns the members of body that t has tracked whole. Keys
+// count as they decode ("\u0069d" is "id"), and a repeated member's last
+// value counts.
+func messageOf(t *jsonrpc.Tracker, body []byte) message {
+	return message{
+		jsonrpc: t.Member(jsonrpc.MemberJSONRPC).Bytes(body),
+		id:      t.Member(jsonrpc.MemberID).Bytes(body),
+		method:  t.Member(jsonrpc.MemberMethod).Bytes(body),
+		params:  t.Member(jsonrpc.MemberParams).Bytes(body),
+		result:  t.Member(jsonrpc.MemberResult).Bytes(body),
+		err:     t.Member(jsonrpc.MemberError).Bytes(body),
 	}
 }
 
@@ -681,32 +677,16 @@ func (m *message) take(mb member) {
 func (r *request) post(body []byte) {
 	// MCP.md §1.5: -32700 for a body that is not JSON at all. The same
 	// scan finds the top-level members.
-	top := &r.h.top
-	if !scanJSON(body, top) {
+	t := &r.h.body
+	if t.Track(body) != nil {
 		r.transportError(400, codeParseError, "Parse error: Invalid JSON")
 		return
 	}
-	v := trimSpace(body)
-	if v[0] == '[' {
-		// 2025-03-26 allowed batches; 2025-06-18 removed them. The server
-		// does not take them, in any version.
-		r.transportError(400, codeInvalidRequest, "Invalid Request: batch requests are not supported")
+	if k := t.Kind(); k != jsonrpc.KindObject {
+		r.transportError(400, codeInvalidRequest, notObject(k))
 		return
 	}
-	if v[0] != '{' {
-		r.transportError(400, codeInvalidRequest, "Invalid Request: a JSON-RPC message must be an object")
-		return
-	}
-	var m message
-	if !top.over {
-		for _, mb := range top.m[:top.n] {
-			m.take(mb)
-		}
-	} else {
-		for mb, i, ok := nextMember(v, 0); ok; mb, i, ok = nextMember(v, i) {
-			m.take(mb)
-		}
-	}
+	m := messageOf(t, body)
 	if string(m.jsonrpc) != `"2.0"` {
 		r.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 		return
@@ -740,13 +720,13 @@ func (r *request) dispatch(m *message, request bool) {
 	h := r.h
 	var method []byte
 	if m.method != nil {
-		var ok bool
+		var err error
 		if !isString(m.method) {
 			r.idLen = 0
 			r.transportError(400, codeInvalidRequest, "Invalid Request: method must be a string")
 			return
 		}
-		if method, ok = unquote(h.name[:0], m.method); !ok {
+		if method, err = jsonrpc.UnquoteTo(h.name[:0], m.method); err != nil {
 			r.rpcError(codeMethodNotFound, "Method not found")
 			return
 		}
@@ -848,7 +828,7 @@ func (r *request) unsupportedVersion2026() {
 	data := append(h.aux[:0], `{"supported":[`...)
 	data = h.s.versions.appendList(data, true, ",")
 	data = append(data, `],"requested":`...)
-	data = appendQuoted(data, r.verRaw[:r.verLen])
+	data = jsonrpc.AppendString(data, r.verRaw[:r.verLen])
 	data = append(data, '}')
 	r.transportErrorBytes(400, codeUnsupportedVer, append(h.msg[:0], "Unsupported protocol version"...), data)
 }
@@ -872,12 +852,12 @@ func (r *request) openRequest(mi *mcp.Method, params []byte) {
 		if mi.Param == mcp.ParamURI {
 			key, msg = "uri", "Invalid params: uri must be a string"
 		}
-		v, ok := field(params, key)
+		v := jsonrpc.Lookup(params, key)
 		switch {
-		case !ok && r.streamBody && !r.stateless:
+		case v == nil && r.streamBody && !r.stateless:
 			// Not in the head of a streaming body: the application
 			// takes the one in the params (a null name).
-		case !ok || !isString(v):
+		case !isString(v):
 			if r.streamBody {
 				r.tooLarge()
 				return
@@ -885,7 +865,8 @@ func (r *request) openRequest(mi *mcp.Method, params []byte) {
 			r.rpcError(codeInvalidParams, msg)
 			return
 		default:
-			if name, ok = unquote(h.name[:0], v); !ok {
+			var err error
+			if name, err = jsonrpc.UnquoteTo(h.name[:0], v); err != nil {
 				r.rpcError(codeInvalidParams, "Invalid params: name or uri too long")
 				return
 			}
@@ -897,7 +878,7 @@ func (r *request) openRequest(mi *mcp.Method, params []byte) {
 	if mi.List {
 		// MCP.md §1.4: an invalid cursor gets -32602; one that is not
 		// even a string is invalid whatever the app would make of it.
-		if c, ok := field(params, "cursor"); ok && !isString(c) {
+		if c := jsonrpc.Lookup(params, "cursor"); c != nil && !isString(c) {
 			r.rpcError(codeInvalidParams, "Invalid params: cursor must be a string")
 			return
 		}
@@ -1013,7 +994,7 @@ func appendErrorBody(dst, id []byte, code int, msg, data []byte) []byte {
 	dst = append(dst, `"error":{"code":`...)
 	dst = appendInt(dst, int64(code))
 	dst = append(dst, `,"message":`...)
-	dst = appendQuoted(dst, msg)
+	dst = jsonrpc.AppendString(dst, msg)
 	if len(data) > 0 {
 		dst = append(dst, `,"data":`...)
 		dst = append(dst, data...)

@@ -55,8 +55,8 @@ type server struct {
 	// tool name or resource uri while an application BEGIN is built.
 	scratch []byte
 	name    []byte
-	// top holds the members of the body post has just validated.
-	top topMembers
+	// body tracks a request body, or an application's reply, held whole.
+	body jsonrpc.Tracker
 	// msg and aux compose an error's message and data.
 	msg    []byte
 	aux    []byte
@@ -86,8 +86,9 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, seq *se
 		msg:     make([]byte, 0, 1024),
 		aux:     make([]byte, 0, 1024),
 	}
-	info := appendQuoted([]byte(`{"name":`), serverName)
-	info = appendQuoted(append(info, `,"version":`...), buildVersion())
+	h.body.SetOptions(jsonOptions)
+	info := jsonrpc.AppendString([]byte(`{"name":`), serverName)
+	info = jsonrpc.AppendString(append(info, `,"version":`...), buildVersion())
 	h.serverInfo = append(info, '}')
 	return h
 }
@@ -146,7 +147,7 @@ func (s versionSet) appendList(dst []byte, quoted bool, sep string) []byte {
 		}
 		first = false
 		if quoted {
-			dst = appendQuoted(dst, v.String())
+			dst = jsonrpc.AppendString(dst, v.String())
 		} else {
 			dst = append(dst, v.String()...)
 		}
@@ -165,7 +166,7 @@ const (
 // clientCapabilities reads the client capability bits of an initialize's
 // (or a 2026-07-28 _meta's) capabilities object.
 func clientCapabilities(caps []byte) uint16 {
-	return uint16(mcp.ParseClientCapabilities(caps, field))
+	return uint16(mcp.ParseClientCapabilities(caps))
 }
 
 // JSON-RPC and MCP error codes (MCP.md §1.5, §3.3).

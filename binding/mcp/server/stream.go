@@ -100,13 +100,8 @@ func (r *request) startStream() {
 		r.streamBody = false
 		return
 	}
-	switch t.Kind() {
-	case jsonrpc.KindObject:
-	case jsonrpc.KindArray:
-		r.streamFailed(400, codeInvalidRequest, "Invalid Request: batch requests are not supported")
-		return
-	default:
-		r.streamFailed(400, codeInvalidRequest, "Invalid Request: a JSON-RPC message must be an object")
+	if k := t.Kind(); k != jsonrpc.KindObject {
+		r.streamFailed(400, codeInvalidRequest, notObject(k))
 		return
 	}
 	params, method := t.Member(jsonrpc.MemberParams), t.Member(jsonrpc.MemberMethod)
@@ -154,7 +149,7 @@ func (r *request) startStream() {
 	r.sendParams()
 }
 
-func onlySpace(b []byte) bool { return len(trimSpace(b)) == 0 }
+func onlySpace(b []byte) bool { return jsonrpc.SkipSpace(b, 0) == len(b) }
 
 // streamMore takes the next bytes of a streaming body.
 func (r *request) streamMore(p []byte) {
