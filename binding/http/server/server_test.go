@@ -41,10 +41,12 @@ func startServerEngine(t testing.TB, src string, opts ...engine.Option) (*engine
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(cfg, append([]engine.Option{
-		engine.WithWorkers(2), engine.WithRingCapacity(1<<20), engine.WithPin(false),
+	all := []engine.Option{
+		engine.WithWorkers(2), engine.WithRingCapacity(1 << 20), engine.WithPin(false),
 		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
-		engine.WithExternal(driverBinding, refusingBinding{})}, opts...)...)
+		engine.WithExternal(driverBinding, refusingBinding{}),
+	}
+	e, err := engine.New(cfg, append(all, opts...)...)
 	if err != nil {
 		return nil, err
 	}
