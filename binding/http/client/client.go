@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
@@ -158,25 +159,23 @@ func (f *connFlags) unset(v connFlags) { *f &^= v }
 // the request that opened it.
 type clientConn struct {
 	engine.Stream
-	h                *client
-	authority        string
-	state            connState
-	flags            connFlags
-	x                *clientExchange
-	outSlot, outLen  int
-	slot             int
-	slotOff, slotLen int
-	pending          []byte
-	resp             h1.ResponseHead
-	body             framing
-	remaining        int64
-	dec              h1.ChunkedDecoder
-	pool             *idlePool     // its authority's pool
-	idleSince        time.Time     // when it last went idle
-	idleFor          time.Duration // how long it may stay idle (keepAliveFor)
-	idleTimer        int64         // the idle timer armed, or 0 (idleExpired)
-	timerAt          time.Time     // when that timer fires
-	onIdle           func()        // its function, made once per connection
+	h         *client
+	authority string
+	state     connState
+	flags     connFlags
+	x         *clientExchange
+	inbox     connbuf.Inbox  // response bytes not yet processed
+	outbox    connbuf.Outbox // request bytes waiting for the connection's window
+	resp      h1.ResponseHead
+	body      framing
+	remaining int64
+	dec       h1.ChunkedDecoder
+	pool      *idlePool     // its authority's pool
+	idleSince time.Time     // when it last went idle
+	idleFor   time.Duration // how long it may stay idle (keepAliveFor)
+	idleTimer int64         // the idle timer armed, or 0 (idleExpired)
+	timerAt   time.Time     // when that timer fires
+	onIdle    func()        // its function, made once per connection
 }
 
 // NewStream takes a request stream.
@@ -363,7 +362,9 @@ func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 		h.idle[authority] = p
 	}
 	p.live++
-	c := &clientConn{h: h, authority: authority, pool: p, slot: -1, outSlot: -1, flags: connKeepAlive}
+	c := &clientConn{h: h, authority: authority, pool: p, flags: connKeepAlive}
+	c.inbox.Init(h.pool)
+	c.outbox.Init(h.pool)
 	c.onIdle = c.idleExpired
 	c.Connect(h.w, h.cfg.ID, h.s.exitID, h.w.SupplyInitialID(h.s.exitID), c.onNet)
 	c.Out.Trace, c.In.Trace = x.In.Trace, x.In.Trace
@@ -484,9 +485,9 @@ func (x *clientExchange) grantRequest() {
 	if x.flags.Has(xChunked) {
 		pad += 12
 	}
-	avail := int64(h.pool.SlotCapacity() - c.outLen)
+	avail := int64(h.pool.SlotCapacity() - c.outbox.Len())
 	if c.Out.Max > 0 {
-		avail = min(avail, c.Out.Available()-int64(c.outLen))
+		avail = min(avail, c.Out.Available()-int64(c.outbox.Len()))
 	}
 	if avail < 0 {
 		avail = 0
@@ -595,7 +596,7 @@ func (c *clientConn) write(p []byte) {
 		return
 	}
 	c.flags.unset(connCorked) // the bytes join the head held back
-	if c.outLen == 0 && c.Out.CanSend(len(p)) {
+	if c.outbox.Len() == 0 && c.Out.CanSend(len(p)) {
 		c.send(p)
 		return
 	}
@@ -607,20 +608,10 @@ func (c *clientConn) write(p []byte) {
 // queue appends p to the connection's out slot, failing the exchange when
 // there is no slot or no room.
 func (c *clientConn) queue(p []byte) bool {
-	if c.outSlot < 0 {
-		c.outSlot = c.h.pool.Acquire(c.InitialID())
-		if c.outSlot == engine.NoSlot {
-			c.outSlot = -1
-			c.failExchange()
-			return false
-		}
-	}
-	b := c.h.pool.Buffer(c.outSlot)
-	if c.outLen+len(p) > len(b) {
+	if !c.outbox.Queue(p, c.InitialID()) {
 		c.failExchange()
 		return false
 	}
-	c.outLen += copy(b[c.outLen:], p)
 	return true
 }
 
@@ -628,22 +619,16 @@ func (c *clientConn) flushOut() {
 	if c.flags.Has(connCorked) {
 		return
 	}
-	for c.outLen > 0 {
+	for n := c.outbox.Len(); n > 0; n = c.outbox.Len() {
 		avail := c.Out.Available() - int64(c.Out.Pad)
 		if avail <= 0 {
 			return
 		}
-		b := c.h.pool.Buffer(c.outSlot)
-		n := int(min(avail, int64(c.outLen)))
-		if !c.send(b[:n]) {
+		n = int(min(avail, int64(n)))
+		if !c.send(c.outbox.Bytes()[:n]) {
 			return
 		}
-		copy(b, b[n:c.outLen])
-		c.outLen -= n
-	}
-	if c.outSlot >= 0 {
-		c.h.pool.Release(c.outSlot)
-		c.outSlot = -1
+		c.outbox.Sent(n)
 	}
 }
 
@@ -716,20 +701,7 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 	}
 }
 
-func (c *clientConn) input() []byte {
-	if c.slot >= 0 {
-		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
-	}
-	return c.pending
-}
-
-func (c *clientConn) consume(n int) {
-	if c.slot >= 0 {
-		c.slotOff += n
-		return
-	}
-	c.pending = c.pending[n:]
-}
+func (c *clientConn) input() []byte { return c.inbox.Bytes() }
 
 func (c *clientConn) onNetData(p []byte) {
 	if c.state == connClosed {
@@ -740,51 +712,23 @@ func (c *clientConn) onNetData(p []byte) {
 		c.close(true)
 		return
 	}
-	if c.slot >= 0 {
-		b := c.h.pool.Buffer(c.slot)
-		if c.slotOff > 0 {
-			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
-			c.slotOff = 0
-		}
-		if c.slotLen+len(p) > len(b) {
-			c.failExchange()
-			return
-		}
-		c.slotLen += copy(b[c.slotLen:], p)
-	} else {
-		c.pending = p
+	if !c.inbox.Receive(p) {
+		c.failExchange()
+		return
 	}
 	c.process()
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	if !c.inbox.Keep(c.ReplyID()) {
+		c.failExchange()
+		return
 	}
-	if c.slot < 0 && len(c.pending) > 0 && c.state != connClosed {
-		c.slot = c.h.pool.Acquire(c.ReplyID())
-		if c.slot == engine.NoSlot {
-			c.slot = -1
-			c.pending = nil
-			c.failExchange()
-			return
-		}
-		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
-	}
-	c.pending = nil
 	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *clientConn) grantNet() {
-	if c.state == connClosed {
+	if c.state == connClosed || !c.inbox.Grant(&c.In.Flow) {
 		return
 	}
-	held := int64(c.slotLen - c.slotOff)
-	max := int32(c.h.pool.SlotCapacity())
-	ack := c.In.Seq - held
-	if !c.In.WindowDue(ack, max, 0) {
-		return
-	}
-	c.In.Ack, c.In.Max = ack, max
 	if c.Window() != nil {
 		c.failExchange()
 	}
@@ -808,7 +752,7 @@ func (c *clientConn) process() {
 				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 			if c.resp.Status < 200 {
 				// 100 Continue and other interim responses are skipped.
 				continue
@@ -869,7 +813,7 @@ func (c *clientConn) process() {
 				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 			c.remaining -= int64(n)
 			if c.remaining == 0 {
 				x.doReplyEnd()
@@ -886,7 +830,7 @@ func (c *clientConn) process() {
 				c.failExchange()
 				return
 			}
-			c.consume(used)
+			c.inbox.Consume(used)
 			if done {
 				x.doReplyEnd()
 				c.maybeDone()
@@ -901,7 +845,7 @@ func (c *clientConn) process() {
 				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 		default:
 			return
 		}
@@ -1089,15 +1033,8 @@ func (c *clientConn) close(abrupt bool) {
 	} else {
 		_ = c.End(nil)
 	}
-	if c.slot >= 0 {
-		h.pool.Release(c.slot)
-		c.slot = -1
-	}
-	if c.outSlot >= 0 {
-		h.pool.Release(c.outSlot)
-		c.outSlot = -1
-	}
-	c.pending = nil
+	c.inbox.Drop()
+	c.outbox.Drop()
 }
 
 // badGateway is the response head of an exchange whose upstream failed

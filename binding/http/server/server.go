@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/guard"
@@ -78,7 +79,9 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	c := &serverConn{h: h, slot: -1, out: -1}
+	c := &serverConn{h: h}
+	c.inbox.Init(h.pool)
+	c.outbox.Init(h.pool)
 	c.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
 	c.x.c = c
@@ -120,16 +123,13 @@ func (f *connFlags) unset(v connFlags) { *f &^= v }
 // the trace id of the connection's BEGIN.
 type serverConn struct {
 	engine.Stream
-	h                *server
-	state            connState
-	flags            connFlags
-	out              int // slot of response bytes waiting for network window, or -1
-	outLen           int
-	slot             int // slot of received bytes not yet processed, or -1
-	slotOff, slotLen int // the unprocessed bytes are slot[slotOff:slotLen]
-	req              h1.RequestHead
-	x                exchange
-	pending          []byte // unprocessed input of the DATA being handled
+	h      *server
+	state  connState
+	flags  connFlags
+	inbox  connbuf.Inbox  // received bytes not yet processed
+	outbox connbuf.Outbox // response bytes waiting for network window
+	req    h1.RequestHead
+	x      exchange
 }
 
 // exchangeFlags are what an exchange knows of its request and response
@@ -218,7 +218,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		if _, err = c.OnWindow(buf); err == nil {
 			c.flushOut()
 			c.x.grantResponse()
-			if c.state == stateHead && c.outLen == 0 {
+			if c.state == stateHead && c.outbox.Len() == 0 {
 				c.resume()
 			}
 		}
@@ -242,78 +242,40 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 // dropped, does not.
 func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
-// input returns the bytes waiting to be processed: the slot's, or those of
-// the DATA being handled.
-func (c *serverConn) input() []byte {
-	if c.slot >= 0 {
-		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
-	}
-	return c.pending
-}
-
-// consume drops n processed bytes from the front of the input. The bytes
-// stay where they are until the next DATA arrives, so views of a parsed
-// head remain valid while the request is handled.
-func (c *serverConn) consume(n int) {
-	if c.slot >= 0 {
-		c.slotOff += n
-		return
-	}
-	c.pending = c.pending[n:]
-}
+// input returns the bytes waiting to be processed. They stay where they
+// are until the next DATA arrives, so views of a parsed head remain valid
+// while the request is handled.
+func (c *serverConn) input() []byte { return c.inbox.Bytes() }
 
 func (c *serverConn) onNetData(p []byte) {
 	if c.state == stateDraining || c.state == stateClosed || c.flags.Has(connDiscarding) {
 		c.grantNet()
 		return
 	}
-	if c.slot >= 0 {
-		b := c.h.pool.Buffer(c.slot)
-		if c.slotOff > 0 {
-			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
-			c.slotOff = 0
-		}
-		if c.slotLen+len(p) > len(b) {
-			// The peer sent beyond the window granted.
-			c.abortAll()
-			return
-		}
-		c.slotLen += copy(b[c.slotLen:], p)
-	} else {
-		c.pending = p
+	if !c.inbox.Receive(p) {
+		// The peer sent beyond the window granted.
+		c.abortAll()
+		return
 	}
 	c.process()
-	// Keep what was not processed for later.
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	c.keepInput()
+}
+
+// keepInput keeps what is left of the input for later and offers the
+// network the room the rest frees.
+func (c *serverConn) keepInput() {
+	if !c.inbox.Keep(c.InitialID()) {
+		c.abortAll()
+		return
 	}
-	if c.slot < 0 && len(c.pending) > 0 {
-		c.slot = c.h.pool.Acquire(c.InitialID())
-		if c.slot == engine.NoSlot {
-			c.slot = -1
-			c.pending = nil
-			c.abortAll()
-			return
-		}
-		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
-	}
-	c.pending = nil
 	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *serverConn) grantNet() {
-	if c.state == stateClosed {
+	if c.state == stateClosed || !c.inbox.Grant(&c.In.Flow) {
 		return
 	}
-	held := int64(c.slotLen - c.slotOff)
-	max := int32(c.h.pool.SlotCapacity())
-	ack := c.In.Seq - held
-	if !c.In.WindowDue(ack, max, 0) {
-		return
-	}
-	c.In.Ack, c.In.Max = ack, max
 	if c.Window() != nil {
 		c.abortAll()
 	}
@@ -336,15 +298,11 @@ func (c *serverConn) onNetEnd() {
 // network the room that frees. Nested in onNetData it does nothing: that
 // handler keeps its own input and grants when done.
 func (c *serverConn) resume() {
-	if c.flags.Has(connProcessing) || c.pending != nil {
+	if c.flags.Has(connProcessing) || c.inbox.Handling() {
 		return
 	}
 	c.process()
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
-	}
-	c.grantNet()
+	c.keepInput()
 }
 
 // process parses and forwards as much input as it can.
@@ -396,7 +354,7 @@ func (c *serverConn) bodyCutShort() {
 // nextRequest parses the next request head and opens its app stream. It
 // reports whether it made progress.
 func (c *serverConn) nextRequest() bool {
-	if c.outLen > 0 || c.flags.Has(connLastResponse) {
+	if c.outbox.Len() > 0 || c.flags.Has(connLastResponse) {
 		return false
 	}
 	in := c.input()
@@ -422,7 +380,7 @@ func (c *serverConn) nextRequest() bool {
 		}
 		return false
 	}
-	c.consume(n)
+	c.inbox.Consume(n)
 	c.x.start(&c.req)
 	return true
 }
@@ -478,13 +436,7 @@ func appendLocalTail(head []byte, status int, reason string, closing, bodyless b
 	return head
 }
 
-func (c *serverConn) dropInput() {
-	if c.slot >= 0 {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
-	}
-	c.pending = nil
-}
+func (c *serverConn) dropInput() { c.inbox.Drop() }
 
 // writeNet sends response bytes as far as the network window allows and
 // queues the rest.
@@ -492,33 +444,23 @@ func (c *serverConn) writeNet(p []byte) {
 	if c.Out.Closed() {
 		return
 	}
-	if c.outLen == 0 && !c.flags.Has(connCorked) {
+	if c.outbox.Len() == 0 && !c.flags.Has(connCorked) {
 		p = p[c.sendWindowed(p):]
 		if len(p) == 0 || c.Out.Closed() {
 			return
 		}
 	}
-	if c.out < 0 {
-		c.out = c.h.pool.Acquire(c.ReplyID())
-		if c.out == engine.NoSlot {
-			c.out = -1
-			if c.flags.Has(connCorked) {
-				// No room to hold the head back: send it now.
-				c.flags.unset(connCorked)
-				if p = p[c.sendWindowed(p):]; len(p) == 0 {
-					return
-				}
-			}
-			c.abortAll()
+	if c.outbox.Queue(p, c.ReplyID()) {
+		return
+	}
+	if c.flags.Has(connCorked) && c.outbox.Len() == 0 {
+		// No slot to hold the head back: send it now.
+		c.flags.unset(connCorked)
+		if p = p[c.sendWindowed(p):]; len(p) == 0 {
 			return
 		}
 	}
-	b := c.h.pool.Buffer(c.out)
-	if c.outLen+len(p) > len(b) {
-		c.abortAll()
-		return
-	}
-	c.outLen += copy(b[c.outLen:], p)
+	c.abortAll()
 }
 
 // uncork sends the response bytes held back by the head.
@@ -557,20 +499,14 @@ func (c *serverConn) flushOut() {
 	if c.flags.Has(connCorked) {
 		return
 	}
-	if c.outLen > 0 {
-		b := c.h.pool.Buffer(c.out)
-		n := c.sendWindowed(b[:c.outLen])
+	if c.outbox.Len() > 0 {
+		n := c.sendWindowed(c.outbox.Bytes())
 		if c.Out.Closed() {
 			return
 		}
-		c.outLen = copy(b, b[n:c.outLen])
-		if c.outLen > 0 {
+		if c.outbox.Sent(n); c.outbox.Len() > 0 {
 			return
 		}
-	}
-	if c.out >= 0 {
-		c.h.pool.Release(c.out)
-		c.out = -1
 	}
 	if c.flags.Has(connLastResponse) && c.state != stateBody && c.state != stateResponse {
 		c.endReply()
@@ -590,7 +526,7 @@ func (c *serverConn) endReply() {
 	if c.Out.Closed() || !c.Out.Opening() {
 		return
 	}
-	if c.outLen > 0 {
+	if c.outbox.Len() > 0 {
 		c.flags.set(connLastResponse)
 		return
 	}
@@ -606,10 +542,7 @@ func (c *serverConn) closeIfDone() {
 	if c.Closed() {
 		c.state = stateClosed
 		c.dropInput()
-		if c.out >= 0 {
-			c.h.pool.Release(c.out)
-			c.out, c.outLen = -1, 0
-		}
+		c.outbox.Drop()
 		c.x.release()
 	}
 }
@@ -988,7 +921,7 @@ func (x *exchange) forwardBody() bool {
 		if !x.sendBody(in[:n]) {
 			return false
 		}
-		c.consume(n)
+		c.inbox.Consume(n)
 		x.remaining -= int64(n)
 		if x.remaining == 0 {
 			x.endRequest()
@@ -1018,7 +951,7 @@ func (x *exchange) forwardBody() bool {
 			return false
 		}
 	}
-	c.consume(used)
+	c.inbox.Consume(used)
 	if done {
 		x.endRequest()
 	}
@@ -1322,12 +1255,12 @@ func (x *exchange) grantResponse() {
 	if x.framing == bodyChunked {
 		pad += 12 // hex size, CRLF, CRLF
 	}
-	if c.flags.Has(connCorked) && c.Out.Available()-int64(c.outLen+int(pad)) <= 0 {
+	if c.flags.Has(connCorked) && c.Out.Available()-int64(c.outbox.Len()+int(pad)) <= 0 {
 		// The window has no room for body bytes beside the head: send
 		// the head alone rather than wait.
 		c.uncork()
 	}
-	avail := c.Out.Available() - int64(c.outLen)
+	avail := c.Out.Available() - int64(c.outbox.Len())
 	if avail < 0 {
 		avail = 0
 	}
