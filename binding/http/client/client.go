@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
@@ -41,18 +42,9 @@ type client struct {
 	// connection.
 	idle map[string]*idlePool
 
-	hdr     frame.Frame
-	begin   frame.Begin
-	data    frame.Data
-	flush   frame.Flush
-	window  frame.Window
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
-	exB     http.HttpBeginExBuilder
+	hdr   frame.Frame
+	begin frame.Begin
+	exB   http.HttpBeginExBuilder
 	// resetExB builds the HttpResetEx of a refusal with a status.
 	resetExB http.HttpResetExBuilder
 	ex       http.HttpBeginEx
@@ -62,91 +54,128 @@ type client struct {
 	lower    []byte
 	// free holds finished exchanges for the next requests (release).
 	free []*clientExchange
+
+	// The extensions the client writes in place, into the frames the
+	// engine.Stream senders build, from the fields below them. They are
+	// made once, so that sending allocates nothing.
+	proxyEx    func(*frame.BeginBuilder) // a connection's ProxyBeginEx, to host:port
+	responseEx func(*frame.BeginBuilder) // a reply's HttpBeginEx, from resp
+	statusEx   func(*frame.ResetBuilder) // a refusal's HttpResetEx, with :status status
+	host       string
+	port       uint16
+	resp       *h1.ResponseHead
+	status     string
 }
 
 func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
 	if s.exitID == 0 {
 		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit (a tcp client)")
 	}
-	return &client{
+	h := &client{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
 		pool: w.BufferPool(), idle: map[string]*idlePool{},
 		head: make([]byte, 0, 4096), fields: make([]byte, 0, 4096), lower: make([]byte, 0, 256),
-	}, nil
+	}
+	h.proxyEx, h.responseEx, h.statusEx = h.writeProxyEx, h.writeResponseEx, h.writeStatusEx
+	return h, nil
 }
 
-// clientExchange is one request stream from the application. Finished
-// exchanges are kept for the next requests (release); onApp drops a frame
-// that is not for the exchange's current streams, so a frame for a
-// finished use can never reach the next one.
+// exchangeFlags are what an exchange knows besides its stream's state.
+type exchangeFlags uint8
+
+const (
+	xFree          exchangeFlags = 1 << iota // in the client's free list
+	xChunked                                 // the request body goes out chunked
+	xAwaitingReply                           // the app ended its request with END and waits for the response
+)
+
+// Has reports whether all of v's bits are set.
+func (f exchangeFlags) Has(v exchangeFlags) bool { return f&v == v }
+
+func (f *exchangeFlags) set(v exchangeFlags) { *f |= v }
+
+// clientExchange is one request stream from the application: In carries
+// the request, Out the response. Finished exchanges are kept for the next
+// requests (release); onApp drops a frame that is not for the exchange's
+// current streams, so a frame for a finished use can never reach the
+// next one.
 type clientExchange struct {
-	h                  *client
-	fn                 engine.MessageConsumer // onApp, made once per exchange
-	free               bool                   // in the client's free list
-	c                  *clientConn
-	originID, routedID int64
-	initialID, replyID int64
-	traceID            int64
-	authorization      int64
-	in                 engine.Flow // request body from the app
-	out                engine.Flow // response to the app
-	method             string
-	chunked            bool // the request body goes out chunked
-	requestEnded       bool
-	awaitingReply      bool // the app ended its request with END and waits for the response
-	replyBegun         bool
-	replyEnded         bool
-	reset              bool // the app refused the response
+	engine.Stream
+	h      *client
+	fn     engine.MessageConsumer // onApp, made once per exchange
+	flags  exchangeFlags
+	c      *clientConn
+	method string
 }
+
+// replyDone reports whether the response is over: its reply is closed,
+// or will never begin, the app having given its request up rather than
+// ended it.
+func (x *clientExchange) replyDone() bool {
+	return x.Out.Closed() || x.In.Closed() && !x.Out.Opening() && !x.flags.Has(xAwaitingReply)
+}
+
+// connState is where a connection is in its life.
+type connState uint8
 
 // Connection states.
 const (
-	connConnecting uint8 = iota
+	connConnecting connState = iota
 	connBusy
 	connIdle
 	connClosed
 )
 
+// framing is how a response body is delimited.
+type framing uint8
+
 // Response body framings.
 const (
-	bodyNone uint8 = iota
+	bodyNone framing = iota
 	bodyLength
 	bodyChunked
 	bodyUntilClose
 )
 
-// clientConn is one connection (a stream to the exit).
+// connFlags are what a connection holds besides its state and its
+// stream's.
+type connFlags uint8
+
+const (
+	connCorked     connFlags = 1 << iota // a request head waits in the out slot for the body's first bytes
+	connHeadParsed                       // the response head is parsed: its body follows
+	connKeepAlive                        // the connection may carry another request after this one
+	connInAborted                        // the network aborted: fail once buffered body bytes are delivered
+)
+
+// Has reports whether all of v's bits are set.
+func (f connFlags) Has(v connFlags) bool { return f&v == v }
+
+func (f *connFlags) set(v connFlags)   { *f |= v }
+func (f *connFlags) unset(v connFlags) { *f &^= v }
+
+// clientConn is one connection: a stream to the exit, whose Out carries
+// the request bytes and In the response bytes, both with the trace id of
+// the request that opened it.
 type clientConn struct {
-	h                  *client
-	authority          string
-	initialID, replyID int64
-	traceID            int64
-	state              uint8
-	x                  *clientExchange
-	netOut             engine.Flow // request bytes sent
-	netIn              engine.Flow // response bytes received
-	replyBegun         bool        // the exit answered the connect
-	outSlot, outLen    int
-	corked             bool // a request head waits in the out slot for the body's first bytes
-	slot               int
-	slotOff, slotLen   int
-	pending            []byte
-	resp               h1.ResponseHead
-	headParsed         bool
-	body               uint8
-	remaining          int64
-	dec                h1.ChunkedDecoder
-	keepAlive          bool
-	inEnded, outEnded  bool
-	pool               *idlePool     // its authority's pool
-	idleSince          time.Time     // when it last went idle
-	idleFor            time.Duration // how long it may stay idle (keepAliveFor)
-	idleTimer          int64         // the idle timer armed, or 0 (idleExpired)
-	timerAt            time.Time     // when that timer fires
-	onIdle             func()        // its function, made once per connection
-	inAborted          bool          // the network aborted: fail once buffered body bytes are delivered
-	retrying           bool          // a retry of process is dispatched
-	onRetry            func()        // its function, made once per connection
+	engine.Stream
+	h         *client
+	authority string
+	state     connState
+	flags     connFlags
+	x         *clientExchange
+	inbox     connbuf.Inbox  // response bytes not yet processed
+	outbox    connbuf.Outbox // request bytes waiting for the connection's window
+	resp      h1.ResponseHead
+	body      framing
+	remaining int64
+	dec       h1.ChunkedDecoder
+	pool      *idlePool     // its authority's pool
+	idleSince time.Time     // when it last went idle
+	idleFor   time.Duration // how long it may stay idle (keepAliveFor)
+	idleTimer int64         // the idle timer armed, or 0 (idleExpired)
+	timerAt   time.Time     // when that timer fires
+	onIdle    func()        // its function, made once per connection
 }
 
 // NewStream takes a request stream.
@@ -160,11 +189,10 @@ func (h *client) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 		x.fn = x.onApp
 	}
 	fn := x.fn
-	*x = clientExchange{
-		h: h, fn: fn, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
-		initialID: h.begin.StreamID(), replyID: engine.ReplyID(h.begin.StreamID()),
-		traceID: h.begin.TraceID(), authorization: h.begin.Authorization(),
-	}
+	*x = clientExchange{h: h, fn: fn}
+	x.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
+	trace := h.begin.TraceID()
+	x.In.Trace, x.Out.Trace, x.Out.Auth = trace, trace, h.begin.Authorization()
 	return fn
 }
 
@@ -173,61 +201,63 @@ func (h *client) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 // go. The engine delivers nothing on either stream after that (ENDs, an
 // ABORT or a RESET closed them); onApp checks the stream id regardless.
 func (x *clientExchange) release() {
-	if x.free || !x.requestEnded || !x.replyEnded || x.c != nil {
+	if x.flags.Has(xFree) || !x.In.Closed() || !x.replyDone() || x.c != nil {
 		return
 	}
-	x.free = true
+	x.flags.set(xFree)
 	x.h.free = append(x.h.free, x)
 }
 
+// onApp handles the request's frames and the throttle of the response. A
+// frame out of the stream's order or beyond its flow control fails the
+// exchange; a malformed one is dropped, but for END, ABORT and RESET,
+// which close their direction all the same.
 func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
 	h := x.h
-	if x.free || !h.hdr.TryWrap(buf, 0, len(buf)) {
+	if x.flags.Has(xFree) || !h.hdr.TryWrap(buf, 0, len(buf)) {
 		return
 	}
-	if id := h.hdr.StreamID(); id != x.initialID && id != x.replyID {
+	if id := h.hdr.StreamID(); id != x.InitialID() && id != x.ReplyID() {
 		return // a frame for an earlier use of this exchange
 	}
 	defer x.release()
+	var err error
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			x.in.Seq, x.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			x.onBegin(h.begin.Extension())
+		var b frame.Begin
+		if b, err = x.OnBegin(buf); err == nil {
+			x.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if x.in.OnData(&h.data) != nil || x.c == nil || x.requestEnded {
-				x.fail()
-				return
-			}
-			x.onData(h.data.Payload())
+		var d frame.Data
+		if d, err = x.OnData(buf); err == nil {
+			x.onData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = x.in.OnFrame(h.flush.Sequence())
-		}
+		_, err = x.OnFlush(buf)
 	case frame.FrameEnd:
+		_, _ = x.OnEnd(buf)
 		x.onEnd()
 	case frame.FrameAbort:
-		x.requestEnded = true
+		_, _ = x.OnAbort(buf)
 		x.fail()
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			if x.out.OnWindow(&h.window) != nil {
-				x.fail()
-				return
-			}
-			if x.c != nil {
-				x.c.process()
-			}
+		if _, err = x.OnWindow(buf); err == nil && x.c != nil {
+			x.c.process()
 		}
 	case frame.FrameReset:
-		x.reset = true
-		x.replyEnded = true
+		_, _ = x.OnReset(buf)
+		x.fail()
+	}
+	if violation(err) {
 		x.fail()
 	}
 }
+
+// violation reports whether err, from a receive helper, says the frame
+// broke its stream's order or flow control; a malformed frame, which is
+// dropped, does not.
+func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
 // onBegin picks a connection for the request and writes its head.
 func (x *clientExchange) onBegin(ext []byte) {
@@ -290,12 +320,12 @@ func (x *clientExchange) onBegin(ext []byte) {
 	case x.method == "GET" || x.method == "HEAD" || x.method == "DELETE" || x.method == "OPTIONS" || x.method == "TRACE":
 		// No body is expected; one that comes anyway is refused.
 	default:
-		x.chunked = true
+		x.flags.set(xChunked)
 		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
 	}
 	head = append(head, '\r', '\n')
 	h.head = head
-	if length > 0 || x.chunked {
+	if length > 0 || x.flags.Has(xChunked) {
 		// Hold the head back for the body's first bytes, so that a small
 		// request leaves in one write (one syscall, one segment) rather
 		// than two.
@@ -332,35 +362,38 @@ func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 		h.idle[authority] = p
 	}
 	p.live++
-	c := &clientConn{h: h, authority: authority, pool: p, slot: -1, outSlot: -1, keepAlive: true}
+	c := &clientConn{h: h, authority: authority, pool: p, flags: connKeepAlive}
+	c.inbox.Init(h.pool)
+	c.outbox.Init(h.pool)
 	c.onIdle = c.idleExpired
-	c.initialID = h.w.SupplyInitialID(h.s.exitID)
-	c.replyID = engine.ReplyID(c.initialID)
-	c.traceID = x.traceID
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(c.traceID).Affinity(0)
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		return nil
-	}
-	pb := h.proxyB.Wrap(buf, off, max).TypeID(h.proxyTypeID)
-	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
-		Source("").Destination(host).SourcePort(0).DestinationPort(port)
-	limit, err := pb.BuildLimit()
-	if err != nil {
-		return nil
-	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err != nil || h.w.NewStream(buf[:n], c.onNet) != nil {
+	c.Connect(h.w, h.cfg.ID, h.s.exitID, h.w.SupplyInitialID(h.s.exitID), c.onNet)
+	c.Out.Trace, c.In.Trace = x.In.Trace, x.In.Trace
+	h.host, h.port = host, port
+	if c.BeginWith(0, h.proxyEx) != nil {
 		c.leavePool()
 		return nil
 	}
 	c.attach(x)
 	c.state = connConnecting
 	return c
+}
+
+// writeProxyEx is proxyEx: the ProxyBeginEx that asks the exit for a
+// stream connection to h.host and h.port.
+func (h *client) writeProxyEx(b *frame.BeginBuilder) {
+	off, max, ok := b.ExtensionSlot()
+	if !ok {
+		return
+	}
+	pb := h.proxyB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.proxyTypeID)
+	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
+		Source("").Destination(h.host).SourcePort(0).DestinationPort(h.port)
+	limit, err := pb.BuildLimit()
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.ExtensionEnd(limit)
 }
 
 // methodString returns method as a string, without allocating for the
@@ -401,9 +434,9 @@ func splitAuthority(a string) (string, uint16, error) {
 
 func (c *clientConn) attach(x *clientExchange) {
 	c.x, x.c = x, c
-	c.corked = false
+	c.flags.unset(connCorked | connHeadParsed)
 	c.state = connBusy
-	c.headParsed, c.body, c.remaining = false, bodyNone, 0
+	c.body, c.remaining = bodyNone, 0
 	c.dec.Reset()
 	c.resp.Headers = c.resp.Headers[:0]
 	if c.resp.Headers == nil {
@@ -413,7 +446,12 @@ func (c *clientConn) attach(x *clientExchange) {
 
 func (x *clientExchange) onData(p []byte) {
 	c := x.c
-	if x.chunked {
+	if c == nil {
+		// Body for a request that has no connection.
+		x.fail()
+		return
+	}
+	if x.flags.Has(xChunked) {
 		chunk := append(h1.AppendChunkHeader(x.h.head[:0], len(p)), p...)
 		chunk = append(chunk, '\r', '\n')
 		x.h.head = chunk
@@ -425,12 +463,11 @@ func (x *clientExchange) onData(p []byte) {
 }
 
 func (x *clientExchange) onEnd() {
-	x.requestEnded = true
-	x.awaitingReply = true
+	x.flags.set(xAwaitingReply)
 	if x.c == nil {
 		return
 	}
-	if x.chunked {
+	if x.flags.Has(xChunked) {
 		x.c.write([]byte("0\r\n\r\n"))
 	}
 	x.c.uncork()
@@ -441,36 +478,29 @@ func (x *clientExchange) onEnd() {
 func (x *clientExchange) grantRequest() {
 	c := x.c
 	h := x.h
-	if c == nil || x.requestEnded {
+	if c == nil || x.In.Closed() {
 		return
 	}
-	pad := c.netOut.Pad
-	if x.chunked {
+	pad := c.Out.Pad
+	if x.flags.Has(xChunked) {
 		pad += 12
 	}
-	avail := int64(h.pool.SlotCapacity() - c.outLen)
-	if c.netOut.Max > 0 {
-		avail = min(avail, c.netOut.Available()-int64(c.outLen))
+	avail := int64(h.pool.SlotCapacity() - c.outbox.Len())
+	if c.Out.Max > 0 {
+		avail = min(avail, c.Out.Available()-int64(c.outbox.Len()))
 	}
 	if avail < 0 {
 		avail = 0
 	}
 	max := int32(avail)
-	if !x.in.WindowDue(x.in.Seq, max, pad) {
+	if !x.In.WindowDue(x.In.Seq, max, pad) {
 		// The app cuts its body to any window: it hears again once half
 		// of it is used, or when the buffer takes credit back.
 		return
 	}
-	x.in.Ack, x.in.Max, x.in.Pad = x.in.Seq, max, pad
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
-		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
-		TraceID(x.traceID).
-		BudgetID(0).Padding(pad).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	x.In.Ack, x.In.Max, x.In.Pad = x.In.Seq, max, pad
+	if x.Window() != nil {
+		x.fail()
 	}
 }
 
@@ -483,33 +513,34 @@ func (x *clientExchange) refuse() { x.refuseWith("") }
 func (x *clientExchange) refuseBadGateway() { x.refuseWith("502") }
 
 // refuseWith resets the request, with an HttpResetEx carrying status
-// unless it is empty.
+// unless it is empty. The request is closed whether the ring takes the
+// RESET or not, and with it the reply, which has not begun: the app
+// cannot be told more.
 func (x *clientExchange) refuseWith(status string) {
-	x.requestEnded = true
-	h := x.h
-	buf := h.w.WriteBuffer()
-	b := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.initialID).
-		Sequence(x.in.Seq).Acknowledge(x.in.Ack).Maximum(x.in.Max).
-		TraceID(x.traceID)
-	if status != "" {
-		if off, max, ok := b.ExtensionSlot(); ok {
-			eb := h.resetExB.Wrap(buf, off, max).TypeID(h.typeID)
-			eb.Headers().Item().Name(":status").Value(status)
-			if limit, err := eb.BuildLimit(); err == nil {
-				b.ExtensionEnd(limit)
-			}
-		}
+	if status == "" {
+		_ = x.Reset(nil)
+		return
 	}
-	if n, err := b.BuildLimit(); err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
+	x.h.status = status
+	_ = x.ResetWith(x.h.statusEx)
+}
+
+// writeStatusEx is statusEx: the HttpResetEx with :status h.status. One
+// that does not fit is left out.
+func (h *client) writeStatusEx(b *frame.ResetBuilder) {
+	if off, max, ok := b.ExtensionSlot(); ok {
+		eb := h.resetExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
+		eb.Headers().Item().Name(":status").Value(h.status)
+		if limit, err := eb.BuildLimit(); err == nil {
+			b.ExtensionEnd(limit)
+		}
 	}
 }
 
 // fail ends the exchange abruptly: the app's request is reset and its
 // response aborted, and the connection, whose state is unknown, closes.
 func (x *clientExchange) fail() {
-	if !x.requestEnded {
+	if !x.In.Closed() {
 		x.refuse()
 	}
 	x.abortReply()
@@ -521,51 +552,39 @@ func (x *clientExchange) fail() {
 	x.release()
 }
 
+// abortReply ends the response abruptly. Nothing was answered yet to an
+// app whose request is still open: the RESET that refused it gave the
+// reply up too (engine: a RESET before the reply's BEGIN). One that has
+// ended its request can no longer be reset, and waits for a response
+// that will not come from upstream: it gets a 502 with no body, as a
+// proxy answers an upstream that failed before its response (RFC 9110
+// §15.6.3). The reply is closed whether the ring takes its frames or not.
 func (x *clientExchange) abortReply() {
-	if x.replyEnded {
-		return
-	}
-	if !x.replyBegun {
-		// Nothing was answered. An app whose request is still open was
-		// told with the RESET that refused it, which gives the reply up
-		// too (engine: a RESET before the reply's BEGIN). One that has
-		// ended its request can no longer be reset, and waits for a
-		// response that will not come from upstream: it gets a 502 with
-		// no body, as a proxy answers an upstream that failed before its
-		// response (RFC 9110 §15.6.3).
-		if x.awaitingReply && x.doReplyBegin(&badGateway) {
+	switch {
+	case x.Out.Opening():
+		_ = x.Abort(nil)
+	case x.flags.Has(xAwaitingReply) && !x.Out.Closed():
+		if x.doReplyBegin(&badGateway) {
 			x.doReplyEnd()
-			return
 		}
-		x.replyEnded = true
-		return
-	}
-	x.replyEnded = true
-	h := x.h
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
-		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
-		TraceID(x.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
 	}
 }
 
 // cork queues a request head without sending it: the next write (the
 // body's first bytes) or uncork sends it.
 func (c *clientConn) cork(head []byte) {
-	if c.state == connClosed || c.outEnded {
+	if c.state == connClosed || c.Out.Closed() {
 		return
 	}
-	c.corked = c.queue(head)
+	if c.queue(head) {
+		c.flags.set(connCorked)
+	}
 }
 
 // uncork sends a corked head (a request whose body never came).
 func (c *clientConn) uncork() {
-	if c.corked {
-		c.corked = false
+	if c.flags.Has(connCorked) {
+		c.flags.unset(connCorked)
 		c.flushOut()
 	}
 }
@@ -573,11 +592,11 @@ func (c *clientConn) uncork() {
 // write sends request bytes on the connection, queueing them until it is
 // connected or has window.
 func (c *clientConn) write(p []byte) {
-	if c.state == connClosed || c.outEnded {
+	if c.state == connClosed || c.Out.Closed() {
 		return
 	}
-	c.corked = false // the bytes join the head held back
-	if c.outLen == 0 && c.netOut.CanSend(len(p)) {
+	c.flags.unset(connCorked) // the bytes join the head held back
+	if c.outbox.Len() == 0 && c.Out.CanSend(len(p)) {
 		c.send(p)
 		return
 	}
@@ -589,60 +608,38 @@ func (c *clientConn) write(p []byte) {
 // queue appends p to the connection's out slot, failing the exchange when
 // there is no slot or no room.
 func (c *clientConn) queue(p []byte) bool {
-	if c.outSlot < 0 {
-		c.outSlot = c.h.pool.Acquire(c.initialID)
-		if c.outSlot == engine.NoSlot {
-			c.outSlot = -1
-			c.failExchange()
-			return false
-		}
-	}
-	b := c.h.pool.Buffer(c.outSlot)
-	if c.outLen+len(p) > len(b) {
+	if !c.outbox.Queue(p, c.InitialID()) {
 		c.failExchange()
 		return false
 	}
-	c.outLen += copy(b[c.outLen:], p)
 	return true
 }
 
 func (c *clientConn) flushOut() {
-	if c.corked {
+	if c.flags.Has(connCorked) {
 		return
 	}
-	for c.outLen > 0 {
-		avail := c.netOut.Available() - int64(c.netOut.Pad)
+	for n := c.outbox.Len(); n > 0; n = c.outbox.Len() {
+		avail := c.Out.Available() - int64(c.Out.Pad)
 		if avail <= 0 {
 			return
 		}
-		b := c.h.pool.Buffer(c.outSlot)
-		n := int(min(avail, int64(c.outLen)))
-		c.send(b[:n])
-		copy(b, b[n:c.outLen])
-		c.outLen -= n
-	}
-	if c.outSlot >= 0 {
-		c.h.pool.Release(c.outSlot)
-		c.outSlot = -1
+		n = int(min(avail, int64(n)))
+		if !c.send(c.outbox.Bytes()[:n]) {
+			return
+		}
+		c.outbox.Sent(n)
 	}
 }
 
-func (c *clientConn) send(p []byte) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	reserved := c.netOut.Send(len(p))
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
-		Sequence(c.netOut.Seq - int64(reserved)).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
-		TraceID(c.traceID).
-		Flags(3).BudgetID(c.netOut.Budget).Reserved(reserved).Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err != nil {
+// send sends p, which the window has room for, as one DATA. It reports
+// false when the DATA could not go, and the exchange has failed.
+func (c *clientConn) send(p []byte) bool {
+	if c.Data(frame.FlagsDataMessage, p, nil) != nil {
 		c.failExchange()
+		return false
 	}
+	return true
 }
 
 func (c *clientConn) failExchange() {
@@ -654,35 +651,30 @@ func (c *clientConn) failExchange() {
 }
 
 // onNet handles the connection's reply (the response bytes) and the
-// throttle of its request bytes.
+// throttle of its request bytes. A frame out of the stream's order or
+// beyond its flow control fails the exchange; a malformed one is dropped,
+// but for END, ABORT and RESET, which close their direction all the same.
 func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
-	h := c.h
+	var err error
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			c.replyBegun = true
-			c.netIn.Seq, c.netIn.Ack = h.begin.Sequence(), h.begin.Acknowledge()
+		if _, err = c.OnBegin(buf); err == nil {
 			c.grantNet()
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if c.netIn.OnData(&h.data) != nil {
-				c.failExchange()
-				return
-			}
-			c.onNetData(h.data.Payload())
+		var d frame.Data
+		if d, err = c.OnData(buf); err == nil {
+			c.onNetData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = c.netIn.OnFrame(h.flush.Sequence())
-		}
+		_, err = c.OnFlush(buf)
 	case frame.FrameEnd:
-		c.inEnded = true
+		_, _ = c.OnEnd(buf)
 		c.onNetEnd()
 	case frame.FrameAbort:
-		c.inEnded = true
-		c.inAborted = true
-		if c.x != nil && c.headParsed && len(c.input()) > 0 {
+		_, _ = c.OnAbort(buf)
+		c.flags.set(connInAborted)
+		if c.x != nil && c.flags.Has(connHeadParsed) && len(c.input()) > 0 {
 			// Deliver the body bytes already received, then abort.
 			c.process()
 			if len(c.input()) > 0 {
@@ -692,38 +684,24 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 		c.failExchange()
 		c.close(true)
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			if c.netOut.OnWindow(&h.window) != nil {
-				c.failExchange()
-				return
-			}
+		if _, err = c.OnWindow(buf); err == nil {
 			c.flushOut()
 			if c.x != nil {
 				c.x.grantRequest()
 			}
 		}
 	case frame.FrameReset:
-		c.outEnded = true
 		// Refused (connect failed) or reset mid-request.
+		_, _ = c.OnReset(buf)
 		c.failExchange()
 		c.close(true)
 	}
+	if violation(err) {
+		c.failExchange()
+	}
 }
 
-func (c *clientConn) input() []byte {
-	if c.slot >= 0 {
-		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
-	}
-	return c.pending
-}
-
-func (c *clientConn) consume(n int) {
-	if c.slot >= 0 {
-		c.slotOff += n
-		return
-	}
-	c.pending = c.pending[n:]
-}
+func (c *clientConn) input() []byte { return c.inbox.Bytes() }
 
 func (c *clientConn) onNetData(p []byte) {
 	if c.state == connClosed {
@@ -734,61 +712,25 @@ func (c *clientConn) onNetData(p []byte) {
 		c.close(true)
 		return
 	}
-	if c.slot >= 0 {
-		b := c.h.pool.Buffer(c.slot)
-		if c.slotOff > 0 {
-			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
-			c.slotOff = 0
-		}
-		if c.slotLen+len(p) > len(b) {
-			c.failExchange()
-			return
-		}
-		c.slotLen += copy(b[c.slotLen:], p)
-	} else {
-		c.pending = p
+	if !c.inbox.Receive(p) {
+		c.failExchange()
+		return
 	}
 	c.process()
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	if !c.inbox.Keep(c.ReplyID()) {
+		c.failExchange()
+		return
 	}
-	if c.slot < 0 && len(c.pending) > 0 && c.state != connClosed {
-		c.slot = c.h.pool.Acquire(c.replyID)
-		if c.slot == engine.NoSlot {
-			c.slot = -1
-			c.pending = nil
-			c.failExchange()
-			return
-		}
-		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
-	}
-	c.pending = nil
 	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *clientConn) grantNet() {
-	if c.state == connClosed {
+	if c.state == connClosed || !c.inbox.Grant(&c.In.Flow) {
 		return
 	}
-	held := int64(c.slotLen - c.slotOff)
-	max := int32(c.h.pool.SlotCapacity())
-	ack := c.netIn.Seq - held
-	if !c.netIn.WindowDue(ack, max, 0) {
-		return
-	}
-	c.netIn.Ack, c.netIn.Max = ack, max
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.replyID).
-		Sequence(c.netIn.Seq).Acknowledge(c.netIn.Ack).Maximum(c.netIn.Max).
-		TraceID(c.traceID).
-		BudgetID(0).Padding(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	if c.Window() != nil {
+		c.failExchange()
 	}
 }
 
@@ -796,9 +738,9 @@ func (c *clientConn) grantNet() {
 // window allows.
 func (c *clientConn) process() {
 	x := c.x
-	for x != nil && c.x == x && !x.replyEnded {
+	for x != nil && c.x == x && !x.replyDone() {
 		in := c.input()
-		if !c.headParsed {
+		if !c.flags.Has(connHeadParsed) {
 			if len(in) == 0 {
 				return
 			}
@@ -810,16 +752,17 @@ func (c *clientConn) process() {
 				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 			if c.resp.Status < 200 {
 				// 100 Continue and other interim responses are skipped.
 				continue
 			}
-			c.headParsed = true
-			c.keepAlive = c.resp.KeepAlive
-			if c.keepAlive {
-				c.idleFor = c.keepAliveFor()
-				c.keepAlive = c.idleFor > 0
+			c.flags.set(connHeadParsed)
+			c.flags.unset(connKeepAlive)
+			if c.resp.KeepAlive {
+				if c.idleFor = c.keepAliveFor(); c.idleFor > 0 {
+					c.flags.set(connKeepAlive)
+				}
 			}
 			switch {
 			case x.method == "HEAD" || c.resp.Status == 204 || c.resp.Status == 304:
@@ -831,7 +774,7 @@ func (c *clientConn) process() {
 				c.body, c.remaining = bodyLength, c.resp.ContentLength
 			default:
 				c.body = bodyUntilClose
-				c.keepAlive = false
+				c.flags.unset(connKeepAlive)
 			}
 			if !x.doReplyBegin(&c.resp) {
 				c.failExchange()
@@ -846,19 +789,19 @@ func (c *clientConn) process() {
 		}
 		if len(in) == 0 {
 			switch {
-			case c.inAborted:
+			case c.flags.Has(connInAborted):
 				c.failExchange()
 				c.close(true)
-			case c.inEnded && c.body == bodyUntilClose:
+			case c.In.Closed() && c.body == bodyUntilClose:
 				x.doReplyEnd()
-				c.keepAlive = false
+				c.flags.unset(connKeepAlive)
 				c.maybeDone()
-			case c.inEnded:
+			case c.In.Closed():
 				c.failExchange() // the body was cut short
 			}
 			return
 		}
-		avail := x.out.Available() - int64(x.out.Pad)
+		avail := x.Out.Available() - int64(x.Out.Pad)
 		if avail <= 0 {
 			return
 		}
@@ -867,10 +810,10 @@ func (c *clientConn) process() {
 		case bodyLength:
 			n := int(min(int64(len(in)), c.remaining, int64(limit)))
 			if !x.doReplyData(in[:n]) {
-				c.retryLater()
+				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 			c.remaining -= int64(n)
 			if c.remaining == 0 {
 				x.doReplyEnd()
@@ -882,18 +825,12 @@ func (c *clientConn) process() {
 			if len(src) > limit {
 				src = src[:limit]
 			}
-			dec := c.dec
 			data, used, done, err := c.dec.Decode(src)
-			if err != nil {
+			if err != nil || len(data) > 0 && !x.doReplyData(data) {
 				c.failExchange()
 				return
 			}
-			if len(data) > 0 && !x.doReplyData(data) {
-				c.dec = dec // decoded again on the retry
-				c.retryLater()
-				return
-			}
-			c.consume(used)
+			c.inbox.Consume(used)
 			if done {
 				x.doReplyEnd()
 				c.maybeDone()
@@ -905,34 +842,13 @@ func (c *clientConn) process() {
 		case bodyUntilClose:
 			n := min(len(in), limit)
 			if !x.doReplyData(in[:n]) {
-				c.retryLater()
+				c.failExchange()
 				return
 			}
-			c.consume(n)
+			c.inbox.Consume(n)
 		default:
 			return
 		}
-	}
-}
-
-// retryLater processes the connection's input again on the worker's next
-// pass: a body DATA the app's ring refused (full) is sent then, with
-// nothing lost or reordered meanwhile, since the bytes stay in the input.
-func (c *clientConn) retryLater() {
-	if c.retrying {
-		return
-	}
-	if c.onRetry == nil {
-		c.onRetry = c.retry
-	}
-	c.retrying = true
-	c.h.w.Dispatch(c.onRetry)
-}
-
-func (c *clientConn) retry() {
-	c.retrying = false
-	if c.state != connClosed {
-		c.process()
 	}
 }
 
@@ -940,8 +856,8 @@ func (c *clientConn) onNetEnd() {
 	if c.state == connClosed {
 		return
 	}
-	if x := c.x; x != nil && !x.replyEnded {
-		if c.headParsed {
+	if x := c.x; x != nil && !x.replyDone() {
+		if c.flags.Has(connHeadParsed) {
 			// Body bytes that came before the END may be waiting for
 			// the app's window: process delivers them, then ends the
 			// response (a body read until close) or fails it (one cut
@@ -959,12 +875,12 @@ func (c *clientConn) onNetEnd() {
 // the request and the response are complete.
 func (c *clientConn) maybeDone() {
 	x := c.x
-	if x == nil || !x.requestEnded || !x.replyEnded {
+	if x == nil || !x.In.Closed() || !x.replyDone() {
 		return
 	}
 	c.x, x.c = nil, nil
 	x.release()
-	if !c.keepAlive || c.inEnded || len(c.input()) > 0 || c.pool.idle() >= c.h.s.maxIdle {
+	if !c.flags.Has(connKeepAlive) || c.In.Closed() || len(c.input()) > 0 || c.pool.idle() >= c.h.s.maxIdle {
 		c.close(false)
 		return
 	}
@@ -1107,71 +1023,43 @@ func (c *clientConn) close(abrupt bool) {
 		c.idleTimer = 0
 	}
 	c.leavePool()
-	buf := h.w.WriteBuffer()
-	if !c.outEnded {
-		c.outEnded = true
-		var n int
-		var err error
-		t := frame.FrameEnd
-		if abrupt {
-			t = frame.FrameAbort
-			n, err = h.abortB.Wrap(buf, 0, len(buf)).
-				OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
-				Sequence(c.netOut.Seq).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
-				TraceID(c.traceID).
-				BuildLimit()
-		} else {
-			n, err = h.endB.Wrap(buf, 0, len(buf)).
-				OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.initialID).
-				Sequence(c.netOut.Seq).Acknowledge(c.netOut.Ack).Maximum(c.netOut.Max).
-				TraceID(c.traceID).
-				BuildLimit()
-		}
-		if err == nil {
-			_ = h.w.Send(t, buf[:n])
-		}
+	// Each direction is closed whether the ring takes its frame or not,
+	// and one already closed is left alone: the connection is over
+	// either way. A graceful close leaves the reply open for the peer's
+	// own END.
+	if abrupt {
+		_ = c.Abort(nil)
+		_ = c.Reset(nil)
+	} else {
+		_ = c.End(nil)
 	}
-	// A graceful close leaves the reply open for the peer's own END.
-	if abrupt && !c.inEnded {
-		c.inEnded = true
-		n, err := h.resetB.Wrap(buf, 0, len(buf)).
-			OriginID(h.cfg.ID).RoutedID(h.s.exitID).StreamID(c.replyID).
-			Sequence(c.netIn.Seq).Acknowledge(c.netIn.Ack).Maximum(c.netIn.Max).
-			TraceID(c.traceID).
-			BuildLimit()
-		if err == nil {
-			_ = h.w.Send(frame.FrameReset, buf[:n])
-		}
-	}
-	if c.slot >= 0 {
-		h.pool.Release(c.slot)
-		c.slot = -1
-	}
-	if c.outSlot >= 0 {
-		h.pool.Release(c.outSlot)
-		c.outSlot = -1
-	}
-	c.pending = nil
+	c.inbox.Drop()
+	c.outbox.Drop()
 }
 
 // badGateway is the response head of an exchange whose upstream failed
 // before it answered.
 var badGateway = h1.ResponseHead{Minor: 1, Status: 502, Headers: []h1.Header{{Name: []byte("Content-Length"), Value: []byte("0")}}}
 
-// doReplyBegin answers the app with :status and the response headers.
+// doReplyBegin answers the app with :status and the response headers. It
+// reports false when the reply could not begin.
 func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {
 	h := x.h
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(x.traceID).Authorization(x.authorization).
-		Affinity(0)
+	h.resp = r
+	err := x.BeginWith(0, h.responseEx)
+	h.resp = nil
+	return err == nil
+}
+
+// writeResponseEx is responseEx: the HttpBeginEx of h.resp, its :status
+// and its headers but the hop-by-hop ones, with lower-case names.
+func (h *client) writeResponseEx(b *frame.BeginBuilder) {
+	r := h.resp
 	off, max, ok := b.ExtensionSlot()
 	if !ok {
-		return false
+		return
 	}
-	eb := h.exB.Wrap(buf, off, max).TypeID(h.typeID)
+	eb := h.exB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
 	hs := eb.Headers()
 	var status [3]byte
 	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
@@ -1184,14 +1072,10 @@ func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {
-		return false
+		b.Fail(err)
+		return
 	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
-	x.replyBegun = err == nil
-	return x.replyBegun
+	b.ExtensionEnd(limit)
 }
 
 func lowerInto(dst *[]byte, name []byte) []byte {
@@ -1206,41 +1090,13 @@ func lowerInto(dst *[]byte, name []byte) []byte {
 	return b
 }
 
-// doReplyData sends p to the app. It reports false when the frame could
-// not be sent (the app's worker's ring is full): then nothing was charged,
-// and the caller keeps p to send again.
+// doReplyData sends p to the app. It reports false when the DATA could
+// not go: the reply is then closed (the app's rings refused it).
 func (x *clientExchange) doReplyData(p []byte) bool {
-	h := x.h
-	buf := h.w.WriteBuffer()
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
-		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
-		TraceID(x.traceID).
-		Flags(3).BudgetID(x.out.Budget).Reserved(x.out.Reserved(len(p))).Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err != nil {
-		return false
-	}
-	x.out.Send(len(p))
-	return true
+	return x.Data(frame.FlagsDataMessage, p, nil) == nil
 }
 
-func (x *clientExchange) doReplyEnd() {
-	if x.replyEnded {
-		return
-	}
-	x.replyEnded = true
-	h := x.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(x.originID).RoutedID(x.routedID).StreamID(x.replyID).
-		Sequence(x.out.Seq).Acknowledge(x.out.Ack).Maximum(x.out.Max).
-		TraceID(x.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
-	}
-}
+// doReplyEnd ends the response. The reply is closed whether the ring
+// takes the END or not, and one already closed is left alone: there is
+// nothing more to send either way.
+func (x *clientExchange) doReplyEnd() { _ = x.End(nil) }

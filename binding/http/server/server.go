@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/guard"
@@ -40,18 +41,7 @@ type server struct {
 
 	// Flyweights reused for every frame.
 	begin   frame.Begin
-	data    frame.Data
-	end     frame.End
-	abort   frame.Abort
-	flush   frame.Flush
-	window  frame.Window
-	reset   frame.Reset
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
-	abortB  frame.AbortBuilder
-	windowB frame.WindowBuilder
-	resetB  frame.ResetBuilder
+	hdr     frame.Frame
 	exB     http.HttpBeginExBuilder
 	ex      http.HttpBeginEx
 	endEx   http.HttpEndEx
@@ -59,6 +49,14 @@ type server struct {
 	lower   []byte // scratch for lower-casing header names
 	pathBuf []byte // scratch for an absolute-form target's path
 	head    []byte // scratch for response heads
+
+	// requestEx writes the HttpBeginEx of req into an app BEGIN; it is
+	// made once, so that opening a stream allocates nothing. A request
+	// the extension cannot carry fails the frame, with the status to
+	// answer in refusal.
+	requestEx func(*frame.BeginBuilder)
+	req       *h1.RequestHead
+	refusal   int
 }
 
 func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server {
@@ -68,10 +66,12 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server
 	if room := w.BufferPool().SlotCapacity() - 1; s.limits.MaxHeaderBytes > room {
 		s.limits.MaxHeaderBytes = room
 	}
-	return &server{
+	h := &server{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), pool: w.BufferPool(),
 		lower: make([]byte, 0, 256), head: make([]byte, 0, 4096),
 	}
+	h.requestEx = h.writeRequestEx
+	return h
 }
 
 // NewStream accepts each network stream (connection).
@@ -79,76 +79,99 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	c := &serverConn{
-		h: h, originID: h.begin.OriginID(), routedID: h.begin.RoutedID(),
-		initialID: h.begin.StreamID(), replyID: engine.ReplyID(h.begin.StreamID()),
-		slot: -1, out: -1,
-	}
+	c := &serverConn{h: h}
+	c.inbox.Init(h.pool)
+	c.outbox.Init(h.pool)
+	c.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
 	c.x.c = c
 	c.x.onApp = c.x.onMessage
 	return c.onNet
 }
 
+// connState is where a connection is in its sequence of requests.
+type connState uint8
+
 // Connection states.
 const (
-	stateHead     uint8 = iota // waiting for a request head
-	stateBody                  // forwarding the request body
-	stateResponse              // the request is complete; waiting for the response
-	stateDraining              // an error response was sent; input is discarded
-	stateClosed
+	stateHead     connState = iota // waiting for a request head
+	stateBody                      // forwarding the request body
+	stateResponse                  // the request is complete; waiting for the response
+	stateDraining                  // an error response was sent; input is discarded
+	stateClosed                    // both directions are over and the buffers released
 )
 
-// serverConn is one HTTP/1.1 connection.
+// connFlags are what a connection holds besides its state and its
+// stream's.
+type connFlags uint8
+
+const (
+	connProcessing   connFlags = 1 << iota // process is running: nested calls leave it to the loop
+	connCorked                             // a response head waits in out for the body's first bytes
+	connLastResponse                       // the connection closes once the response in progress is out
+	connDiscarding                         // input is read and dropped while the response goes on
+)
+
+// Has reports whether all of v's bits are set.
+func (f connFlags) Has(v connFlags) bool { return f&v == v }
+
+func (f *connFlags) set(v connFlags)   { *f |= v }
+func (f *connFlags) unset(v connFlags) { *f &^= v }
+
+// serverConn is one HTTP/1.1 connection. Its stream is the network's: In
+// carries the bytes the client sends, Out the response bytes; both carry
+// the trace id of the connection's BEGIN.
 type serverConn struct {
-	h                  *server
-	originID, routedID int64
-	initialID, replyID int64
-	in                 engine.Flow // network bytes received
-	out                int         // slot of response bytes waiting for network window, or -1
-	outLen             int
-	net                engine.Flow // network bytes sent
-	slot               int         // slot of received bytes not yet processed, or -1
-	slotOff, slotLen   int         // the unprocessed bytes are slot[slotOff:slotLen]
-	processing         bool        // process is running: nested calls leave it to the loop
-	corked             bool        // a response head waits in out for the body's first bytes
-	state              uint8
-	inEnded            bool // the network END arrived
-	replyBegun         bool
-	replyEnded         bool
-	traceID            int64
-	authorization      int64
-	req                h1.RequestHead
-	x                  exchange
-	pending            []byte // unprocessed input of the DATA being handled
-	closeAfterResponse bool
-	discard            bool // input is read and dropped while the response goes on
+	engine.Stream
+	h      *server
+	state  connState
+	flags  connFlags
+	inbox  connbuf.Inbox  // received bytes not yet processed
+	outbox connbuf.Outbox // response bytes waiting for network window
+	req    h1.RequestHead
+	x      exchange
 }
 
+// exchangeFlags are what an exchange knows of its request and response
+// besides its app stream's state.
+type exchangeFlags uint8
+
+const (
+	xChunked       exchangeFlags = 1 << iota // the request body is chunked
+	xKeepAlive                               // the connection may carry another request after this one
+	xHead                                    // a HEAD request: no response body
+	xContinue                                // 100 Continue is owed once the app grants credit
+	xResponseBegun                           // the response head is written
+)
+
+// Has reports whether all of v's bits are set.
+func (f exchangeFlags) Has(v exchangeFlags) bool { return f&v == v }
+
+func (f *exchangeFlags) set(v exchangeFlags)   { *f |= v }
+func (f *exchangeFlags) unset(v exchangeFlags) { *f &^= v }
+
+// framing is how a response body is delimited on the connection.
+type framing uint8
+
+const (
+	bodyLength     framing = iota // content-length bytes (responseRemaining)
+	bodyChunked                   // chunked, one chunk per DATA
+	bodyUntilClose                // up to the close (HTTP/1.0)
+	bodyNone                      // no body: a HEAD request, a 204 or a 304
+)
+
 // exchange is the request/response in progress on a connection. There is
-// at most one; its consumer is reused across requests.
+// at most one; its consumer is reused across requests. Its stream is the
+// app's: Out carries the request, In the response.
 type exchange struct {
+	engine.Stream
 	c                 *serverConn
 	onApp             engine.MessageConsumer
-	active            bool
-	initialID         int64 // app stream: request
-	replyID           int64 // app stream: response
-	exitID            int64
-	appOut            engine.Flow // request body sent to the app
-	appIn             engine.Flow // response received from the app
-	requestEnded      bool
-	windowed          bool  // the app has granted credit: it took the stream
-	remaining         int64 // content-length body bytes still to forward, or -1
-	chunked           bool
+	flags             exchangeFlags
+	framing           framing // the response's, once it has begun
+	remaining         int64   // content-length body bytes still to forward, or -1
 	dec               h1.ChunkedDecoder
-	keepAlive         bool
-	head              bool // HEAD request: no response body
-	minor             int  // the request's HTTP/1.x minor version
-	continuePending   bool // 100 Continue is owed once the app grants credit
-	responseBegun     bool
-	responseChunked   bool
-	responseToClose   bool // the body runs until the connection closes (HTTP/1.0)
-	responseBodyless  bool
+	minor             int // the request's HTTP/1.x minor version
 	responseRemaining int64
 	session           int64
 	origin            []byte // copy of the Origin header for CORS, in originBuf
@@ -156,136 +179,105 @@ type exchange struct {
 	bodyBytes         int64
 }
 
+// open reports whether the exchange's app stream is open: begun, and not
+// yet closed both ways.
+func (x *exchange) open() bool { return x.Out.Opening() && !x.Closed() }
+
+// requestDone reports whether the request needs nothing more from the
+// connection: its app stream was never opened (the server answers it by
+// itself), or its request side is closed.
+func (x *exchange) requestDone() bool { return !x.Out.Opening() || x.Out.Closed() }
+
 // onNet handles the network stream's frames: the connection's bytes in,
-// and the throttle of the response bytes out.
+// and the throttle of the response bytes out. A frame out of the stream's
+// order or beyond its flow control tears the connection down; a malformed
+// one is dropped, but for END, ABORT and RESET, which close their
+// direction all the same.
 func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
-	h := c.h
+	var err error
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			c.traceID, c.authorization = h.begin.TraceID(), h.begin.Authorization()
-			c.in.Seq, c.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			c.doNetBegin()
+		var b frame.Begin
+		if b, err = c.OnBegin(buf); err == nil {
+			c.In.Trace, c.Out.Trace, c.Out.Auth = b.TraceID(), b.TraceID(), b.Authorization()
+			// The reply opens at once: tcp starts writing once it has it.
+			if c.Begin(nil) != nil {
+				c.abortAll()
+				return
+			}
 			c.grantNet()
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if err := c.in.OnData(&h.data); err != nil {
-				c.abortAll()
-				return
-			}
-			c.onNetData(h.data.Payload())
+		var d frame.Data
+		if d, err = c.OnData(buf); err == nil {
+			c.onNetData(d.Payload())
 		}
-	case frame.FrameEnd:
-		c.inEnded = true
-		c.onNetEnd()
-	case frame.FrameAbort:
-		c.inEnded = true
-		c.abortAll()
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = c.in.OnFrame(h.flush.Sequence())
-		}
+		_, err = c.OnFlush(buf)
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) {
-			if err := c.net.OnWindow(&h.window); err != nil {
-				c.abortAll()
-				return
-			}
+		if _, err = c.OnWindow(buf); err == nil {
 			c.flushOut()
 			c.x.grantResponse()
-			if c.state == stateHead && c.outLen == 0 {
+			if c.state == stateHead && c.outbox.Len() == 0 {
 				c.resume()
 			}
 		}
+	case frame.FrameEnd:
+		_, _ = c.OnEnd(buf)
+		c.onNetEnd()
+	case frame.FrameAbort:
+		_, _ = c.OnAbort(buf)
+		c.abortAll()
 	case frame.FrameReset:
-		c.replyEnded = true
+		_, _ = c.OnReset(buf)
+		c.abortAll()
+	}
+	if violation(err) {
 		c.abortAll()
 	}
 }
 
-// input returns the bytes waiting to be processed: the slot's, or those of
-// the DATA being handled.
-func (c *serverConn) input() []byte {
-	if c.slot >= 0 {
-		return c.h.pool.Buffer(c.slot)[c.slotOff:c.slotLen]
-	}
-	return c.pending
-}
+// violation reports whether err, from a receive helper, says the frame
+// broke its stream's order or flow control; a malformed frame, which is
+// dropped, does not.
+func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
-// consume drops n processed bytes from the front of the input. The bytes
-// stay where they are until the next DATA arrives, so views of a parsed
-// head remain valid while the request is handled.
-func (c *serverConn) consume(n int) {
-	if c.slot >= 0 {
-		c.slotOff += n
-		return
-	}
-	c.pending = c.pending[n:]
-}
+// input returns the bytes waiting to be processed. They stay where they
+// are until the next DATA arrives, so views of a parsed head remain valid
+// while the request is handled.
+func (c *serverConn) input() []byte { return c.inbox.Bytes() }
 
 func (c *serverConn) onNetData(p []byte) {
-	if c.state == stateDraining || c.state == stateClosed || c.discard {
+	if c.state == stateDraining || c.state == stateClosed || c.flags.Has(connDiscarding) {
 		c.grantNet()
 		return
 	}
-	if c.slot >= 0 {
-		b := c.h.pool.Buffer(c.slot)
-		if c.slotOff > 0 {
-			c.slotLen = copy(b, b[c.slotOff:c.slotLen])
-			c.slotOff = 0
-		}
-		if c.slotLen+len(p) > len(b) {
-			// The peer sent beyond the window granted.
-			c.abortAll()
-			return
-		}
-		c.slotLen += copy(b[c.slotLen:], p)
-	} else {
-		c.pending = p
+	if !c.inbox.Receive(p) {
+		// The peer sent beyond the window granted.
+		c.abortAll()
+		return
 	}
 	c.process()
-	// Keep what was not processed for later.
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
+	c.keepInput()
+}
+
+// keepInput keeps what is left of the input for later and offers the
+// network the room the rest frees.
+func (c *serverConn) keepInput() {
+	if !c.inbox.Keep(c.InitialID()) {
+		c.abortAll()
+		return
 	}
-	if c.slot < 0 && len(c.pending) > 0 {
-		c.slot = c.h.pool.Acquire(c.initialID)
-		if c.slot == engine.NoSlot {
-			c.slot = -1
-			c.pending = nil
-			c.abortAll()
-			return
-		}
-		c.slotLen = copy(c.h.pool.Buffer(c.slot), c.pending)
-	}
-	c.pending = nil
 	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *serverConn) grantNet() {
-	if c.state == stateClosed {
+	if c.state == stateClosed || !c.inbox.Grant(&c.In.Flow) {
 		return
 	}
-	held := int64(c.slotLen - c.slotOff)
-	max := int32(c.h.pool.SlotCapacity())
-	ack := c.in.Seq - held
-	if !c.in.WindowDue(ack, max, 0) {
-		return
-	}
-	c.in.Ack, c.in.Max = ack, max
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-		Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-		TraceID(c.traceID).
-		BudgetID(0).Padding(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	if c.Window() != nil {
+		c.abortAll()
 	}
 }
 
@@ -306,26 +298,22 @@ func (c *serverConn) onNetEnd() {
 // network the room that frees. Nested in onNetData it does nothing: that
 // handler keeps its own input and grants when done.
 func (c *serverConn) resume() {
-	if c.processing || c.pending != nil {
+	if c.flags.Has(connProcessing) || c.inbox.Handling() {
 		return
 	}
 	c.process()
-	if c.slot >= 0 && c.slotOff == c.slotLen {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
-	}
-	c.grantNet()
+	c.keepInput()
 }
 
 // process parses and forwards as much input as it can.
 func (c *serverConn) process() {
-	if c.processing {
+	if c.flags.Has(connProcessing) {
 		return
 	}
-	c.processing = true
+	c.flags.set(connProcessing)
 	for c.step() {
 	}
-	c.processing = false
+	c.flags.unset(connProcessing)
 }
 
 func (c *serverConn) step() bool {
@@ -336,7 +324,7 @@ func (c *serverConn) step() bool {
 		if c.x.forwardBody() {
 			return true
 		}
-		if c.inEnded && c.state == stateBody {
+		if c.In.Closed() && c.state == stateBody {
 			c.bodyCutShort()
 		}
 	}
@@ -353,11 +341,11 @@ func (c *serverConn) step() bool {
 func (c *serverConn) bodyCutShort() {
 	switch {
 	case c.x.bodyBuffered():
-	case c.x.responseBegun:
+	case c.x.flags.Has(xResponseBegun):
 		c.x.abortRequest()
 		c.dropInput()
 		c.state = stateResponse
-		c.closeAfterResponse = true
+		c.flags.set(connLastResponse)
 	default:
 		c.fail(400, "incomplete request body")
 	}
@@ -366,12 +354,12 @@ func (c *serverConn) bodyCutShort() {
 // nextRequest parses the next request head and opens its app stream. It
 // reports whether it made progress.
 func (c *serverConn) nextRequest() bool {
-	if c.outLen > 0 || c.closeAfterResponse {
+	if c.outbox.Len() > 0 || c.flags.Has(connLastResponse) {
 		return false
 	}
 	in := c.input()
 	if len(in) == 0 {
-		if c.inEnded {
+		if c.In.Closed() {
 			c.endReply()
 		}
 		return false
@@ -387,12 +375,12 @@ func (c *serverConn) nextRequest() bool {
 			c.fail(400, err.Error())
 			return false
 		}
-		if c.inEnded {
+		if c.In.Closed() {
 			c.fail(400, "incomplete request")
 		}
 		return false
 	}
-	c.consume(n)
+	c.inbox.Consume(n)
 	c.x.start(&c.req)
 	return true
 }
@@ -405,7 +393,7 @@ func (c *serverConn) nextRequest() bool {
 // connection is aborted instead.
 func (c *serverConn) fail(status int, reason string) {
 	x := &c.x
-	if x.responseBegun && x.active {
+	if x.flags.Has(xResponseBegun) && x.open() {
 		c.abortAll()
 		return
 	}
@@ -448,70 +436,37 @@ func appendLocalTail(head []byte, status int, reason string, closing, bodyless b
 	return head
 }
 
-func (c *serverConn) dropInput() {
-	if c.slot >= 0 {
-		c.h.pool.Release(c.slot)
-		c.slot, c.slotOff, c.slotLen = -1, 0, 0
-	}
-	c.pending = nil
-}
-
-// doNetBegin opens the network reply at once: tcp starts writing once it
-// has it.
-func (c *serverConn) doNetBegin() {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
-		Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
-		TraceID(c.traceID).Authorization(c.authorization).
-		Affinity(0).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
-	c.replyBegun = err == nil
-}
+func (c *serverConn) dropInput() { c.inbox.Drop() }
 
 // writeNet sends response bytes as far as the network window allows and
 // queues the rest.
 func (c *serverConn) writeNet(p []byte) {
-	if c.replyEnded || !c.replyBegun {
+	if c.Out.Closed() {
 		return
 	}
-	if c.outLen == 0 && !c.corked {
+	if c.outbox.Len() == 0 && !c.flags.Has(connCorked) {
 		p = p[c.sendWindowed(p):]
-		if len(p) == 0 || c.replyEnded {
+		if len(p) == 0 || c.Out.Closed() {
 			return
 		}
 	}
-	if c.out < 0 {
-		c.out = c.h.pool.Acquire(c.replyID)
-		if c.out == engine.NoSlot {
-			c.out = -1
-			if c.corked {
-				// No room to hold the head back: send it now.
-				c.corked = false
-				if p = p[c.sendWindowed(p):]; len(p) == 0 {
-					return
-				}
-			}
-			c.abortAll()
-			return
-		}
-	}
-	b := c.h.pool.Buffer(c.out)
-	if c.outLen+len(p) > len(b) {
-		c.abortAll()
+	if c.outbox.Queue(p, c.ReplyID()) {
 		return
 	}
-	c.outLen += copy(b[c.outLen:], p)
+	if c.flags.Has(connCorked) && c.outbox.Len() == 0 {
+		// No slot to hold the head back: send it now.
+		c.flags.unset(connCorked)
+		if p = p[c.sendWindowed(p):]; len(p) == 0 {
+			return
+		}
+	}
+	c.abortAll()
 }
 
 // uncork sends the response bytes held back by the head.
 func (c *serverConn) uncork() {
-	if c.corked {
-		c.corked = false
+	if c.flags.Has(connCorked) {
+		c.flags.unset(connCorked)
 		c.flushOut()
 	}
 }
@@ -520,8 +475,8 @@ func (c *serverConn) uncork() {
 // the write buffer can hold, and returns the number of bytes sent.
 func (c *serverConn) sendWindowed(p []byte) int {
 	sent := 0
-	for sent < len(p) && !c.replyEnded {
-		n := int(min(c.net.Available()-int64(c.net.Pad), int64(len(p)-sent), int64(c.maxPayload())))
+	for sent < len(p) && !c.Out.Closed() {
+		n := int(min(c.Out.Available()-int64(c.Out.Pad), int64(len(p)-sent), int64(c.maxPayload())))
 		if n <= 0 {
 			break
 		}
@@ -541,43 +496,26 @@ const frameRoom = 256
 // flushOut sends what the window allows of the queued response bytes, and
 // ends the reply once they are out if it is to close.
 func (c *serverConn) flushOut() {
-	if c.corked {
+	if c.flags.Has(connCorked) {
 		return
 	}
-	if c.outLen > 0 {
-		b := c.h.pool.Buffer(c.out)
-		n := c.sendWindowed(b[:c.outLen])
-		if c.replyEnded {
+	if c.outbox.Len() > 0 {
+		n := c.sendWindowed(c.outbox.Bytes())
+		if c.Out.Closed() {
 			return
 		}
-		c.outLen = copy(b, b[n:c.outLen])
-		if c.outLen > 0 {
+		if c.outbox.Sent(n); c.outbox.Len() > 0 {
 			return
 		}
 	}
-	if c.out >= 0 {
-		c.h.pool.Release(c.out)
-		c.out = -1
-	}
-	if c.closeAfterResponse && c.state != stateBody && c.state != stateResponse {
+	if c.flags.Has(connLastResponse) && c.state != stateBody && c.state != stateResponse {
 		c.endReply()
 	}
 }
 
+// sendNet sends p, which the window has room for, as one DATA.
 func (c *serverConn) sendNet(p []byte) {
-	h := c.h
-	buf := h.w.WriteBuffer()
-	reserved := c.net.Send(len(p))
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
-		Sequence(c.net.Seq - int64(reserved)).Acknowledge(c.net.Ack).Maximum(c.net.Max).
-		TraceID(c.traceID).
-		Flags(3).BudgetID(c.net.Budget).Reserved(reserved).Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err != nil {
+	if c.Data(frame.FlagsDataMessage, p, nil) != nil {
 		c.abortAll()
 	}
 }
@@ -585,36 +523,26 @@ func (c *serverConn) sendNet(p []byte) {
 // endReply ends the network reply (the connection's write side) once the
 // queued bytes are out.
 func (c *serverConn) endReply() {
-	if c.replyEnded || !c.replyBegun {
+	if c.Out.Closed() || !c.Out.Opening() {
 		return
 	}
-	if c.outLen > 0 {
-		c.closeAfterResponse = true
+	if c.outbox.Len() > 0 {
+		c.flags.set(connLastResponse)
 		return
 	}
-	c.replyEnded = true
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
-		Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
-		TraceID(c.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	if c.End(nil) != nil {
+		c.abortAll()
+		return
 	}
 	c.closeIfDone()
 }
 
 // closeIfDone releases the connection once both directions are over.
 func (c *serverConn) closeIfDone() {
-	if c.replyEnded && c.inEnded {
+	if c.Closed() {
 		c.state = stateClosed
 		c.dropInput()
-		if c.out >= 0 {
-			c.h.pool.Release(c.out)
-			c.out, c.outLen = -1, 0
-		}
+		c.outbox.Drop()
 		c.x.release()
 	}
 }
@@ -625,34 +553,14 @@ func (c *serverConn) abortAll() {
 	if c.state == stateClosed {
 		return
 	}
-	c.corked = false
+	c.flags.unset(connCorked)
 	c.x.abortRequest()
 	c.x.resetResponse()
 	c.x.release()
-	h := c.h
-	buf := h.w.WriteBuffer()
-	if !c.replyEnded && c.replyBegun {
-		c.replyEnded = true
-		n, err := h.abortB.Wrap(buf, 0, len(buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
-			Sequence(c.net.Seq).Acknowledge(c.net.Ack).Maximum(c.net.Max).
-			TraceID(c.traceID).
-			BuildLimit()
-		if err == nil {
-			_ = h.w.Send(frame.FrameAbort, buf[:n])
-		}
-	}
-	if !c.inEnded {
-		c.inEnded = true
-		n, err := h.resetB.Wrap(buf, 0, len(buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.in.Seq).Acknowledge(c.in.Ack).Maximum(c.in.Max).
-			TraceID(c.traceID).
-			BuildLimit()
-		if err == nil {
-			_ = h.w.Send(frame.FrameReset, buf[:n])
-		}
-	}
+	// Each direction is closed whether the ring takes its frame or not,
+	// and one already closed is left alone: there is nothing left to try.
+	_ = c.Abort(nil)
+	_ = c.Reset(nil)
 	c.closeIfDone()
 }
 
@@ -685,14 +593,22 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 func (x *exchange) start(r *h1.RequestHead) {
 	c := x.c
 	h := c.h
-	*x = exchange{c: c, onApp: x.onApp, remaining: r.ContentLength, chunked: r.Chunked,
-		keepAlive: r.KeepAlive, head: string(r.Method) == "HEAD", minor: r.Minor}
+	*x = exchange{c: c, onApp: x.onApp, remaining: r.ContentLength, minor: r.Minor}
+	if r.Chunked {
+		x.flags.set(xChunked)
+	}
+	if r.KeepAlive {
+		x.flags.set(xKeepAlive)
+	}
+	if string(r.Method) == "HEAD" {
+		x.flags.set(xHead)
+	}
 	x.dec.Limits = h.s.limits
 	if o, ok := c.headerValue([]byte("origin")); ok && len(o) <= len(x.originBuf) {
 		x.origin = x.originBuf[:copy(x.originBuf[:], o)]
 	}
 	c.state = stateBody
-	if !x.chunked && x.remaining < 0 {
+	if !x.flags.Has(xChunked) && x.remaining < 0 {
 		x.remaining = 0
 	}
 	if h.s.maxBody >= 0 && x.remaining > h.s.maxBody {
@@ -733,7 +649,7 @@ func (x *exchange) start(r *h1.RequestHead) {
 			x.respondLocal(401, az, nil)
 			return
 		}
-		x.session = az.guard.Reauthorize(c.traceID, h.cfg.ID, 0, cred)
+		x.session = az.guard.Reauthorize(c.In.Trace, h.cfg.ID, 0, cred)
 		if x.session == guard.NotAuthorized || x.session == guard.NeedsPreauthorize {
 			x.session = 0
 			x.respondLocal(401, az, nil)
@@ -746,15 +662,16 @@ func (x *exchange) start(r *h1.RequestHead) {
 			}
 		}
 	}
-	x.exitID = exitID
-	if status := x.doBegin(r); status != 0 {
+	if status := x.doBegin(r, exitID); status != 0 {
 		x.respondLocal(status, nil, nil)
 		return
 	}
 	// RFC 9110 §10.1.1: 100 Continue invites the body, so it waits, as
 	// in net/http, until the app is ready to read it: its first credit.
 	// An app that answers first never asks for the body.
-	x.continuePending = r.ExpectContinue && (x.chunked || x.remaining > 0)
+	if r.ExpectContinue && (x.flags.Has(xChunked) || x.remaining > 0) {
+		x.flags.set(xContinue)
+	}
 }
 
 // credentials extracts the credentials from the configured header, query
@@ -812,27 +729,41 @@ func cookieValue(header, name []byte) ([]byte, bool) {
 	return nil, false
 }
 
-// doBegin opens the app stream with the request headers in an HttpBeginEx.
-// It returns 0, or the status to answer when the stream cannot open: 431
+// doBegin opens the app stream to exitID with the request headers in an
+// HttpBeginEx. It returns 0, or the status to answer when the stream
+// cannot open: 400 for an absolute-form target without an authority, 431
 // for headers the extension cannot carry (a name beyond the 255 bytes of
 // its string8, or more than a frame holds), 503 when the engine refuses.
-func (x *exchange) doBegin(r *h1.RequestHead) int {
+func (x *exchange) doBegin(r *h1.RequestHead, exitID int64) int {
 	c := x.c
 	h := c.h
-	w := h.w
-	x.initialID = w.SupplyInitialID(x.exitID)
-	x.replyID = engine.ReplyID(x.initialID)
-	buf := w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(c.traceID).Authorization(x.session).
-		Affinity(0)
+	x.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), x.onApp)
+	x.Out.Trace, x.In.Trace, x.Out.Auth = c.In.Trace, c.In.Trace, x.session
+	h.req, h.refusal = r, 0
+	err := x.BeginWith(0, h.requestEx)
+	h.req = nil
+	switch {
+	case err == nil:
+		return 0
+	case h.refusal != 0:
+		return h.refusal
+	}
+	return 503
+}
+
+// errRefused fails a BEGIN whose request the extension cannot carry.
+var errRefused = errors.New("http server: request cannot be forwarded")
+
+// writeRequestEx is requestEx: it writes the HttpBeginEx of h.req in
+// place, or fails the BEGIN with the status to answer in h.refusal.
+func (h *server) writeRequestEx(b *frame.BeginBuilder) {
+	r := h.req
 	off, max, ok := b.ExtensionSlot()
 	if !ok {
-		return 503
+		h.refusal = 503
+		return
 	}
-	eb := h.exB.Wrap(buf, off, max).TypeID(h.typeID)
+	eb := h.exB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
 	hs := eb.Headers()
 	hs.Item().Name(":method").ValueBytes(r.Method)
 	if scheme, authority, path, ok := absoluteForm(r.Target); ok {
@@ -841,7 +772,8 @@ func (x *exchange) doBegin(r *h1.RequestHead) int {
 		// scheme travels on, so that an https target is never sent in
 		// cleartext by an http client that speaks no TLS.
 		if len(authority) == 0 {
-			return 400
+			h.refuse(b, 400)
+			return
 		}
 		hs.Item().Name(":scheme").ValueBytes(scheme)
 		hs.Item().Name(":authority").ValueBytes(authority)
@@ -868,23 +800,23 @@ func (x *exchange) doBegin(r *h1.RequestHead) int {
 			continue
 		}
 		if len(hd.Name) > maxHeaderName {
-			return 431
+			h.refuse(b, 431)
+			return
 		}
 		hs.Item().NameBytes(h.lowerName(hd.Name)).ValueBytes(hd.Value)
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {
-		return 431
+		h.refuse(b, 431)
+		return
 	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err != nil {
-		return 431
-	}
-	if err := w.NewStream(buf[:n], x.onApp); err != nil {
-		return 503
-	}
-	x.active = true
-	return 0
+	b.ExtensionEnd(limit)
+}
+
+// refuse fails the BEGIN being built, to be answered with status.
+func (h *server) refuse(b *frame.BeginBuilder, status int) {
+	h.refusal = status
+	b.Fail(errRefused)
 }
 
 // maxHeaderName is the longest name an HttpHeader's string8 holds.
@@ -926,10 +858,10 @@ func (h *server) lowerName(name []byte) []byte {
 // request once the app has granted credit for its body, unless the final
 // response has begun.
 func (x *exchange) sendContinue() {
-	if !x.continuePending || x.responseBegun || x.appOut.Available() <= int64(x.appOut.Pad) {
+	if !x.flags.Has(xContinue) || x.flags.Has(xResponseBegun) || x.Out.Available() <= int64(x.Out.Pad) {
 		return
 	}
-	x.continuePending = false
+	x.flags.unset(xContinue)
 	x.c.writeNet(continueResponse)
 }
 
@@ -940,7 +872,7 @@ var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 // malformed chunked body counts as buffered: forwardBody answers it.
 func (x *exchange) bodyBuffered() bool {
 	in := x.c.input()
-	if !x.chunked {
+	if !x.flags.Has(xChunked) {
 		return int64(len(in)) >= x.remaining
 	}
 	d := x.dec
@@ -963,14 +895,15 @@ func (x *exchange) bodyBuffered() bool {
 // answered. It reports whether it made progress.
 func (x *exchange) forwardBody() bool {
 	c := x.c
-	if x.requestEnded {
+	if x.requestDone() {
 		c.state = stateResponse
 		return true
 	}
-	if !x.active || !x.windowed {
+	if !x.Out.Opened() {
 		return false
 	}
-	if !x.chunked && x.remaining == 0 {
+	chunked := x.flags.Has(xChunked)
+	if !chunked && x.remaining == 0 {
 		x.endRequest()
 		return true
 	}
@@ -978,18 +911,17 @@ func (x *exchange) forwardBody() bool {
 	if len(in) == 0 {
 		return false
 	}
-	avail := x.appOut.Available() - int64(x.appOut.Pad)
+	avail := x.Out.Available() - int64(x.Out.Pad)
 	if avail <= 0 {
 		return false
 	}
-	max := c.h.w.WriteBuffer()
-	limit := int(min(avail, int64(len(max)-256)))
-	if !x.chunked {
+	limit := int(min(avail, int64(c.maxPayload())))
+	if !chunked {
 		n := int(min(int64(len(in)), x.remaining, int64(limit)))
 		if !x.sendBody(in[:n]) {
 			return false
 		}
-		c.consume(n)
+		c.inbox.Consume(n)
 		x.remaining -= int64(n)
 		if x.remaining == 0 {
 			x.endRequest()
@@ -1019,91 +951,45 @@ func (x *exchange) forwardBody() bool {
 			return false
 		}
 	}
-	c.consume(used)
+	c.inbox.Consume(used)
 	if done {
 		x.endRequest()
 	}
 	return used > 0 || done
 }
 
+// sendBody sends p, which the app's window has room for, as one DATA.
 func (x *exchange) sendBody(p []byte) bool {
-	c := x.c
-	h := c.h
-	buf := h.w.WriteBuffer()
-	reserved := x.appOut.Send(len(p))
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
-		Sequence(x.appOut.Seq - int64(reserved)).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
-		TraceID(c.traceID).Authorization(x.session).
-		Flags(3).BudgetID(x.appOut.Budget).Reserved(reserved).Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err != nil {
-		c.abortAll()
+	if x.Data(frame.FlagsDataMessage, p, nil) != nil {
+		x.c.abortAll()
 		return false
 	}
 	x.bodyBytes += int64(len(p))
 	return true
 }
 
-// endRequest ends the app stream's request side.
+// endRequest ends the app stream's request side. An END the ring refuses
+// leaves the app with half a request: the connection is torn down.
 func (x *exchange) endRequest() {
-	c := x.c
-	x.requestEnded = true
-	c.state = stateResponse
-	if !x.active {
-		return
-	}
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
-		Sequence(x.appOut.Seq).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
-		TraceID(c.traceID).Authorization(x.session).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	x.c.state = stateResponse
+	if x.End(nil) != nil {
+		x.c.abortAll()
 	}
 }
 
-// abortRequest aborts the request side when the client goes away.
-func (x *exchange) abortRequest() {
-	if !x.active || x.requestEnded {
-		return
-	}
-	x.requestEnded = true
-	c := x.c
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.initialID).
-		Sequence(x.appOut.Seq).Acknowledge(x.appOut.Ack).Maximum(x.appOut.Max).
-		TraceID(c.traceID).Authorization(x.session).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
-	}
-}
+// abortRequest aborts the request side when the client goes away. The
+// request side is closed whether the ring takes the ABORT or not, and one
+// never opened or already closed is left alone: its error says nothing
+// the exchange acts on.
+func (x *exchange) abortRequest() { _ = x.Abort(nil) }
 
-// resetResponse refuses the rest of the response when the connection dies.
+// resetResponse refuses the rest of the response when the connection
+// dies. The response side is closed whether the ring takes the RESET or
+// not.
 func (x *exchange) resetResponse() {
-	if !x.active {
-		return
+	if x.open() {
+		_ = x.Reset(nil)
 	}
-	c := x.c
-	h := c.h
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.replyID).
-		Sequence(x.appIn.Seq).Acknowledge(x.appIn.Ack).Maximum(x.appIn.Max).
-		TraceID(c.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
-	}
-	x.active = false
 }
 
 // release ends the exchange's hold on its session.
@@ -1117,106 +1003,125 @@ func (x *exchange) release() {
 }
 
 // onMessage handles the app stream's reply frames and the throttle of its
-// request side.
+// request side. Only the current request's stream is heard: the consumer
+// serves every request on the connection. A frame out of the stream's
+// order or beyond its flow control tears the connection down.
 func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 	c := x.c
 	h := c.h
-	if !x.active {
+	if !x.open() || !h.hdr.TryWrap(buf, 0, len(buf)) {
 		return
 	}
+	if id := h.hdr.StreamID(); id != x.InitialID() && id != x.ReplyID() {
+		return
+	}
+	var err error
 	switch t {
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) && h.window.StreamID() == x.initialID {
-			if x.appOut.OnWindow(&h.window) != nil {
-				c.abortAll()
-				return
-			}
-			x.windowed = true
+		if _, err = x.OnWindow(buf); err == nil {
 			x.sendContinue()
 			c.resume()
 		}
 	case frame.FrameReset:
-		// The engine delivers no throttle frame after the request's END,
-		// so a RESET comes while the request is still being forwarded.
-		if h.reset.TryWrap(buf, 0, len(buf)) && h.reset.StreamID() == x.initialID {
-			x.requestEnded = true
-			x.continuePending = false
-			if !x.responseBegun {
-				// The app refused the request. What is left of its body
-				// will not be read, so the connection closes after the
-				// answer: 503, or the 4xx/5xx :status of an HttpResetEx
-				// with its other headers (retry-after, say).
-				status := 503
-				var ex *http.HttpResetEx
-				if ext := h.reset.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID {
-					ex = &h.resetEx
-					for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
-						if string(hd.Name()) == ":status" {
-							if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 400 && s <= 599 {
-								status = s
-							}
-						}
-					}
-				}
-				x.keepAlive = false
-				x.resetResponse()
-				x.respondLocal(status, nil, ex)
-				return
-			}
-			if c.state == stateBody {
-				// The app has what it needs and is answering. The rest
-				// of the body is read and dropped, so that a client
-				// still sending it is not stalled before it reads the
-				// response, and the connection closes after it.
-				c.dropInput()
-				c.discard = true
-				c.closeAfterResponse = true
-				c.state = stateResponse
-				c.grantNet()
-			}
-		}
+		x.onRequestReset(buf)
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) && h.begin.StreamID() == x.replyID {
-			x.appIn.Seq, x.appIn.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			x.onResponseBegin(h.begin.Extension())
+		var b frame.Begin
+		if b, err = x.OnBegin(buf); err == nil {
+			x.onResponseBegin(b.Extension())
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) && h.data.StreamID() == x.replyID {
-			if err := x.appIn.OnData(&h.data); err != nil {
-				c.abortAll()
-				return
-			}
-			x.onResponseData(h.data.Payload())
+		var d frame.Data
+		if d, err = x.OnData(buf); err == nil {
+			x.onResponseData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == x.replyID {
-			_ = x.appIn.OnFrame(h.flush.Sequence())
-		}
+		_, err = x.OnFlush(buf)
 	case frame.FrameEnd:
-		if h.end.TryWrap(buf, 0, len(buf)) && h.end.StreamID() == x.replyID {
-			if !x.responseBegun {
-				// An END without a BEGIN is no response: answer as for an
-				// ABORT, rather than leave the client without one.
-				x.abortRequest()
-				x.active = false
-				x.respondLocal(502, nil, nil)
-				return
-			}
-			x.onResponseEnd(h.end.Extension())
+		// An END without a BEGIN is no response: it is answered as an
+		// ABORT is, rather than leave the client without one.
+		e, endErr := x.OnEnd(buf)
+		if x.flags.Has(xResponseBegun) && !errors.Is(endErr, engine.ErrMalformedFrame) {
+			x.onResponseEnd(e.Extension())
+		} else {
+			x.onResponseAbort()
 		}
 	case frame.FrameAbort:
-		if h.abort.TryWrap(buf, 0, len(buf)) && h.abort.StreamID() == x.replyID {
-			x.abortRequest()
-			x.active = false
-			if !x.responseBegun {
-				x.respondLocal(502, nil, nil)
-				return
+		_, _ = x.OnAbort(buf)
+		x.onResponseAbort()
+	}
+	if violation(err) {
+		c.abortAll()
+	}
+}
+
+// onRequestReset handles the app's RESET of the request. The engine
+// delivers no throttle frame after the request's END, so it comes while
+// the request is still being forwarded.
+func (x *exchange) onRequestReset(buf []byte) {
+	c := x.c
+	r, err := x.OnReset(buf)
+	x.flags.unset(xContinue)
+	if !x.flags.Has(xResponseBegun) {
+		// The app refused the request. What is left of its body will
+		// not be read, so the connection closes after the answer: 503,
+		// or the 4xx/5xx :status of an HttpResetEx with its other
+		// headers (retry-after, say).
+		var ex *http.HttpResetEx
+		if err == nil {
+			ex = c.h.resetExOf(r.Extension())
+		}
+		x.flags.unset(xKeepAlive)
+		x.resetResponse()
+		x.respondLocal(resetStatus(ex), nil, ex)
+		return
+	}
+	if c.state == stateBody {
+		// The app has what it needs and is answering. The rest of the
+		// body is read and dropped, so that a client still sending it
+		// is not stalled before it reads the response, and the
+		// connection closes after it.
+		c.dropInput()
+		c.flags.set(connDiscarding | connLastResponse)
+		c.state = stateResponse
+		c.grantNet()
+	}
+}
+
+// resetExOf returns the HttpResetEx in ext, or nil.
+func (h *server) resetExOf(ext []byte) *http.HttpResetEx {
+	if h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID {
+		return &h.resetEx
+	}
+	return nil
+}
+
+// resetStatus returns the status that answers a request the app refused:
+// the 4xx or 5xx :status of its HttpResetEx, or 503.
+func resetStatus(ex *http.HttpResetEx) int {
+	status := 503
+	if ex == nil {
+		return status
+	}
+	for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
+		if string(hd.Name()) == ":status" {
+			if s, err := strconv.Atoi(string(hd.Value())); err == nil && s >= 400 && s <= 599 {
+				status = s
 			}
-			// A response cut short cannot be completed: close abruptly so
-			// the client sees it was incomplete.
-			c.abortAll()
 		}
 	}
+	return status
+}
+
+// onResponseAbort ends an exchange whose response the app gave up: with
+// a 502 when none has begun, and otherwise by closing the connection
+// abruptly, so that the client sees its response was cut short.
+func (x *exchange) onResponseAbort() {
+	x.abortRequest()
+	if !x.flags.Has(xResponseBegun) {
+		x.respondLocal(502, nil, nil)
+		return
+	}
+	x.c.abortAll()
 }
 
 // onResponseBegin writes the response head from the reply HttpBeginEx:
@@ -1256,13 +1161,13 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		// cannot be sent: the app's answer is no response.
 		x.abortRequest()
 		x.resetResponse()
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 		x.respondLocal(502, nil, nil)
 		return
 	}
-	x.responseBegun = true
-	x.continuePending = false
-	if !x.requestEnded && !x.chunked && x.remaining == 0 {
+	x.flags.set(xResponseBegun)
+	x.flags.unset(xContinue)
+	if !x.requestDone() && !x.flags.Has(xChunked) && x.remaining == 0 {
 		// A request without a body waits for the app's first WINDOW to
 		// end (forwardBody); an app that answers has taken it.
 		x.endRequest()
@@ -1270,7 +1175,6 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// RFC 9110 §8.6: no content-length in a 204; RFC 9112 §6.3: a
 	// response to HEAD, a 204 and a 304 end with their head.
 	noLength := status == 204
-	x.responseBodyless = x.head || status == 204 || status == 304
 	head := h1.AppendStatusLine(h.head[:0], 1, status)
 	if ok {
 		wroteLength := false
@@ -1293,16 +1197,17 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		}
 	}
 	switch {
-	case x.responseBodyless:
+	case x.flags.Has(xHead) || status == 204 || status == 304:
+		x.framing = bodyNone
 	case length >= 0:
-		x.responseRemaining = length
+		x.framing, x.responseRemaining = bodyLength, length
 	case x.minor == 0:
 		// RFC 9112 §6.1: no transfer coding to an HTTP/1.0 client; the
 		// body ends with the connection (§6.3).
-		x.responseToClose = true
-		x.keepAlive = false
+		x.framing = bodyUntilClose
+		x.flags.unset(xKeepAlive)
 	default:
-		x.responseChunked = true
+		x.framing = bodyChunked
 		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
 	}
 	if sse && !cacheControl {
@@ -1311,7 +1216,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	head = x.appendCORS(head)
 	if x.closing() {
 		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 	} else if x.minor == 0 {
 		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
 		// response says so.
@@ -1321,7 +1226,9 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	h.head = head
 	// The head waits for the body's first bytes (or its end), so that a
 	// small response leaves in one write; an event stream's goes at once.
-	c.corked = !sse
+	if !sse {
+		c.flags.set(connCorked)
+	}
 	c.writeNet(head)
 	x.grantResponse()
 }
@@ -1331,70 +1238,61 @@ func (x *exchange) onResponseBegin(ext []byte) {
 // or the client has half-closed with nothing more buffered.
 func (x *exchange) closing() bool {
 	c := x.c
-	switch {
-	case !x.keepAlive || c.closeAfterResponse:
+	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
 		return true
 	}
-	return c.inEnded && len(c.input()) == 0
+	return c.In.Closed() && len(c.input()) == 0
 }
 
 // grantResponse offers the app what the network window allows, less the
 // chunk framing each DATA may need (as padding).
 func (x *exchange) grantResponse() {
 	c := x.c
-	if !x.active || !x.responseBegun {
+	if !x.open() || !x.flags.Has(xResponseBegun) {
 		return
 	}
-	h := c.h
-	pad := c.net.Pad
-	if x.responseChunked {
+	pad := c.Out.Pad
+	if x.framing == bodyChunked {
 		pad += 12 // hex size, CRLF, CRLF
 	}
-	if c.corked && c.net.Available()-int64(c.outLen+int(pad)) <= 0 {
+	if c.flags.Has(connCorked) && c.Out.Available()-int64(c.outbox.Len()+int(pad)) <= 0 {
 		// The window has no room for body bytes beside the head: send
 		// the head alone rather than wait.
 		c.uncork()
 	}
-	avail := c.net.Available() - int64(c.outLen)
+	avail := c.Out.Available() - int64(c.outbox.Len())
 	if avail < 0 {
 		avail = 0
 	}
 	// The app may have bytes in flight: offer the window relative to what
 	// it has sent and we have written.
-	max := int32(min(avail, int64(h.pool.SlotCapacity())))
-	ack := x.appIn.Seq
-	if !x.appIn.WindowDue(ack, max, pad) {
+	max := int32(min(avail, int64(c.h.pool.SlotCapacity())))
+	ack := x.In.Seq
+	if !x.In.WindowDue(ack, max, pad) {
 		return
 	}
-	x.appIn.Ack, x.appIn.Max, x.appIn.Pad = ack, max, pad
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(x.exitID).StreamID(x.replyID).
-		Sequence(x.appIn.Seq).Acknowledge(x.appIn.Ack).Maximum(x.appIn.Max).
-		TraceID(c.traceID).
-		BudgetID(0).Padding(pad).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	x.In.Ack, x.In.Max, x.In.Pad = ack, max, pad
+	if x.Window() != nil {
+		c.abortAll()
 	}
 }
 
 func (x *exchange) onResponseData(p []byte) {
 	c := x.c
 	h := c.h
-	if x.responseBodyless || len(p) == 0 {
+	if x.framing == bodyNone || len(p) == 0 {
 		x.grantResponse()
 		return
 	}
-	switch {
-	case x.responseChunked:
+	switch x.framing {
+	case bodyChunked:
 		// One chunk per DATA, written at once, so an event stream
 		// reaches the client event by event.
 		chunk := append(h1.AppendChunkHeader(h.head[:0], len(p)), p...)
 		chunk = append(chunk, '\r', '\n')
 		h.head = chunk
 		c.writeNet(chunk)
-	case x.responseToClose:
+	case bodyUntilClose:
 		c.writeNet(p)
 	default:
 		if int64(len(p)) > x.responseRemaining {
@@ -1414,7 +1312,7 @@ func (x *exchange) onResponseEnd(ext []byte) {
 	c := x.c
 	h := c.h
 	switch {
-	case x.responseChunked:
+	case x.framing == bodyChunked:
 		tail := append(h.head[:0], "0\r\n"...)
 		if h.endEx.TryWrap(ext, 0, len(ext)) {
 			for hc, hd := h.endEx.Trailers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
@@ -1430,7 +1328,7 @@ func (x *exchange) onResponseEnd(ext []byte) {
 		tail = append(tail, '\r', '\n')
 		h.head = tail
 		c.writeNet(tail)
-	case x.responseRemaining > 0 && !x.responseBodyless:
+	case x.framing == bodyLength && x.responseRemaining > 0:
 		// Less body than the app's content-length: only an abrupt close
 		// tells the client its response is incomplete.
 		c.abortAll()
@@ -1443,15 +1341,14 @@ func (x *exchange) onResponseEnd(ext []byte) {
 // complete finishes the exchange and moves on to the next request.
 func (x *exchange) complete() {
 	c := x.c
-	if !x.requestEnded {
+	if !x.requestDone() {
 		// The app answered before reading the whole body.
 		x.abortRequest()
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 	}
-	x.active = false
 	x.release()
-	if !x.keepAlive || c.closeAfterResponse {
-		c.closeAfterResponse = true
+	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
+		c.flags.set(connLastResponse)
 		c.state = stateDraining
 		c.dropInput()
 		c.endReply()
@@ -1467,14 +1364,12 @@ func (x *exchange) complete() {
 func (x *exchange) respondLocal(status int, az *authorizer, ex *http.HttpResetEx) {
 	c := x.c
 	h := c.h
-	x.active = false
-	x.continuePending = false
+	x.flags.unset(xContinue)
 	x.release()
-	if x.chunked || x.remaining > 0 {
+	if x.flags.Has(xChunked) || x.remaining > 0 {
 		// The request body is not read: the connection closes.
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 	}
-	x.requestEnded = true
 	head := h1.AppendStatusLine(h.head[:0], 1, status)
 	if status == 401 && az != nil {
 		challenge := []byte("Bearer")
@@ -1496,11 +1391,11 @@ func (x *exchange) respondLocal(status int, az *authorizer, ex *http.HttpResetEx
 	head = x.appendCORS(head)
 	closing := x.closing()
 	if closing {
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 	} else if x.minor == 0 {
 		head = h1.AppendHeader(head, []byte("connection"), []byte("keep-alive"))
 	}
-	h.head = appendLocalTail(head, status, "", closing, x.head)
+	h.head = appendLocalTail(head, status, "", closing, x.flags.Has(xHead))
 	c.writeNet(h.head)
 	x.complete()
 }
@@ -1530,14 +1425,13 @@ func (x *exchange) preflight(cs *cors) {
 		head = h1.AppendHeader(head, []byte("access-control-max-age"), []byte(cs.maxAge))
 	}
 	head = h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
-	if x.chunked || x.remaining > 0 || !x.keepAlive {
+	if x.flags.Has(xChunked) || x.remaining > 0 || !x.flags.Has(xKeepAlive) {
 		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
-		x.keepAlive = false
+		x.flags.unset(xKeepAlive)
 	}
 	head = append(head, "\r\n"...)
 	h.head = head
 	c.writeNet(head)
-	x.requestEnded = true
 	x.complete()
 }
 

@@ -32,8 +32,8 @@ var discardLogs = slog.New(slog.NewTextHandler(io.Discard, nil))
 const driverBinding = "driver"
 
 // startServerEngine starts an engine on the configuration src, with the driver
-// attached, and stops it when the test ends.
-func startServerEngine(t *testing.T, src string) (*engine.Engine, error) {
+// attached and then opts, and stops it when the test ends.
+func startServerEngine(t testing.TB, src string, opts ...engine.Option) (*engine.Engine, error) {
 	t.Helper()
 	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
 	require.NoError(t, err)
@@ -41,10 +41,12 @@ func startServerEngine(t *testing.T, src string) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(cfg,
-		engine.WithWorkers(2), engine.WithRingCapacity(1<<20), engine.WithPin(false),
+	all := []engine.Option{
+		engine.WithWorkers(2), engine.WithRingCapacity(1 << 20), engine.WithPin(false),
 		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
-		engine.WithExternal(driverBinding, refusingBinding{}))
+		engine.WithExternal(driverBinding, refusingBinding{}),
+	}
+	e, err := engine.New(cfg, append(all, opts...)...)
 	if err != nil {
 		return nil, err
 	}
