@@ -212,7 +212,9 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		x.abortRequest()
 		p.appError(codeInternalError, "Internal error")
 	}
-	p.release()
+	if p.over() {
+		p.release()
+	}
 }
 
 // sendParams sends what the application's window allows of the params,

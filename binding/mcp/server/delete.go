@@ -10,6 +10,9 @@ type deleteRequest struct {
 	request
 }
 
+// setup makes a new DELETE serve as its request's role.
+func (d *deleteRequest) setup(h *server) { d.init(h, d) }
+
 // body drops the request's body.
 func (d *deleteRequest) body(p []byte) { d.drain(p) }
 

@@ -29,6 +29,9 @@ func (ref getRef) release() {
 	}
 }
 
+// setup makes a new GET stream serve as its request's role.
+func (g *getStream) setup(h *server) { g.init(h, g) }
+
 // setLastEventID keeps Last-Event-ID, which resumes a stream (MCP.md
 // §1.2).
 func (g *getStream) setLastEventID(v []byte) {

@@ -40,12 +40,6 @@ type response struct {
 	onKA        func()
 }
 
-func (res *response) reset() {
-	res.q = outQueue{slot: -1}
-	res.mode, res.held, res.allow, res.id = modeNone, 0, "", nil
-	res.stream, res.seq, res.kaID = 0, 0, 0
-}
-
 // outQueue holds response bytes waiting for the network window: in a
 // buffer slot, slot[off:off+n], and once they outgrow it in a buffer of
 // the request's own, over[off:off+n], up to maxQueue. Events are not

@@ -73,13 +73,11 @@ func (ref postRef) release() {
 	}
 }
 
-func (p *post) reset() {
-	p.request.reset()
-	p.state, p.wait = 0, waitNone
-	p.mcpMethodLen, p.mcpNameLen = 0, 0
-	p.inSlot, p.inLen = -1, 0
-	p.st.reset()
-	p.ex, p.ls = nil, nil
+// setup makes a new POST serve as its request's role; it has no slot
+// yet.
+func (p *post) setup(h *server) {
+	p.init(h, p)
+	p.inSlot = -1
 }
 
 // setPostHeaders keeps the 2026-07-28 headers the body must match.
@@ -157,6 +155,7 @@ func (p *post) release() {
 		p.ls = nil
 		l.recycle()
 	}
+	p.state, p.mcpMethodLen, p.mcpNameLen = 0, 0, 0
 	p.recycle()
 	p.h.posts = append(p.h.posts, p)
 }

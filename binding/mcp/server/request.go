@@ -124,17 +124,6 @@ func (r *request) init(h *server, role role) {
 	r.res.q.slot = -1
 }
 
-// reset readies a request taken from a free list. The arrays are left as
-// they are: their lengths say what is valid. Accept resets the stream,
-// and setHeaders the rest of the headers.
-func (r *request) reset() {
-	r.flags = 0
-	r.hdr.ver, r.hdr.earlyCode, r.hdr.earlyMsg = mcp.VersionNone, 0, ""
-	r.hdr.sidLen, r.hdr.verLen = 0, 0
-	r.bodyLen, r.sess, r.rl = 0, nil, nil
-	r.res.reset()
-}
-
 // over reports whether the request's stream is done with: both
 // directions closed (or the reply given up) and no event stream standing
 // on it; or, for a relayed request, the relay done.
@@ -163,19 +152,26 @@ func (r *request) answered() bool {
 }
 
 // recycle lets go of what the request holds, as its role goes back to
-// its free list; references to it no longer name it.
+// its free list, and leaves it ready for its next request, for which
+// Accept resets the stream and setHeaders the headers' other fields; the
+// arrays are left as they are, their lengths saying what is valid.
+// References to the request no longer name it.
 func (r *request) recycle() {
 	r.stopKeepalive()
 	r.res.q.drop(r.h)
 	r.gen++
-	r.flags |= freed
-	r.sess = nil
-	r.res.id = nil
+	r.flags = freed
+	r.hdr.ver, r.hdr.earlyCode, r.hdr.earlyMsg = mcp.VersionNone, 0, ""
+	r.hdr.sidLen, r.hdr.verLen = 0, 0
+	r.bodyLen, r.sess, r.rl = 0, nil, nil
+	res := &r.res
+	res.mode, res.held, res.allow, res.id, res.stream, res.seq = modeNone, 0, "", nil, 0, 0
 }
 
 // onNetFrame handles the HTTP stream: the request's frames, and the
 // throttle of the response. What concerns the request's role goes to it,
-// and every frame ends with its release, once it is done.
+// and every frame ends with its release, once it is done: the role's
+// release is asked only once the stream is over, which it needs first.
 func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 	if r.rl != nil {
 		r.rl.fromNet(t, buf)
@@ -228,7 +224,9 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 		r.res.q.drop(r.h)
 		r.gone()
 	}
-	r.role.release()
+	if r.over() {
+		r.role.release()
+	}
 }
 
 // headerScan is what one pass over a request's headers finds, before

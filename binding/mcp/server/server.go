@@ -134,26 +134,14 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 }
 
 // allocPost takes a POST from the worker's free list.
-func (h *server) allocPost() *post {
-	p := popRole(h, &h.posts)
-	p.reset()
-	return p
-}
+func (h *server) allocPost() *post { return popRole(h, &h.posts) }
 
 // allocGet takes a GET stream from the worker's free list.
-func (h *server) allocGet() *getStream {
-	g := popRole(h, &h.gets)
-	g.request.reset()
-	return g
-}
+func (h *server) allocGet() *getStream { return popRole(h, &h.gets) }
 
 // allocDelete takes a DELETE, or a request of a method the endpoint does
 // not serve, from the worker's free list.
-func (h *server) allocDelete() *deleteRequest {
-	d := popRole(h, &h.deletes)
-	d.request.reset()
-	return d
-}
+func (h *server) allocDelete() *deleteRequest { return popRole(h, &h.deletes) }
 
 // putRole puts v, a role whose request is r, back on its free list once
 // the request is done.
@@ -164,18 +152,20 @@ func putRole[T any](r *request, list *[]*T, v *T) {
 	}
 }
 
-// popRole takes a role's struct from its free list, or makes one that
-// serves its request as its role.
+// popRole takes a role's struct from its free list, left ready by its
+// release, or makes one.
 func popRole[T any, P interface {
 	*T
 	role
 	base() *request
+	setup(h *server)
 }](h *server, list *[]*T) P {
-	if v := freelist.Pop(list); v != nil {
-		return P(v)
+	if v := P(freelist.Pop(list)); v != nil {
+		v.base().flags = 0
+		return v
 	}
 	v := P(new(T))
-	v.base().init(h, v)
+	v.setup(h)
 	return v
 }
 
