@@ -5,6 +5,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // An MCP request's application stream (doc.go has the contract): BEGIN
@@ -27,29 +28,74 @@ const (
 	resTail = 16
 )
 
+// exchange is an MCP request's application stream (Zilla's
+// McpRequestStream), opened by its POST (p): the request it sends on Out
+// (BEGIN, the params, END) and the reply it receives on In. The reply's
+// result goes out on the POST's response.
+type exchange struct {
+	engine.Stream // Out: the request; In: the reply
+	p             *post
+	onApp         engine.MessageConsumer
+	state         exState
+	params        []byte
+	paramsSent    int
+	resSlot       int // the app's reply, at resHead
+	resLen        int
+	parts         *noteParts // a notification of the app's reply arriving in parts
+}
+
+// exState is an exchange's own state.
+type exState uint8
+
+const (
+	resultStreams exState = 1 << iota // the app's reply outgrew its slot and streams through
+)
+
 // openApp opens the request's application stream. sid is the session id
 // of request streams, nil for none (2026-07-28); name is a tool or prompt
 // name or a resource uri, for the kinds that carry one.
-func (r *request) openApp(kind uint8, sid, name, params []byte) bool {
-	h := r.h
+func (p *post) openApp(kind uint8, sid, name, params []byte) bool {
+	h := p.h
 	w := h.w
-	r.appInitialID = w.SupplyInitialID(h.exitID)
-	r.appReplyID = engine.ReplyID(r.appInitialID)
-	buf := w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appInitialID).
-		Sequence(0).Acknowledge(0).Maximum(0).
-		TraceID(r.traceID).Authorization(r.authorization).
-		Affinity(0)
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		return false
+	x := freelist.Pop(&h.exchanges)
+	if x == nil {
+		x = &exchange{resSlot: -1}
+		x.onApp = x.onAppFrame
 	}
-	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
+	x.p = p
+	x.Connect(w, h.cfg.ID, h.exitID, w.SupplyInitialID(h.exitID), x.onApp)
+	// The request's frames carry the HTTP request's trace id and
+	// authorization; the reply's WINDOW and RESET its trace id.
+	x.Out.Trace, x.Out.Auth = p.Out.Trace, p.Out.Auth
+	x.In.Trace = p.Out.Trace
 	n := int32(len(params))
-	if r.streamBody {
+	if p.state&streamBody != 0 {
 		n = -1 // not known yet
 	}
+	err := x.BeginWith(0, func(b *frame.BeginBuilder) {
+		off, max, ok := b.ExtensionSlot()
+		if !ok {
+			return
+		}
+		limit, err := h.requestBeginEx(w.WriteBuffer(), off, max, kind, sid, name, n)
+		endExtension(b, limit, err)
+	})
+	if err != nil {
+		x.recycle()
+		return false
+	}
+	p.ex = x
+	x.params, x.paramsSent = params, 0
+	if p.state&streamBody != 0 {
+		x.params = nil
+	}
+	return true
+}
+
+// requestBeginEx writes the McpBeginEx of a request of kind in
+// buf[off:max] and returns its limit.
+func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32) (int, error) {
+	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
 	switch kind {
 	case mcp.McpBeginExKindToolsList:
 		setSID(eb.ToolsList(), sid)
@@ -72,23 +118,21 @@ func (r *request) openApp(kind uint8, sid, name, params []byte) bool {
 	case mcp.McpBeginExKindRequest:
 		setSID(eb.Request(), sid).MethodBytes(name).ContentLength(n)
 	}
-	limit, err := eb.BuildLimit()
-	if err != nil {
-		return false
+	return eb.BuildLimit()
+}
+
+// recycle lets go of what the exchange holds and puts it on the free
+// list: its POST is done with it.
+func (x *exchange) recycle() {
+	h := x.p.h
+	x.freeRes()
+	x.params, x.paramsSent, x.state = nil, 0, 0
+	if x.parts != nil {
+		x.parts.drop()
+		x.parts.trim()
 	}
-	m, err := b.ExtensionEnd(limit).BuildLimit()
-	if err != nil {
-		return false
-	}
-	if w.NewStream(buf[:m], r.onApp) != nil {
-		return false
-	}
-	r.appOpen = true
-	r.params, r.paramsSent = params, 0
-	if r.streamBody {
-		r.params = nil
-	}
-	return true
+	x.p = nil
+	h.exchanges = append(h.exchanges, x)
 }
 
 // setSID, setName and setURI set a field, null when the value is nil.
@@ -116,271 +160,233 @@ func setURI[B interface {
 
 // onAppFrame handles the application stream: its reply, and the throttle
 // of the request.
-func (r *request) onAppFrame(t frame.FrameType, buf []byte) {
-	h := r.h
+func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
+	p := x.p
+	h := p.h
 	switch t {
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) && h.window.StreamID() == r.appInitialID {
-			if r.appOut.OnWindow(&h.window) != nil {
-				r.appFailed()
-				break
-			}
-			r.sendParams()
+		if _, err := x.OnWindow(buf); err == nil {
+			x.sendParams()
+		} else if !malformed(err) {
+			x.failed()
 		}
 	case frame.FrameReset:
-		if h.reset.TryWrap(buf, 0, len(buf)) && h.reset.StreamID() == r.appInitialID {
-			r.appInitialOver = true
-			r.resetAppReply()
-			r.onAppReset(h.reset.Extension())
+		var ext []byte
+		if r, err := x.OnReset(buf); err == nil { // closes Out whatever it returns
+			ext = r.Extension()
 		}
+		x.resetReply()
+		x.onReset(ext)
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) && h.begin.StreamID() == r.appReplyID {
-			r.appIn.Seq, r.appIn.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			r.grantApp()
+		if _, err := x.OnBegin(buf); err == nil {
+			x.grantApp()
 		}
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) && h.data.StreamID() == r.appReplyID {
-			if r.appIn.OnData(&h.data) != nil {
-				r.appFailed()
-				break
-			}
-			r.onResult(h.data.Payload())
+		d, err := x.OnData(buf)
+		switch {
+		case err == nil:
+			x.onResult(d.Payload())
+		case !malformed(err):
+			x.failed()
 		}
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) && h.flush.StreamID() == r.appReplyID {
-			_ = r.appIn.OnFrame(h.flush.Sequence())
-			if ext := h.wholeNotification(&r.parts, h.flush.Extension()); ext != nil {
-				r.onAppFlush(ext)
-				r.parts.trim()
-			}
+		f, err := x.OnFlush(buf)
+		if malformed(err) {
+			break
+		}
+		if ext := h.wholeNotification(&x.parts, f.Extension()); ext != nil {
+			x.onFlush(ext)
+			x.parts.trim()
 		}
 	case frame.FrameEnd:
-		if h.end.TryWrap(buf, 0, len(buf)) && h.end.StreamID() == r.appReplyID {
-			r.appReplyOver = true
-			r.abortAppRequest() // an app that answers before reading all params is done with them
-			outcome := mcp.McpOutcomeOk
-			if ext := h.end.Extension(); h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.mcpTypeID {
+		e, err := x.OnEnd(buf) // closes In whatever it returns
+		x.abortRequest()       // an app that answers before reading all params is done with them
+		outcome := mcp.McpOutcomeOk
+		if !malformed(err) {
+			if ext := e.Extension(); h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.mcpTypeID {
 				outcome = h.endEx.Outcome()
 			}
-			r.finish(outcome == mcp.McpOutcomeError)
 		}
+		x.finish(outcome == mcp.McpOutcomeError)
 	case frame.FrameAbort:
-		if h.abort.TryWrap(buf, 0, len(buf)) && h.abort.StreamID() == r.appReplyID {
-			r.appReplyOver = true
-			r.abortAppRequest()
-			r.appError(codeInternalError, "Internal error")
-		}
+		x.OnAbort(buf) // closes In whatever it returns
+		x.abortRequest()
+		p.appError(codeInternalError, "Internal error")
 	}
-	r.release()
+	if p.over() {
+		p.release()
+	}
 }
 
 // sendParams sends what the application's window allows of the params,
 // then ends the request.
-func (r *request) sendParams() {
-	h := r.h
-	if r.appInitialOver {
+func (x *exchange) sendParams() {
+	p := x.p
+	if x.Out.Closed() {
 		return
 	}
-	max := len(h.w.WriteBuffer()) - frameRoom
+	streamed := p.state&streamBody != 0
+	max := len(p.h.w.WriteBuffer()) - frameRoom
 	for {
-		var p []byte
-		if r.streamBody {
-			p = r.paramsChunk()
+		var b []byte
+		if streamed {
+			b = p.paramsChunk()
 		} else {
-			p = r.params[r.paramsSent:]
+			b = x.params[x.paramsSent:]
 		}
-		if len(p) == 0 {
+		if len(b) == 0 {
 			break
 		}
-		n := int(min(r.appOut.Available()-int64(r.appOut.Pad), int64(len(p)), int64(max)))
+		n := int(min(x.Out.Available()-int64(x.Out.Pad), int64(len(b)), int64(max)))
 		if n <= 0 {
 			break
 		}
-		p = p[:n]
-		buf := h.w.WriteBuffer()
-		reserved := r.appOut.Send(n)
-		m, err := h.dataB.Wrap(buf, 0, len(buf)).
-			OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appInitialID).
-			Sequence(r.appOut.Seq - int64(reserved)).Acknowledge(r.appOut.Ack).Maximum(r.appOut.Max).
-			TraceID(r.traceID).Authorization(r.authorization).
-			Flags(3).BudgetID(r.appOut.Budget).Reserved(reserved).Payload(p).
-			BuildLimit()
-		if err == nil {
-			err = h.w.Send(frame.FrameData, buf[:m])
-		}
-		if err != nil {
-			r.appFailed()
+		if err := x.Data(wholeData, b[:n], nil); err != nil {
+			x.failed()
 			return
 		}
-		r.paramsSent += n
-		r.st.sent += int64(n)
+		x.paramsSent += n
+		p.st.sent += int64(n)
 	}
-	if r.streamBody {
-		r.compactIn()
-		if !r.paramsDone() {
+	if streamed {
+		p.compactIn()
+		if !p.paramsDone() {
 			return
 		}
-	} else if r.paramsSent < len(r.params) {
+	} else if x.paramsSent < len(x.params) {
 		return
 	}
-	r.appInitialOver = true
-	r.params = nil
-	if !r.streamBody {
-		r.freeIn()
+	x.params = nil
+	if !streamed {
+		p.freeIn()
 	}
-	buf := h.w.WriteBuffer()
-	m, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appInitialID).
-		Sequence(r.appOut.Seq).Acknowledge(r.appOut.Ack).Maximum(r.appOut.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:m])
+	if err := x.End(nil); err != nil {
+		x.failed() // the application never learns the params ended
 	}
 }
 
-// abortAppRequest aborts the request side while it is still open.
-func (r *request) abortAppRequest() {
-	if !r.appOpen || r.appInitialOver {
+// abortRequest aborts the request side while it is still open. An ABORT
+// the ring refuses is only logged: the request side is closed all the
+// same.
+func (x *exchange) abortRequest() {
+	if x.Out.Closed() {
 		return
 	}
-	r.appInitialOver = true
-	r.params = nil
-	h := r.h
-	buf := h.w.WriteBuffer()
-	m, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appInitialID).
-		Sequence(r.appOut.Seq).Acknowledge(r.appOut.Ack).Maximum(r.appOut.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:m])
+	x.params = nil
+	if err := x.Abort(nil); err != nil {
+		x.p.h.unsent(frame.FrameAbort, x.OutID(), err)
 	}
 }
 
-// resetAppReply refuses the rest of the reply while it is still open.
-func (r *request) resetAppReply() {
-	if !r.appOpen || r.appReplyOver {
-		return
-	}
-	r.appReplyOver = true
-	h := r.h
-	buf := h.w.WriteBuffer()
-	m, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appReplyID).
-		Sequence(r.appIn.Seq).Acknowledge(r.appIn.Ack).Maximum(r.appIn.Max).
-		TraceID(r.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:m])
+// resetReply refuses the rest of the reply while it is still open.
+func (x *exchange) resetReply() {
+	if err := x.Reset(nil); err != nil {
+		x.p.h.unsent(frame.FrameReset, x.InID(), err)
 	}
 }
 
-// cancelApp closes both sides of the application stream.
-func (r *request) cancelApp() {
-	r.abortAppRequest()
-	r.resetAppReply()
-	r.freeRes()
-	r.doneInflight()
+// cancel closes both sides of the application stream.
+func (x *exchange) cancel() {
+	x.abortRequest()
+	x.resetReply()
+	x.freeRes()
+	x.p.doneInflight()
 }
 
-// appFailed handles a flow-control violation by the application.
-func (r *request) appFailed() {
-	r.cancelApp()
-	r.appError(codeInternalError, "Internal error")
+// failed handles a flow-control violation by the application, or a frame
+// to it the ring refused.
+func (x *exchange) failed() {
+	x.cancel()
+	x.p.appError(codeInternalError, "Internal error")
 }
 
-func (r *request) doneInflight() {
-	if r.inflight {
-		r.sess.removeInflight(r, r.gen)
-		r.inflight = false
+func (x *exchange) freeRes() {
+	if x.resSlot >= 0 {
+		x.p.h.pool.Release(x.resSlot)
+		x.resSlot, x.resLen = -1, 0
 	}
 }
 
 // grantApp offers the reply its window. While the reply is held, that is
 // the room its slot has; once it streams, what the network window and the
 // queue leave.
-func (r *request) grantApp() {
-	if !r.appOpen || r.appReplyOver {
+func (x *exchange) grantApp() {
+	if x.In.Closed() {
 		return
 	}
-	h := r.h
-	capacity := int64(h.pool.SlotCapacity())
+	p := x.p
+	capacity := int64(p.h.pool.SlotCapacity())
+	streams := x.state&resultStreams != 0
 	var room int64
-	if !r.streaming {
+	if !streams {
 		room = capacity - resHead - resTail
 	} else {
-		room = min(r.out.Available()-int64(r.out.Pad)-int64(r.queued()), capacity-int64(r.queued())-resTail)
+		room = min(p.Out.Available()-int64(p.Out.Pad)-int64(p.queued()), capacity-int64(p.queued())-resTail)
 		room = max(room, 0)
 	}
-	ack := r.appIn.Ack
+	ack := x.In.Ack
 	max := int32(room)
-	if r.streaming {
+	if streams {
 		// The room shrinks by more than the bytes received when each
 		// DATA forwarded costs the reply's padding too (a chunked
 		// response's): the credit given stays given.
-		ack = r.appIn.Seq
-		max = r.appIn.Keep(ack, max)
+		ack = x.In.Seq
+		max = x.In.Keep(ack, max)
 	}
-	if ack == r.appIn.Ack && max == r.appIn.Max {
+	if ack == x.In.Ack && max == x.In.Max {
 		return
 	}
-	r.appIn.Ack, r.appIn.Max = ack, max
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(h.cfg.ID).RoutedID(h.exitID).StreamID(r.appReplyID).
-		Sequence(r.appIn.Seq).Acknowledge(r.appIn.Ack).Maximum(r.appIn.Max).
-		TraceID(r.traceID).BudgetID(0).Padding(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
+	x.In.Ack, x.In.Max = ack, max
+	if err := x.Window(); err != nil {
+		x.failed()
 	}
 }
 
 // onResult takes reply DATA.
-func (r *request) onResult(p []byte) {
-	h := r.h
-	if r.outOver && !r.detached || len(p) == 0 {
+func (x *exchange) onResult(b []byte) {
+	p := x.p
+	h := p.h
+	if p.replyOver() && p.flags&detached == 0 || len(b) == 0 {
 		return
 	}
-	if r.streaming {
-		r.streamResult(p)
+	if x.state&resultStreams != 0 {
+		x.streamResult(b)
 		return
 	}
-	if r.resSlot < 0 {
-		r.resSlot = h.pool.Acquire(r.appReplyID)
-		if r.resSlot == engine.NoSlot {
-			r.resSlot = -1
-			r.cancelApp()
-			r.appError(codeInternalError, "Internal error: no buffer for the result")
+	if x.resSlot < 0 {
+		x.resSlot = h.pool.Acquire(x.ReplyID())
+		if x.resSlot == engine.NoSlot {
+			x.cancel()
+			p.appError(codeInternalError, "Internal error: no buffer for the result")
 			return
 		}
 	}
-	b := h.pool.Buffer(r.resSlot)
-	room := len(b) - resHead - resTail - r.resLen
-	if len(p) > room {
+	buf := h.pool.Buffer(x.resSlot)
+	room := len(buf) - resHead - resTail - x.resLen
+	if len(b) > room {
 		// Beyond the window granted.
-		r.appFailed()
+		x.failed()
 		return
 	}
-	r.resLen += copy(b[resHead+r.resLen:], p)
-	if r.resLen == len(b)-resHead-resTail {
+	x.resLen += copy(buf[resHead+x.resLen:], b)
+	if x.resLen == len(buf)-resHead-resTail {
 		// The slot is full and the reply goes on: stream it.
-		r.startStreaming()
+		x.startStreaming()
 	}
 }
 
-// onAppFlush takes progress and other notifications of the request.
-func (r *request) onAppFlush(ext []byte) {
-	h := r.h
+// onFlush takes progress and other notifications of the request.
+func (x *exchange) onFlush(ext []byte) {
+	p := x.p
+	h := p.h
 	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
 		return
 	}
 	kind := h.flushEx.Kind()
-	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || r.streaming && r.mode != modeSSE {
+	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || x.state&resultStreams != 0 && p.res.mode != modeSSE {
 		return
 	}
-	if r.outOver && !r.detached {
+	if p.replyOver() && p.flags&detached == 0 {
 		return
 	}
 	if kind == mcp.McpFlushExKindNotification {
@@ -388,120 +394,73 @@ func (r *request) onAppFlush(ext []byte) {
 		if !n.HasMethod() || len(n.Method()) == 0 {
 			return
 		}
-		r.startSSE()
-		b := r.appendEventHead(h.scratch[:0])
+		p.startSSE()
+		b := p.appendEventHead(h.scratch[:0])
 		b = appendNotification(b, n)
 		b = append(b, "\n\n"...)
-		r.event(b)
+		p.event(b)
 		return
 	}
-	p := h.flushEx.Progress()
-	if !p.HasToken() || len(p.Token()) == 0 {
+	pr := h.flushEx.Progress()
+	if !pr.HasToken() || len(pr.Token()) == 0 {
 		return
 	}
-	r.startSSE()
-	b := r.appendEventHead(h.scratch[:0])
+	p.startSSE()
+	b := p.appendEventHead(h.scratch[:0])
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
-	b = append(b, p.Token()...)
+	b = append(b, pr.Token()...)
 	b = append(b, `,"progress":`...)
-	b = appendInt(b, p.Progress())
-	if p.Total() >= 0 {
+	b = appendInt(b, pr.Progress())
+	if pr.Total() >= 0 {
 		b = append(b, `,"total":`...)
-		b = appendInt(b, p.Total())
+		b = appendInt(b, pr.Total())
 	}
-	if p.HasMessage() {
+	if pr.HasMessage() {
 		b = append(b, `,"message":`...)
-		b = jsonrpc.AppendString(b, p.Message())
+		b = jsonrpc.AppendString(b, pr.Message())
 	}
 	b = append(b, "}}\n\n"...)
-	r.event(b)
-}
-
-// startSSE turns the response into an event stream, with a priming event
-// first for sessions at 2025-11-25 (MCP.md §1.1 rule 7).
-func (r *request) startSSE() {
-	if r.mode == modeSSE {
-		return
-	}
-	r.mode = modeSSE
-	h := r.h
-	if s := r.sess; s != nil {
-		s.streams++
-		r.stream = s.streams
-	}
-	r.beginReply(200, "text/event-stream", -1, nil)
-	if r.sess != nil && r.sess.version >= mcp.Version20251125 {
-		b := append(h.aux[:0], "id: "...)
-		b = appendEventID(b, r.stream, 0)
-		b = append(b, "\ndata: \n\n"...)
-		r.write(b)
-	}
-}
-
-// appendEventHead appends the fields of the next event on the response's
-// SSE stream: its id when the stream belongs to a session.
-func (r *request) appendEventHead(dst []byte) []byte {
-	dst = append(dst, "event: message\n"...)
-	if r.sess != nil && !r.stateless {
-		r.seq++
-		dst = append(dst, "id: "...)
-		dst = appendEventID(dst, r.stream, r.seq)
-		dst = append(dst, '\n')
-	}
-	return append(dst, "data: "...)
-}
-
-// event sends one event of the response's stream, and keeps it for replay
-// in the session's buffer; a detached response's events go only there,
-// and on to a GET stream that resumed this one.
-func (r *request) event(b []byte) {
-	if !r.detached {
-		if !r.write(b) {
-			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
-		}
-	}
-	if s := r.sess; s != nil && !r.stateless {
-		s.record(r.h, r.stream, r.seq, b)
-	}
+	p.event(b)
 }
 
 // startStreaming sends the held reply and lets the rest stream through.
-func (r *request) startStreaming() {
-	h := r.h
-	r.streaming = true
-	b := h.pool.Buffer(r.resSlot)
-	start, end := resHead, resHead+r.resLen
-	if r.stateless {
+func (x *exchange) startStreaming() {
+	p := x.p
+	h := p.h
+	x.state |= resultStreams
+	b := h.pool.Buffer(x.resSlot)
+	start, end := resHead, resHead+x.resLen
+	if p.flags&stateless != 0 {
 		// Too big to look for the app's own members: splice blindly.
-		start = r.splice2026(b, start, end, true)
+		start = h.splice2026(b, start, end, true, p.state&cacheable != 0)
 	}
-	if r.mode == modeSSE {
+	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
 	}
-	start = r.prependHead(b, start, "result")
-	if r.mode == modeNone {
-		r.mode = modeJSON
-		r.beginReply(200, "application/json", -1, nil)
+	start = p.prependHead(b, start, "result")
+	if p.res.mode == modeNone {
+		p.res.mode = modeJSON
+		p.beginReply(200, "application/json", -1, nil)
 	}
-	slot := r.resSlot
-	r.resSlot, r.resLen = -1, 0
-	r.writeSlot(slot, start, end)
-	r.grantApp()
+	slot := x.resSlot
+	x.resSlot, x.resLen = -1, 0
+	p.writeSlot(slot, start, end)
+	x.grantApp()
 }
 
 // streamResult sends reply DATA that streams through.
-func (r *request) streamResult(p []byte) {
-	h := r.h
-	if r.mode == modeSSE {
-		p = append(h.scratch[:0], p...)
-		blankNewlines(p)
+func (x *exchange) streamResult(b []byte) {
+	p := x.p
+	if p.res.mode == modeSSE {
+		b = append(p.h.scratch[:0], b...)
+		blankNewlines(b)
 	}
-	if !r.detached && !r.write(p) {
-		r.cancelApp()
-		r.abortReply()
+	if p.flags&detached == 0 && !p.write(b) {
+		x.cancel()
+		p.abortReply()
 		return
 	}
-	r.grantApp()
+	x.grantApp()
 }
 
 // blankNewlines turns the line breaks of valid JSON, which can only be
@@ -519,7 +478,7 @@ func blankNewlines(b []byte) {
 func (r *request) prependHead(b []byte, start int, member string) int {
 	h := r.h
 	head := h.aux[:0]
-	if r.mode == modeSSE {
+	if r.res.mode == modeSSE {
 		head = r.appendEventHead(head)
 	}
 	head = r.appendHead(head, member)
@@ -529,82 +488,87 @@ func (r *request) prependHead(b []byte, start int, member string) int {
 }
 
 // finish completes the response once the reply has ended.
-func (r *request) finish(isError bool) {
-	h := r.h
-	if r.st.idPending && !r.inOver {
+func (x *exchange) finish(isError bool) {
+	p := x.p
+	h := p.h
+	if p.st.flags&idPending != 0 && !p.In.Closed() {
 		// A streaming body's id comes after its params: answer once it
 		// has arrived.
-		r.st.deferred, r.st.deferredE = true, isError
+		p.st.flags |= deferred
+		if isError {
+			p.st.flags |= deferredError
+		}
 		return
 	}
-	r.doneInflight()
-	if r.outOver && !r.detached {
-		r.freeRes()
+	p.doneInflight()
+	isDetached := p.flags&detached != 0
+	if p.replyOver() && !isDetached {
+		x.freeRes()
 		return
 	}
-	if r.streaming {
+	if x.state&resultStreams != 0 {
 		tail := append(h.aux[:0], '}')
-		if r.mode == modeSSE {
+		if p.res.mode == modeSSE {
 			tail = append(tail, "\n\n"...)
 		}
-		if !r.detached {
-			r.write(tail)
-			r.endReply()
+		if !isDetached {
+			p.write(tail)
+			p.endReply()
 		}
 		return
 	}
-	if r.resSlot < 0 {
-		r.resSlot = h.pool.Acquire(r.appReplyID)
-		if r.resSlot == engine.NoSlot {
-			r.resSlot = -1
-			r.appError(codeInternalError, "Internal error: no buffer for the result")
+	if x.resSlot < 0 {
+		x.resSlot = h.pool.Acquire(x.ReplyID())
+		if x.resSlot == engine.NoSlot {
+			p.appError(codeInternalError, "Internal error: no buffer for the result")
 			return
 		}
 		if !isError {
-			r.resLen = copy(h.pool.Buffer(r.resSlot)[resHead:], emptyObject)
+			x.resLen = copy(h.pool.Buffer(x.resSlot)[resHead:], emptyObject)
 		}
 	}
-	b := h.pool.Buffer(r.resSlot)
-	start, end := resHead, resHead+r.resLen
+	b := h.pool.Buffer(x.resSlot)
+	start, end := resHead, resHead+x.resLen
 	res := jsonrpc.TrimSpace(b[start:end])
 	if len(res) == 0 || h.body.Track(res) != nil || isError && !isObject(res) {
-		r.freeRes()
-		r.appError(codeInternalError, "Internal error: the application's reply is not JSON")
+		x.freeRes()
+		p.appError(codeInternalError, "Internal error: the application's reply is not JSON")
 		return
 	}
+	isStateless := p.flags&stateless != 0
 	member, status := "result", 200
 	if isError {
 		member = "error"
-		if r.stateless {
+		if isStateless {
 			bridgeError2026(res)
 			status = errorStatus2026(res)
 		}
-	} else if r.stateless {
-		start = r.splice2026(b, start, end, false)
+	} else if isStateless {
+		start = h.splice2026(b, start, end, false, p.state&cacheable != 0)
 	}
-	if r.mode == modeSSE {
+	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
 	}
-	start = r.prependHead(b, start, member)
+	start = p.prependHead(b, start, member)
 	end += copy(b[end:], "}")
-	if r.mode == modeSSE {
+	if p.res.mode == modeSSE {
 		end += copy(b[end:], "\n\n")
-		if s := r.sess; s != nil && !r.stateless {
-			s.record(r.h, r.stream, r.seq, b[start:end])
+		if s := p.sess; s != nil && !isStateless {
+			s.record(h, p.res.stream, p.res.seq, b[start:end])
 		}
 	}
-	slot := r.resSlot
-	r.resSlot, r.resLen = -1, 0
-	if r.detached {
+	slot := x.resSlot
+	x.resSlot, x.resLen = -1, 0
+	if isDetached {
 		h.pool.Release(slot)
 		return
 	}
-	if r.mode == modeNone {
-		r.mode = modeJSON
-		r.beginReply(status, "application/json", end-start, nil)
+	if p.res.mode == modeNone {
+		p.res.mode = modeJSON
+		p.beginReply(status, "application/json", end-start, nil)
 	}
-	r.writeSlot(slot, start, end)
-	r.endReply()
+	p.writeSlot(slot, start, end)
+	p.endReply()
 }
 
 // bridgeError2026 rewrites, in place, an application's error whose code
@@ -612,7 +576,7 @@ func (r *request) finish(isError bool) {
 // 2025-11-25) is -32602 now (SEP-2164). An application written for either
 // era then answers both; the two codes have the same length.
 func bridgeError2026(errObj []byte) {
-	if code := jsonrpc.Lookup(errObj, "code"); string(code) == "-32002" {
+	if code, ok := field(errObj, "code"); ok && string(code) == "-32002" {
 		copy(code, "-32602")
 	}
 }
@@ -620,8 +584,8 @@ func bridgeError2026(errObj []byte) {
 // errorStatus2026 is the HTTP status of an application's error under
 // 2026-07-28 (MCP.md §3.3, §3.4).
 func errorStatus2026(errObj []byte) int {
-	code := jsonrpc.Lookup(errObj, "code")
-	if code == nil {
+	code, ok := field(errObj, "code")
+	if !ok {
 		return 200
 	}
 	switch string(code) {
@@ -643,8 +607,7 @@ func errorStatus2026(errObj []byte) int {
 // brace, by moving what is before it into the room in front. It returns
 // the new start of b[start:end]. blind skips looking for the app's
 // members, for a result too big to hold.
-func (r *request) splice2026(b []byte, start, end int, blind bool) int {
-	h := r.h
+func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool) int {
 	i := jsonrpc.SkipSpace(b[:end], start)
 	if i >= end || b[i] != '{' {
 		return start
@@ -680,7 +643,7 @@ func (r *request) splice2026(b []byte, start, end int, blind bool) int {
 		}
 	}
 	// An input_required result is no list or read to cache.
-	cache := r.cacheable && (!hasType || string(typ) == `"complete"`)
+	cache := cacheable && (!hasType || string(typ) == `"complete"`)
 	ins := h.aux[:0]
 	if !hasType {
 		ins = append(ins, `"resultType":"complete"`...)
@@ -723,17 +686,18 @@ func insertAt(b []byte, start, pos int, ins []byte) int {
 	return start - n
 }
 
-// onAppReset handles the application refusing the request (doc.go): a
+// onReset handles the application refusing the request (doc.go): a
 // JSON-RPC error, or a bearer challenge (401, 403).
-func (r *request) onAppReset(ext []byte) {
-	h := r.h
-	r.doneInflight()
-	r.freeRes()
-	if r.outOver && !r.detached {
+func (x *exchange) onReset(ext []byte) {
+	p := x.p
+	h := p.h
+	p.doneInflight()
+	x.freeRes()
+	if p.replyOver() && p.flags&detached == 0 {
 		return
 	}
 	if !h.resetEx.TryWrap(ext, 0, len(ext)) || h.resetEx.TypeID() != h.mcpTypeID {
-		r.appError(codeInternalError, "Internal error")
+		p.appError(codeInternalError, "Internal error")
 		return
 	}
 	switch h.resetEx.Kind() {
@@ -743,19 +707,19 @@ func (r *request) onAppReset(ext []byte) {
 		if e.HasMessage() {
 			msg = append(h.msg[:0], e.Message()...)
 		}
-		r.appErrorBytes(int(e.Code()), msg)
+		p.appErrorBytes(int(e.Code()), msg)
 	case mcp.McpResetExKindBearer:
-		r.bearer(h.resetEx.Bearer())
+		p.bearer(h.resetEx.Bearer())
 	default:
-		r.appError(codeInternalError, "Internal error")
+		p.appError(codeInternalError, "Internal error")
 	}
 }
 
 // bearer answers a bearer challenge: 401 for a missing or invalid token,
 // 403 for too little scope (RFC 6750 §3.1), 400 for a malformed request,
 // with the WWW-Authenticate header an OAuth-aware client acts on.
-func (r *request) bearer(b mcp.McpBearerResetEx) {
-	h := r.h
+func (p *post) bearer(b mcp.McpBearerResetEx) {
+	h := p.h
 	status, code := 401, "invalid_token"
 	switch b.Error() {
 	case mcp.McpBearerErrorInsufficientScope:
@@ -763,9 +727,9 @@ func (r *request) bearer(b mcp.McpBearerResetEx) {
 	case mcp.McpBearerErrorInvalidRequest:
 		status, code = 400, "invalid_request"
 	}
-	if r.mode != modeNone {
+	if p.res.mode != modeNone {
 		// The head is out: the challenge can only be an error.
-		r.appError(codeTransport, "Unauthorized")
+		p.appError(codeTransport, "Unauthorized")
 		return
 	}
 	auth := append(h.aux[:0], "Bearer"...)
@@ -792,40 +756,41 @@ func (r *request) bearer(b mcp.McpBearerResetEx) {
 		msg = append(h.msg[:0], "Forbidden: "...)
 	}
 	msg = append(msg, code...)
-	body := appendErrorBody(h.scratch[:0], r.id[:r.idLen], codeTransport, msg, nil)
-	r.mode = modeLocal
-	r.beginReply(status, "application/json", len(body), auth)
-	r.write(body)
-	r.endReply()
+	body := appendErrorBody(h.scratch[:0], p.res.id, codeTransport, msg, nil)
+	p.res.mode = modeLocal
+	p.beginReply(status, "application/json", len(body), auth)
+	p.write(body)
+	p.endReply()
 }
 
 // appError answers the request with an error, as a JSON response or as
 // the last event of its stream.
-func (r *request) appError(code int, msg string) {
-	r.appErrorBytes(code, append(r.h.msg[:0], msg...))
+func (p *post) appError(code int, msg string) {
+	p.appErrorBytes(code, append(p.h.msg[:0], msg...))
 }
 
-func (r *request) appErrorBytes(code int, msg []byte) {
-	h := r.h
-	if r.st.idPending && !r.inOver && !r.outOver {
+func (p *post) appErrorBytes(code int, msg []byte) {
+	h := p.h
+	if p.st.flags&idPending != 0 && !p.In.Closed() && !p.replyOver() {
 		// The id comes after a streaming body's params: answer with it.
-		r.st.errDeferred, r.st.errCode = true, code
-		r.st.errLen = copy(r.st.errMsg[:], msg)
-		r.skipParams()
+		p.st.flags |= errDeferred
+		p.st.errCode = code
+		p.st.errLen = copy(p.st.errMsg[:], msg)
+		p.skipParams()
 		return
 	}
-	r.doneInflight()
-	if r.outOver && !r.detached {
+	p.doneInflight()
+	if p.replyOver() && p.flags&detached == 0 {
 		return
 	}
-	if r.streaming && r.mode != modeSSE {
+	if p.streaming() && p.res.mode != modeSSE {
 		// Part of a result is out: only an abrupt end tells the client.
-		r.abortReply()
+		p.abortReply()
 		return
 	}
-	if r.mode == modeNone {
+	if p.res.mode == modeNone {
 		status := 200
-		if r.stateless {
+		if p.flags&stateless != 0 {
 			switch code {
 			case codeMethodNotFound:
 				status = 404
@@ -833,16 +798,16 @@ func (r *request) appErrorBytes(code int, msg []byte) {
 				status = 400
 			}
 		}
-		r.transportErrorBytes(status, code, msg, nil)
+		p.transportErrorBytes(status, code, msg, nil)
 		return
 	}
 	// An event stream: the error is its last event.
-	e := r.appendEventHead(h.scratch[:0])
-	e = appendErrorBody(e, r.id[:r.idLen], code, msg, nil)
+	e := p.appendEventHead(h.scratch[:0])
+	e = appendErrorBody(e, p.res.id, code, msg, nil)
 	e = append(e, "\n\n"...)
-	r.event(e)
-	if !r.detached {
-		r.endReply()
+	p.event(e)
+	if p.flags&detached == 0 {
+		p.endReply()
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 
 	"github.com/sluicehq/sluice/binding/http/h1"
 )
@@ -41,36 +42,110 @@ func httpHeaders(ext []byte, typeID int32) (headerIter, bool) {
 }
 
 // next returns the next header; ok is false after the last one, or at a
-// malformed one.
+// malformed one. A null name or value (length -1) reads as empty.
 func (it *headerIter) next() (name, value []byte, ok bool) {
 	if it.left <= 0 {
 		return nil, nil, false
 	}
-	b, p := it.buf, it.p
-	if p >= it.end {
+	b, p := it.buf[:it.end], it.p
+	if p >= len(b) {
 		it.left = 0
 		return nil, nil, false
 	}
 	n := int(int8(b[p]))
-	if n < -1 || max(n, 0) > it.end-p-1 {
+	p++
+	if n < -1 || n > len(b)-p {
 		it.left = 0
 		return nil, nil, false
 	}
-	name = b[p+1 : p+1+max(n, 0)]
-	p += 1 + max(n, 0)
-	if it.end-p < 2 {
+	n = max(n, 0)
+	name, p = b[p:p+n], p+n
+	if len(b)-p < 2 {
 		it.left = 0
 		return nil, nil, false
 	}
 	m := int(int16(binary.LittleEndian.Uint16(b[p:])))
-	if m < -1 || max(m, 0) > it.end-p-2 {
+	p += 2
+	if m < -1 || m > len(b)-p {
 		it.left = 0
 		return nil, nil, false
 	}
-	value = b[p+2 : p+2+max(m, 0)]
-	it.p = p + 2 + max(m, 0)
+	m = max(m, 0)
+	value, it.p = b[p:p+m], p+m
 	it.left--
 	return name, value, true
+}
+
+// headerWriter writes an HttpBeginEx in place, in the encoding
+// headerIter reads: compositeId 0, typeId, then the headers array, its
+// byte length and count first. It is the generated
+// httpb.HttpBeginExBuilder's encoding, for the head of every response,
+// without its generic array builder, which costs several times as much
+// per header. A header that does not fit, or whose name or value is
+// longer than its length prefix allows, fails the writer.
+type headerWriter struct {
+	buf   []byte // up to the extension's limit
+	off   int    // the extension's start
+	p     int
+	count int
+	ok    bool
+}
+
+// headerItems is where the headers array's first item starts.
+const headerItems = httpHeadersOffset + 8
+
+// errHeadTooLarge reports a response head the frame cannot hold.
+var errHeadTooLarge = errors.New("mcp server: response head too large")
+
+// newHeaderWriter starts an HttpBeginEx of typeID at buf[off], writing
+// no further than max.
+func newHeaderWriter(buf []byte, off, max int, typeID int32) headerWriter {
+	w := headerWriter{buf: buf[:max], off: off, p: off + headerItems, ok: off >= 0 && max-off >= headerItems}
+	if w.ok {
+		binary.LittleEndian.PutUint64(buf[off:], 0)
+		binary.LittleEndian.PutUint32(buf[off+8:], uint32(typeID))
+	}
+	return w
+}
+
+// item writes a header's name and the length of its value, n bytes, and
+// returns where the value goes, or -1 when the header does not fit.
+func (w *headerWriter) item(name string, n int) int {
+	if !w.ok || len(name) > 127 || n > 32767 || len(w.buf)-w.p < 3+len(name)+n {
+		w.ok = false
+		return -1
+	}
+	w.buf[w.p] = byte(len(name))
+	p := w.p + 1 + copy(w.buf[w.p+1:], name)
+	binary.LittleEndian.PutUint16(w.buf[p:], uint16(n))
+	w.p = p + 2 + n
+	w.count++
+	return p + 2
+}
+
+// add writes a header.
+func (w *headerWriter) add(name, value string) {
+	if at := w.item(name, len(value)); at >= 0 {
+		copy(w.buf[at:], value)
+	}
+}
+
+// addBytes writes a header whose value is bytes.
+func (w *headerWriter) addBytes(name string, value []byte) {
+	if at := w.item(name, len(value)); at >= 0 {
+		copy(w.buf[at:], value)
+	}
+}
+
+// finish writes the array's length and count and returns the
+// extension's limit, or an error when a header did not fit.
+func (w *headerWriter) finish() (int, error) {
+	if !w.ok {
+		return 0, errHeadTooLarge
+	}
+	binary.LittleEndian.PutUint32(w.buf[w.off+httpHeadersOffset:], uint32(w.p-w.off-headerItems))
+	binary.LittleEndian.PutUint32(w.buf[w.off+httpHeadersOffset+4:], uint32(w.count))
+	return w.p, nil
 }
 
 // sdkAccept is the Accept value the MCP SDKs send (TypeScript, Go,

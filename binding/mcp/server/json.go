@@ -85,3 +85,16 @@ func asciiEqualFold(a, b []byte) bool {
 	}
 	return true
 }
+
+// field returns the raw value of obj's member name, and whether it has one.
+func field(obj []byte, name string) ([]byte, bool) {
+	v := jsonrpc.Lookup(obj, name)
+	return v, v != nil
+}
+
+// unquote appends the decoded JSON string b to dst; ok is false when b is
+// not a string or does not fit dst's capacity.
+func unquote(dst, b []byte) ([]byte, bool) {
+	s, err := jsonrpc.UnquoteTo(dst, b)
+	return s, err == nil
+}

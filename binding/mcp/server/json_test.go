@@ -95,7 +95,6 @@ func TestHeaderIter(t *testing.T) {
 
 func TestSplice2026(t *testing.T) {
 	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
-	r := &request{h: h, stateless: true}
 	meta := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}`
 	for _, tt := range []struct{ in, want string }{
 		{`{}`, `{"resultType":"complete",` + meta + `}`},
@@ -108,7 +107,7 @@ func TestSplice2026(t *testing.T) {
 		b := make([]byte, 2048)
 		start := 1024
 		end := start + copy(b[start:], tt.in)
-		start = r.splice2026(b, start, end, false)
+		start = h.splice2026(b, start, end, false, false)
 		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
 		assert.True(t, json.Valid(b[start:end]))
 	}

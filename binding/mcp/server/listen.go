@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // subscriptions/listen (MCP.md §3.4; SEP-2575), 2026-07-28 only: a POST
@@ -14,71 +15,93 @@ import (
 // bits), and those are the ones agreed. Resource-URI subscriptions
 // (notifications.resourceSubscriptions) are not taken.
 
+// listen is a subscriptions/listen, the role its POST (p) takes: the
+// lifecycle stream it opened (lc, until either side ends it) and the
+// list_changed bits it asked for, then those agreed (subs). Until the
+// application's reply, the POST has no response yet.
+type listen struct {
+	p    *post
+	lc   *lifecycle
+	subs uint16
+}
+
+// recycle puts the listen on the free list: its POST is done with it.
+func (l *listen) recycle() {
+	h := l.p.h
+	*l = listen{}
+	h.listens = append(h.listens, l)
+}
+
 // listen starts a subscriptions/listen: params.notifications names what
 // the client wants (go-sdk v1.8.0 refuses a listen without it, -32602),
 // and caps is its _meta clientCapabilities.
-func (r *request) listen(params, caps []byte) {
-	h := r.h
-	n := jsonrpc.Lookup(params, "notifications")
-	if !isObject(n) {
-		r.rpcError(codeInvalidParams, "Invalid params: missing required 'notifications' field")
+func (p *post) listen(params, caps []byte) {
+	h := p.h
+	n, ok := field(params, "notifications")
+	if !ok || !isObject(n) {
+		p.rpcError(codeInvalidParams, "Invalid params: missing required 'notifications' field")
 		return
 	}
 	var subs uint16
-	for f, i, ok := jsonrpc.NextField(n, 0); ok; f, i, ok = jsonrpc.NextField(n, i) {
-		if string(f.Value) != "true" {
+	for m, i, ok := jsonrpc.NextField(n, 0); ok; m, i, ok = jsonrpc.NextField(n, i) {
+		if string(m.Value) != "true" {
 			continue
 		}
 		for _, k := range mcp.ListChanges() {
-			if jsonrpc.KeyIs(f.Key, k.Listen) {
+			if jsonrpc.KeyIs(m.Key, k.Listen) {
 				subs |= uint16(k.Bit)
 			}
 		}
 	}
-	r.subs = subs
-	r.waiting = waitListen
-	r.lc = h.openLifecycle(nil, r, nil, clientCapabilities(caps), subs, true)
-	if r.lc == nil {
-		r.waiting = waitNone
-		r.rpcError(codeInternalError, "Internal error")
+	l := freelist.Pop(&h.listens)
+	if l == nil {
+		l = new(listen)
 	}
+	l.p, l.subs = p, subs
+	l.lc = h.openLifecycle(nil, p, nil, clientCapabilities(caps), subs, true)
+	if l.lc == nil {
+		l.recycle()
+		p.rpcError(codeInternalError, "Internal error")
+		return
+	}
+	p.ls = l
 }
 
-// listener returns the subscriptions/listen request the lifecycle still
-// belongs to, or nil once that one has left it.
-func (lc *lifecycle) listener() *request {
-	if r := lc.req; r != nil && r.gen == lc.reqGen && r.lc == lc {
-		return r
+// listener returns the subscriptions/listen the lifecycle still belongs
+// to, or nil once that one has left it.
+func (lc *lifecycle) listener() *listen {
+	if ref := lc.req; ref.live() && ref.p.ls != nil && ref.p.ls.lc == lc {
+		return ref.p.ls
 	}
 	return nil
 }
 
-// listenEstablished takes the application's lifecycle reply: what it can
-// send decides what is agreed. With nothing agreed the subscription is
-// over at once, its result the answer; otherwise the response becomes an
-// event stream that opens with the acknowledgement (SEP-2575: "MUST be the
+// established takes the application's lifecycle reply: what it can send
+// decides what is agreed. With nothing agreed the subscription is over at
+// once, its result the answer; otherwise the response becomes an event
+// stream that opens with the acknowledgement (SEP-2575: "MUST be the
 // first message").
-func (r *request) listenEstablished(caps uint16) {
-	h := r.h
-	r.waiting = waitNone
-	r.subs &= caps & capListChanged
-	if r.outOver {
-		r.endListen()
+func (l *listen) established(caps uint16) {
+	p := l.p
+	h := p.h
+	l.subs &= caps & capListChanged
+	if p.replyOver() {
+		l.end()
 		return
 	}
-	if r.subs == 0 {
-		r.endListen()
-		b := r.appendHead(h.scratch[:0], "result")
-		b = r.appendListenResult(b)
-		r.respondJSON(200, append(b, '}'))
+	if l.subs == 0 {
+		l.end()
+		b := p.appendHead(h.scratch[:0], "result")
+		b = l.appendResult(b)
+		p.respondJSON(200, append(b, '}'))
 		return
 	}
-	r.startSSE()
-	b := r.appendEventHead(h.scratch[:0])
+	p.startSSE()
+	b := p.appendEventHead(h.scratch[:0])
 	b = append(b, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{`...)
 	first := true
 	for _, k := range mcp.ListChanges() {
-		if r.subs&uint16(k.Bit) == 0 {
+		if l.subs&uint16(k.Bit) == 0 {
 			continue
 		}
 		if !first {
@@ -90,18 +113,20 @@ func (r *request) listenEstablished(caps uint16) {
 		b = append(b, `":true`...)
 	}
 	b = append(b, `},"_meta":`...)
-	b = r.appendSubscriptionMeta(b)
+	b = l.appendMeta(b)
 	b = append(b, "}}\n\n"...)
-	r.event(b)
-	r.armKeepalive()
+	p.event(b)
+	p.flags |= eventStream
+	p.armKeepalive()
 }
 
-// listenNotify turns a lifecycle FLUSH into a notification on the listen
+// notify turns a lifecycle FLUSH into a notification on the listen
 // stream, for a kind agreed only: a server MUST NOT push a notification
 // the client did not ask for.
-func (r *request) listenNotify(ext []byte) {
-	h := r.h
-	if r.waiting == waitListen || r.mode != modeSSE || r.outOver {
+func (l *listen) notify(ext []byte) {
+	p := l.p
+	h := p.h
+	if p.res.mode != modeSSE || p.replyOver() {
 		return
 	}
 	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
@@ -109,85 +134,76 @@ func (r *request) listenNotify(ext []byte) {
 	}
 	kind := h.flushEx.Kind()
 	for _, k := range mcp.ListChanges() {
-		if k.Flush != kind || r.subs&uint16(k.Bit) == 0 {
+		if k.Flush != kind || l.subs&uint16(k.Bit) == 0 {
 			continue
 		}
-		b := r.appendEventHead(h.scratch[:0])
+		b := p.appendEventHead(h.scratch[:0])
 		b = append(b, `{"jsonrpc":"2.0","method":`...)
 		b = jsonrpc.AppendString(b, k.Method)
 		b = append(b, `,"params":{"_meta":`...)
-		b = r.appendSubscriptionMeta(b)
+		b = l.appendMeta(b)
 		b = append(b, "}}\n\n"...)
-		r.event(b)
+		p.event(b)
 	}
 }
 
-// listenClosed handles the application ending the lifecycle: a refusal
-// before its reply is an error; an END after it ends the subscription
-// gracefully, with its result as the stream's last event; an ABORT cuts
-// the stream short.
-func (r *request) listenClosed(ended bool) {
-	h := r.h
-	r.lc = nil
-	if r.kaID != 0 {
-		h.w.Cancel(r.kaID)
-		r.kaID = 0
-	}
-	if r.waiting == waitListen {
-		r.waiting = waitNone
-		if !r.outOver {
-			r.rpcError(codeInternalError, "Internal error: the application refused the subscription")
+// closed handles the application ending the lifecycle: a refusal before
+// its reply (the POST has no response yet) is an error; an END after it
+// ends the subscription gracefully, with its result as the stream's last
+// event; an ABORT cuts the stream short.
+func (l *listen) closed(ended bool) {
+	p := l.p
+	h := p.h
+	l.lc = nil
+	p.endEvents()
+	if p.res.mode == modeNone {
+		if !p.replyOver() {
+			p.rpcError(codeInternalError, "Internal error: the application refused the subscription")
 		}
 		return
 	}
-	if r.outOver || r.mode != modeSSE {
+	if p.replyOver() || p.res.mode != modeSSE {
 		return
 	}
 	if !ended {
-		r.abortReply()
+		p.abortReply()
 		return
 	}
-	b := r.appendEventHead(h.scratch[:0])
-	b = r.appendHead(b, "result")
-	b = r.appendListenResult(b)
+	b := p.appendEventHead(h.scratch[:0])
+	b = p.appendHead(b, "result")
+	b = l.appendResult(b)
 	b = append(b, "}\n\n"...)
-	r.event(b)
-	r.endReply()
+	p.event(b)
+	p.endReply()
 }
 
-// endListen ends the subscription's lifecycle stream and leaves it: what
-// the application sends on it from now on goes nowhere.
-func (r *request) endListen() {
-	lc := r.lc
-	if r.waiting == waitListen {
-		r.waiting = waitNone
-	}
+// end ends the subscription's lifecycle stream and leaves it: what the
+// application sends on it from now on goes nowhere.
+func (l *listen) end() {
+	lc := l.lc
 	if lc == nil {
 		return
 	}
-	r.lc, lc.req = nil, nil
-	if r.kaID != 0 {
-		r.h.w.Cancel(r.kaID)
-		r.kaID = 0
-	}
+	l.lc, lc.req = nil, postRef{}
+	l.p.endEvents()
 	lc.end()
 }
 
-// appendListenResult appends the SubscriptionsListenResult: the
-// subscription's id and the server's identity.
-func (r *request) appendListenResult(dst []byte) []byte {
+// appendResult appends the SubscriptionsListenResult: the subscription's
+// id and the server's identity.
+func (l *listen) appendResult(dst []byte) []byte {
 	dst = append(dst, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":`...)
-	dst = append(dst, r.id[:r.idLen]...)
+	dst = append(dst, l.p.res.id...)
 	dst = append(dst, `,"io.modelcontextprotocol/serverInfo":`...)
-	dst = append(dst, r.h.serverInfo...)
+	dst = append(dst, l.p.h.serverInfo...)
 	return append(dst, "}}"...)
 }
 
-// appendSubscriptionMeta appends the _meta object of the listen stream's
+// appendMeta appends the _meta object of the listen stream's
 // notifications: the subscription id, which is the listen request's id
 // as the client sent it (go-sdk v1.8.0).
-func (r *request) appendSubscriptionMeta(dst []byte) []byte {
+func (l *listen) appendMeta(dst []byte) []byte {
 	dst = append(dst, `{"io.modelcontextprotocol/subscriptionId":`...)
-	dst = append(dst, r.id[:r.idLen]...)
+	dst = append(dst, l.p.res.id...)
 	return append(dst, '}')
 }

@@ -1,124 +1,175 @@
 package server
 
 import (
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"strconv"
 
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
-// The response side of an HTTP stream: a head (the reply BEGIN with its
+// The response writer every role shares: the response goes out on the
+// request stream's Out direction as a head (the reply BEGIN with its
 // HttpBeginEx), body bytes sent as far as the http server's window allows
-// with the rest queued in a buffer slot, and an END once the queue is out.
+// with the rest queued in a buffer slot, and an END once the queue is
+// out. The body is a JSON response or an event stream, whose events the
+// session keeps for replay; a standing event stream gets keep-alives.
+
+// Response modes.
+const (
+	modeNone  uint8 = iota // no response head sent yet
+	modeJSON               // application/json
+	modeSSE                // text/event-stream
+	modeLocal              // a response the server wrote by itself
+)
+
+// response is what the response writer keeps besides the Out direction
+// it writes on.
+type response struct {
+	q     outQueue
+	mode  uint8
+	held  int    // the status of a response held for the body's end
+	allow string // the allow header of a 405
+	// id is the JSON-RPC id the response answers (aliasing its POST's),
+	// nil for none.
+	id []byte
+	// stream is the event stream's number in the session's event ids,
+	// and seq the last event's sequence on it.
+	stream, seq uint32
+	kaID        int64
+	onKA        func()
+}
+
+// outQueue holds response bytes waiting for the network window: in a
+// buffer slot, slot[off:off+n], and once they outgrow it in a buffer of
+// the request's own, over[off:off+n], up to maxQueue. Events are not
+// flow-controlled (FLUSH carries no credit), so a tool that logs faster
+// than its client reads fills the queue; a slot alone (32 KiB) dropped
+// events, the tool's answer with them, in bursts of a few hundred log
+// lines.
+type outQueue struct {
+	slot   int
+	off, n int
+	over   []byte // the queue once it left the slot; nil before
+}
+
+// maxQueue bounds the bytes a response holds for a client that reads
+// slower than its events come; past it events are dropped with a warning.
+const maxQueue = 8 << 20
 
 // frameRoom is what a DATA frame's header may take beyond its payload.
 const frameRoom = 256
+
+// wholeData flags a DATA as a whole message: the server sends each DATA
+// of a response or of params as one.
+const wholeData = frame.FlagDataInit | frame.FlagDataFin
+
+// replyOver reports whether nothing more goes on the response: it ended,
+// was aborted or reset, or will never begin.
+func (r *request) replyOver() bool { return r.Out.Closed() || r.flags&replyDropped != 0 }
 
 // beginReply sends the response head. length is the content-length, or -1
 // for none (the http server then writes chunked); auth is a
 // www-authenticate value or nil.
 func (r *request) beginReply(status int, ctype string, length int, auth []byte) {
-	if r.replyBegun || r.outOver {
+	if r.Out.Opening() || r.replyOver() {
 		return
 	}
 	h := r.h
-	buf := h.w.WriteBuffer()
-	b := h.beginB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.replyID).
-		Sequence(r.out.Seq).Acknowledge(r.out.Ack).Maximum(r.out.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		Affinity(0)
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		r.fail()
-		return
-	}
-	eb := h.httpExB.Wrap(buf, off, max).TypeID(h.httpTypeID)
-	hs := eb.Headers()
-	hs.Item().Name(":status").Value(statusString(status))
-	if ctype != "" {
-		hs.Item().Name("content-type").Value(ctype)
-	}
-	if length >= 0 {
-		var n [20]byte
-		hs.Item().Name("content-length").ValueBytes(strconv.AppendInt(n[:0], int64(length), 10))
-	}
-	if r.hdrSession && r.sess != nil {
-		hs.Item().Name("mcp-session-id").Value(r.sess.id)
-	}
-	if r.hdrAllow != "" {
-		hs.Item().Name("allow").Value(r.hdrAllow)
-	}
-	if auth != nil {
-		hs.Item().Name("www-authenticate").ValueBytes(auth)
-	}
-	limit, err := eb.BuildLimit()
+	err := r.BeginWith(0, func(b *frame.BeginBuilder) {
+		off, max, ok := b.ExtensionSlot()
+		if !ok {
+			return
+		}
+		hw := newHeaderWriter(h.w.WriteBuffer(), off, max, h.httpTypeID)
+		hw.add(":status", statusString(status))
+		if ctype != "" {
+			hw.add("content-type", ctype)
+		}
+		if length >= 0 {
+			var n [20]byte
+			hw.addBytes("content-length", strconv.AppendInt(n[:0], int64(length), 10))
+		}
+		if r.flags&withSession != 0 && r.sess != nil {
+			hw.add("mcp-session-id", r.sess.id)
+		}
+		if r.res.allow != "" {
+			hw.add("allow", r.res.allow)
+		}
+		if auth != nil {
+			hw.addBytes("www-authenticate", auth)
+		}
+		limit, err := hw.finish()
+		endExtension(b, limit, err)
+	})
 	if err != nil {
 		r.fail()
-		return
 	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameBegin, buf[:n])
-	}
+}
+
+// endExtension ends a BEGIN's extension written in place up to limit, or
+// fails the frame with err, the extension's own error.
+func endExtension(b *frame.BeginBuilder, limit int, err error) {
 	if err != nil {
-		r.fail()
+		b.Fail(err)
 		return
 	}
-	r.replyBegun = true
+	b.ExtensionEnd(limit)
 }
 
 // write sends p, queueing what the window does not take. It reports false
 // when the queue has no room, and p was not sent.
 func (r *request) write(p []byte) bool {
-	if r.outOver || !r.replyBegun {
+	if r.Out.Closed() || !r.Out.Opening() {
 		return false
 	}
-	if r.q.n == 0 {
+	if r.res.q.n == 0 {
 		p = p[r.sendWindowed(p):]
 		if len(p) == 0 {
 			return true
 		}
 	}
-	return r.q.push(r.h, r.initialID, p)
+	return r.res.q.push(r.h, r.InitialID(), p)
 }
 
 // writeSlot sends slot[off:end] and gives the slot up: it becomes the
 // queue when the window does not take it all and nothing was queued.
 func (r *request) writeSlot(slot, off, end int) bool {
 	h := r.h
-	if r.outOver || !r.replyBegun {
+	if r.Out.Closed() || !r.Out.Opening() {
 		h.pool.Release(slot)
 		return false
 	}
 	p := h.pool.Buffer(slot)[off:end]
-	if r.q.n == 0 {
+	q := &r.res.q
+	if q.n == 0 {
 		sent := r.sendWindowed(p)
-		if sent == len(p) || r.outOver {
+		if sent == len(p) || r.Out.Closed() {
 			h.pool.Release(slot)
 			return true
 		}
-		r.q.drop(h)
-		r.q = outQueue{slot: slot, off: off + sent, n: len(p) - sent}
+		q.drop(h)
+		*q = outQueue{slot: slot, off: off + sent, n: len(p) - sent}
 		return true
 	}
-	ok := r.q.push(h, r.initialID, p)
+	ok := q.push(h, r.InitialID(), p)
 	h.pool.Release(slot)
 	return ok
 }
 
 // sendWindowed sends what the window allows of p in DATA frames and
-// returns how much it sent.
+// returns how much it sent. A DATA the ring refuses fails the request.
 func (r *request) sendWindowed(p []byte) int {
-	h := r.h
-	max := len(h.w.WriteBuffer()) - frameRoom
+	max := len(r.h.w.WriteBuffer()) - frameRoom
 	sent := 0
-	for sent < len(p) && !r.outOver {
-		n := int(min(r.out.Available()-int64(r.out.Pad), int64(len(p)-sent), int64(max)))
+	for sent < len(p) && !r.Out.Closed() {
+		n := int(min(r.Out.Available()-int64(r.Out.Pad), int64(len(p)-sent), int64(max)))
 		if n <= 0 {
 			break
 		}
-		if !r.sendData(p[sent : sent+n]) {
+		if err := r.Data(wholeData, p[sent:sent+n], nil); err != nil {
+			r.fail()
 			break
 		}
 		sent += n
@@ -126,99 +177,249 @@ func (r *request) sendWindowed(p []byte) int {
 	return sent
 }
 
-func (r *request) sendData(p []byte) bool {
-	h := r.h
-	buf := h.w.WriteBuffer()
-	reserved := r.out.Send(len(p))
-	n, err := h.dataB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.replyID).
-		Sequence(r.out.Seq - int64(reserved)).Acknowledge(r.out.Ack).Maximum(r.out.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		Flags(3).BudgetID(r.out.Budget).Reserved(reserved).Payload(p).
-		BuildLimit()
-	if err == nil {
-		err = h.w.Send(frame.FrameData, buf[:n])
-	}
-	if err != nil {
-		r.fail()
-		return false
-	}
-	return true
-}
-
 // flushOut sends what the window allows of the queue, and the END owed
 // once it is empty.
 func (r *request) flushOut() {
 	h := r.h
-	if r.q.n > 0 {
-		sent := r.sendWindowed(r.q.bytes(h))
-		r.q.off += sent
-		r.q.n -= sent
-		if r.q.n > 0 {
+	q := &r.res.q
+	if q.n > 0 {
+		sent := r.sendWindowed(q.bytes(h))
+		q.off += sent
+		q.n -= sent
+		if q.n > 0 {
 			return
 		}
-		r.q.drop(h)
+		q.drop(h)
 	}
-	if r.endPending {
+	if r.Out.Closing() {
 		r.endReply()
 	}
 }
 
 // queued returns the bytes waiting for window.
-func (r *request) queued() int { return r.q.n }
+func (r *request) queued() int { return r.res.q.n }
 
-// endReply ends the response once the queue is out.
+// endReply ends the response once the queue is out: until then Out is
+// only closing.
 func (r *request) endReply() {
-	if r.outOver || !r.replyBegun {
+	if r.Out.Closed() || !r.Out.Opening() {
 		return
 	}
-	if r.q.n > 0 {
-		r.endPending = true
+	if r.res.q.n > 0 {
+		r.Out.SetClosing()
 		return
 	}
-	r.endPending = false
-	r.outOver = true
-	h := r.h
-	buf := h.w.WriteBuffer()
-	n, err := h.endB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.replyID).
-		Sequence(r.out.Seq).Acknowledge(r.out.Ack).Maximum(r.out.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameEnd, buf[:n])
+	if err := r.End(nil); err != nil {
+		r.h.unsent(frame.FrameEnd, r.OutID(), err)
 	}
 }
 
 // abortReply cuts the response short. A response never begun cannot be
-// aborted: the http server would wait for it; it gets a 500 instead.
+// aborted: the http server would wait for it; it gets a 500 instead, or,
+// when the request is over already, none at all.
 func (r *request) abortReply() {
-	if r.outOver {
+	if r.replyOver() {
 		return
 	}
-	h := r.h
-	r.q.drop(h)
-	r.endPending = false
-	if !r.replyBegun {
-		if !r.inOver {
+	r.res.q.drop(r.h)
+	if !r.Out.Opening() {
+		if !r.In.Closed() {
 			// The client is still there (a failed app stream, say).
-			r.mode = modeLocal
+			r.res.mode = modeLocal
 			r.beginReply(500, "", 0, nil)
 			r.endReply()
 			return
 		}
-		r.outOver = true
+		r.flags |= replyDropped
 		return
 	}
-	r.outOver = true
-	buf := h.w.WriteBuffer()
-	n, err := h.abortB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.replyID).
-		Sequence(r.out.Seq).Acknowledge(r.out.Ack).Maximum(r.out.Max).
-		TraceID(r.traceID).Authorization(r.authorization).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameAbort, buf[:n])
+	if err := r.Abort(nil); err != nil {
+		r.h.unsent(frame.FrameAbort, r.OutID(), err)
+	}
+}
+
+// respondEmpty answers with status and no body (202, DELETE's 200).
+func (r *request) respondEmpty(status int) {
+	r.res.mode = modeLocal
+	r.beginReply(status, "", 0, nil)
+	r.endReply()
+}
+
+// respondJSON answers with a JSON body the server wrote. While the
+// request's body is still arriving (a streaming body refused), the answer
+// waits in the queue for its end: a client busy sending may not read a
+// response sent before, and the http server would have to close the
+// connection after it.
+func (r *request) respondJSON(status int, body []byte) {
+	r.res.mode = modeLocal
+	if !r.In.Closed() && r.bodyLen <= r.h.s.maxBody {
+		if r.res.q.push(r.h, r.InitialID(), body) {
+			r.res.held = status
+			return
+		}
+	}
+	r.beginReply(status, "application/json", len(body), nil)
+	r.write(body)
+	r.endReply()
+}
+
+// sendHeld sends a response held for the body's end.
+func (r *request) sendHeld() {
+	status := r.res.held
+	r.res.held = 0
+	r.beginReply(status, "application/json", r.res.q.n, nil)
+	r.flushOut()
+	r.endReply()
+}
+
+// respondResult answers the request with a result the server wrote.
+func (r *request) respondResult(result []byte) {
+	b := r.appendHead(r.h.scratch[:0], "result")
+	b = append(b, result...)
+	b = append(b, '}')
+	r.respondJSON(200, b)
+}
+
+// appendHead appends {"jsonrpc":"2.0","id":<id>,"<member>": .
+func (r *request) appendHead(dst []byte, member string) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, r.res.id...)
+	dst = append(dst, `,"`...)
+	dst = append(dst, member...)
+	return append(dst, `":`...)
+}
+
+// rpcError answers a request with a JSON-RPC error of the server's own.
+// The HTTP status follows the era: 200 before 2026-07-28, whose errors
+// carry their own statuses (MCP.md §3.4: 404 for an unknown method, 400
+// for a request the transport rejects).
+func (r *request) rpcError(code int, msg string) {
+	status := 200
+	if r.flags&stateless != 0 {
+		status = 400
+		if code == codeMethodNotFound {
+			status = 404
+		}
+	}
+	r.transportErrorBytes(status, code, append(r.h.msg[:0], msg...), nil)
+}
+
+// transportError answers with status and a JSON-RPC error, with the
+// request's id when it is known.
+func (r *request) transportError(status, code int, msg string) {
+	r.transportErrorBytes(status, code, append(r.h.msg[:0], msg...), nil)
+}
+
+func (r *request) transportErrorBytes(status, code int, msg, data []byte) {
+	b := appendErrorBody(r.h.scratch[:0], r.res.id, code, msg, data)
+	r.respondJSON(status, b)
+}
+
+// appendErrorBody appends a JSON-RPC error response: with the id when
+// there is one, else with "id":null last, as the SDKs write it.
+func appendErrorBody(dst, id []byte, code int, msg, data []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0",`...)
+	if len(id) > 0 {
+		dst = append(dst, `"id":`...)
+		dst = append(dst, id...)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"error":{"code":`...)
+	dst = appendInt(dst, int64(code))
+	dst = append(dst, `,"message":`...)
+	dst = jsonrpc.AppendString(dst, msg)
+	if len(data) > 0 {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, data...)
+	}
+	dst = append(dst, '}')
+	if len(id) == 0 {
+		dst = append(dst, `,"id":null`...)
+	}
+	return append(dst, '}')
+}
+
+// startSSE turns the response into an event stream, with a priming event
+// first for sessions at 2025-11-25 (MCP.md §1.1 rule 7).
+func (r *request) startSSE() {
+	if r.res.mode == modeSSE {
+		return
+	}
+	r.res.mode = modeSSE
+	h := r.h
+	if s := r.sess; s != nil {
+		s.streams++
+		r.res.stream = s.streams
+	}
+	r.beginReply(200, "text/event-stream", -1, nil)
+	if r.sess != nil && r.sess.version >= mcp.Version20251125 {
+		b := append(h.aux[:0], "id: "...)
+		b = appendEventID(b, r.res.stream, 0)
+		b = append(b, "\ndata: \n\n"...)
+		r.write(b)
+	}
+}
+
+// appendEventHead appends the fields of the next event on the response's
+// event stream: its id when the stream belongs to a session.
+func (r *request) appendEventHead(dst []byte) []byte {
+	dst = append(dst, "event: message\n"...)
+	if r.sess != nil && r.flags&stateless == 0 {
+		r.res.seq++
+		dst = append(dst, "id: "...)
+		dst = appendEventID(dst, r.res.stream, r.res.seq)
+		dst = append(dst, '\n')
+	}
+	return append(dst, "data: "...)
+}
+
+// event sends one event of the response's stream, and keeps it for replay
+// in the session's buffer; a detached response's events go only there,
+// and on to a GET stream that resumed this one.
+func (r *request) event(b []byte) {
+	if r.flags&detached == 0 {
+		if !r.write(b) {
+			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
+		}
+	}
+	if s := r.sess; s != nil && r.flags&stateless == 0 {
+		s.record(r.h, r.res.stream, r.res.seq, b)
+	}
+}
+
+// armKeepalive arms the keep-alive of a standing event stream.
+func (r *request) armKeepalive() {
+	h := r.h
+	r.res.kaID = h.w.TimerAt(h.w.Now().Add(h.s.keepalive), r.res.onKA)
+}
+
+// keepalive writes an SSE comment on an idle standing event stream: a
+// GET stream or a subscriptions/listen.
+func (r *request) keepalive() {
+	r.res.kaID = 0
+	if r.flags&eventStream == 0 || r.replyOver() {
+		return
+	}
+	if r.res.q.n == 0 {
+		r.write(keepaliveComment)
+	}
+	r.armKeepalive()
+	r.role.release()
+}
+
+var keepaliveComment = []byte(":\n\n")
+
+// endEvents ends the standing event stream: no more keep-alives, and the
+// request may be released once its response is over.
+func (r *request) endEvents() {
+	r.flags &^= eventStream
+	r.stopKeepalive()
+}
+
+func (r *request) stopKeepalive() {
+	if r.res.kaID != 0 {
+		r.h.w.Cancel(r.res.kaID)
+		r.res.kaID = 0
 	}
 }
 
@@ -244,7 +445,6 @@ func (q *outQueue) push(h *server, owner int64, p []byte) bool {
 	if q.slot < 0 {
 		q.slot = h.pool.Acquire(owner)
 		if q.slot == engine.NoSlot {
-			q.slot = -1
 			return false
 		}
 		q.off, q.n = 0, 0

@@ -44,20 +44,21 @@ type relay struct {
 // with 404.
 func (r *request) toOwner(begin []byte) bool {
 	h := r.h
-	if r.sidLen <= 0 || r.originID == h.cfg.ID {
+	if r.hdr.sidLen <= 0 || r.OriginID() == h.cfg.ID {
 		return false
 	}
-	owner := h.table.ownerOf(r.sid[:r.sidLen])
+	owner := h.table.ownerOf(r.hdr.sid[:r.hdr.sidLen])
 	if owner < 0 || owner >= h.workers || owner == h.w.Index() {
 		return false
 	}
 	rl := h.allocRelay()
 	if !rl.open(r, owner, begin) {
 		h.relays = append(h.relays, rl)
-		r.early, r.earlyCode, r.earlyMsg = 503, codeTransport, "Service Unavailable: the session's worker took no request"
+		r.hdr.early, r.hdr.earlyCode, r.hdr.earlyMsg = 503, codeTransport, "Service Unavailable: the session's worker took no request"
 		return false
 	}
 	r.rl = rl
+	r.flags |= relayed
 	return true
 }
 
@@ -76,7 +77,7 @@ func (h *server) allocRelay() *relay {
 func (rl *relay) open(r *request, owner int, begin []byte) bool {
 	h := rl.h
 	rl.r = r
-	rl.originID, rl.routedID, rl.initialID, rl.replyID = r.originID, r.routedID, r.initialID, r.replyID
+	rl.originID, rl.routedID, rl.initialID, rl.replyID = r.OriginID(), r.RoutedID(), r.InitialID(), r.ReplyID()
 	rl.ownerInitialID = h.w.SupplyInitialIDOn(owner)
 	rl.ownerReplyID = engine.ReplyID(rl.ownerInitialID)
 	rl.initialOver, rl.replyOver, rl.replyBegun = false, false, false
@@ -196,6 +197,5 @@ func (rl *relay) done() {
 	rl.r = nil
 	h.relays = append(h.relays, rl)
 	r.rl = nil
-	r.inOver, r.outOver = true, true
-	r.release()
+	r.role.release()
 }

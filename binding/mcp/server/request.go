@@ -2,9 +2,9 @@ package server
 
 import (
 	"bytes"
-	"github.com/sluicehq/sluice/binding/mcp"
-	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"errors"
 
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -26,303 +26,231 @@ const (
 	methodDelete
 )
 
-// Response modes.
-const (
-	modeNone  uint8 = iota // no response head sent yet
-	modeJSON               // application/json
-	modeSSE                // text/event-stream
-	modeLocal              // a response the server wrote by itself
-)
-
-// What a request waits for besides its own streams.
-const (
-	waitNone      uint8 = iota
-	waitLifecycle       // initialize: the app's lifecycle reply
-	waitDiscover        // server/discover: the app's capabilities
-	waitListen          // subscriptions/listen: the app's lifecycle reply
-)
-
-// request is one HTTP request and, for an MCP request, its application
-// stream. It lives on the worker its HTTP stream arrived on, unless it
-// names a session another worker owns: then it is relayed there (rl). The
-// structs are reused, and gen tells a reference whether it still names
-// the same request.
+// request is one HTTP request's stream, as every role shares it: the
+// request arriving on In, the response written on Out by the response
+// writer (out.go), the headers that route it and the session it names.
+// It lives on the worker its HTTP stream arrived on, unless it names a
+// session another worker owns: then it is relayed there (rl).
+//
+// Each role type embeds it and serves as its role, taking what concerns
+// the request's method and message. The structs are reused, and gen
+// tells a reference whether it still names the same request.
 type request struct {
-	h     *server
-	gen   uint32
-	freed bool // on the free list
-	onNet engine.MessageConsumer
-	onApp engine.MessageConsumer
-	onKA  func()
+	engine.Stream // In: the request; Out: the response
+	h             *server
+	role          role
+	onNet         engine.MessageConsumer
+	gen           uint32
+	flags         reqFlags
+	hdr           headers
+	bodyLen       int64 // body bytes received
+	sess          *session
+	rl            *relay // relays the request to the worker that owns its session
+	res           response
+}
 
-	// The HTTP stream.
-	originID, routedID     int64
-	initialID, replyID     int64
-	traceID, authorization int64
-	in, out                engine.Flow
-	inOver                 bool // END or ABORT received, or RESET sent
-	outOver                bool // END or ABORT sent, or RESET received
-	replyBegun             bool
-	endPending             bool // END the reply once the queue drains
-	q                      outQueue
+// role is what a request's stream asks of the role that serves it.
+type role interface {
+	// body takes the request's body bytes, in order.
+	body(p []byte)
+	// ended takes the request's END: the request is complete.
+	ended()
+	// window follows a WINDOW of the response, once the queue moved.
+	window()
+	// gone follows the client leaving, or the stream failing: the request
+	// aborted or reset, the response aborted or reset.
+	gone()
+	// release gives the role back to its free list once it is done.
+	release()
+}
 
-	// Request headers.
+var (
+	_ role = (*post)(nil)
+	_ role = (*getStream)(nil)
+	_ role = (*deleteRequest)(nil)
+)
+
+// reqFlags is a request's state besides its stream's directions, whose
+// open and closed bits are its engine.Stream's.
+type reqFlags uint8
+
+const (
+	freed        reqFlags = 1 << iota // on its free list
+	relayed                           // carried to its session's owner by rl
+	stateless                         // 2026-07-28: of no session
+	withSession                       // the response head carries mcp-session-id
+	detached                          // the client left an SSE response; its events go on into replay
+	eventStream                       // a standing event stream (GET, subscriptions/listen): keep-alives go on it
+	replyDropped                      // the request ended abruptly before the reply began: none will
+)
+
+// headers is what a request's headers say that every role reads; a
+// role keeps the ones only it reads itself.
+type headers struct {
 	method        uint8
-	acceptJSON    bool
-	acceptSSE     bool
-	acceptAny     bool
+	flags         headerFlags
 	ver           mcp.Version
-	early         int // a status decided from the headers
-	contentLength int64
-	bodyLen       int64  // body bytes received
-	held          int    // the status of a response held for the body's end
+	early         int    // a status decided from the headers
 	earlyCode     int    // with early: the error's code and message, when set
 	earlyMsg      string //
-	hasSID        bool
-	sidLen        int
+	contentLength int64
+	sidLen        int // -1: longer than any session's id
 	verLen        int
-	hasHMethod    bool
-	hMethodLen    int
-	hasHName      bool
-	hNameBad      bool
-	hNameLen      int
-	hasLastEvent  bool
-	lastEventLen  int
 	sid           [maxSessionID]byte
 	verRaw        [32]byte
-	hMethod       [maxMethod]byte
-	lastEvent     [maxEventID]byte
-	hName         [maxName]byte
-
-	// The body: held in a slot, or streaming through it.
-	inSlot     int
-	inLen      int
-	streamBody bool
-	st         streamState
-
-	// The JSON-RPC message and where it went.
-	id        [maxID]byte
-	idLen     int
-	sess      *session
-	inflight  bool
-	stateless bool
-	waiting   uint8
-	// cacheable: a 2026-07-28 list or read, whose result carries ttlMs
-	// and cacheScope (SEP-2549).
-	cacheable bool
-	// lc is a subscriptions/listen's lifecycle stream, and subs the
-	// list_changed bits it asked for, then those agreed.
-	lc   *lifecycle
-	subs uint16
-	// rl relays the request to the worker that owns its session.
-	rl *relay
-	// hdrSession adds mcp-session-id to the response head; hdrAllow adds
-	// allow.
-	hdrSession bool
-	hdrAllow   string
-
-	// The application stream.
-	appOpen        bool
-	appInitialID   int64
-	appReplyID     int64
-	appOut, appIn  engine.Flow
-	appInitialOver bool
-	appReplyOver   bool
-	params         []byte
-	paramsSent     int
-
-	// The response.
-	mode      uint8
-	stream    uint32 // the SSE stream's number in the session's event ids
-	seq       uint32 // the last event id's sequence on that stream
-	resSlot   int    // the app's reply, at resHead
-	resLen    int
-	streaming bool // the app's reply outgrew its slot and streams through
-	get       bool // the session's GET stream
-	detached  bool // the client left an SSE response; events go to replay
-	kaID      int64
-	parts     *noteParts // a notification of the app's reply arriving in parts
 }
 
-// outQueue holds response bytes waiting for the network window: in a
-// buffer slot, slot[off:off+n], and once they outgrow it in a buffer of
-// the request's own, over[off:off+n], up to maxQueue. Events are not
-// flow-controlled (FLUSH carries no credit), so a tool that logs faster
-// than its client reads fills the queue; a slot alone (32 KiB) dropped
-// events, the tool's answer with them, in bursts of a few hundred log
-// lines.
-type outQueue struct {
-	slot   int
-	off, n int
-	over   []byte // the queue once it left the slot; nil before
+// headerFlags says which headers a request had, and what its Accept
+// takes.
+type headerFlags uint8
+
+const (
+	hasSessionID headerFlags = 1 << iota
+	hasMcpMethod
+	hasMcpName
+	acceptsJSON
+	acceptsSSE
+	acceptsAny // */*
+)
+
+// base returns the request a role embeds.
+func (r *request) base() *request { return r }
+
+// init makes a new request r serve as role.
+func (r *request) init(h *server, role role) {
+	r.h, r.role = h, role
+	r.onNet = r.onNetFrame
+	r.res.onKA = r.keepalive
+	r.res.q.slot = -1
 }
 
-// maxQueue bounds the bytes a response holds for a client that reads
-// slower than its events come; past it events are dropped with a warning.
-const maxQueue = 8 << 20
-
-func (r *request) reset() {
-	h, gen, onNet, onApp, onKA := r.h, r.gen, r.onNet, r.onApp, r.onKA
-	// The arrays are left as they are: their lengths say what is valid.
-	r.originID, r.routedID, r.initialID, r.replyID = 0, 0, 0, 0
-	r.traceID, r.authorization = 0, 0
-	r.in, r.out = engine.Flow{}, engine.Flow{}
-	r.inOver, r.outOver, r.replyBegun, r.endPending = false, false, false, false
-	r.q = outQueue{slot: -1}
-	r.method, r.acceptJSON, r.acceptSSE, r.acceptAny = methodOther, false, false, false
-	r.ver, r.early, r.contentLength = mcp.VersionNone, 0, -1
-	r.bodyLen, r.earlyCode, r.earlyMsg, r.held = 0, 0, "", 0
-	r.hasSID, r.sidLen, r.verLen = false, 0, 0
-	r.hasHMethod, r.hMethodLen, r.hasHName, r.hNameBad, r.hNameLen = false, 0, false, false, 0
-	r.hasLastEvent, r.lastEventLen = false, 0
-	r.inSlot, r.inLen, r.streamBody, r.st = -1, 0, false, streamState{}
-	r.idLen, r.sess, r.inflight, r.stateless, r.waiting = 0, nil, false, false, waitNone
-	r.cacheable, r.lc, r.subs, r.rl = false, nil, 0, nil
-	r.hdrSession, r.hdrAllow = false, ""
-	r.appOpen, r.appInitialID, r.appReplyID = false, 0, 0
-	r.appOut, r.appIn = engine.Flow{}, engine.Flow{}
-	r.appInitialOver, r.appReplyOver = false, false
-	r.params, r.paramsSent = nil, 0
-	r.mode, r.stream, r.seq, r.resSlot, r.resLen = modeNone, 0, 0, -1, 0
-	r.streaming, r.get, r.detached, r.kaID = false, false, false, 0
-	r.h, r.gen, r.onNet, r.onApp, r.onKA = h, gen, onNet, onApp, onKA
-	r.freed = false
-	if r.parts != nil {
-		r.parts.drop()
-		r.parts.trim()
+// over reports whether the request's stream is done with: both
+// directions closed (or the reply given up) and no event stream standing
+// on it; or, for a relayed request, the relay done.
+func (r *request) over() bool {
+	if r.flags&relayed != 0 {
+		return r.rl == nil
 	}
-	if r.onKA == nil {
-		r.onKA = r.keepalive
-	}
+	return r.In.Closed() && (r.Out.Closed() || r.flags&replyDropped != 0) && r.flags&eventStream == 0
 }
 
-// done reports whether nothing more can happen to the request.
-func (r *request) done() bool {
-	return r.inOver && r.outOver && r.waiting == waitNone && !r.get && r.lc == nil &&
-		(!r.appOpen || r.appInitialOver && r.appReplyOver)
+// done reports whether the request's role may go back to its free list:
+// its stream is over and it is not there yet.
+func (r *request) done() bool { return r.flags&freed == 0 && r.over() }
+
+// answered reports whether the complete request has its answer already,
+// or gets it now from what its headers decided.
+func (r *request) answered() bool {
+	if r.replyOver() || r.res.mode != modeNone {
+		return true
+	}
+	if r.hdr.early != 0 {
+		r.respondEarly()
+		return true
+	}
+	return false
 }
 
-// release returns the request to the free list once it is done. Every
-// frame handler and dispatched function ends with it.
-func (r *request) release() {
-	if r.freed || !r.done() {
-		return
-	}
-	h := r.h
-	if r.inflight {
-		r.sess.removeInflight(r, r.gen)
-		r.inflight = false
-	}
-	if r.kaID != 0 {
-		h.w.Cancel(r.kaID)
-		r.kaID = 0
-	}
-	r.freeIn()
-	r.freeRes()
-	r.releaseStream()
-	r.q.drop(h)
+// recycle lets go of what the request holds, as its role goes back to
+// its free list, and leaves it ready for its next request, for which
+// Accept resets the stream and setHeaders the headers' other fields; the
+// arrays are left as they are, their lengths saying what is valid.
+// References to the request no longer name it.
+func (r *request) recycle() {
+	r.stopKeepalive()
+	r.res.q.drop(r.h)
 	r.gen++
-	r.freed = true
-	r.sess = nil
-	r.params = nil
-	h.free = append(h.free, r)
-}
-
-func (r *request) freeIn() {
-	if r.inSlot >= 0 {
-		r.h.pool.Release(r.inSlot)
-		r.inSlot, r.inLen = -1, 0
-	}
-}
-
-func (r *request) freeRes() {
-	if r.resSlot >= 0 {
-		r.h.pool.Release(r.resSlot)
-		r.resSlot, r.resLen = -1, 0
-	}
-}
-
-// ref names the request for a session or a discovery.
-func (r *request) ref() streamRef { return streamRef{r: r, gen: r.gen} }
-
-// releaseRef releases the request ref names, if it still does: what a
-// reference's holder calls after acting on it.
-func (ref streamRef) release() {
-	if ref.r.gen == ref.gen {
-		ref.r.release()
-	}
+	r.flags = freed
+	r.hdr.ver, r.hdr.earlyCode, r.hdr.earlyMsg = mcp.VersionNone, 0, ""
+	r.hdr.sidLen, r.hdr.verLen = 0, 0
+	r.bodyLen, r.sess, r.rl = 0, nil, nil
+	res := &r.res
+	res.mode, res.held, res.allow, res.id, res.stream, res.seq = modeNone, 0, "", nil, 0, 0
 }
 
 // onNetFrame handles the HTTP stream: the request's frames, and the
-// throttle of the response.
+// throttle of the response. What concerns the request's role goes to it,
+// and every frame ends with its release, once it is done: the role's
+// release is asked only once the stream is over, which it needs first.
 func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 	if r.rl != nil {
 		r.rl.fromNet(t, buf)
 		return
 	}
-	h := r.h
 	switch t {
 	case frame.FrameBegin:
-		if h.begin.TryWrap(buf, 0, len(buf)) {
-			r.traceID, r.authorization = h.begin.TraceID(), h.begin.Authorization()
-			r.in.Seq, r.in.Ack = h.begin.Sequence(), h.begin.Acknowledge()
-			r.onHeaders(h.begin.Extension())
-			if r.hasSID && h.workers > 1 && r.toOwner(buf) {
-				return
-			}
-			r.grantIn()
+		b, err := r.OnBegin(buf)
+		if err != nil {
+			break
 		}
+		// The response carries the request's trace id and authorization;
+		// the request's WINDOW and RESET its trace id. NewStream has read
+		// the headers.
+		r.Out.Trace, r.Out.Auth = b.TraceID(), b.Authorization()
+		r.In.Trace = r.Out.Trace
+		if r.hdr.flags&hasSessionID != 0 && r.h.workers > 1 && r.toOwner(buf) {
+			return
+		}
+		r.grantIn(0)
 	case frame.FrameData:
-		if h.data.TryWrap(buf, 0, len(buf)) {
-			if r.in.OnData(&h.data) != nil {
-				r.fail()
-				break
-			}
-			r.onBody(h.data.Payload())
+		d, err := r.OnData(buf)
+		switch {
+		case err == nil:
+			r.role.body(d.Payload())
+		case !malformed(err):
+			r.fail() // beyond the window granted
 		}
 	case frame.FrameEnd:
-		r.inOver = true
-		switch {
-		case r.held != 0:
+		r.OnEnd(buf) // closes In whatever it returns
+		if r.res.held != 0 {
 			r.sendHeld()
-		case r.streamBody:
-			r.endStream()
-		case !r.outOver && r.mode == modeNone && r.waiting == waitNone && !r.appOpen:
-			r.onRequest()
+		} else {
+			r.role.ended()
 		}
 	case frame.FrameAbort:
-		r.inOver = true
-		r.onGone()
+		r.OnAbort(buf) // closes In whatever it returns
+		r.gone()
 	case frame.FrameFlush:
-		if h.flush.TryWrap(buf, 0, len(buf)) {
-			_ = r.in.OnFrame(h.flush.Sequence())
-		}
+		r.OnFlush(buf) // a FLUSH of the request carries nothing the server takes
 	case frame.FrameWindow:
-		if h.window.TryWrap(buf, 0, len(buf)) && h.window.StreamID() == r.replyID {
-			if r.out.OnWindow(&h.window) != nil {
-				r.fail()
-				break
-			}
+		if _, err := r.OnWindow(buf); err == nil {
 			r.flushOut()
-			if r.streaming {
-				r.grantApp()
-			}
+			r.role.window()
+		} else if !malformed(err) {
+			r.fail()
 		}
 	case frame.FrameReset:
-		r.outOver = true
-		r.q.drop(h)
-		r.onGone()
+		r.OnReset(buf) // closes Out whatever it returns
+		r.res.q.drop(r.h)
+		r.gone()
 	}
-	r.release()
+	if r.over() {
+		r.role.release()
+	}
 }
 
-// onHeaders reads the request headers: what routes the request, and the
-// checks that need no body (Origin, method, size).
-func (r *request) onHeaders(ext []byte) {
-	h := r.h
+// headerScan is what one pass over a request's headers finds, before
+// its role is picked: what every role keeps, and the values that only
+// some roles read, which alias the BEGIN's extension.
+type headerScan struct {
+	method        uint8
+	flags         headerFlags
+	early         int
+	contentLength int64
+	sid, ver      []byte
+	// Mcp-Method and Mcp-Name (a POST's, 2026-07-28) and Last-Event-ID
+	// (a GET's), when they came.
+	mcpMethod, mcpName, lastEventID []byte
+}
+
+// scanHeaders reads a request's headers (the HttpBeginEx ext): what
+// routes the request, and the checks that need no body (Origin, method,
+// size).
+func (h *server) scanHeaders(ext []byte, sc *headerScan) {
+	sc.contentLength = -1
 	it, ok := httpHeaders(ext, h.httpTypeID)
 	if !ok {
-		r.early = 400
+		sc.early = 400
 		return
 	}
 	var authority, origin []byte
@@ -332,11 +260,11 @@ func (r *request) onHeaders(ext []byte) {
 		case ":method":
 			switch string(v) {
 			case "POST":
-				r.method = methodPost
+				sc.method = methodPost
 			case "GET":
-				r.method = methodGet
+				sc.method = methodGet
 			case "DELETE":
-				r.method = methodDelete
+				sc.method = methodDelete
 			}
 		case ":authority":
 			authority = v
@@ -346,50 +274,62 @@ func (r *request) onHeaders(ext []byte) {
 			}
 		case "accept":
 			json, sse, any := scanAccept(v)
-			r.acceptJSON = r.acceptJSON || json
-			r.acceptSSE = r.acceptSSE || sse
-			r.acceptAny = r.acceptAny || any
+			if json {
+				sc.flags |= acceptsJSON
+			}
+			if sse {
+				sc.flags |= acceptsSSE
+			}
+			if any {
+				sc.flags |= acceptsAny
+			}
 		case "content-length":
 			if n, ok := parseUint(v); ok {
-				r.contentLength = n
+				sc.contentLength = n
 			}
 		case "mcp-session-id":
-			r.hasSID = true
-			r.sidLen = copy(r.sid[:], v)
-			if len(v) > len(r.sid) {
-				r.sidLen = -1 // no session has such an id
-			}
+			sc.flags |= hasSessionID
+			sc.sid = v
 		case "mcp-protocol-version":
-			r.ver = mcp.ParseVersion(v)
-			r.verLen = copy(r.verRaw[:], v)
+			sc.ver = v
 		case "origin":
 			origin, hasOrigin = v, true
 		case "last-event-id":
-			r.hasLastEvent = len(v) <= len(r.lastEvent)
-			r.lastEventLen = copy(r.lastEvent[:], v)
+			sc.lastEventID = v
 		case "mcp-method":
-			r.hasHMethod = true
-			r.hMethodLen = copy(r.hMethod[:], v)
-			if len(v) > len(r.hMethod) {
-				r.hMethodLen = -1
-			}
+			sc.flags |= hasMcpMethod
+			sc.mcpMethod = v
 		case "mcp-name":
-			r.hasHName = true
-			d, ok := decodeHeaderValue(r.hName[:0], v)
-			r.hNameLen, r.hNameBad = len(d), !ok
+			sc.flags |= hasMcpName
+			sc.mcpName = v
 		}
 	}
 	switch {
 	case !h.hostAllowed(authority):
 		// DNS-rebinding protection: a request naming another host than
 		// the ones the server answers for.
-		r.early = 403
+		sc.early = 403
 	case hasOrigin && !h.originAllowed(origin, authority):
-		r.early = 403
-	case r.method == methodOther:
-		r.early = 405
-	case r.method == methodPost && r.contentLength > h.s.maxBody:
-		r.early = 413
+		sc.early = 403
+	case sc.method == methodOther:
+		sc.early = 405
+	case sc.method == methodPost && sc.contentLength > h.s.maxBody:
+		sc.early = 413
+	}
+}
+
+// setHeaders keeps what the headers say that every role reads.
+func (r *request) setHeaders(sc *headerScan) {
+	r.hdr.method, r.hdr.flags, r.hdr.early, r.hdr.contentLength = sc.method, sc.flags, sc.early, sc.contentLength
+	if sc.flags&hasSessionID != 0 {
+		r.hdr.sidLen = copy(r.hdr.sid[:], sc.sid)
+		if len(sc.sid) > len(r.hdr.sid) {
+			r.hdr.sidLen = -1 // no session has such an id
+		}
+	}
+	if sc.ver != nil {
+		r.hdr.ver = mcp.ParseVersion(sc.ver)
+		r.hdr.verLen = copy(r.hdr.verRaw[:], sc.ver)
 	}
 }
 
@@ -459,86 +399,37 @@ func parseUint(v []byte) (int64, bool) {
 	return n, true
 }
 
-// onBody collects the body in a buffer slot, streams it on once it
-// outgrows the slot, or drops it when the request is already answered.
-func (r *request) onBody(p []byte) {
-	h := r.h
+// drain takes body bytes the request has no use for: a GET's or a
+// DELETE's, read and dropped.
+func (r *request) drain(p []byte) {
 	r.bodyLen += int64(len(p))
-	if r.bodyLen > h.s.maxBody && r.method == methodPost && r.early == 0 && r.mode == modeNone {
-		// Beyond limits.body, and no content-length said so (that one is
-		// answered at the body's end): answered at once, the rest
-		// refused.
-		r.tooLarge()
+	r.grantIn(0)
+}
+
+// grantIn offers the request stream its window: the room its slot has,
+// held bytes of it taken, or everything received when the body is
+// dropped. A WINDOW the ring refuses leaves the request unreadable: it
+// fails.
+func (r *request) grantIn(held int) {
+	if r.In.Closed() {
 		return
 	}
-	if r.streamBody {
-		r.streamMore(p)
+	max := int32(r.h.pool.SlotCapacity())
+	ack := r.In.Seq - int64(held)
+	if ack == r.In.Ack && max == r.In.Max {
 		return
 	}
-	if r.early != 0 || r.method != methodPost || r.mode != modeNone || r.inOver {
-		r.grantIn()
-		return
-	}
-	if r.inSlot < 0 {
-		r.inSlot = h.pool.Acquire(r.initialID)
-		if r.inSlot == engine.NoSlot {
-			r.inSlot = -1
-			r.early = 503
-			r.grantIn()
-			return
-		}
-	}
-	b := h.pool.Buffer(r.inSlot)
-	if r.inLen+len(p) > len(b) {
-		r.fail() // beyond the window granted
-		return
-	}
-	r.inLen += copy(b[r.inLen:], p)
-	if r.inLen == len(b) && (r.contentLength < 0 || r.contentLength > int64(r.inLen)) {
-		// The slot is full and more is coming: stream.
-		r.startStream()
+	r.In.Ack, r.In.Max = ack, max
+	if err := r.Window(); err != nil {
+		r.fail()
 	}
 }
 
-// grantIn offers the request stream its window: the room its slot has, or
-// everything received when the body is dropped.
-func (r *request) grantIn() {
-	if r.inOver {
-		return
-	}
-	h := r.h
-	max := int32(h.pool.SlotCapacity())
-	ack := r.in.Seq - int64(r.inLen)
-	if ack == r.in.Ack && max == r.in.Max {
-		return
-	}
-	r.in.Ack, r.in.Max = ack, max
-	buf := h.w.WriteBuffer()
-	n, err := h.windowB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.initialID).
-		Sequence(r.in.Seq).Acknowledge(r.in.Ack).Maximum(r.in.Max).
-		TraceID(r.traceID).BudgetID(0).Padding(0).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameWindow, buf[:n])
-	}
-}
-
-// resetIn refuses the rest of the request.
+// resetIn refuses the rest of the request. A RESET the ring refuses is
+// only logged: the request is closed all the same.
 func (r *request) resetIn() {
-	if r.inOver {
-		return
-	}
-	r.inOver = true
-	h := r.h
-	buf := h.w.WriteBuffer()
-	n, err := h.resetB.Wrap(buf, 0, len(buf)).
-		OriginID(r.originID).RoutedID(r.routedID).StreamID(r.initialID).
-		Sequence(r.in.Seq).Acknowledge(r.in.Ack).Maximum(r.in.Max).
-		TraceID(r.traceID).
-		BuildLimit()
-	if err == nil {
-		_ = h.w.Send(frame.FrameReset, buf[:n])
+	if err := r.Reset(nil); err != nil {
+		r.h.unsent(frame.FrameReset, r.InID(), err)
 	}
 }
 
@@ -547,76 +438,26 @@ func (r *request) resetIn() {
 func (r *request) fail() {
 	r.resetIn()
 	r.abortReply()
-	r.onGone()
+	r.gone()
 }
 
-// onGone handles the client leaving: its request aborted or its response
-// reset. A disconnect is not a cancellation (MCP.md §1.1 rule 6): an SSE
-// response of a session goes on into the session's replay buffer, to be
-// resumed with Last-Event-ID; a JSON response has no such future, so its
-// application stream is cancelled.
-func (r *request) onGone() {
-	if !r.outOver {
-		r.abortReply()
-	}
+// gone handles the client leaving: its request aborted or its response
+// reset. What goes on (an SSE response of a session, into replay) is the
+// role's to say.
+func (r *request) gone() {
+	r.abortReply()
 	r.resetIn()
-	r.q.drop(r.h)
-	if r.get {
-		r.unregisterGet()
-	}
-	if r.waiting == waitListen || r.lc != nil {
-		r.endListen() // the subscription ends with its stream
-	}
-	if r.appOpen && !(r.appInitialOver && r.appReplyOver) {
-		if r.mode == modeSSE && r.sess != nil && !r.stateless {
-			r.detached = true
-			return
-		}
-		r.cancelApp()
-	}
-	if r.waiting == waitDiscover {
-		r.waiting = waitNone // the discovery answers no one for it
-	}
-	// An initialize waiting for the app stays waiting: the lifecycle
-	// reply ends the session the client never learned.
-}
-
-// onRequest handles the complete request.
-func (r *request) onRequest() {
-	h := r.h
-	if r.early != 0 {
-		r.respondEarly()
-		return
-	}
-	switch r.method {
-	case methodPost:
-		if !r.acceptAny && !(r.acceptJSON && r.acceptSSE) {
-			r.transportError(406, codeTransport, "Not Acceptable: Client must accept both application/json and text/event-stream")
-			return
-		}
-		r.post(r.body())
-	case methodGet:
-		r.openGet()
-	case methodDelete:
-		r.deleteSession()
-	}
-	_ = h
-}
-
-func (r *request) body() []byte {
-	if r.inSlot < 0 {
-		return nil
-	}
-	return r.h.pool.Buffer(r.inSlot)[:r.inLen]
+	r.res.q.drop(r.h)
+	r.role.gone()
 }
 
 // respondEarly answers what the headers decided.
 func (r *request) respondEarly() {
-	if r.earlyMsg != "" {
-		r.transportError(r.early, r.earlyCode, r.earlyMsg)
+	if r.hdr.earlyMsg != "" {
+		r.transportError(r.hdr.early, r.hdr.earlyCode, r.hdr.earlyMsg)
 		return
 	}
-	switch r.early {
+	switch r.hdr.early {
 	case 403:
 		r.transportError(403, codeTransport, "Forbidden: Origin not allowed")
 	case 405:
@@ -633,168 +474,31 @@ func (r *request) respondEarly() {
 // methodNotAllowed answers 405 with the methods the endpoint takes.
 func (r *request) methodNotAllowed() {
 	switch {
-	case r.ver == mcp.Version20260728:
-		r.hdrAllow = "POST"
+	case r.hdr.ver == mcp.Version20260728:
+		r.res.allow = "POST"
 	case r.h.s.get:
-		r.hdrAllow = "GET, POST, DELETE"
+		r.res.allow = "GET, POST, DELETE"
 	default:
-		r.hdrAllow = "POST, DELETE"
+		r.res.allow = "POST, DELETE"
 	}
 	r.transportError(405, codeTransport, "Method Not Allowed")
-}
-
-// message is a JSON-RPC message's top-level members.
-type message struct {
-	jsonrpc, id, method, params, result, err []byte
-}
-
-// notObject is the Invalid Request message for a body whose value is of
-// kind k rather than an object.
-func notObject(k jsonrpc.Kind) string {
-	if k == jsonrpc.KindArray {
-		// 2025-03-26 allowed batches; 2025-06-18 removed them. The server
-		// does not take them, in any version.
-		return "Invalid Request: batch requests are not supported"
-	}
-	return "Invalid Request: a JSON-RPC message must be an object"
-}
-
-// messageOf returns the members of body that t has tracked whole. Keys
-// count as they decode ("\u0069d" is "id"), and a repeated member's last
-// value counts.
-func messageOf(t *jsonrpc.Tracker, body []byte) message {
-	return message{
-		jsonrpc: t.Member(jsonrpc.MemberJSONRPC).Bytes(body),
-		id:      t.Member(jsonrpc.MemberID).Bytes(body),
-		method:  t.Member(jsonrpc.MemberMethod).Bytes(body),
-		params:  t.Member(jsonrpc.MemberParams).Bytes(body),
-		result:  t.Member(jsonrpc.MemberResult).Bytes(body),
-		err:     t.Member(jsonrpc.MemberError).Bytes(body),
-	}
-}
-
-// post handles a POST body: one JSON-RPC message (MCP.md §1.1).
-func (r *request) post(body []byte) {
-	// MCP.md §1.5: -32700 for a body that is not JSON at all. The same
-	// scan finds the top-level members.
-	t := &r.h.body
-	if t.Track(body) != nil {
-		r.transportError(400, codeParseError, "Parse error: Invalid JSON")
-		return
-	}
-	if k := t.Kind(); k != jsonrpc.KindObject {
-		r.transportError(400, codeInvalidRequest, notObject(k))
-		return
-	}
-	m := messageOf(t, body)
-	if string(m.jsonrpc) != `"2.0"` {
-		r.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
-		return
-	}
-	if m.id != nil && !r.setID(m.id) {
-		return
-	}
-	if m.method == nil && (m.id == nil || m.result == nil && m.err == nil) {
-		r.idLen = 0
-		r.transportError(400, codeInvalidRequest, "Invalid Request: not a request, notification or response")
-		return
-	}
-	r.dispatch(&m, m.method != nil && m.id != nil)
-}
-
-// setID keeps a request's id, answering 400 when it is not one.
-func (r *request) setID(id []byte) bool {
-	if !validID(id) || len(id) > len(r.id) {
-		r.idLen = 0
-		r.transportError(400, codeInvalidRequest, "Invalid Request: the id must be a string or an integer")
-		return false
-	}
-	r.idLen = copy(r.id[:], id)
-	return true
-}
-
-// dispatch routes a JSON-RPC message by era, session and method. A body
-// that streams (r.streamBody) has only the start of its params, and only
-// requests that open an application stream can take one.
-func (r *request) dispatch(m *message, request bool) {
-	h := r.h
-	var method []byte
-	if m.method != nil {
-		var err error
-		if !isString(m.method) {
-			r.idLen = 0
-			r.transportError(400, codeInvalidRequest, "Invalid Request: method must be a string")
-			return
-		}
-		if method, err = jsonrpc.UnquoteTo(h.name[:0], m.method); err != nil {
-			r.rpcError(codeMethodNotFound, "Method not found")
-			return
-		}
-	}
-	if r.streamBody && (!request || mcp.LookupMethod(method) == nil) {
-		r.tooLarge()
-		return
-	}
-	switch {
-	case r.ver == mcp.Version20260728 && h.s.versions.has(mcp.Version20260728):
-		r.stateless = true
-		r.postStateless(m, method, request)
-		return
-	case r.ver == mcp.VersionUnsupported || r.ver != mcp.VersionNone && !h.s.versions.has(r.ver):
-		if !r.hasSID {
-			r.unsupportedVersion2026()
-			return
-		}
-	}
-	if request && string(method) == "initialize" {
-		r.initialize(m.params)
-		return
-	}
-	s := r.session()
-	if s == nil {
-		return
-	}
-	if !r.versionOK() {
-		return
-	}
-	if !request {
-		if m.method != nil && string(method) == "notifications/cancelled" {
-			r.cancel(m.params)
-		}
-		// MCP.md §1.1 rule 3: notifications and responses get 202.
-		r.respondEmpty(202)
-		return
-	}
-	mi := mcp.LookupMethod(method)
-	if string(method) == "ping" || string(method) == "logging/setLevel" && s.serverCaps&capLogging == 0 {
-		// Both answered here: ping by the spec, and logging/setLevel when
-		// the application takes no log levels (it sends no log messages,
-		// so every level is accepted).
-		r.respondResult(emptyObject)
-		return
-	}
-	if mi == nil || mi.Need != 0 && s.serverCaps&uint16(mi.Need) == 0 {
-		r.rpcError(codeMethodNotFound, "Method not found")
-		return
-	}
-	r.openRequest(mi, m.params)
 }
 
 // session finds the session a stateful request names, answering 400 when
 // it names none and 404 when it is unknown or ended (MCP.md §1.3).
 func (r *request) session() *session {
 	h := r.h
-	if !r.hasSID {
-		r.idLen = 0
+	if r.hdr.flags&hasSessionID == 0 {
+		r.res.id = nil
 		r.transportError(400, codeTransport, "Bad Request: Mcp-Session-Id header is required")
 		return nil
 	}
 	var s *session
-	if r.sidLen > 0 {
-		s = h.table.lookup(r.sid[:r.sidLen])
+	if r.hdr.sidLen > 0 {
+		s = h.table.lookup(r.hdr.sid[:r.hdr.sidLen])
 	}
 	if s == nil {
-		r.idLen = 0
+		r.res.id = nil
 		r.transportError(404, codeSessionNotFound, "Session not found")
 		return nil
 	}
@@ -807,201 +511,27 @@ func (r *request) session() *session {
 // means 2025-03-26 (MCP.md §1.3), an unsupported one gets 400.
 func (r *request) versionOK() bool {
 	h := r.h
-	if r.ver == mcp.VersionNone || r.ver != mcp.VersionUnsupported && h.s.versions.has(r.ver) && r.ver != mcp.Version20260728 {
+	ver := r.hdr.ver
+	if ver == mcp.VersionNone || ver != mcp.VersionUnsupported && h.s.versions.has(ver) && ver != mcp.Version20260728 {
 		return true
 	}
 	msg := append(h.msg[:0], "Bad Request: Unsupported protocol version: "...)
-	msg = append(msg, r.verRaw[:r.verLen]...)
+	msg = append(msg, r.hdr.verRaw[:r.hdr.verLen]...)
 	msg = append(msg, " (supported versions: "...)
 	msg = h.s.versions.appendList(msg, false, ", ")
 	msg = append(msg, ')')
-	r.idLen = 0
+	r.res.id = nil
 	r.transportErrorBytes(400, codeTransport, msg, nil)
 	return false
 }
 
-// unsupportedVersion2026 answers a request without a session whose
-// MCP-Protocol-Version the server does not speak, the 2026-07-28 way
-// (MCP.md §3.3: -32022 with the supported and requested versions).
-func (r *request) unsupportedVersion2026() {
-	h := r.h
-	data := append(h.aux[:0], `{"supported":[`...)
-	data = h.s.versions.appendList(data, true, ",")
-	data = append(data, `],"requested":`...)
-	data = jsonrpc.AppendString(data, r.verRaw[:r.verLen])
-	data = append(data, '}')
-	r.transportErrorBytes(400, codeUnsupportedVer, append(h.msg[:0], "Unsupported protocol version"...), data)
-}
+// malformed reports whether a receive helper refused a frame that does
+// not parse: one to drop, rather than a breach of flow control or frame
+// order.
+func malformed(err error) bool { return err != nil && errors.Is(err, engine.ErrMalformedFrame) }
 
-// openRequest checks a request's params and opens its application stream.
-func (r *request) openRequest(mi *mcp.Method, params []byte) {
-	h := r.h
-	if params == nil {
-		params = emptyObject
-	} else if !isObject(params) {
-		r.rpcError(codeInvalidParams, "Invalid params: params must be an object")
-		return
-	}
-	var name []byte
-	if mi.Kind == mcp.McpBeginExKindRequest {
-		name = append(h.name[:0], mi.Name...) // the generic kind's method
-	}
-	switch mi.Param {
-	case mcp.ParamName, mcp.ParamURI:
-		key, msg := "name", "Invalid params: name must be a string"
-		if mi.Param == mcp.ParamURI {
-			key, msg = "uri", "Invalid params: uri must be a string"
-		}
-		v := jsonrpc.Lookup(params, key)
-		switch {
-		case v == nil && r.streamBody && !r.stateless:
-			// Not in the head of a streaming body: the application
-			// takes the one in the params (a null name).
-		case !isString(v):
-			if r.streamBody {
-				r.tooLarge()
-				return
-			}
-			r.rpcError(codeInvalidParams, msg)
-			return
-		default:
-			var err error
-			if name, err = jsonrpc.UnquoteTo(h.name[:0], v); err != nil {
-				r.rpcError(codeInvalidParams, "Invalid params: name or uri too long")
-				return
-			}
-			if r.stateless && !r.nameHeaderOK(name) {
-				return
-			}
-		}
-	}
-	if mi.List {
-		// MCP.md §1.4: an invalid cursor gets -32602; one that is not
-		// even a string is invalid whatever the app would make of it.
-		if c := jsonrpc.Lookup(params, "cursor"); c != nil && !isString(c) {
-			r.rpcError(codeInvalidParams, "Invalid params: cursor must be a string")
-			return
-		}
-	}
-	switch mi.Kind {
-	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList, mcp.McpBeginExKindResourcesList,
-		mcp.McpBeginExKindResourcesTemplatesList, mcp.McpBeginExKindResourcesRead:
-		r.cacheable = r.stateless
-	}
-	var sid []byte
-	if s := r.sess; s != nil {
-		sid = s.appID
-		if !r.st.idPending {
-			s.addInflight(fnv64(r.id[:r.idLen]), r.ref())
-			r.inflight = true
-		}
-	}
-	if !r.openApp(mi.Kind, sid, name, params) {
-		r.rpcError(codeInternalError, "Internal error")
-	}
-}
-
-var emptyObject = []byte("{}")
-
-// respondEmpty answers with status and no body (202, DELETE's 200).
-func (r *request) respondEmpty(status int) {
-	r.mode = modeLocal
-	r.beginReply(status, "", 0, nil)
-	r.endReply()
-}
-
-// respondJSON answers with a JSON body the server wrote. While the
-// request's body is still arriving (a streaming body refused), the answer
-// waits in the queue for its end: a client busy sending may not read a
-// response sent before, and the http server would have to close the
-// connection after it.
-func (r *request) respondJSON(status int, body []byte) {
-	r.mode = modeLocal
-	if !r.inOver && r.bodyLen <= r.h.s.maxBody {
-		if r.q.push(r.h, r.initialID, body) {
-			r.held = status
-			return
-		}
-	}
-	r.beginReply(status, "application/json", len(body), nil)
-	r.write(body)
-	r.endReply()
-}
-
-// sendHeld sends a response held for the body's end.
-func (r *request) sendHeld() {
-	status := r.held
-	r.held = 0
-	r.beginReply(status, "application/json", r.q.n, nil)
-	r.flushOut()
-	r.endReply()
-}
-
-// respondResult answers the request with a result the server wrote.
-func (r *request) respondResult(result []byte) {
-	h := r.h
-	b := r.appendHead(h.scratch[:0], "result")
-	b = append(b, result...)
-	b = append(b, '}')
-	r.respondJSON(200, b)
-}
-
-// appendHead appends {"jsonrpc":"2.0","id":<id>,"<member>": .
-func (r *request) appendHead(dst []byte, member string) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, r.id[:r.idLen]...)
-	dst = append(dst, `,"`...)
-	dst = append(dst, member...)
-	return append(dst, `":`...)
-}
-
-// rpcError answers a request with a JSON-RPC error of the server's own.
-// The HTTP status follows the era: 200 before 2026-07-28, whose errors
-// carry their own statuses (MCP.md §3.4: 404 for an unknown method, 400
-// for a request the transport rejects).
-func (r *request) rpcError(code int, msg string) {
-	status := 200
-	if r.stateless {
-		status = 400
-		if code == codeMethodNotFound {
-			status = 404
-		}
-	}
-	r.transportErrorBytes(status, code, append(r.h.msg[:0], msg...), nil)
-}
-
-// transportError answers with status and a JSON-RPC error, with the
-// request's id when it is known.
-func (r *request) transportError(status, code int, msg string) {
-	r.transportErrorBytes(status, code, append(r.h.msg[:0], msg...), nil)
-}
-
-func (r *request) transportErrorBytes(status, code int, msg, data []byte) {
-	h := r.h
-	b := appendErrorBody(h.scratch[:0], r.id[:r.idLen], code, msg, data)
-	r.respondJSON(status, b)
-}
-
-// appendErrorBody appends a JSON-RPC error response: with the id when
-// there is one, else with "id":null last, as the SDKs write it.
-func appendErrorBody(dst, id []byte, code int, msg, data []byte) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0",`...)
-	if len(id) > 0 {
-		dst = append(dst, `"id":`...)
-		dst = append(dst, id...)
-		dst = append(dst, ',')
-	}
-	dst = append(dst, `"error":{"code":`...)
-	dst = appendInt(dst, int64(code))
-	dst = append(dst, `,"message":`...)
-	dst = jsonrpc.AppendString(dst, msg)
-	if len(data) > 0 {
-		dst = append(dst, `,"data":`...)
-		dst = append(dst, data...)
-	}
-	dst = append(dst, '}')
-	if len(id) == 0 {
-		dst = append(dst, `,"id":null`...)
-	}
-	return append(dst, '}')
+// unsent logs a closing frame the ring refused: the direction is closed
+// all the same, and nothing more can be sent on it.
+func (h *server) unsent(t frame.FrameType, id int64, err error) {
+	h.w.Logger().Warn("mcp server: frame not sent", "binding", h.cfg.Name, "frame", t, "stream", id, "err", err)
 }

@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 	"strconv"
 
-	httpb "github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -18,6 +17,14 @@ import (
 // HttpBeginEx of the request headers, DATA the body, END. The server
 // answers on the same stream's reply, and turns each MCP request into an
 // application stream to its exit, as doc.go describes.
+//
+// As Zilla's McpServerFactory keeps one inner stream class per role, each
+// request is served by the type of its role, picked by its :method when
+// the stream opens: a POST (post.go), whose message may make it an
+// application request (exchange, app.go) or a subscriptions/listen
+// (listen.go); the session's GET stream (get.go); a DELETE (delete.go).
+// They share the request's stream and its response writer (request.go,
+// out.go). Each role keeps a free list of its own.
 type server struct {
 	w          *engine.Worker
 	cfg        *engine.BindingConfig
@@ -29,22 +36,13 @@ type server struct {
 	httpTypeID int32
 	mcpTypeID  int32
 
-	// Flyweights reused for every frame.
+	// Flyweights reused for every frame. The relay passes frames through
+	// in place (hdr), and builds the ABORT and RESET of its teardown
+	// itself: its streams are no engine.Streams of its own.
 	hdr     frame.Frame
 	begin   frame.Begin
-	data    frame.Data
-	end     frame.End
-	abort   frame.Abort
-	flush   frame.Flush
-	window  frame.Window
-	reset   frame.Reset
-	beginB  frame.BeginBuilder
-	dataB   frame.DataBuilder
-	endB    frame.EndBuilder
 	abortB  frame.AbortBuilder
-	windowB frame.WindowBuilder
 	resetB  frame.ResetBuilder
-	httpExB httpb.HttpBeginExBuilder
 	mcpEx   mcp.McpBeginEx
 	mcpExB  mcp.McpBeginExBuilder
 	flushEx mcp.McpFlushEx
@@ -58,11 +56,18 @@ type server struct {
 	// body tracks a request body, or an application's reply, held whole.
 	body jsonrpc.Tracker
 	// msg and aux compose an error's message and data.
-	msg    []byte
-	aux    []byte
-	free   []*request
-	relays []*relay
-	refs   []streamRef // scratch for notifications/cancelled
+	msg []byte
+	aux []byte
+
+	// The free lists, one a role.
+	posts     []*post
+	gets      []*getStream
+	deletes   []*deleteRequest
+	exchanges []*exchange
+	listens   []*listen
+	relays    []*relay
+
+	refs []postRef // scratch for notifications/cancelled
 	// trackers scan streaming bodies.
 	trackers []*jsonrpc.Tracker
 	disc     discovery
@@ -103,28 +108,66 @@ func buildVersion() string {
 	return info.Main.Version
 }
 
-// NewStream accepts each HTTP request.
+// NewStream accepts each HTTP request. Its headers, read here, pick the
+// role that serves it by its :method.
 func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
-	r := h.alloc()
-	r.originID, r.routedID = h.begin.OriginID(), h.begin.RoutedID()
-	r.initialID = h.begin.StreamID()
-	r.replyID = engine.ReplyID(r.initialID)
+	var sc headerScan
+	h.scanHeaders(h.begin.Extension(), &sc)
+	var r *request
+	switch sc.method {
+	case methodPost:
+		p := h.allocPost()
+		p.setPostHeaders(&sc)
+		r = &p.request
+	case methodGet:
+		g := h.allocGet()
+		g.setLastEventID(sc.lastEventID)
+		r = &g.request
+	default:
+		r = &h.allocDelete().request
+	}
+	r.setHeaders(&sc)
+	r.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return r.onNet
 }
 
-// alloc takes a request from the worker's free list.
-func (h *server) alloc() *request {
-	r := freelist.Pop(&h.free)
-	if r == nil {
-		r = &request{h: h}
-		r.onNet = r.onNetFrame
-		r.onApp = r.onAppFrame
+// allocPost takes a POST from the worker's free list.
+func (h *server) allocPost() *post { return popRole(h, &h.posts) }
+
+// allocGet takes a GET stream from the worker's free list.
+func (h *server) allocGet() *getStream { return popRole(h, &h.gets) }
+
+// allocDelete takes a DELETE, or a request of a method the endpoint does
+// not serve, from the worker's free list.
+func (h *server) allocDelete() *deleteRequest { return popRole(h, &h.deletes) }
+
+// putRole puts v, a role whose request is r, back on its free list once
+// the request is done.
+func putRole[T any](r *request, list *[]*T, v *T) {
+	if r.done() {
+		r.recycle()
+		*list = append(*list, v)
 	}
-	r.reset()
-	return r
+}
+
+// popRole takes a role's struct from its free list, left ready by its
+// release, or makes one.
+func popRole[T any, P interface {
+	*T
+	role
+	base() *request
+	setup(h *server)
+}](h *server, list *[]*T) P {
+	if v := P(freelist.Pop(list)); v != nil {
+		v.base().flags = 0
+		return v
+	}
+	v := P(new(T))
+	v.setup(h)
+	return v
 }
 
 // versionSet is a bit set of versions: those the server speaks.

@@ -144,42 +144,34 @@ type session struct {
 	lc      *lifecycle
 	timerID int64
 	timerFn func()
-	initReq *request // the initialize waiting for the app's lifecycle reply
-	initGen uint32
+	init    postRef // the initialize waiting for the app's lifecycle reply
 
-	get      streamRef // the GET stream, if one is open
-	resume   uint32    // the POST stream the GET resumed, whose later events it carries
+	get      getRef // the GET stream, if one is open
+	resume   uint32 // the POST stream the GET resumed, whose later events it carries
 	inflight []inflight
 	streams  uint32 // POST event streams handed out; the GET stream is 0
 	getSeq   uint32 // events sent on stream 0
 	replay   replayRing
 }
 
-// streamRef names a request. A request struct is reused, so gen tells
-// whether it is still the same one.
-type streamRef struct {
-	r   *request
-	gen uint32
-}
-
 // inflight is a request of the session that notifications/cancelled may
 // name, by the hash of its id's JSON text.
 type inflight struct {
 	hash uint64
-	ref  streamRef
+	ref  postRef
 }
 
 func (s *session) touch(now int64) { s.lastActive = now }
 
 // addInflight records a request for cancellation.
-func (s *session) addInflight(hash uint64, ref streamRef) {
+func (s *session) addInflight(hash uint64, ref postRef) {
 	s.inflight = append(s.inflight, inflight{hash, ref})
 }
 
 // removeInflight forgets a request.
-func (s *session) removeInflight(r *request, gen uint32) {
+func (s *session) removeInflight(p *post, gen uint32) {
 	for i := range s.inflight {
-		if e := &s.inflight[i]; e.ref.r == r && e.ref.gen == gen {
+		if e := &s.inflight[i]; e.ref.p == p && e.ref.gen == gen {
 			last := len(s.inflight) - 1
 			s.inflight[i] = s.inflight[last]
 			s.inflight[last] = inflight{}
@@ -192,7 +184,7 @@ func (s *session) removeInflight(r *request, gen uint32) {
 // busy reports whether the session has a GET stream or requests in
 // flight: a session in use does not expire.
 func (s *session) busy() bool {
-	return s.get.r != nil || len(s.inflight) > 0
+	return s.get.g != nil || len(s.inflight) > 0
 }
 
 // fnv64 hashes a request id's JSON text.

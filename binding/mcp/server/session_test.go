@@ -13,7 +13,7 @@ import (
 // its table belong to their owner worker alone, so nothing in them is a
 // mutex or an atomic that another worker could be meant to share.
 func TestSessionStateHasNoLock(t *testing.T) {
-	for _, v := range []any{sessionTable{}, session{}, streamRef{}, inflight{}, replayRing{}} {
+	for _, v := range []any{sessionTable{}, session{}, postRef{}, getRef{}, inflight{}, replayRing{}} {
 		typ := reflect.TypeOf(v)
 		for f := range typ.Fields() {
 			pkg := f.Type.PkgPath()

@@ -21,21 +21,36 @@ import (
 // streamState is a streaming body's progress, in offsets from the body's
 // first byte.
 type streamState struct {
-	trk        *jsonrpc.Tracker
-	slotBase   int64 // the body offset of the slot's first byte
-	sent       int64 // params bytes sent to the application end here
-	paramsEnd  int64 // where the params end, 0 until known
-	msgDone    bool  // the message is complete; only whitespace may follow
-	idPending  bool  // the id comes after the params
-	rpcPending bool  // so does the jsonrpc member
-	deferred   bool  // the reply ended before the id was known
-	deferredE  bool  // …with the ERROR outcome
-	// An error the application answered with before the id was known.
-	errDeferred bool
-	errCode     int
-	errLen      int
-	errMsg      [256]byte
+	trk       *jsonrpc.Tracker
+	slotBase  int64 // the body offset of the slot's first byte
+	sent      int64 // params bytes sent to the application end here
+	paramsEnd int64 // where the params end, 0 until known
+	flags     streamFlags
+	// An error the application answered with before the id was known
+	// (errDeferred).
+	errCode int
+	errLen  int
+	errMsg  [256]byte
 }
+
+// reset forgets a streaming body; errMsg is as good as empty once
+// errLen is 0.
+func (st *streamState) reset() {
+	st.trk, st.slotBase, st.sent, st.paramsEnd = nil, 0, 0, 0
+	st.flags, st.errCode, st.errLen = 0, 0, 0
+}
+
+// streamFlags is where a streaming body's message stands.
+type streamFlags uint8
+
+const (
+	msgDone       streamFlags = 1 << iota // the message is complete; only whitespace may follow
+	idPending                             // the id comes after the params
+	rpcPending                            // so does the jsonrpc member
+	deferred                              // the reply ended before the id was known
+	deferredError                         // …with the ERROR outcome
+	errDeferred                           // the application answered with an error before the id was known
+)
 
 // tracker takes a tracker from the worker's pool.
 func (h *server) tracker() *jsonrpc.Tracker {
@@ -50,8 +65,8 @@ func (h *server) tracker() *jsonrpc.Tracker {
 
 // tooLarge answers 413: at once, refusing the rest, for a body beyond
 // limits.body; at the body's end for one that cannot be streamed.
-func (r *request) tooLarge() {
-	r.streamFailed(413, codeTransport, "Payload Too Large: the request body exceeds the limit")
+func (p *post) tooLarge() {
+	p.streamFailed(413, codeTransport, "Payload Too Large: the request body exceeds the limit")
 }
 
 // streamFailed ends a request whose body cannot go on: its application
@@ -59,58 +74,67 @@ func (r *request) tooLarge() {
 // read to its end (a client still sending may not read an answer sent
 // before), or at once when the body is beyond limits.body; or an abrupt
 // end when the response has begun.
-func (r *request) streamFailed(status, code int, msg string) {
-	r.cancelApp()
-	r.freeIn()
-	r.streamBody = false
-	if r.mode != modeNone || r.outOver {
-		r.abortReply()
-		r.resetIn()
+func (p *post) streamFailed(status, code int, msg string) {
+	if p.ex != nil {
+		p.ex.cancel()
+	}
+	p.doneInflight()
+	p.freeIn()
+	p.state &^= streamBody
+	if p.res.mode != modeNone || p.replyOver() {
+		p.abortReply()
+		p.resetIn()
 		return
 	}
-	r.idLen = 0
-	if r.inOver || r.bodyLen > r.h.s.maxBody {
-		r.transportError(status, code, msg)
-		r.resetIn()
+	p.res.id = nil
+	if p.In.Closed() || p.bodyLen > p.h.s.maxBody {
+		p.transportError(status, code, msg)
+		p.resetIn()
 		return
 	}
-	r.early, r.earlyCode, r.earlyMsg = status, code, msg
-	r.grantIn()
+	p.hdr.early, p.hdr.earlyCode, p.hdr.earlyMsg = status, code, msg
+	p.grantBody()
 }
 
 // startStream turns a body that filled its slot into a streaming one.
-func (r *request) startStream() {
-	h := r.h
-	b := h.pool.Buffer(r.inSlot)[:r.inLen]
+func (p *post) startStream() {
+	h := p.h
+	b := h.pool.Buffer(p.inSlot)[:p.inLen]
 	t := h.tracker()
-	r.st = streamState{trk: t}
-	r.streamBody = true
+	p.st.reset()
+	p.st.trk = t
+	p.state |= streamBody
 	n, done, err := t.Feed(b)
 	if err != nil {
-		r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 		return
 	}
 	if done {
-		r.st.msgDone = true
+		p.st.flags |= msgDone
 		if !onlySpace(b[n:]) {
-			r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 		}
 		// A message that fits its slot, with whitespace beyond: it is
 		// read whole at the END.
-		r.streamBody = false
+		p.state &^= streamBody
 		return
 	}
-	if k := t.Kind(); k != jsonrpc.KindObject {
-		r.streamFailed(400, codeInvalidRequest, notObject(k))
+	switch t.Kind() {
+	case jsonrpc.KindObject:
+	case jsonrpc.KindArray:
+		p.streamFailed(400, codeInvalidRequest, "Invalid Request: batch requests are not supported")
+		return
+	default:
+		p.streamFailed(400, codeInvalidRequest, "Invalid Request: a JSON-RPC message must be an object")
 		return
 	}
 	params, method := t.Member(jsonrpc.MemberParams), t.Member(jsonrpc.MemberMethod)
 	if params.Start == 0 {
-		r.tooLarge()
+		p.tooLarge()
 		return
 	}
 	if !method.Complete() || method.Start > params.Start {
-		r.streamFailed(400, codeInvalidRequest, "Invalid Request: in a large body, method must come before params")
+		p.streamFailed(400, codeInvalidRequest, "Invalid Request: in a large body, method must come before params")
 		return
 	}
 	var m message
@@ -118,185 +142,185 @@ func (r *request) startStream() {
 	m.params = b[params.Start:]
 	if params.Complete() {
 		m.params = params.Bytes(b)
-		r.st.paramsEnd = params.End
+		p.st.paramsEnd = params.End
 	}
 	if v := t.Member(jsonrpc.MemberJSONRPC); v.Complete() {
 		if string(v.Bytes(b)) != `"2.0"` {
-			r.streamFailed(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+			p.streamFailed(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 			return
 		}
 	} else {
-		r.st.rpcPending = true
+		p.st.flags |= rpcPending
 	}
 	if id := t.Member(jsonrpc.MemberID); id.Complete() {
-		if id := id.Bytes(b); !validID(id) || len(id) > len(r.id) {
-			r.streamFailed(400, codeInvalidRequest, "Invalid Request: the id must be a string or an integer")
+		if id := id.Bytes(b); !validID(id) || len(id) > len(p.id) {
+			p.streamFailed(400, codeInvalidRequest, "Invalid Request: the id must be a string or an integer")
 			return
 		}
-		r.idLen = copy(r.id[:], id.Bytes(b))
+		p.res.id = p.id[:copy(p.id[:], id.Bytes(b))]
 	} else {
-		r.st.idPending = true
+		p.st.flags |= idPending
 	}
-	r.st.sent = params.Start
-	r.dispatch(&m, true)
-	if !r.appOpen {
+	p.st.sent = params.Start
+	p.dispatch(&m, true)
+	if p.ex == nil {
 		// Answered already (an error): the rest is read and dropped.
-		r.streamBody = false
-		r.freeIn()
-		r.grantIn()
+		p.state &^= streamBody
+		p.freeIn()
+		p.grantBody()
 		return
 	}
-	r.sendParams()
+	p.ex.sendParams()
 }
 
-func onlySpace(b []byte) bool { return jsonrpc.SkipSpace(b, 0) == len(b) }
+func onlySpace(b []byte) bool { return len(jsonrpc.TrimSpace(b)) == 0 }
 
 // streamMore takes the next bytes of a streaming body.
-func (r *request) streamMore(p []byte) {
-	h := r.h
-	b := h.pool.Buffer(r.inSlot)
-	if r.inLen+len(p) > len(b) {
-		r.fail() // beyond the window granted
+func (p *post) streamMore(more []byte) {
+	h := p.h
+	b := h.pool.Buffer(p.inSlot)
+	if p.inLen+len(more) > len(b) {
+		p.fail() // beyond the window granted
 		return
 	}
-	copy(b[r.inLen:], p)
-	r.inLen += len(p)
-	t := r.st.trk
-	if r.st.msgDone {
-		if !onlySpace(p) {
-			r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+	copy(b[p.inLen:], more)
+	p.inLen += len(more)
+	t := p.st.trk
+	if p.st.flags&msgDone != 0 {
+		if !onlySpace(more) {
+			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 		}
-		r.compactIn()
+		p.compactIn()
 		return
 	}
-	n, done, err := t.Feed(p)
+	n, done, err := t.Feed(more)
 	if err != nil {
-		r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 		return
 	}
 	if done {
-		r.st.msgDone = true
-		if !onlySpace(p[n:]) {
-			r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.st.flags |= msgDone
+		if !onlySpace(more[n:]) {
+			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 			return
 		}
 	}
-	if r.st.paramsEnd == 0 && t.ParamsDone() {
-		r.st.paramsEnd = t.Member(jsonrpc.MemberParams).End
+	if p.st.paramsEnd == 0 && t.ParamsDone() {
+		p.st.paramsEnd = t.Member(jsonrpc.MemberParams).End
 	}
-	if r.appInitialOver {
-		r.skipParams()
+	if p.ex.Out.Closed() {
+		p.skipParams()
 	} else {
-		r.sendParams()
+		p.ex.sendParams()
 	}
-	if r.inLen == len(b) && r.st.paramsEnd != 0 && r.st.sent == r.st.paramsEnd {
+	if p.inLen == len(b) && p.st.paramsEnd != 0 && p.st.sent == p.st.paramsEnd {
 		// The tail after the params fills the slot: nothing drains it.
-		r.tooLarge()
+		p.tooLarge()
 	}
 }
 
 // paramsChunk returns the params bytes that can be sent next: after what
 // was sent, up to the params' end or what has arrived.
-func (r *request) paramsChunk() []byte {
-	end := r.st.slotBase + int64(r.inLen)
-	if r.st.paramsEnd != 0 {
-		end = min(end, r.st.paramsEnd)
+func (p *post) paramsChunk() []byte {
+	end := p.st.slotBase + int64(p.inLen)
+	if p.st.paramsEnd != 0 {
+		end = min(end, p.st.paramsEnd)
 	}
-	if r.st.sent >= end {
+	if p.st.sent >= end {
 		return nil
 	}
-	b := r.h.pool.Buffer(r.inSlot)
-	return b[r.st.sent-r.st.slotBase : end-r.st.slotBase]
+	b := p.h.pool.Buffer(p.inSlot)
+	return b[p.st.sent-p.st.slotBase : end-p.st.slotBase]
 }
 
 // skipParams drops the params that arrive after the application stopped
 // taking them (it refused the request): the body is still read, for an id
 // that may follow them.
-func (r *request) skipParams() {
-	if !r.streamBody || r.inSlot < 0 {
+func (p *post) skipParams() {
+	if p.state&streamBody == 0 || p.inSlot < 0 {
 		return
 	}
-	r.st.sent += int64(len(r.paramsChunk()))
-	r.compactIn()
+	p.st.sent += int64(len(p.paramsChunk()))
+	p.compactIn()
 }
 
 // paramsDone reports whether every params byte has been sent.
-func (r *request) paramsDone() bool {
-	return r.st.paramsEnd != 0 && r.st.sent == r.st.paramsEnd
+func (p *post) paramsDone() bool {
+	return p.st.paramsEnd != 0 && p.st.sent == p.st.paramsEnd
 }
 
 // compactIn drops the slot's bytes that are no longer needed: those sent
 // to the application, or all of them once the message is complete, its id
 // known and its params sent.
-func (r *request) compactIn() {
-	b := r.h.pool.Buffer(r.inSlot)
-	keep := r.st.sent
-	if r.st.msgDone && !r.st.idPending && !r.st.rpcPending && r.paramsDone() {
+func (p *post) compactIn() {
+	b := p.h.pool.Buffer(p.inSlot)
+	keep := p.st.sent
+	if p.st.flags&(msgDone|idPending|rpcPending) == msgDone && p.paramsDone() {
 		// Nothing after the params is wanted; params the application's
 		// window has not taken yet are kept until it does.
-		keep = r.st.slotBase + int64(r.inLen)
+		keep = p.st.slotBase + int64(p.inLen)
 	}
-	drop := int(keep - r.st.slotBase)
+	drop := int(keep - p.st.slotBase)
 	if drop <= 0 {
 		return
 	}
-	r.inLen = copy(b, b[drop:r.inLen])
-	r.st.slotBase = keep
-	r.grantIn()
+	p.inLen = copy(b, b[drop:p.inLen])
+	p.st.slotBase = keep
+	p.grantBody()
 }
 
 // endStream handles the END of a streaming body: the message must be
 // complete, and an id or jsonrpc member after the params is read from the
 // tail.
-func (r *request) endStream() {
-	t := r.st.trk
+func (p *post) endStream() {
+	t := p.st.trk
 	if err := t.Finish(); err != nil {
-		r.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
 		return
 	}
 	tail := func(rng jsonrpc.Range) []byte {
-		if !rng.Complete() || rng.Start < r.st.slotBase || r.inSlot < 0 {
+		if !rng.Complete() || rng.Start < p.st.slotBase || p.inSlot < 0 {
 			return nil
 		}
-		b := r.h.pool.Buffer(r.inSlot)
-		return b[rng.Start-r.st.slotBase : rng.End-r.st.slotBase]
+		b := p.h.pool.Buffer(p.inSlot)
+		return b[rng.Start-p.st.slotBase : rng.End-p.st.slotBase]
 	}
-	if r.st.rpcPending {
+	if p.st.flags&rpcPending != 0 {
 		if v := tail(t.Member(jsonrpc.MemberJSONRPC)); !bytes.Equal(v, []byte(`"2.0"`)) {
-			r.streamFailed(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+			p.streamFailed(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 			return
 		}
-		r.st.rpcPending = false
+		p.st.flags &^= rpcPending
 	}
-	if r.st.idPending {
+	if p.st.flags&idPending != 0 {
 		id := tail(t.Member(jsonrpc.MemberID))
-		if id == nil || !validID(id) || len(id) > len(r.id) {
-			r.streamFailed(400, codeInvalidRequest, "Invalid Request: the id must be a string or an integer")
+		if id == nil || !validID(id) || len(id) > len(p.id) {
+			p.streamFailed(400, codeInvalidRequest, "Invalid Request: the id must be a string or an integer")
 			return
 		}
-		r.idLen = copy(r.id[:], id)
-		r.st.idPending = false
-		if s := r.sess; s != nil && !r.stateless && r.appOpen && !(r.appInitialOver && r.appReplyOver) {
-			s.addInflight(fnv64(r.id[:r.idLen]), r.ref())
-			r.inflight = true
+		p.res.id = p.id[:copy(p.id[:], id)]
+		p.st.flags &^= idPending
+		if s := p.sess; s != nil && p.flags&stateless == 0 && p.ex != nil && !p.ex.Closed() {
+			s.addInflight(fnv64(p.res.id), p.ref())
+			p.state |= cancellable
 		}
 	}
-	r.compactIn()
+	p.compactIn()
 	switch {
-	case r.st.deferred:
-		r.st.deferred = false
-		r.finish(r.st.deferredE)
-	case r.st.errDeferred:
-		r.st.errDeferred = false
-		r.appErrorBytes(r.st.errCode, append(r.h.msg[:0], r.st.errMsg[:r.st.errLen]...))
+	case p.st.flags&deferred != 0:
+		p.st.flags &^= deferred
+		p.ex.finish(p.st.flags&deferredError != 0)
+	case p.st.flags&errDeferred != 0:
+		p.st.flags &^= errDeferred
+		p.appErrorBytes(p.st.errCode, append(p.h.msg[:0], p.st.errMsg[:p.st.errLen]...))
 	}
 }
 
 // releaseStream gives the tracker back.
-func (r *request) releaseStream() {
-	if r.st.trk != nil {
-		r.h.trackers = append(r.h.trackers, r.st.trk)
+func (p *post) releaseStream() {
+	if p.st.trk != nil {
+		p.h.trackers = append(p.h.trackers, p.st.trk)
 	}
-	r.st = streamState{}
-	r.streamBody = false
+	p.st.reset()
+	p.state &^= streamBody
 }
