@@ -35,8 +35,8 @@ func TestHelperUpstream(t *testing.T) {
 // http server → http client (a forward proxy) to an upstream in another
 // process, and counts this process's heap allocations per request: the
 // engine and the three bindings, with a client that allocates nothing.
-// The http client used to allocate its exchange and the exchange's
-// handler for every request; it keeps finished exchanges now.
+// The client keeps finished exchanges for reuse, so a request allocates
+// neither an exchange nor its handler.
 func TestRequestAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")

@@ -161,7 +161,7 @@ func TestClientResponseFramingsBeforeClose(t *testing.T) {
 
 // TestClientRefusesHTTPS: the http client speaks no TLS, so a request for
 // an https URL is refused (the proxy answers 502) and nothing is sent to
-// the upstream: it used to go out in cleartext to the https port.
+// the upstream, never in cleartext to the https port.
 func TestClientRefusesHTTPS(t *testing.T) {
 	accepted := make(chan struct{}, 1)
 	up := rawUpstream(t, func(int) string {

@@ -34,9 +34,8 @@ func activeStreams(e *engine.Engine) map[string]int64 {
 // → mcp server → proxy → mcp client → http client → tcp) to go-sdk's
 // everything-server, whose answers are event streams that the mcp client
 // stops reading (RESET) once the answer has come, and checks that no
-// binding's stream.active gauges grow with the calls. They used to grow by
-// one or two per call: a direction closed by RESET was never counted as
-// closed. The mcp kinds' gauges come back exactly to what they were after
+// binding's stream.active gauges grow with the calls: a direction closed
+// by RESET counts as closed. The mcp kinds' gauges come back exactly to what they were after
 // the session's first call; the http and tcp clients' may differ by the
 // upstream connections their pool opened or closed meanwhile.
 func TestActiveStreamsSettle(t *testing.T) {
