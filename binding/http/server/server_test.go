@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,11 +18,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/echo"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/spec"
 )
 
 var discardLogs = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -564,4 +568,12 @@ func quoteInput(b []byte) string {
 		q = q[:300] + "…"
 	}
 	return q
+}
+
+// TestScenarios plays scripts/http: each pair peer to peer, then each
+// network client script into the http server binding, net0, with the
+// application server script, if any, as its exit (see
+// spec.RunServerScenarios for the configurations).
+func TestScenarios(t *testing.T) {
+	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "http"))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/sluicehq/sluice/binding/echo"
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/spec"
 )
 
 // stack is tcp → http → mcp server → toolkit on a free loopback port,
@@ -667,4 +670,12 @@ func TestStackCancelAfterDisconnect(t *testing.T) {
 	}
 	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
 	s.requireReleased(t)
+}
+
+// TestScenarios plays scripts/mcp: each pair peer to peer, then each
+// network client script into the mcp server binding, net0, with the
+// application server script, if any, as its exit (see
+// spec.RunServerScenarios for the configurations).
+func TestScenarios(t *testing.T) {
+	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "mcp"))
 }
