@@ -82,9 +82,7 @@ func Logs() io.Writer {
 // engine stops when the test ends.
 func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load(name, []byte(src), schema)
+	cfg, err := Load(name, src)
 	require.NoError(t, err)
 	require.NoError(t, binding.Resolve(cfg))
 	all := append([]engine.Option{
@@ -101,6 +99,55 @@ func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine
 		_ = e.Stop(ctx)
 	})
 	return e
+}
+
+// Load loads src, a configuration (name is the file name its errors
+// cite), against the schema of the compiled-in bindings and the engine's
+// components. external names the bindings the configuration may use as
+// exits without declaring them: those the test attaches itself.
+func Load(name, src string, external ...string) (*config.Config, error) {
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(name, []byte(src), schema, config.WithExternal(external...))
+}
+
+// Quiet is a logger that discards what it is given and drops debug
+// records before they are formatted, so that it costs a test that counts
+// allocations nothing.
+var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// New returns an engine on cfg with opts after the test defaults: two
+// unpinned workers, the Quiet logger and the compiled-in bindings.
+func New(t testing.TB, cfg *config.Config, opts ...engine.Option) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(cfg, append([]engine.Option{
+		engine.WithWorkers(2), engine.WithPin(false), engine.WithLogger(Quiet), engine.WithBindings(binding.Factory),
+	}, opts...)...)
+	require.NoError(t, err)
+	return e
+}
+
+// Run starts e and returns it. It stops e when the test ends, failing the
+// test unless e stops cleanly within StopTimeout.
+func Run(t testing.TB, e *engine.Engine) *engine.Engine {
+	t.Helper()
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { Stop(t, e) })
+	return e
+}
+
+// StopTimeout bounds how long Stop waits for an engine's workers.
+const StopTimeout = 5 * time.Second
+
+// Stop stops e, failing the test unless it stops cleanly within
+// StopTimeout.
+func Stop(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+	defer cancel()
+	require.NoError(t, e.Stop(ctx))
 }
 
 // HelperEnv is set, to the helper test's name, in a test binary that
@@ -156,6 +203,24 @@ func MallocsPerOp(warmup time.Duration, n int, op func()) float64 {
 	}
 	runtime.ReadMemStats(&after)
 	return float64(after.Mallocs-before.Mallocs) / float64(n)
+}
+
+// ReceiveTimeout bounds how long Receive waits.
+const ReceiveTimeout = 5 * time.Second
+
+// Receive returns the next value from ch, failing the test if none comes
+// within ReceiveTimeout; the failure reads "timed out waiting for " and
+// what, formatted with args.
+func Receive[T any](t testing.TB, ch <-chan T, what string, args ...any) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(ReceiveTimeout):
+		t.Fatalf("timed out waiting for "+what, args...)
+		var zero T
+		return zero
+	}
 }
 
 // Clock is a manual clock for [engine.WithClock]: its time stands still
