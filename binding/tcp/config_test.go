@@ -1,13 +1,11 @@
 package tcp_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
 
 	"golang.org/x/sys/unix"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,16 +19,8 @@ import (
 // error: the schema's, or the binding's when it attaches.
 func startErr(t *testing.T, src string) error {
 	t.Helper()
-	cfg, err := load(t, src)
-	if err != nil {
-		return err
-	}
-	e := enginetest.New(t, cfg, engine.WithRingCapacity(1<<16), engine.WithExternal("app0", refuser{}))
-	err = e.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = e.Stop(ctx)
-	return err
+	return enginetest.Check(t, "test.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}, "app1": enginetest.Refuse{}},
+		engine.WithRingCapacity(1<<16))
 }
 
 func TestConfigErrors(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // connectServer starts a tcp server on a free port whose exit, app0, is
@@ -170,7 +171,7 @@ func TestServerAbortive(t *testing.T) {
 // connection reset, and the refused stream leaves nothing behind.
 func TestServerRefusedByExit(t *testing.T) {
 	port := freePort(t)
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": refuser{}}})
+	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": enginetest.Refuse{}}})
 	// The reset may even beat the client's connect to completion.
 	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
 	if err == nil {
@@ -181,14 +182,6 @@ func TestServerRefusedByExit(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.ECONNRESET)
 	requireNoStreams(t, e)
 }
-
-type refuser struct{}
-
-func (refuser) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refuser{}, nil
-}
-
-func (refuser) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 // TestServerWindow grants a small window and stops: the binding reads no
 // more than the window, the rest stays in the socket and the client's

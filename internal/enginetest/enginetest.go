@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
 )
 
 // FreePort returns a loopback TCP port that was free a moment ago.
@@ -138,6 +141,34 @@ func Run(t testing.TB, e *engine.Engine) *engine.Engine {
 	return e
 }
 
+// Check loads src (name is the file name its errors cite), with the
+// external bindings as exits, adds the system bindings it names, starts an
+// engine on it with opts after the test defaults and stops it again. It
+// returns the first error, the configuration's or the start's, for tests
+// of configuration errors; an engine that starts must stop cleanly.
+func Check(t testing.TB, name, src string, external map[string]engine.Binding, opts ...engine.Option) error {
+	t.Helper()
+	cfg, err := Load(name, src, slices.Sorted(maps.Keys(external))...)
+	if err != nil {
+		return err
+	}
+	if err := binding.Resolve(cfg); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(external)) {
+		opts = append(opts, engine.WithExternal(name, external[name]))
+	}
+	e := New(t, cfg, opts...)
+	if err := e.Start(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+		defer cancel()
+		_ = e.Stop(ctx) // whatever the failed start left running
+		return err
+	}
+	Stop(t, e)
+	return nil
+}
+
 // StopTimeout bounds how long Stop waits for an engine's workers.
 const StopTimeout = 5 * time.Second
 
@@ -221,6 +252,61 @@ func Receive[T any](t testing.TB, ch <-chan T, what string, args ...any) T {
 		var zero T
 		return zero
 	}
+}
+
+// Timer bounds waits as Receive does, with one timer used again and again:
+// for tests that count allocations, which time.After would spoil.
+type Timer struct{ t *time.Timer }
+
+// NewTimer returns a stopped Timer.
+func NewTimer() *Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &Timer{t: t}
+}
+
+// ReceiveBy is Receive on the reused timer tm: it allocates nothing.
+func ReceiveBy[T any](t testing.TB, tm *Timer, ch <-chan T, what string) T {
+	t.Helper()
+	tm.t.Reset(ReceiveTimeout)
+	defer tm.t.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-tm.t.C:
+		t.Fatal("timed out waiting for " + what)
+		var zero T
+		return zero
+	}
+}
+
+// Refuse is an external binding that refuses every stream routed to it:
+// the one a test's own streams come from.
+type Refuse struct{}
+
+// Attach returns Refuse itself as the worker's handler.
+func (Refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return Refuse{}, nil
+}
+
+// NewStream refuses the stream.
+func (Refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
+
+// Begin wraps b over buf and writes the header of a BEGIN that opens the
+// stream initialID from originID to routedID, with its sequence,
+// acknowledge, maximum, trace id, authorization and affinity 0; the caller
+// adds the extension and builds it.
+func Begin(b *frame.BeginBuilder, buf []byte, originID, routedID, initialID int64) *frame.BeginBuilder {
+	return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(initialID).
+		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+}
+
+// Window builds in buf, with b, a WINDOW on streamID from originID to
+// routedID that acknowledges ack and offers max past seq, with no budget,
+// padding or trace id, and returns its length.
+func Window(b *frame.WindowBuilder, buf []byte, originID, routedID, streamID, seq, ack int64, max int32) (int, error) {
+	return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
+		Sequence(seq).Acknowledge(ack).Maximum(max).TraceID(0).BudgetID(0).Padding(0).BuildLimit()
 }
 
 // Clock is a manual clock for [engine.WithClock]: its time stands still
