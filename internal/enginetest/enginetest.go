@@ -292,21 +292,57 @@ func (Refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, err
 // NewStream refuses the stream.
 func (Refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
-// Begin wraps b over buf and writes the header of a BEGIN that opens the
-// stream initialID from originID to routedID, with its sequence,
-// acknowledge, maximum, trace id, authorization and affinity 0; the caller
-// adds the extension and builds it.
-func Begin(b *frame.BeginBuilder, buf []byte, originID, routedID, initialID int64) *frame.BeginBuilder {
-	return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+// Head is the header of a frame a test sends: the stream, and the
+// sequence, acknowledge and maximum of its flow. Its trace id and
+// authorization are 0.
+type Head struct {
+	OriginID, RoutedID, StreamID int64
+	Seq, Ack                     int64
+	Max                          int32
 }
 
-// Window builds in buf, with b, a WINDOW on streamID from originID to
-// routedID that acknowledges ack and offers max past seq, with no budget,
-// padding or trace id, and returns its length.
-func Window(b *frame.WindowBuilder, buf []byte, originID, routedID, streamID, seq, ack int64, max int32) (int, error) {
-	return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-		Sequence(seq).Acknowledge(ack).Maximum(max).TraceID(0).BudgetID(0).Padding(0).BuildLimit()
+// headBuilder is a frame builder, B, and the header setters every frame
+// type's builder has.
+type headBuilder[B any] interface {
+	OriginID(v int64) B
+	RoutedID(v int64) B
+	StreamID(v int64) B
+	Sequence(v int64) B
+	Acknowledge(v int64) B
+	Maximum(v int32) B
+	TraceID(v int64) B
+	Authorization(v int64) B
+}
+
+// withHead writes h with b and returns b for the fields of its type.
+func withHead[B headBuilder[B]](b B, h Head) B {
+	return b.OriginID(h.OriginID).RoutedID(h.RoutedID).StreamID(h.StreamID).
+		Sequence(h.Seq).Acknowledge(h.Ack).Maximum(h.Max).TraceID(0).Authorization(0)
+}
+
+// Begin wraps b over buf and writes h as the header of a BEGIN, with
+// affinity 0; the caller adds the extension and builds it.
+func Begin(b *frame.BeginBuilder, buf []byte, h Head) *frame.BeginBuilder {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).Affinity(0)
+}
+
+// Data builds in buf, with b, a DATA with the header h that carries
+// payload whole (INIT and FIN) against reserved bytes of credit and no
+// budget, and returns its length.
+func Data(b *frame.DataBuilder, buf []byte, h Head, reserved int32, payload []byte) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).Flags(3).BudgetID(0).Reserved(reserved).Payload(payload).BuildLimit()
+}
+
+// End builds in buf, with b, an END with the header h and no extension,
+// and returns its length.
+func End(b *frame.EndBuilder, buf []byte, h Head) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).BuildLimit()
+}
+
+// Window builds in buf, with b, a WINDOW with the header h and no budget
+// or padding, and returns its length.
+func Window(b *frame.WindowBuilder, buf []byte, h Head) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(0).Padding(0).BuildLimit()
 }
 
 // Clock is a manual clock for [engine.WithClock]: its time stands still

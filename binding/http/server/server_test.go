@@ -2,11 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
@@ -22,13 +19,11 @@ import (
 	"github.com/sluicehq/sluice/binding/http/h1"
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/sluicehq/sluice/spec"
 )
-
-var discardLogs = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // driverBinding is the external binding the tests write into net0 from; it
 // refuses every stream routed to it, so it doubles as an application that
@@ -39,37 +34,23 @@ const driverBinding = "driver"
 // attached, and stops it when the test ends.
 func startServerEngine(t *testing.T, src string) (*engine.Engine, error) {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("server.yaml", []byte(src), schema, config.WithExternal(driverBinding))
+	cfg, err := enginetest.Load("server.yaml", src, driverBinding)
 	if err != nil {
 		return nil, err
 	}
 	e, err := engine.New(cfg,
 		engine.WithWorkers(2), engine.WithRingCapacity(1<<20), engine.WithPin(false),
-		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
-		engine.WithExternal(driverBinding, refusingBinding{}))
+		engine.WithLogger(enginetest.Quiet), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
+		engine.WithExternal(driverBinding, enginetest.Refuse{}))
 	if err != nil {
 		return nil, err
 	}
 	if err := e.Start(); err != nil {
 		return nil, err
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	t.Cleanup(func() { enginetest.Stop(t, e) })
 	return e, nil
 }
-
-type refusingBinding struct{}
-
-func (refusingBinding) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refusingBinding{}, nil
-}
-
-func (refusingBinding) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 func TestServerConfigErrors(t *testing.T) {
 	tests := []struct {
@@ -441,11 +422,8 @@ func (c *garbledConn) pump() {
 			return
 		}
 		var d frame.DataBuilder
-		size, err := d.Wrap(c.buf, 0, len(c.buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.seq).Acknowledge(c.ack).Maximum(c.max).
-			Flags(3).BudgetID(0).Reserved(int32(n)).Payload(c.toSend[:n]).
-			BuildLimit()
+		initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
+		size, err := enginetest.Data(&d, c.buf, initial, int32(n), c.toSend[:n])
 		if err == nil {
 			err = c.w.Send(frame.FrameData, c.buf[:size])
 		}

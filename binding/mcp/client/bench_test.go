@@ -97,7 +97,7 @@ func (d *driver) start() {
 	d.initialID = d.w.SupplyInitialID(d.routed)
 	d.replyID = engine.ReplyID(d.initialID)
 	d.sent, d.inSeq, d.reply, d.failed = false, 0, d.replyBuf[:0], false
-	b := enginetest.Begin(&d.begin, d.buf, d.origin, d.routed, d.initialID)
+	b := enginetest.Begin(&d.begin, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()
 	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).ToolsCall().
 		SessionIDNull().Name("echo").ContentLength(int32(len(d.params))).BuildLimit()
@@ -119,15 +119,11 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 	case t == frame.FrameWindow && id == d.initialID && !d.sent:
 		if d.win.TryWrap(buf, 0, len(buf)) && d.win.Maximum() >= int32(len(d.params)) {
 			d.sent = true
-			m, _ := d.data.Wrap(d.buf, 0, len(d.buf)).
-				OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-				Sequence(0).Acknowledge(0).Maximum(d.win.Maximum()).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(int32(len(d.params))).Payload(d.params).BuildLimit()
+			initial := enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID, Max: d.win.Maximum()}
+			m, _ := enginetest.Data(&d.data, d.buf, initial, int32(len(d.params)), d.params)
 			_ = d.w.Send(frame.FrameData, d.buf[:m])
-			n, _ := d.end.Wrap(d.buf, 0, len(d.buf)).
-				OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-				Sequence(int64(len(d.params))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-				BuildLimit()
+			initial.Seq, initial.Max = int64(len(d.params)), 0
+			n, _ := enginetest.End(&d.end, d.buf, initial)
 			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 		}
 	case t == frame.FrameBegin && id == d.replyID:
@@ -155,7 +151,7 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 }
 
 func (d *driver) grant() {
-	n, _ := enginetest.Window(&d.window, d.buf, d.origin, d.routed, d.replyID, d.inSeq, d.inSeq, 65536)
+	n, _ := enginetest.Window(&d.window, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.replyID, Seq: d.inSeq, Ack: d.inSeq, Max: 65536})
 	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 }
 
@@ -223,7 +219,7 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	id := s.hdr.StreamID()
 	switch {
 	case t == frame.FrameBegin && id == s.initialID:
-		n, _ := enginetest.Window(&s.winB, s.buf, s.origin, s.routed, s.initialID, 0, 0, 8192)
+		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Max: 8192})
 		_ = s.f.w.Send(frame.FrameWindow, s.buf[:n])
 	case t == frame.FrameData && id == s.initialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
@@ -288,16 +284,10 @@ func (s *httpStream) answer() {
 		return
 	}
 	if len(s.resp) > 0 {
-		n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).
-			OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-			Flags(3).BudgetID(0).Reserved(int32(len(s.resp))).Payload(s.resp).BuildLimit()
+		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(s.resp)), s.resp)
 		_ = s.f.w.Send(frame.FrameData, s.buf[:n])
 	}
-	n, _ := s.endB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(int64(len(s.resp))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(s.resp))})
 	_ = s.f.w.Send(frame.FrameEnd, s.buf[:n])
 	s.resp = nil
 	s.windowed = false

@@ -266,23 +266,8 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 	t.Helper()
 	var mu sync.Mutex
 	calls := 0
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if closeEach {
-			w.Header().Set("Connection", "close")
-		}
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
+	return serveUpstream(t, closeEach, func(w http.ResponseWriter, _ *http.Request, msg, id string) {
 		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
 		case !strings.Contains(msg, `"id":`):
 			w.WriteHeader(http.StatusAccepted)
 		case strings.Contains(msg, `"method":"tools/call"`):
@@ -295,6 +280,35 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
 		}
+	})
+}
+
+// serveUpstream serves an MCP upstream at /mcp on a loopback port until the
+// test ends and returns its URL. It answers only POSTs, and initialize
+// itself with the session s1; handle answers the rest, given the request's
+// body and id. Every response carries Connection: close when closeEach is
+// set.
+func serveUpstream(t *testing.T, closeEach bool, handle func(w http.ResponseWriter, r *http.Request, msg, id string)) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if closeEach {
+			w.Header().Set("Connection", "close")
+		}
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		if strings.Contains(msg, `"method":"initialize"`) {
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			return
+		}
+		handle(w, r, msg, id)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -535,20 +549,8 @@ func TestCancel(t *testing.T) {
 	slow := make(chan struct{}, 1) // the upstream has the call
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
 		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
 		case strings.Contains(msg, `notifications/cancelled`):
 			cancelled <- msg
 			w.WriteHeader(http.StatusAccepted)
@@ -568,13 +570,8 @@ func TestCancel(t *testing.T) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
 		}
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
 
-	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
@@ -590,15 +587,10 @@ func TestCancel(t *testing.T) {
 		}
 		callCancel()
 	}()
-	_, err = s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
+	_, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
 	callCancel()
 	require.Error(t, err)
-	select {
-	case msg := <-cancelled:
-		assert.Contains(t, msg, `"requestId":`)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream was not sent notifications/cancelled")
-	}
+	assert.Contains(t, enginetest.Receive(t, cancelled, "notifications/cancelled at the upstream"), `"requestId":`)
 	assert.Equal(t, "ok", callText(t, ctx, s, "fast", nil))
 }
 

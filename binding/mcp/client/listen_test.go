@@ -112,7 +112,7 @@ type lifecycleDriver struct {
 func (d *lifecycleDriver) start() {
 	d.initialID = d.w.SupplyInitialID(d.routed)
 	d.replyID = engine.ReplyID(d.initialID)
-	b := enginetest.Begin(&d.beginB, d.buf, d.origin, d.routed, d.initialID)
+	b := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()
 	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).Lifecycle().
 		SessionIDNull().Capabilities(uint16(mcp.McpCapabilitiesClientSampling)).AuthCallbackNull().
@@ -127,10 +127,7 @@ func (d *lifecycleDriver) start() {
 }
 
 func (d *lifecycleDriver) end() {
-	n, _ := d.endB.Wrap(d.buf, 0, len(d.buf)).
-		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&d.endB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 }
 
@@ -149,7 +146,7 @@ func (d *lifecycleDriver) handle(t frame.FrameType, buf []byte) {
 			}
 		}
 		d.events <- fmt.Sprintf("begin caps=%d", caps)
-		n, _ := enginetest.Window(&d.winB, d.buf, d.origin, d.routed, d.replyID, 0, 0, 8192)
+		n, _ := enginetest.Window(&d.winB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.replyID, Max: 8192})
 		_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 	case frame.FrameFlush:
 		kind := -1

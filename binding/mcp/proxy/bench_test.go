@@ -94,7 +94,7 @@ func (d *driver) start() {
 	d.initialID = d.w.SupplyInitialID(d.proxy)
 	d.replyID = engine.ReplyID(d.initialID)
 	d.out, d.in, d.sent, d.got = engine.Flow{}, engine.Flow{}, false, 0
-	n, err := enginetest.Begin(&d.beginB, d.buf, d.self, d.proxy, d.initialID).Extension(d.ext).BuildLimit()
+	n, err := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.self, RoutedID: d.proxy, StreamID: d.initialID}).Extension(d.ext).BuildLimit()
 	if err == nil {
 		err = d.w.NewStream(d.buf[:n], d.onFrame)
 	}
@@ -112,14 +112,10 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 		if d.window.TryWrap(buf, 0, len(buf)) && d.out.OnWindow(&d.window) == nil && !d.sent && d.out.CanSend(len(d.params)) {
 			d.sent = true
 			reserved := d.out.Reserved(len(d.params))
-			n, _ := d.dataB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
-				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(reserved).Payload(d.params).BuildLimit()
+			n, _ := enginetest.Data(&d.dataB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out), reserved, d.params)
 			_ = d.w.Send(frame.FrameData, d.buf[:n])
 			d.out.Send(len(d.params))
-			n, _ = d.endB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
-				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
-				BudgetID(0).Reserved(0).BuildLimit()
+			n, _ = enginetest.End(&d.endB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out))
 			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 		}
 	case frame.FrameBegin:
@@ -138,7 +134,7 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 
 func (d *driver) grant() {
 	d.in.Grant(8192)
-	n, _ := enginetest.Window(&d.winB, d.buf, d.self, d.proxy, d.replyID, d.in.Seq, d.in.Ack, d.in.Max)
+	n, _ := enginetest.Window(&d.winB, d.buf, flowHead(d.self, d.proxy, d.replyID, &d.in))
 	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 }
 
@@ -199,7 +195,7 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).BuildLimit()
 		_ = w.Send(frame.FrameBegin, s.buf[:n])
 		s.in.Grant(4096)
-		n, _ = enginetest.Window(&s.winB, s.buf, s.origin, s.routed, s.initialID, s.in.Seq, s.in.Ack, s.in.Max)
+		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.origin, s.routed, s.initialID, &s.in))
 		_ = w.Send(frame.FrameWindow, s.buf[:n])
 	case frame.FrameData:
 		if s.data.TryWrap(buf, 0, len(buf)) {
@@ -225,14 +221,10 @@ func (s *appStream) answer() {
 	s.answered = true
 	w := s.a.w
 	reserved := s.out.Reserved(len(appResult))
-	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
-		Flags(3).BudgetID(0).Reserved(reserved).Payload(appResult).BuildLimit()
+	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out), reserved, appResult)
 	_ = w.Send(frame.FrameData, s.buf[:n])
 	s.out.Send(len(appResult))
-	n, _ = s.endB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
-		BudgetID(0).Reserved(0).BuildLimit()
+	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out))
 	_ = w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }
@@ -262,4 +254,10 @@ func BenchmarkToolsCall(b *testing.B) {
 	for b.Loop() {
 		h.call(b)
 	}
+}
+
+// flowHead is the header of a frame on streamID from originID to routedID,
+// with the sequence, acknowledge and maximum of f.
+func flowHead(originID, routedID, streamID int64, f *engine.Flow) enginetest.Head {
+	return enginetest.Head{OriginID: originID, RoutedID: routedID, StreamID: streamID, Seq: f.Seq, Ack: f.Ack, Max: f.Max}
 }

@@ -160,18 +160,12 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 				return
 			}
 			p := r.body[r.off : r.off+int(n)]
-			m, _ := r.data.Wrap(r.buf, 0, len(r.buf)).
-				OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
-				Sequence(int64(r.off)).Acknowledge(r.ack).Maximum(r.max).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(int32(n)).Payload(p).BuildLimit()
+			m, _ := enginetest.Data(&r.data, r.buf, r.head(r.initialID, int64(r.off), r.ack, r.max), int32(n), p)
 			_ = r.w.Send(frame.FrameData, r.buf[:m])
 			r.off += int(n)
 		}
 		r.sent = true
-		n, _ := r.end.Wrap(r.buf, 0, len(r.buf)).
-			OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
-			Sequence(int64(len(r.body))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-			BuildLimit()
+		n, _ := enginetest.End(&r.end, r.buf, r.head(r.initialID, int64(len(r.body)), 0, 0))
 		_ = r.w.Send(frame.FrameEnd, r.buf[:n])
 	case t == frame.FrameBegin && id == r.replyID:
 		// Reading the head allocates (the generated array's iterator):
@@ -212,7 +206,7 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 }
 
 func (r *httpRequest) grant() {
-	n, _ := enginetest.Window(&r.window, r.buf, r.origin, r.routed, r.replyID, r.inSeq, r.inSeq, 65536)
+	n, _ := enginetest.Window(&r.window, r.buf, enginetest.Head{OriginID: r.origin, RoutedID: r.routed, StreamID: r.replyID, Seq: r.inSeq, Ack: r.inSeq, Max: 65536})
 	_ = r.w.Send(frame.FrameWindow, r.buf[:n])
 }
 
@@ -336,7 +330,7 @@ func (s *appStream) grant() {
 	if window == 0 {
 		window = 32768
 	}
-	n, _ := enginetest.Window(&s.winB, s.buf, s.origin, s.routed, s.initialID, s.inSeq, s.inSeq, window)
+	n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Seq: s.inSeq, Ack: s.inSeq, Max: window})
 	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
 }
 
@@ -345,19 +339,13 @@ func (s *appStream) answer() {
 		return
 	}
 	s.answered = true
-	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		Flags(3).BudgetID(0).Reserved(int32(len(benchResult))).Payload(benchResult).BuildLimit()
+	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(benchResult)), benchResult)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
 	s.close()
 }
 
 func (s *appStream) close() {
-	n, _ := s.endB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(int64(len(benchResult))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(benchResult))})
 	_ = s.a.w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }
@@ -479,4 +467,9 @@ func TestStreamingBodySlowApplication(t *testing.T) {
 	require.Equal(t, "200", string(h.req.status))
 	assert.Equal(t, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
 	assert.Equal(t, `{"name":"echo","arguments":{"message":"`+big+`"}}`, string(h.app.record))
+}
+
+// head is the header of a frame of the request's on streamID.
+func (r *httpRequest) head(streamID, seq, ack int64, max int32) enginetest.Head {
+	return enginetest.Head{OriginID: r.origin, RoutedID: r.routed, StreamID: streamID, Seq: seq, Ack: ack, Max: max}
 }
