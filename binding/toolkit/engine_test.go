@@ -41,25 +41,9 @@ func startClocked(t *testing.T) (*engine.Engine, int32, *enginetest.Clock) {
 	return e, mcpID, clock
 }
 
-// allReleased reports whether no worker holds a buffer slot or a stream.
-func allReleased(e *engine.Engine) bool {
-	for i := range e.Workers() {
-		done := make(chan bool, 1)
-		w := e.Worker(i)
-		w.Dispatch(func() {
-			streams, throttles := w.Streams()
-			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
-		})
-		if !<-done {
-			return false
-		}
-	}
-	return true
-}
-
 func requireReleased(t *testing.T, e *engine.Engine) {
 	t.Helper()
-	require.Eventually(t, func() bool { return allReleased(e) }, 2*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, 5*time.Millisecond,
 		"a worker still holds a stream or a buffer slot")
 }
 
@@ -158,8 +142,7 @@ func (c *call) runTicking(t *testing.T, e *engine.Engine, worker int, clock *eng
 }
 
 func (c *call) start() {
-	c.initialID = c.w.SupplyInitialID(c.routedID)
-	c.replyID = engine.ReplyID(c.initialID)
+	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
 	var b frame.BeginBuilder
 	n, err := b.Wrap(c.buf, 0, len(c.buf)).
 		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).

@@ -345,6 +345,30 @@ func Window(b *frame.WindowBuilder, buf []byte, h Head) (int, error) {
 	return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(0).Padding(0).BuildLimit()
 }
 
+// Released reports whether no worker of e holds a stream, a throttle
+// registration or a buffer slot.
+func Released(e *engine.Engine) bool {
+	for i := range e.Workers() {
+		done := make(chan bool, 1)
+		w := e.Worker(i)
+		w.Dispatch(func() {
+			streams, throttles := w.Streams()
+			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
+		})
+		if !<-done {
+			return false
+		}
+	}
+	return true
+}
+
+// StreamIDs supplies, on w, the id of a new stream to routedID and returns
+// it with its reply's.
+func StreamIDs(w *engine.Worker, routedID int64) (initialID, replyID int64) {
+	initialID = w.SupplyInitialID(routedID)
+	return initialID, engine.ReplyID(initialID)
+}
+
 // Clock is a manual clock for [engine.WithClock]: its time stands still
 // until the test moves it, so that a test of a timeout decides when the
 // timeout is due instead of racing it. Safe for concurrent use.

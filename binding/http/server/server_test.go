@@ -188,7 +188,7 @@ func TestServerGarbledRequests(t *testing.T) {
 			}
 			// Every slot and stream the connections held is released
 			// once the last frames are through the rings.
-			require.Eventually(t, func() bool { return allReleased(e) }, 2*time.Second, 10*time.Millisecond,
+			require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, 10*time.Millisecond,
 				"buffer slots or streams still held after every connection ended")
 		})
 	}
@@ -248,22 +248,6 @@ func TestServerInputEnds(t *testing.T) {
 			}
 		})
 	}
-}
-
-// allReleased reports whether no worker holds a buffer slot or a stream.
-func allReleased(e *engine.Engine) bool {
-	for i := range e.Workers() {
-		done := make(chan bool, 1)
-		w := e.Worker(i)
-		w.Dispatch(func() {
-			streams, throttles := w.Streams()
-			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
-		})
-		if !<-done {
-			return false
-		}
-	}
-	return true
 }
 
 // garbleSeeds are requests, valid and not, that garble mutates.
@@ -358,8 +342,7 @@ func newGarbledConn(e *engine.Engine, worker int, input []byte, rng *rand.Rand, 
 }
 
 func (c *garbledConn) start() {
-	c.initialID = c.w.SupplyInitialID(c.routedID)
-	c.replyID = engine.ReplyID(c.initialID)
+	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
 	var b frame.BeginBuilder
 	n, err := b.Wrap(c.buf, 0, len(c.buf)).
 		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).

@@ -94,8 +94,7 @@ type driver struct {
 }
 
 func (d *driver) start() {
-	d.initialID = d.w.SupplyInitialID(d.routed)
-	d.replyID = engine.ReplyID(d.initialID)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
 	d.sent, d.inSeq, d.reply, d.failed = false, 0, d.replyBuf[:0], false
 	b := enginetest.Begin(&d.begin, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()

@@ -148,6 +148,22 @@ func (l *progressLog) len() int {
 	return len(l.p)
 }
 
+// progressCall is a call of the tool t that asks for progress, with the
+// token p.
+func progressCall() *mcp.CallToolParams {
+	call := &mcp.CallToolParams{Name: "t"}
+	call.SetProgressToken("p")
+	return call
+}
+
+// connectLogged connects as connect does and logs the progress
+// notifications the session receives.
+func connectLogged(t *testing.T, ctx context.Context, endpoint, version string) (*mcp.ClientSession, *progressLog) {
+	t.Helper()
+	pl := &progressLog{}
+	return connect(t, ctx, endpoint, version, pl), pl
+}
+
 func connect(t *testing.T, ctx context.Context, endpoint, version string, pl *progressLog) *mcp.ClientSession {
 	t.Helper()
 	opts := &mcp.ClientOptions{}
@@ -174,8 +190,7 @@ func callText(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 func exercise(t *testing.T, endpoint, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, version, &pl)
+	s, pl := connectLogged(t, ctx, endpoint, version)
 
 	tools, err := s.ListTools(ctx, nil)
 	require.NoError(t, err)
@@ -467,11 +482,9 @@ func TestNotificationBurst(t *testing.T) {
 	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
+	s, pl := connectLogged(t, ctx, endpoint, "2025-11-25")
 	defer s.Close()
-	call := &mcp.CallToolParams{Name: "t"}
-	call.SetProgressToken("p")
+	call := progressCall()
 	res, err := s.CallTool(ctx, call)
 	require.NoError(t, err)
 	require.False(t, res.IsError)
@@ -630,12 +643,9 @@ func TestTimeoutRestartsOnNotifications(t *testing.T) {
 	endpoint, e := startGatewayEngine(t, server, "      versions: [2025-11-25]\n      timeout: PT1S\n", "", engine.WithClock(clock.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
+	s, pl := connectLogged(t, ctx, endpoint, "2025-11-25")
 	defer s.Close()
-
-	call := &mcp.CallToolParams{Name: "t"}
-	call.SetProgressToken("p")
+	call := progressCall()
 	type result struct {
 		res *mcp.CallToolResult
 		err error

@@ -110,8 +110,7 @@ type lifecycleDriver struct {
 }
 
 func (d *lifecycleDriver) start() {
-	d.initialID = d.w.SupplyInitialID(d.routed)
-	d.replyID = engine.ReplyID(d.initialID)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
 	b := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()
 	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).Lifecycle().

@@ -91,8 +91,7 @@ type driver struct {
 }
 
 func (d *driver) start() {
-	d.initialID = d.w.SupplyInitialID(d.proxy)
-	d.replyID = engine.ReplyID(d.initialID)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.proxy)
 	d.out, d.in, d.sent, d.got = engine.Flow{}, engine.Flow{}, false, 0
 	n, err := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.self, RoutedID: d.proxy, StreamID: d.initialID}).Extension(d.ext).BuildLimit()
 	if err == nil {

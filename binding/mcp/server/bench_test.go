@@ -130,8 +130,7 @@ func (r *httpRequest) set(tb testing.TB, headers [][2]string, body string) {
 }
 
 func (r *httpRequest) start() {
-	r.initialID = r.w.SupplyInitialID(r.routed)
-	r.replyID = engine.ReplyID(r.initialID)
+	r.initialID, r.replyID = enginetest.StreamIDs(r.w, r.routed)
 	r.sent, r.inSeq, r.status, r.response, r.off = false, 0, nil, r.responseBuf[:0], 0
 	n, err := r.begin.Wrap(r.buf, 0, len(r.buf)).
 		OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
