@@ -65,6 +65,16 @@ func listenEcho(t *testing.T) (int, chan net.Conn) {
 	return port, accepted
 }
 
+// openClient starts a tcp client to host and the port of a loopback
+// listener, and opens a stream into it without an extension; it returns
+// the engine, the listener and the stream.
+func openClient(t *testing.T, host string) (*engine.Engine, net.Listener, *peer) {
+	t.Helper()
+	l, port := listenTCP(t)
+	e, a := startClient(t, host, port, "")
+	return e, l, a.open(t, 0, "tcp0", nil)
+}
+
 // expectConnected waits for the reply BEGIN of p, a stream into the tcp
 // client, the connection it made to listenEcho's accepted, and the
 // reply's WINDOW.
@@ -183,9 +193,7 @@ func TestClientRefused(t *testing.T) {
 // TestClientEndWhileConnecting: an END that arrives before the connect
 // completes shuts the socket's sending side down once it does.
 func TestClientEndWhileConnecting(t *testing.T) {
-	l, port := listenTCP(t)
-	e, a := startClient(t, "localhost", port, "")
-	p := a.open(t, 0, "tcp0", nil)
+	e, l, p := openClient(t, "localhost")
 	p.close(t, frame.FrameEnd)
 	c, err := l.Accept()
 	require.NoError(t, err)
@@ -210,9 +218,7 @@ func TestClientEndWhileConnecting(t *testing.T) {
 // TestClientPeerResets: the server's RST aborts the reply and resets the
 // application's direction.
 func TestClientPeerResets(t *testing.T) {
-	l, port := listenTCP(t)
-	e, a := startClient(t, "127.0.0.1", port, "")
-	p := a.open(t, 0, "tcp0", nil)
+	e, l, p := openClient(t, "127.0.0.1")
 	c, err := l.Accept()
 	require.NoError(t, err)
 	p.expect(t, frame.FrameBegin)
