@@ -119,13 +119,7 @@ func openStreams(t testing.TB, e *engine.Engine) int {
 func opened(t testing.TB, e *engine.Engine, name string) int64 {
 	t.Helper()
 	enginetest.Settle(t, e)
-	n := int64(0)
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == name && s.Name == telemetry.StreamOpensSent {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, name, telemetry.StreamOpensSent)
 }
 
 // requireNoStreams waits until no worker has a stream registered.

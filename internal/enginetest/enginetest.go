@@ -70,6 +70,21 @@ bindings:
 `, port, exit)
 }
 
+// StartMCP starts, as Start does, an engine on an MCP endpoint at a free
+// loopback port: Front's tcp and http servers in front of an mcp server,
+// mcp0, whose exit is exit, followed by rest (more of mcp0's keys, indented
+// by four spaces, then more bindings, indented by two). name is the file
+// name its errors cite. It waits for the port to listen and returns the
+// endpoint's URL and the engine.
+func StartMCP(t testing.TB, name, exit, rest string, opts ...engine.Option) (string, *engine.Engine) {
+	t.Helper()
+	port := FreePort(t)
+	src := Front(port, "mcp0") + "  mcp0:\n    type: mcp\n    kind: server\n    exit: " + exit + "\n" + rest
+	e := Start(t, name, src, opts...)
+	WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+}
+
 // Logs is where the engines' debug logs go: nowhere, unless
 // SLUICE_TEST_LOG is set, then standard error.
 func Logs() io.Writer {
@@ -367,6 +382,18 @@ func Released(e *engine.Engine) bool {
 func StreamIDs(w *engine.Worker, routedID int64) (initialID, replyID int64) {
 	initialID = w.SupplyInitialID(routedID)
 	return initialID, engine.ReplyID(initialID)
+}
+
+// Metric sums, over the workers, the telemetry metric name of the binding
+// named binding, as e gathers it now.
+func Metric(e *engine.Engine, binding, name string) int64 {
+	var n int64
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == binding && s.Name == name {
+			n += s.Value
+		}
+	}
+	return n
 }
 
 // Clock is a manual clock for [engine.WithClock]: its time stands still

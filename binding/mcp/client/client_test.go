@@ -116,19 +116,14 @@ func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string, o
 // startGatewayEngine is startGatewayVia that also returns the engine.
 func startGatewayEngine(t testing.TB, server, clientOptions, proxyOptions string, opts ...engine.Option) (string, *engine.Engine) {
 	t.Helper()
-	port := freePort(t)
-	src := enginetest.Front(port, "mcp0")
-	if proxyOptions == "" {
-		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: client0\n"
-	} else {
-		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: proxy0\n" +
-			"  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      " + proxyOptions +
+	exit, rest := "client0", ""
+	if proxyOptions != "" {
+		exit = "proxy0"
+		rest = "  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      " + proxyOptions +
 			"\n    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
 	}
-	src += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
-	e := enginetest.Start(t, "gateway.yaml", src, opts...)
-	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+	rest += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
+	return enginetest.StartMCP(t, "gateway.yaml", exit, rest, opts...)
 }
 
 type progressLog struct {

@@ -197,13 +197,7 @@ func (d *lifecycleDriver) opened(t *testing.T) int64 {
 	t.Helper()
 	e := d.w.Engine()
 	enginetest.Settle(t, e)
-	n := int64(0)
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == "client0" && s.Name == telemetry.StreamOpensSent {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, "client0", telemetry.StreamOpensSent)
 }
 
 // reopened waits until the upstream has had n listens, moving the clock
