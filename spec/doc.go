@@ -92,6 +92,10 @@
 //     spec.Run(t, spec.Config("server.yaml", spec.Root("net", netDir), spec.Root("app", appDir)),
 //     "net/tools.call/client", "app/tools.call/server")
 //
+// For a binding's tests, [Scenarios] lists the scenario folders of a side
+// of its library, [RunPairs] plays every pair of a side peer to peer, and
+// [RunServerScenarios] plays the whole library against its server kind.
+//
 // [Override] replaces a script property, as k3po's @ScriptProperty does,
 // so one pair can be played peer to peer and, with its accept address
 // moved, behind a binding. The sluice spec command runs the same from a

@@ -19,21 +19,12 @@ import (
 	"github.com/sluicehq/sluice/internal/flyweighttest"
 )
 
-// Distinctive values: every byte differs, so a wrong width, offset or byte
-// order shows.
-const (
-	cid int64 = 0x0102030405060708
-	tid int32 = 0x0a0b0c0d
-)
-
 // Short names for what the tables below use most.
+const cid, tid = flyweighttest.CompositeID, flyweighttest.TypeID
+
 type enc = flyweighttest.Enc
 
-var (
-	text  = flyweighttest.Text
-	null  = flyweighttest.Null
-	strOf = flyweighttest.StrOf
-)
+var text, null, strOf = flyweighttest.Text, flyweighttest.Null, flyweighttest.StrOf
 
 // ---------------------------------------------------------------------------
 // Hand encoding of the expected bytes (little-endian, see idl/http.idl).
@@ -455,67 +446,17 @@ func TestSetInPlace(t *testing.T) {
 	assert.Equal(t, []any{int64(-1), int32(-2), int64(-3), 1, push}, readFlushEx(&r))
 
 	for _, tc := range []struct {
-		name string
-		set  func(buf []byte, off int) error
-		read func(buf []byte, off int) (int64, int32, error)
+		name   string
+		setExt func(buf []byte, off int) (int64, int32, error)
 	}{
-		{name: "HttpBeginEx", set: func(buf []byte, off int) error {
-			var v http.HttpBeginEx
-			err := v.Wrap(buf, off, len(buf))
-			if err == nil {
-				v.SetCompositeID(cid)
-				v.SetTypeID(tid)
-			}
-			return err
-		}, read: func(buf []byte, off int) (int64, int32, error) {
-			var v http.HttpBeginEx
-			err := v.Wrap(buf, off, len(buf))
-			return v.CompositeID(), v.TypeID(), err
-		}},
-		{name: "HttpEndEx", set: func(buf []byte, off int) error {
-			var v http.HttpEndEx
-			err := v.Wrap(buf, off, len(buf))
-			if err == nil {
-				v.SetCompositeID(cid)
-				v.SetTypeID(tid)
-			}
-			return err
-		}, read: func(buf []byte, off int) (int64, int32, error) {
-			var v http.HttpEndEx
-			err := v.Wrap(buf, off, len(buf))
-			return v.CompositeID(), v.TypeID(), err
-		}},
-		{name: "HttpResetEx", set: func(buf []byte, off int) error {
-			var v http.HttpResetEx
-			err := v.Wrap(buf, off, len(buf))
-			if err == nil {
-				v.SetCompositeID(cid)
-				v.SetTypeID(tid)
-			}
-			return err
-		}, read: func(buf []byte, off int) (int64, int32, error) {
-			var v http.HttpResetEx
-			err := v.Wrap(buf, off, len(buf))
-			return v.CompositeID(), v.TypeID(), err
-		}},
-		{name: "HttpChallengeEx", set: func(buf []byte, off int) error {
-			var v http.HttpChallengeEx
-			err := v.Wrap(buf, off, len(buf))
-			if err == nil {
-				v.SetCompositeID(cid)
-				v.SetTypeID(tid)
-			}
-			return err
-		}, read: func(buf []byte, off int) (int64, int32, error) {
-			var v http.HttpChallengeEx
-			err := v.Wrap(buf, off, len(buf))
-			return v.CompositeID(), v.TypeID(), err
-		}},
+		{name: "HttpBeginEx", setExt: setExt[http.HttpBeginEx]},
+		{name: "HttpEndEx", setExt: setExt[http.HttpEndEx]},
+		{name: "HttpResetEx", setExt: setExt[http.HttpResetEx]},
+		{name: "HttpChallengeEx", setExt: setExt[http.HttpChallengeEx]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			buf := []byte(enc{}.Add(1, 2, 3).I64(0).I32(0).Array(encodeHeaders(push...)...))
-			require.NoError(t, tc.set(buf, 3))
-			c, ty, err := tc.read(buf, 3)
+			c, ty, err := tc.setExt(buf, 3)
 			require.NoError(t, err)
 			assert.Equal(t, cid, c)
 			assert.Equal(t, tid, ty)
@@ -523,6 +464,26 @@ func TestSetInPlace(t *testing.T) {
 			assert.Equal(t, []byte(enc{}.Array(encodeHeaders(push...)...)), buf[15:], "the array")
 		})
 	}
+}
+
+// setExt wraps a V at buf[off:] and sets its compositeId and typeId to cid
+// and tid, then reads them back through a view wrapped afresh.
+func setExt[V any, PV interface {
+	flyweighttest.Reader[V]
+	SetCompositeID(int64)
+	SetTypeID(int32)
+	CompositeID() int64
+	TypeID() int32
+}](buf []byte, off int) (int64, int32, error) {
+	var v V
+	if err := PV(&v).Wrap(buf, off, len(buf)); err != nil {
+		return 0, 0, err
+	}
+	PV(&v).SetCompositeID(cid)
+	PV(&v).SetTypeID(tid)
+	var r V
+	err := PV(&r).Wrap(buf, off, len(buf))
+	return PV(&r).CompositeID(), PV(&r).TypeID(), err
 }
 
 // TestGettersAlias checks that string getters view the buffer without

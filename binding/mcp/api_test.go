@@ -20,22 +20,13 @@ import (
 	"github.com/sluicehq/sluice/internal/flyweighttest"
 )
 
-// Distinctive values: every byte differs, so a wrong width, offset or byte
-// order shows.
-const (
-	cid int64 = 0x0102030405060708
-	tid int32 = 0x0a0b0c0d
-)
-
 // Short names for what the tables below use most. The expected bytes are
 // hand-encoded with enc, little-endian, see idl/mcp.idl.
+const cid, tid = flyweighttest.CompositeID, flyweighttest.TypeID
+
 type enc = flyweighttest.Enc
 
-var (
-	text  = flyweighttest.Text
-	null  = flyweighttest.Null
-	strOf = flyweighttest.StrOf
-)
+var text, null, strOf = flyweighttest.Text, flyweighttest.Null, flyweighttest.StrOf
 
 // ---------------------------------------------------------------------------
 // Decoded values.

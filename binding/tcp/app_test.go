@@ -70,13 +70,7 @@ func (h *appHandler) NewStream(_ frame.FrameType, buf []byte) engine.MessageCons
 // accept waits for the next stream a tcp server opens.
 func (a *app) accept(t testing.TB) *peer {
 	t.Helper()
-	select {
-	case p := <-a.peers:
-		return p
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting for a stream")
-		return nil
-	}
+	return enginetest.Receive(t, a.peers, "a stream")
 }
 
 // peer is one application stream: out is the direction it sends (the
@@ -153,31 +147,21 @@ func (p *peer) on(t testing.TB, fn func(w *engine.Worker)) {
 // expect waits for the next frame and checks its type.
 func (p *peer) expect(t testing.TB, typ frame.FrameType) event {
 	t.Helper()
-	select {
-	case ev := <-p.events:
-		require.Equal(t, typ.String(), ev.t.String(), "frame on stream %#x", ev.streamID)
-		return ev
-	case <-time.After(5 * time.Second):
-		t.Fatalf("timed out waiting for %s", typ)
-		return event{}
-	}
+	ev := enginetest.Receive(t, p.events, "%s", typ)
+	require.Equal(t, typ.String(), ev.t.String(), "frame on stream %#x", ev.streamID)
+	return ev
 }
 
 // until waits for a frame of type typ, skipping WINDOW frames.
 func (p *peer) until(t testing.TB, typ frame.FrameType) event {
 	t.Helper()
 	for {
-		select {
-		case ev := <-p.events:
-			if ev.t == frame.FrameWindow && typ != frame.FrameWindow {
-				continue
-			}
-			require.Equal(t, typ.String(), ev.t.String(), "frame on stream %#x", ev.streamID)
-			return ev
-		case <-time.After(5 * time.Second):
-			t.Fatalf("timed out waiting for %s", typ)
-			return event{}
+		ev := enginetest.Receive(t, p.events, "%s", typ)
+		if ev.t == frame.FrameWindow && typ != frame.FrameWindow {
+			continue
 		}
+		require.Equal(t, typ.String(), ev.t.String(), "frame on stream %#x", ev.streamID)
+		return ev
 	}
 }
 

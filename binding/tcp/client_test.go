@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,17 +20,19 @@ import (
 )
 
 // clientConfig is a tcp client tcp0 whose default destination is
-// host:port, and an external application app0 that opens streams into it.
+// host:port, and an external application app0 that opens streams into it;
+// extra is more lines of the binding.
 func clientConfig(host string, port int, extra string) string {
-	return fmt.Sprintf(`name: test
-bindings:
-  tcp0:
-    type: tcp
-    kind: client
-    options:
-      host: %s
-      port: %d
-%s`, host, port, extra)
+	return strings.Replace(tcpBinding("client", fmt.Sprintf("host: %s\nport: %d", host, port)), "net0", "tcp0", 1) + extra
+}
+
+// listenTCP listens on a free loopback port until the test ends.
+func listenTCP(t *testing.T) (net.Listener, int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close() })
+	return l, l.Addr().(*net.TCPAddr).Port
 }
 
 // startClient runs a tcp client to host:port with an application app0.
@@ -44,9 +47,7 @@ func startClient(t *testing.T, host string, port int, extra string) (*engine.Eng
 // each accepted connection is also handed to the test.
 func listenEcho(t *testing.T) (int, chan net.Conn) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Close() })
+	l, port := listenTCP(t)
 	accepted := make(chan net.Conn, 16)
 	go func() {
 		for {
@@ -61,7 +62,27 @@ func listenEcho(t *testing.T) (int, chan net.Conn) {
 			}()
 		}
 	}()
-	return l.Addr().(*net.TCPAddr).Port, accepted
+	return port, accepted
+}
+
+// openClient starts a tcp client to host and the port of a loopback
+// listener, and opens a stream into it without an extension; it returns
+// the engine, the listener and the stream.
+func openClient(t *testing.T, host string) (*engine.Engine, net.Listener, *peer) {
+	t.Helper()
+	l, port := listenTCP(t)
+	e, a := startClient(t, host, port, "")
+	return e, l, a.open(t, 0, "tcp0", nil)
+}
+
+// expectConnected waits for the reply BEGIN of p, a stream into the tcp
+// client, the connection it made to listenEcho's accepted, and the
+// reply's WINDOW.
+func expectConnected(t *testing.T, p *peer, accepted chan net.Conn) {
+	t.Helper()
+	p.expect(t, frame.FrameBegin)
+	<-accepted
+	p.expect(t, frame.FrameWindow)
 }
 
 // TestClientConnect: the BEGIN's ProxyBeginEx overrides the configured
@@ -100,9 +121,7 @@ func TestClientDefaults(t *testing.T) {
 			port, accepted := listenEcho(t)
 			e, a := startClient(t, host, port, "")
 			p := a.open(t, 0, "tcp0", nil)
-			p.expect(t, frame.FrameBegin)
-			<-accepted
-			p.expect(t, frame.FrameWindow)
+			expectConnected(t, p, accepted)
 			p.close(t, frame.FrameEnd)
 			p.expect(t, frame.FrameEnd)
 			requireNoStreams(t, e)
@@ -123,9 +142,7 @@ func TestClientHostName(t *testing.T) {
 	port, accepted := listenEcho(t)
 	e, a := startClient(t, "127.0.0.1", freePort(t), "")
 	p := a.open(t, 1, "tcp0", proxyEx(t, e, host, uint16(port)))
-	p.expect(t, frame.FrameBegin)
-	<-accepted
-	p.expect(t, frame.FrameWindow)
+	expectConnected(t, p, accepted)
 	p.close(t, frame.FrameAbort)
 	p.close(t, frame.FrameReset)
 	requireNoStreams(t, e)
@@ -176,12 +193,7 @@ func TestClientRefused(t *testing.T) {
 // TestClientEndWhileConnecting: an END that arrives before the connect
 // completes shuts the socket's sending side down once it does.
 func TestClientEndWhileConnecting(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-	e, a := startClient(t, "localhost", port, "")
-	p := a.open(t, 0, "tcp0", nil)
+	e, l, p := openClient(t, "localhost")
 	p.close(t, frame.FrameEnd)
 	c, err := l.Accept()
 	require.NoError(t, err)
@@ -206,12 +218,7 @@ func TestClientEndWhileConnecting(t *testing.T) {
 // TestClientPeerResets: the server's RST aborts the reply and resets the
 // application's direction.
 func TestClientPeerResets(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-	e, a := startClient(t, "127.0.0.1", port, "")
-	p := a.open(t, 0, "tcp0", nil)
+	e, l, p := openClient(t, "127.0.0.1")
 	c, err := l.Accept()
 	require.NoError(t, err)
 	p.expect(t, frame.FrameBegin)

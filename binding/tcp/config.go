@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 )
@@ -154,18 +152,18 @@ func parse(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		s.backlog = defaultBacklog
 	}
 	if s.backlog < 1 || s.backlog > math.MaxInt32 {
-		return nil, fmt.Errorf("%s: backlog %d: want at least 1", where(raw, "backlog"), o.Backlog)
+		return nil, fmt.Errorf("%s: backlog %d: want at least 1", raw.Where("backlog"), o.Backlog)
 	}
 	if s.steering == "" {
 		s.steering = steerNone
 	}
 	if s.steering != steerNone && s.steering != steerEBPF {
-		return nil, fmt.Errorf("%s: steering %q: want none or ebpf", where(raw, "steering"), o.Steering)
+		return nil, fmt.Errorf("%s: steering %q: want none or ebpf", raw.Where("steering"), o.Steering)
 	}
 	if o.Port != nil {
 		ports, err := parsePorts(o.Port)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", where(raw, "port"), ErrPort, err)
+			return nil, fmt.Errorf("%s: %w: %w", raw.Where("port"), ErrPort, err)
 		}
 		s.ports = ports
 	}
@@ -174,11 +172,11 @@ func parse(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 	case server && s.host == "":
 		s.host = "0.0.0.0"
 	case server && len(s.ports) == 0:
-		return nil, fmt.Errorf("%s: %w: a server needs a port to listen on", where(raw, "port"), ErrPort)
+		return nil, fmt.Errorf("%s: %w: a server needs a port to listen on", raw.Where("port"), ErrPort)
 	case !server && len(s.ports) > 1:
-		return nil, fmt.Errorf("%s: %w: a client connects to one port, not %d", where(raw, "port"), ErrPort, len(s.ports))
+		return nil, fmt.Errorf("%s: %w: a client connects to one port, not %d", raw.Where("port"), ErrPort, len(s.ports))
 	case !server && s.steering != steerNone:
-		return nil, fmt.Errorf("%s: steering applies to a server's listeners, not to a client", where(raw, "steering"))
+		return nil, fmt.Errorf("%s: steering applies to a server's listeners, not to a client", raw.Where("steering"))
 	}
 	if s.host != "" {
 		addr, err := parseHost(s.host)
@@ -186,9 +184,9 @@ func parse(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		case err == nil:
 			s.addr = addr
 		case server:
-			return nil, fmt.Errorf("%s: %w %q: a server listens on an IP address or localhost", where(raw, "host"), ErrHost, s.host)
+			return nil, fmt.Errorf("%s: %w %q: a server listens on an IP address or localhost", raw.Where("host"), ErrHost, s.host)
 		case !validHostname(s.host):
-			return nil, fmt.Errorf("%s: %w %q: neither an IP address nor a host name", where(raw, "host"), ErrHost, s.host)
+			return nil, fmt.Errorf("%s: %w %q: neither an IP address nor a host name", raw.Where("host"), ErrHost, s.host)
 		}
 	}
 	if err := s.parseRoutes(w, cfg); err != nil {
@@ -220,7 +218,7 @@ func (s *settings) parseRoutes(w *engine.Worker, cfg *engine.BindingConfig) erro
 			}
 			m, err := parseCondition(c)
 			if err != nil {
-				return fmt.Errorf("%s: %w: %w", where(raw, ""), ErrRoute, err)
+				return fmt.Errorf("%s: %w: %w", raw.Where(""), ErrRoute, err)
 			}
 			rt.when = append(rt.when, m)
 		}
@@ -354,28 +352,4 @@ func validHostname(s string) bool {
 		}
 	}
 	return true
-}
-
-// where names the option key of raw as file:line: path, at the key's own
-// line when the YAML node has it.
-func where(raw *config.Raw, key string) string {
-	path := raw.Path()
-	if key != "" {
-		path += "." + key
-	}
-	pos := raw.Pos()
-	if n := raw.Node(); n != nil && key != "" {
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			n = n.Content[0]
-		}
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				pos.Line = n.Content[i].Line
-			}
-		}
-	}
-	if pos.File == "" {
-		return path
-	}
-	return pos.String() + ": " + path
 }

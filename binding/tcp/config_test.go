@@ -1,54 +1,26 @@
 package tcp_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // startErr loads src and starts an engine on it, returning the first
 // error: the schema's, or the binding's when it attaches.
 func startErr(t *testing.T, src string) error {
 	t.Helper()
-	cfg, err := load(t, src)
-	if err != nil {
-		return err
-	}
-	e, err := engine.New(cfg, engine.WithWorkers(2), engine.WithPin(false), engine.WithLogger(quiet),
-		engine.WithBindings(binding.Factory), engine.WithRingCapacity(1<<16), engine.WithExternal("app0", refuser{}))
-	require.NoError(t, err)
-	err = e.Start()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = e.Stop(ctx)
-	return err
-}
-
-func tcpBinding(kind, options string, rest ...string) string {
-	src := "name: test\nbindings:\n  net0:\n    type: tcp\n    kind: " + kind + "\n"
-	if options != "" {
-		src += "    options:\n"
-		for _, line := range strings.Split(options, "\n") {
-			src += "      " + line + "\n"
-		}
-	}
-	for _, r := range rest {
-		src += "    " + r + "\n"
-	}
-	return src
+	return enginetest.Check(t, "test.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}, "app1": enginetest.Refuse{}},
+		engine.WithRingCapacity(1<<16))
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -112,11 +84,8 @@ func TestConfigErrors(t *testing.T) {
 // TestConfigPortInUse: a port another socket holds, without
 // SO_REUSEPORT, fails the start with the address and the reason.
 func TestConfigPortInUse(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	port := l.Addr().(*net.TCPAddr).Port
-	err = startErr(t, tcpBinding("server", fmt.Sprintf("host: 127.0.0.1\nport: %d", port), "exit: app0"))
+	_, port := listenTCP(t)
+	err := startErr(t, tcpBinding("server", serverOptions(port), "exit: app0"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("tcp: listen 127.0.0.1:%d: address already in use", port))
 }
@@ -148,7 +117,7 @@ func TestConfigPortHeldWithReusePort(t *testing.T) {
 	sa, err := unix.Getsockname(fd)
 	require.NoError(t, err)
 	port := sa.(*unix.SockaddrInet4).Port
-	err = startErr(t, tcpBinding("server", fmt.Sprintf("host: 127.0.0.1\nport: %d", port), "exit: app0"))
+	err = startErr(t, tcpBinding("server", serverOptions(port), "exit: app0"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("tcp: listen 127.0.0.1:%d: address already in use", port))
 }

@@ -2,9 +2,9 @@ package tcp_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/echo"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	"github.com/sluicehq/sluice/engine"
@@ -26,23 +25,14 @@ import (
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
 // freePort returns a loopback port nothing listens on right now.
 func freePort(t testing.TB) int { return enginetest.FreePort(t) }
-
-func schema(t testing.TB) *config.Schema {
-	t.Helper()
-	s, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	return s
-}
 
 // load loads a configuration from source, with app0 and app1 allowed as
 // external exits.
 func load(t testing.TB, src string) (*config.Config, error) {
 	t.Helper()
-	return config.Load("test.yaml", []byte(src), schema(t), config.WithExternal("app0", "app1"))
+	return enginetest.Load("test.yaml", src, "app0", "app1")
 }
 
 // engineOptions configure startEngine.
@@ -60,57 +50,55 @@ func startEngine(t testing.TB, src string, o engineOptions) *engine.Engine {
 	t.Helper()
 	cfg, err := load(t, src)
 	require.NoError(t, err)
-	if o.workers == 0 {
-		o.workers = 2
+	opts := []engine.Option{engine.WithWorkers(cmp.Or(o.workers, 2)), engine.WithRingCapacity(cmp.Or(o.ring, 1<<22))}
+	if o.bindings != nil {
+		opts = append(opts, engine.WithBindings(o.bindings))
 	}
-	if o.bindings == nil {
-		o.bindings = binding.Factory
-	}
-	if o.logger == nil {
-		o.logger = quiet
-	}
-	if o.ring == 0 {
-		o.ring = 1 << 22
-	}
-	opts := []engine.Option{
-		engine.WithWorkers(o.workers), engine.WithRingCapacity(o.ring), engine.WithPin(false),
-		engine.WithLogger(o.logger), engine.WithBindings(o.bindings),
+	if o.logger != nil {
+		opts = append(opts, engine.WithLogger(o.logger))
 	}
 	for name, b := range o.external {
 		opts = append(opts, engine.WithExternal(name, b))
 	}
-	e, err := engine.New(cfg, opts...)
-	require.NoError(t, err)
+	e := enginetest.New(t, cfg, opts...)
 	for _, b := range o.external {
 		if a, ok := b.(*app); ok {
 			a.e = e
 		}
 	}
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, e.Stop(ctx))
-	})
-	return e
+	return enginetest.Run(t, e)
 }
+
+// tcpBinding is a configuration of one tcp binding, net0, of the kind:
+// options are the lines of its options block, rest more lines of the
+// binding (such as "exit: app0").
+func tcpBinding(kind, options string, rest ...string) string {
+	src := "name: test\nbindings:\n  net0:\n    type: tcp\n    kind: " + kind + "\n"
+	if options != "" {
+		src += "    options:\n"
+		for _, line := range strings.Split(options, "\n") {
+			src += "      " + line + "\n"
+		}
+	}
+	for _, r := range rest {
+		src += "    " + r + "\n"
+	}
+	return src
+}
+
+// serverOptions are a tcp server's options to listen on 127.0.0.1:port.
+func serverOptions(port int) string { return fmt.Sprintf("host: 127.0.0.1\nport: %d", port) }
+
+// echoBinding is the echo binding echo0, to follow a configuration.
+const echoBinding = "  echo0:\n    type: echo\n    kind: server\n"
 
 // echoConfig is a tcp server on port to an echo binding.
 func echoConfig(port int) string {
-	return fmt.Sprintf(`name: test
-bindings:
-  net0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: echo0
-  echo0:
-    type: echo
-    kind: server
-`, port)
+	return tcpBinding("server", serverOptions(port), "exit: echo0") + echoBinding
 }
+
+// appConfig is a tcp server on port whose exit is the external app0.
+func appConfig(port int) string { return tcpBinding("server", serverOptions(port), "exit: app0") }
 
 // openStreams counts the stream registrations left on every worker.
 func openStreams(t testing.TB, e *engine.Engine) int {
@@ -131,13 +119,7 @@ func openStreams(t testing.TB, e *engine.Engine) int {
 func opened(t testing.TB, e *engine.Engine, name string) int64 {
 	t.Helper()
 	enginetest.Settle(t, e)
-	n := int64(0)
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == name && s.Name == telemetry.StreamOpensSent {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, name, telemetry.StreamOpensSent)
 }
 
 // requireNoStreams waits until no worker has a stream registered.

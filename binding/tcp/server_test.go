@@ -18,20 +18,19 @@ import (
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-// appConfig is a tcp server on port whose exit is the external app0.
-func appConfig(port int) string {
-	return fmt.Sprintf(`name: test
-bindings:
-  net0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    exit: app0
-`, port)
+// connectServer starts a tcp server on a free port whose exit, app0, is
+// a, with the engine options o, connects to it and returns the engine,
+// the connection and a's side of its stream.
+func connectServer(t *testing.T, a *app, o engineOptions) (*engine.Engine, *net.TCPConn, *peer) {
+	t.Helper()
+	port := freePort(t)
+	o.external = map[string]engine.Binding{"app0": a}
+	e := startEngine(t, appConfig(port), o)
+	c := dial(t, port)
+	return e, c, a.accept(t)
 }
 
 // TestEcho sends messages of several sizes through a tcp server to the
@@ -61,11 +60,7 @@ func TestEcho(t *testing.T) {
 // TestServerBegin checks the addresses in the BEGIN of an accepted
 // connection: source the remote client, destination the listener.
 func TestServerBegin(t *testing.T) {
-	port := freePort(t)
-	a := newApp("app0", 8192)
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": a}})
-	c := dial(t, port)
-	p := a.accept(t)
+	e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
 	begin := p.expect(t, frame.FrameBegin)
 	assert.True(t, engine.IsInitial(begin.streamID))
 	src, dst, srcPort, dstPort := addresses(t, begin.ext)
@@ -73,7 +68,7 @@ func TestServerBegin(t *testing.T) {
 	assert.Equal(t, "127.0.0.1", src)
 	assert.Equal(t, uint16(local.Port), srcPort)
 	assert.Equal(t, "127.0.0.1", dst)
-	assert.Equal(t, uint16(port), dstPort)
+	assert.Equal(t, uint16(c.RemoteAddr().(*net.TCPAddr).Port), dstPort)
 	require.NoError(t, c.Close())
 	// The server's WINDOW for the reply may come before or after the END
 	// of a client that closes at once: it answers the peer's reply BEGIN,
@@ -86,11 +81,7 @@ func TestServerBegin(t *testing.T) {
 // TestServerHalfClose: after the client's FIN the application still
 // writes, and its END is the client's end of stream.
 func TestServerHalfClose(t *testing.T) {
-	port := freePort(t)
-	a := newApp("app0", 8192)
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": a}})
-	c := dial(t, port)
-	p := a.accept(t)
+	e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
 	p.expect(t, frame.FrameBegin)
 	_, err := c.Write([]byte("request"))
 	require.NoError(t, err)
@@ -167,11 +158,7 @@ func TestServerAbortive(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			port := freePort(t)
-			a := newApp("app0", 8192)
-			e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": a}})
-			c := dial(t, port)
-			p := a.accept(t)
+			e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
 			p.expect(t, frame.FrameBegin)
 			p.expect(t, frame.FrameWindow)
 			tc.run(t, c, p)
@@ -184,7 +171,7 @@ func TestServerAbortive(t *testing.T) {
 // connection reset, and the refused stream leaves nothing behind.
 func TestServerRefusedByExit(t *testing.T) {
 	port := freePort(t)
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": refuser{}}})
+	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": enginetest.Refuse{}}})
 	// The reset may even beat the client's connect to completion.
 	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
 	if err == nil {
@@ -196,25 +183,14 @@ func TestServerRefusedByExit(t *testing.T) {
 	requireNoStreams(t, e)
 }
 
-type refuser struct{}
-
-func (refuser) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refuser{}, nil
-}
-
-func (refuser) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
-
 // TestServerWindow grants a small window and stops: the binding reads no
 // more than the window, the rest stays in the socket and the client's
 // writes back up, and every byte arrives, in order, as credit returns.
 func TestServerWindow(t *testing.T) {
 	const window = 1024
-	port := freePort(t)
 	a := newApp("app0", window)
 	a.manual = true
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": a}})
-	c := dial(t, port)
-	p := a.accept(t)
+	e, c, p := connectServer(t, a, engineOptions{})
 	p.expect(t, frame.FrameBegin)
 	p.expect(t, frame.FrameWindow)
 
@@ -261,11 +237,7 @@ func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 // reads; the socket fills, the binding buffers what it took and returns
 // credit only as bytes reach the socket.
 func TestServerSlowReader(t *testing.T) {
-	port := freePort(t)
-	a := newApp("app0", 8192)
-	e := startEngine(t, appConfig(port), engineOptions{external: map[string]engine.Binding{"app0": a}})
-	c := dial(t, port)
-	p := a.accept(t)
+	e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
 	p.expect(t, frame.FrameBegin)
 	p.expect(t, frame.FrameWindow)
 
@@ -390,20 +362,8 @@ func TestServerRoutes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			port := freePort(t)
 			a0, a1 := newApp("app0", 8192), newApp("app1", 8192)
-			src := fmt.Sprintf(`name: test
-bindings:
-  net0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-    routes:
-      - exit: app1
-        when:
-          - cidr: %s
-    exit: app0
-`, port, tc.cidr)
+			src := tcpBinding("server", serverOptions(port),
+				"routes:", "  - exit: app1", "    when:", "      - cidr: "+tc.cidr, "exit: app0")
 			startEngine(t, src, engineOptions{external: map[string]engine.Binding{"app0": a0, "app1": a1}})
 			dial(t, port)
 			want, other := a0, a1
@@ -425,19 +385,7 @@ bindings:
 // TestServerPorts listens on a list holding a range: every port accepts.
 func TestServerPorts(t *testing.T) {
 	p1, p2 := freePort(t), freePort(t)
-	src := fmt.Sprintf(`name: test
-bindings:
-  net0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: [%d, "%d-%d"]
-    exit: echo0
-  echo0:
-    type: echo
-    kind: server
-`, p1, p2, p2)
+	src := tcpBinding("server", fmt.Sprintf("host: 127.0.0.1\nport: [%d, \"%d-%d\"]", p1, p2, p2), "exit: echo0") + echoBinding
 	startEngine(t, src, engineOptions{})
 	for _, port := range []int{p1, p2} {
 		require.NoError(t, echoOnce(port, []byte("port "+strconv.Itoa(port))))

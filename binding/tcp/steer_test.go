@@ -2,7 +2,6 @@ package tcp_test
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -18,21 +17,10 @@ import (
 	"github.com/sluicehq/sluice/engine"
 )
 
+// steerConfig is a tcp server on port, steered by eBPF, to exit, and an
+// echo binding.
 func steerConfig(port int, exit string) string {
-	return fmt.Sprintf(`name: test
-bindings:
-  net0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: %d
-      steering: ebpf
-    exit: %s
-  echo0:
-    type: echo
-    kind: server
-`, port, exit)
+	return tcpBinding("server", serverOptions(port)+"\nsteering: ebpf", "exit: "+exit) + echoBinding
 }
 
 // with returns a binding resolver that uses b for tcp.

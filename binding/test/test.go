@@ -12,9 +12,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
-	"go.yaml.in/yaml/v3"
 )
 
 // Register adds the test binding type to the registry; a second call does
@@ -75,30 +73,9 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	}
 	delay, err := parseDelay(opts.Delay)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q at %s: %w", ErrDelay, opts.Delay, where(raw, "delay"), err)
+		return nil, fmt.Errorf("%w %q at %s: %w", ErrDelay, opts.Delay, raw.Where("delay"), err)
 	}
 	return &Handler{w: w, id: cfg.ID, exitID: cfg.ExitID, delay: delay}, nil
-}
-
-// where names the option key of raw as file:line: path, at the key's own
-// line when the YAML node has it.
-func where(raw *config.Raw, key string) string {
-	path := raw.Path() + "." + key
-	pos := raw.Pos()
-	if n := raw.Node(); n != nil {
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			n = n.Content[0]
-		}
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				pos.Line = n.Content[i].Line
-			}
-		}
-	}
-	if pos.File == "" {
-		return path
-	}
-	return pos.String() + ": " + path
 }
 
 // parseDelay reads a Go duration ("50ms") or an ISO-8601 one ("PT0.05S");

@@ -1,9 +1,8 @@
 package test_test
 
 import (
+	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -20,8 +19,6 @@ import (
 
 // The test type is registered by the spec runner, not by init.
 func init() { test.Register() }
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // clientOrigin is the originId of the test initiator, a binding the
 // engine does not know.
@@ -43,18 +40,8 @@ var topologies = []struct {
 type rec struct {
 	typ                          frame.FrameType
 	originID, routedID, streamID int64
-	seq, ack                     int64
-	max                          int32
-	traceID, authorization       int64
-	affinity, redirectedID       int64
-	flags                        uint8
-	budgetID                     int64
-	reserved                     int32
-	padding, minimum             int32
-	capabilities                 uint8
+	out                          // the other fields, as a peer sends them
 	hasPayload                   bool
-	payload                      string
-	ext                          string
 	raw                          []byte
 }
 
@@ -77,40 +64,57 @@ func decode(t frame.FrameType, buf []byte) rec {
 		var f frame.Data
 		if f.TryWrap(buf, 0, len(buf)) {
 			r.flags, r.budgetID, r.reserved = f.Flags(), f.BudgetID(), f.Reserved()
-			r.hasPayload, r.payload, r.ext = f.HasPayload(), string(f.Payload()), string(f.Extension())
+			r.hasPayload, r.payload, r.ext = f.HasPayload(), bytes.Clone(f.Payload()), string(f.Extension())
 		}
 	case frame.FrameFlush:
-		var f frame.Flush
-		if f.TryWrap(buf, 0, len(buf)) {
-			r.budgetID, r.reserved, r.ext = f.BudgetID(), f.Reserved(), string(f.Extension())
-		}
+		decodeBudgeted[frame.Flush](&r, buf)
 	case frame.FrameEnd:
-		var f frame.End
-		if f.TryWrap(buf, 0, len(buf)) {
-			r.budgetID, r.reserved, r.ext = f.BudgetID(), f.Reserved(), string(f.Extension())
-		}
-	case frame.FrameAbort:
-		var f frame.Abort
-		if f.TryWrap(buf, 0, len(buf)) {
-			r.ext = string(f.Extension())
-		}
+		decodeBudgeted[frame.End](&r, buf)
 	case frame.FrameWindow:
 		var f frame.Window
 		if f.TryWrap(buf, 0, len(buf)) {
 			r.budgetID, r.padding, r.minimum, r.capabilities = f.BudgetID(), f.Padding(), f.Minimum(), f.Capabilities()
 		}
+	case frame.FrameAbort:
+		decodeExtended[frame.Abort](&r, buf)
 	case frame.FrameReset:
-		var f frame.Reset
-		if f.TryWrap(buf, 0, len(buf)) {
-			r.ext = string(f.Extension())
-		}
+		decodeExtended[frame.Reset](&r, buf)
 	case frame.FrameChallenge:
-		var f frame.Challenge
-		if f.TryWrap(buf, 0, len(buf)) {
-			r.ext = string(f.Extension())
-		}
+		decodeExtended[frame.Challenge](&r, buf)
 	}
 	return r
+}
+
+// extended is a frame flyweight, F, with an extension.
+type extended[F any] interface {
+	*F
+	TryWrap(buf []byte, off, limit int) bool
+	Extension() []byte
+}
+
+// decodeExtended reads the extension of buf, a frame of type F, into r.
+func decodeExtended[F any, PF extended[F]](r *rec, buf []byte) {
+	var f F
+	if PF(&f).TryWrap(buf, 0, len(buf)) {
+		r.ext = string(PF(&f).Extension())
+	}
+}
+
+// budgeted is a frame flyweight, F, with a budget, a reservation and an
+// extension.
+type budgeted[F any] interface {
+	extended[F]
+	BudgetID() int64
+	Reserved() int32
+}
+
+// decodeBudgeted reads the budget, reservation and extension of buf, a
+// frame of type F, into r.
+func decodeBudgeted[F any, PF budgeted[F]](r *rec, buf []byte) {
+	var f F
+	if PF(&f).TryWrap(buf, 0, len(buf)) {
+		r.budgetID, r.reserved, r.ext = PF(&f).BudgetID(), PF(&f).Reserved(), string(PF(&f).Extension())
+	}
 }
 
 // out is a frame a peer sends; the fields a type lacks are ignored.
@@ -129,18 +133,15 @@ type out struct {
 }
 
 func build(buf []byte, t frame.FrameType, originID, routedID, streamID int64, o out) (int, error) {
+	h := head{originID: originID, routedID: routedID, streamID: streamID, o: o}
 	ext := []byte(o.ext)
 	switch t {
 	case frame.FrameBegin:
 		var b frame.BeginBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			Affinity(o.affinity).RedirectedID(o.redirectedID).Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).Affinity(o.affinity).RedirectedID(o.redirectedID).Extension(ext).BuildLimit()
 	case frame.FrameData:
 		var b frame.DataBuilder
-		d := b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			Flags(o.flags).BudgetID(o.budgetID).Reserved(o.reserved)
+		d := withHead(b.Wrap(buf, 0, len(buf)), h).Flags(o.flags).BudgetID(o.budgetID).Reserved(o.reserved)
 		if o.payload == nil {
 			d.PayloadNull()
 		} else {
@@ -149,36 +150,51 @@ func build(buf []byte, t frame.FrameType, originID, routedID, streamID int64, o 
 		return d.Extension(ext).BuildLimit()
 	case frame.FrameFlush:
 		var b frame.FlushBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
 	case frame.FrameEnd:
 		var b frame.EndBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(o.budgetID).Reserved(o.reserved).Extension(ext).BuildLimit()
 	case frame.FrameAbort:
 		var b frame.AbortBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).Extension(ext).BuildLimit()
 	case frame.FrameWindow:
 		var b frame.WindowBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
+		return withHead(b.Wrap(buf, 0, len(buf)), h).
 			BudgetID(o.budgetID).Padding(o.padding).Minimum(o.minimum).Capabilities(o.capabilities).BuildLimit()
 	case frame.FrameReset:
 		var b frame.ResetBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).Extension(ext).BuildLimit()
 	case frame.FrameChallenge:
 		var b frame.ChallengeBuilder
-		return b.Wrap(buf, 0, len(buf)).OriginID(originID).RoutedID(routedID).StreamID(streamID).
-			Sequence(o.seq).Acknowledge(o.ack).Maximum(o.max).Timestamp(0).TraceID(o.traceID).Authorization(o.authorization).
-			Extension(ext).BuildLimit()
+		return withHead(b.Wrap(buf, 0, len(buf)), h).Extension(ext).BuildLimit()
 	}
 	panic("build: unsupported frame type " + t.String())
+}
+
+// head is what build writes in the header every frame type shares.
+type head struct {
+	originID, routedID, streamID int64
+	o                            out
+}
+
+// headBuilder is a frame builder, B, writing the header every frame type
+// shares.
+type headBuilder[B any] interface {
+	OriginID(v int64) B
+	RoutedID(v int64) B
+	StreamID(v int64) B
+	Sequence(v int64) B
+	Acknowledge(v int64) B
+	Maximum(v int32) B
+	Timestamp(v int64) B
+	TraceID(v int64) B
+	Authorization(v int64) B
+}
+
+// withHead writes h with b and returns b for the fields of its type.
+func withHead[B headBuilder[B]](b B, h head) B {
+	return b.OriginID(h.originID).RoutedID(h.routedID).StreamID(h.streamID).
+		Sequence(h.o.seq).Acknowledge(h.o.ack).Maximum(h.o.max).Timestamp(0).TraceID(h.o.traceID).Authorization(h.o.authorization)
 }
 
 // peer is one end of a stream, played from its worker's thread: the
@@ -211,14 +227,9 @@ func (p *peer) send(t *testing.T, typ frame.FrameType, id int64, o out) {
 // expect waits for the next frame and checks its type.
 func (p *peer) expect(t *testing.T, typ frame.FrameType) rec {
 	t.Helper()
-	select {
-	case r := <-p.frames:
-		require.Equal(t, typ.String(), r.typ.String(), "received %+v", r)
-		return r
-	case <-time.After(5 * time.Second):
-		require.FailNow(t, "timed out waiting for "+typ.String())
-		return rec{}
-	}
+	r := enginetest.Receive(t, p.frames, "%s", typ)
+	require.Equal(t, typ.String(), r.typ.String(), "received %+v", r)
+	return r
 }
 
 // expectNone checks that no frame has come for the peer once every
@@ -322,16 +333,11 @@ func proxyConfig(options string) string {
 
 func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit, more ...engine.Option) *engine.Engine {
 	t.Helper()
-	opts := []engine.Option{
-		engine.WithWorkers(workers), engine.WithRingCapacity(1 << 14), engine.WithPin(false),
-		engine.WithLogger(quiet), engine.WithBindings(binding.Factory),
-	}
-	opts = append(opts, more...)
+	opts := append([]engine.Option{engine.WithWorkers(workers), engine.WithRingCapacity(1 << 14)}, more...)
 	if x != nil {
 		opts = append(opts, engine.WithExternal("app1", x))
 	}
-	e, err := engine.New(cfg, opts...)
-	require.NoError(t, err)
+	e := enginetest.New(t, cfg, opts...)
 	if x != nil {
 		x.e = e
 	}
@@ -344,14 +350,7 @@ func start(t *testing.T, workers int, options string, x *exit, opts ...engine.Op
 	t.Helper()
 	cfg, err := load(t, proxyConfig(options))
 	require.NoError(t, err)
-	e := newEngine(t, workers, cfg, x, opts...)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		require.NoError(t, e.Stop(ctx))
-	})
-	return e
+	return enginetest.Run(t, newEngine(t, workers, cfg, x, opts...))
 }
 
 // requireNoStreams waits until no worker has a stream registered.
@@ -415,14 +414,8 @@ func TestForwardsEveryFrame(t *testing.T) {
 			assert.Equal(t, c.initialID, win.streamID)
 			assert.Equal(t, int64(clientOrigin), win.originID)
 			assert.Equal(t, app0, win.routedID)
-			assert.Equal(t, int64(0), win.seq)
-			assert.Equal(t, int64(0), win.ack)
-			assert.Equal(t, int32(8192), win.max)
-			assert.Equal(t, int64(0x81), win.traceID)
-			assert.Equal(t, int64(0x1234), win.budgetID)
-			assert.Equal(t, int32(5), win.padding)
-			assert.Equal(t, int32(3), win.minimum)
-			assert.Equal(t, uint8(1<<frame.CapabilityChallenge), win.capabilities)
+			assert.Equal(t, out{max: 8192, traceID: 0x81, budgetID: 0x1234, padding: 5, minimum: 3,
+				capabilities: 1 << frame.CapabilityChallenge}, win.out, "the WINDOW as the exit sent it")
 			require.NoError(t, clientInitial.OnWindow(wrapWindow(t, win)))
 
 			// DATA with a payload, an empty one and a null one.
@@ -449,7 +442,7 @@ func TestForwardsEveryFrame(t *testing.T) {
 				assert.Equal(t, int64(0x1234), got.budgetID)
 				assert.Equal(t, reserved, got.reserved)
 				assert.Equal(t, d.payload != nil, got.hasPayload, "null stays null, empty stays empty")
-				assert.Equal(t, string(d.payload), got.payload)
+				assert.Equal(t, string(d.payload), string(got.payload))
 				assert.Equal(t, d.ext, got.ext)
 				require.NoError(t, exitInitial.OnData(wrapData(t, got)), "the exit sees DATA within the window it granted")
 			}
@@ -489,11 +482,8 @@ func TestForwardsEveryFrame(t *testing.T) {
 			assert.Equal(t, s.replyID, rw.streamID)
 			assert.Equal(t, app0, rw.originID)
 			assert.Equal(t, app1, rw.routedID)
-			assert.Equal(t, int32(4096), rw.max)
-			assert.Equal(t, int64(0x5678), rw.budgetID)
-			assert.Equal(t, int32(2), rw.padding)
-			assert.Equal(t, int32(1), rw.minimum)
-			assert.Equal(t, uint8(1<<frame.CapabilityChallenge), rw.capabilities)
+			assert.Equal(t, out{max: 4096, budgetID: 0x5678, padding: 2, minimum: 1,
+				capabilities: 1 << frame.CapabilityChallenge}, rw.out, "the WINDOW as the initiator sent it")
 			require.NoError(t, exitReply.OnWindow(wrapWindow(t, rw)))
 
 			seq := exitReply.Seq
@@ -502,7 +492,7 @@ func TestForwardsEveryFrame(t *testing.T) {
 				flags: uint8(frame.FlagsDataMessage), budgetID: 0x5678, reserved: reserved, payload: []byte("world"), ext: "reply-data-ext"})
 			rd := c.expect(t, frame.FrameData)
 			assert.Equal(t, c.replyID, rd.streamID)
-			assert.Equal(t, "world", rd.payload)
+			assert.Equal(t, "world", string(rd.payload))
 			assert.Equal(t, "reply-data-ext", rd.ext)
 			assert.Equal(t, uint8(frame.FlagsDataMessage), rd.flags)
 			assert.Equal(t, int32(7), rd.reserved)

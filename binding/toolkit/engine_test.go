@@ -1,10 +1,7 @@
 package toolkit_test
 
 import (
-	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,10 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/internal/enginetest"
@@ -26,58 +21,29 @@ import (
 // the mcp server kind.
 const driver = "driver"
 
-type refusing struct{}
-
-func (refusing) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refusing{}, nil
-}
-
-func (refusing) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
-
 // startEngine starts an engine with one toolkit binding, app0.
 func startEngine(t *testing.T, opts ...engine.Option) (*engine.Engine, int32) {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("toolkit.yaml", []byte("name: test\nbindings:\n  app0:\n    type: toolkit\n    kind: server\n"),
-		schema, config.WithExternal(driver))
+	cfg, err := enginetest.Load("toolkit.yaml", "name: test\nbindings:\n  app0:\n    type: toolkit\n    kind: server\n", driver)
 	require.NoError(t, err)
 	labels := engine.NewLabels()
-	e, err := engine.New(cfg, append([]engine.Option{
-		engine.WithWorkers(2), engine.WithRingCapacity(1 << 20), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		engine.WithBindings(binding.Factory), engine.WithLabels(labels),
-		engine.WithExternal(driver, refusing{}),
+	e := enginetest.New(t, cfg, append([]engine.Option{
+		engine.WithRingCapacity(1 << 20), engine.WithLabels(labels), engine.WithExternal(driver, enginetest.Refuse{}),
 	}, opts...)...)
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
-	return e, labels.Supply("mcp")
+	return enginetest.Run(t, e), labels.Supply("mcp")
 }
 
-// allReleased reports whether no worker holds a buffer slot or a stream.
-func allReleased(e *engine.Engine) bool {
-	for i := range e.Workers() {
-		done := make(chan bool, 1)
-		w := e.Worker(i)
-		w.Dispatch(func() {
-			streams, throttles := w.Streams()
-			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
-		})
-		if !<-done {
-			return false
-		}
-	}
-	return true
+// startClocked starts the engine as startEngine does, on a manual clock.
+func startClocked(t *testing.T) (*engine.Engine, int32, *enginetest.Clock) {
+	t.Helper()
+	clock := enginetest.NewClock()
+	e, mcpID := startEngine(t, engine.WithClock(clock.Now))
+	return e, mcpID, clock
 }
 
 func requireReleased(t *testing.T, e *engine.Engine) {
 	t.Helper()
-	require.Eventually(t, func() bool { return allReleased(e) }, 2*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, 5*time.Millisecond,
 		"a worker still holds a stream or a buffer slot")
 }
 
@@ -127,16 +93,18 @@ type call struct {
 func (c *call) run(t *testing.T, e *engine.Engine, worker int) {
 	t.Helper()
 	c.launch(e, worker)
-	select {
-	case <-c.done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting for the toolkit")
-	}
+	enginetest.Receive(t, c.done, "the toolkit")
 	require.NoError(t, c.err)
 }
 
 // launch starts the call from worker without waiting for it.
 func (c *call) launch(e *engine.Engine, worker int) {
+	c.prepare(e, worker)
+	c.w.Dispatch(c.start)
+}
+
+// prepare readies the call to start from worker.
+func (c *call) prepare(e *engine.Engine, worker int) {
 	c.w = e.Worker(worker)
 	c.originID, _ = e.ResolveID(driver)
 	c.routedID, _ = e.ResolveID("app0")
@@ -145,7 +113,6 @@ func (c *call) launch(e *engine.Engine, worker int) {
 	if c.window == 0 {
 		c.window = 8192
 	}
-	c.w.Dispatch(c.start)
 }
 
 // runTicking runs the call as run does, on an engine whose clock is clock:
@@ -175,8 +142,7 @@ func (c *call) runTicking(t *testing.T, e *engine.Engine, worker int, clock *eng
 }
 
 func (c *call) start() {
-	c.initialID = c.w.SupplyInitialID(c.routedID)
-	c.replyID = engine.ReplyID(c.initialID)
+	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
 	var b frame.BeginBuilder
 	n, err := b.Wrap(c.buf, 0, len(c.buf)).
 		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
@@ -291,11 +257,8 @@ func (c *call) pump() {
 			return
 		}
 		var d frame.DataBuilder
-		size, err := d.Wrap(c.buf, 0, len(c.buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.seq).Acknowledge(c.ack).Maximum(c.max).
-			Flags(3).BudgetID(0).Reserved(int32(n)).Payload(c.params[c.sent : c.sent+n]).
-			BuildLimit()
+		initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
+		size, err := enginetest.Data(&d, c.buf, initial, int32(n), c.params[c.sent:c.sent+n])
 		if err == nil {
 			err = c.w.Send(frame.FrameData, c.buf[:size])
 		}
@@ -558,8 +521,7 @@ func TestBusy(t *testing.T) {
 // TestLongWithoutToken: without a progress token no FLUSH goes out, only
 // the result once the duration is over (on a manual clock).
 func TestLongWithoutToken(t *testing.T) {
-	clock := enginetest.NewClock()
-	e, mcpID := startEngine(t, engine.WithClock(clock.Now))
+	e, mcpID, clock := startClocked(t)
 	c := &call{
 		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
 		params: []byte(`{"arguments":{"duration":0.1,"steps":4}}`), end: true,
@@ -574,8 +536,7 @@ func TestLongWithoutToken(t *testing.T) {
 // TestProgress: one FLUSH per step, in order, then the result (on a
 // manual clock).
 func TestProgress(t *testing.T) {
-	clock := enginetest.NewClock()
-	e, mcpID := startEngine(t, engine.WithClock(clock.Now))
+	e, mcpID, clock := startClocked(t)
 	c := &call{
 		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
 		params: []byte(`{"arguments":{"duration":0.03,"steps":3},"_meta":{"progressToken":"tok-1"}}`), end: true,
@@ -610,8 +571,7 @@ func TestCancel(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			clock := enginetest.NewClock()
-			e, mcpID := startEngine(t, engine.WithClock(clock.Now))
+			e, mcpID, clock := startClocked(t)
 			// A step every 200ms.
 			c := &call{
 				ext:    toolsCallEx(mcpID, "long_running_operation", -1),
@@ -645,12 +605,7 @@ func TestLifecycle(t *testing.T) {
 			c := &call{ext: buildBeginEx(mcpID, func(b *mcp.McpBeginExBuilder) {
 				b.Lifecycle().SessionID("s1").Capabilities(uint16(mcp.McpCapabilitiesClientElicitation))
 			}), noParamsYet: true}
-			c.w = e.Worker(0)
-			c.originID, _ = e.ResolveID(driver)
-			c.routedID, _ = e.ResolveID("app0")
-			c.buf = make([]byte, 64<<10)
-			c.done = make(chan struct{})
-			c.window = 8192
+			c.prepare(e, 0)
 			c.after(c.start)
 			require.Eventually(t, func() bool {
 				var ok bool

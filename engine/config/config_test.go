@@ -686,6 +686,40 @@ stores:
 	assert.NotErrorIs(t, err, config.ErrInvalid, "a non-pointer is the caller's mistake")
 }
 
+func TestRawWhere(t *testing.T) {
+	src := []byte(`name: test
+bindings:
+  app0:
+    type: mcp
+    kind: server
+    options:
+      cache:
+        store: memory0
+stores:
+  memory0:
+    type: memory
+`)
+	cfg, err := config.Load("sluice.yaml", src, testSchema(t))
+	require.NoError(t, err)
+	opts := cfg.Binding("app0").Options
+	tests := []struct {
+		name string
+		raw  *config.Raw
+		key  string
+		want string
+	}{
+		{name: "the value", raw: opts, want: "sluice.yaml:6: bindings.app0.options"},
+		{name: "a key, at its line", raw: opts, key: "cache", want: "sluice.yaml:7: bindings.app0.options.cache"},
+		{name: "a missing key, at the value", raw: opts, key: "ttl", want: "sluice.yaml:6: bindings.app0.options.ttl"},
+		{name: "no file", raw: nil, key: "ttl", want: ".ttl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.raw.Where(tt.key))
+		})
+	}
+}
+
 func TestLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sluice.yaml")

@@ -59,6 +59,32 @@ func (r *Raw) Path() string {
 	return r.path
 }
 
+// Where names the key of the value, or the value itself when key is
+// empty, for an error message: "file:line: path.key", with the key's own
+// line when the value is a mapping that has it, or just the path when
+// there is no file.
+func (r *Raw) Where(key string) string {
+	path := r.Path()
+	if key != "" {
+		path += "." + key
+	}
+	pos := r.Pos()
+	if n := r.Node(); n != nil && key != "" {
+		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+			n = n.Content[0]
+		}
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				pos.Line = n.Content[i].Line
+			}
+		}
+	}
+	if pos.File == "" {
+		return path
+	}
+	return pos.String() + ": " + path
+}
+
 // JSON returns the value encoded as JSON, for decoders that want it.
 func (r *Raw) JSON() ([]byte, error) {
 	return json.Marshal(r.Value())

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +25,7 @@ import (
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/frame"
 )
 
 // FreePort returns a loopback TCP port that was free a moment ago.
@@ -67,6 +70,21 @@ bindings:
 `, port, exit)
 }
 
+// StartMCP starts, as Start does, an engine on an MCP endpoint at a free
+// loopback port: Front's tcp and http servers in front of an mcp server,
+// mcp0, whose exit is exit, followed by rest (more of mcp0's keys, indented
+// by four spaces, then more bindings, indented by two). name is the file
+// name its errors cite. It waits for the port to listen and returns the
+// endpoint's URL and the engine.
+func StartMCP(t testing.TB, name, exit, rest string, opts ...engine.Option) (string, *engine.Engine) {
+	t.Helper()
+	port := FreePort(t)
+	src := Front(port, "mcp0") + "  mcp0:\n    type: mcp\n    kind: server\n    exit: " + exit + "\n" + rest
+	e := Start(t, name, src, opts...)
+	WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+}
+
 // Logs is where the engines' debug logs go: nowhere, unless
 // SLUICE_TEST_LOG is set, then standard error.
 func Logs() io.Writer {
@@ -82,9 +100,7 @@ func Logs() io.Writer {
 // engine stops when the test ends.
 func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load(name, []byte(src), schema)
+	cfg, err := Load(name, src)
 	require.NoError(t, err)
 	require.NoError(t, binding.Resolve(cfg))
 	all := append([]engine.Option{
@@ -101,6 +117,83 @@ func Start(t testing.TB, name, src string, opts ...engine.Option) *engine.Engine
 		_ = e.Stop(ctx)
 	})
 	return e
+}
+
+// Load loads src, a configuration (name is the file name its errors
+// cite), against the schema of the compiled-in bindings and the engine's
+// components. external names the bindings the configuration may use as
+// exits without declaring them: those the test attaches itself.
+func Load(name, src string, external ...string) (*config.Config, error) {
+	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(name, []byte(src), schema, config.WithExternal(external...))
+}
+
+// Quiet is a logger that discards what it is given and drops debug
+// records before they are formatted, so that it costs a test that counts
+// allocations nothing.
+var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// New returns an engine on cfg with opts after the test defaults: two
+// unpinned workers, the Quiet logger and the compiled-in bindings.
+func New(t testing.TB, cfg *config.Config, opts ...engine.Option) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(cfg, append([]engine.Option{
+		engine.WithWorkers(2), engine.WithPin(false), engine.WithLogger(Quiet), engine.WithBindings(binding.Factory),
+	}, opts...)...)
+	require.NoError(t, err)
+	return e
+}
+
+// Run starts e and returns it. It stops e when the test ends, failing the
+// test unless e stops cleanly within StopTimeout.
+func Run(t testing.TB, e *engine.Engine) *engine.Engine {
+	t.Helper()
+	require.NoError(t, e.Start())
+	t.Cleanup(func() { Stop(t, e) })
+	return e
+}
+
+// Check loads src (name is the file name its errors cite), with the
+// external bindings as exits, adds the system bindings it names, starts an
+// engine on it with opts after the test defaults and stops it again. It
+// returns the first error, the configuration's or the start's, for tests
+// of configuration errors; an engine that starts must stop cleanly.
+func Check(t testing.TB, name, src string, external map[string]engine.Binding, opts ...engine.Option) error {
+	t.Helper()
+	cfg, err := Load(name, src, slices.Sorted(maps.Keys(external))...)
+	if err != nil {
+		return err
+	}
+	if err := binding.Resolve(cfg); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(external)) {
+		opts = append(opts, engine.WithExternal(name, external[name]))
+	}
+	e := New(t, cfg, opts...)
+	if err := e.Start(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+		defer cancel()
+		_ = e.Stop(ctx) // whatever the failed start left running
+		return err
+	}
+	Stop(t, e)
+	return nil
+}
+
+// StopTimeout bounds how long Stop waits for an engine's workers.
+const StopTimeout = 5 * time.Second
+
+// Stop stops e, failing the test unless it stops cleanly within
+// StopTimeout.
+func Stop(t testing.TB, e *engine.Engine) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
+	defer cancel()
+	require.NoError(t, e.Stop(ctx))
 }
 
 // HelperEnv is set, to the helper test's name, in a test binary that
@@ -156,6 +249,151 @@ func MallocsPerOp(warmup time.Duration, n int, op func()) float64 {
 	}
 	runtime.ReadMemStats(&after)
 	return float64(after.Mallocs-before.Mallocs) / float64(n)
+}
+
+// ReceiveTimeout bounds how long Receive waits.
+const ReceiveTimeout = 5 * time.Second
+
+// Receive returns the next value from ch, failing the test if none comes
+// within ReceiveTimeout; the failure reads "timed out waiting for " and
+// what, formatted with args.
+func Receive[T any](t testing.TB, ch <-chan T, what string, args ...any) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(ReceiveTimeout):
+		t.Fatalf("timed out waiting for "+what, args...)
+		var zero T
+		return zero
+	}
+}
+
+// Timer bounds waits as Receive does, with one timer used again and again:
+// for tests that count allocations, which time.After would spoil.
+type Timer struct{ t *time.Timer }
+
+// NewTimer returns a stopped Timer.
+func NewTimer() *Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &Timer{t: t}
+}
+
+// ReceiveBy is Receive on the reused timer tm: it allocates nothing.
+func ReceiveBy[T any](t testing.TB, tm *Timer, ch <-chan T, what string) T {
+	t.Helper()
+	tm.t.Reset(ReceiveTimeout)
+	defer tm.t.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-tm.t.C:
+		t.Fatal("timed out waiting for " + what)
+		var zero T
+		return zero
+	}
+}
+
+// Refuse is an external binding that refuses every stream routed to it:
+// the one a test's own streams come from.
+type Refuse struct{}
+
+// Attach returns Refuse itself as the worker's handler.
+func (Refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
+	return Refuse{}, nil
+}
+
+// NewStream refuses the stream.
+func (Refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
+
+// Head is the header of a frame a test sends: the stream, and the
+// sequence, acknowledge and maximum of its flow. Its trace id and
+// authorization are 0.
+type Head struct {
+	OriginID, RoutedID, StreamID int64
+	Seq, Ack                     int64
+	Max                          int32
+}
+
+// headBuilder is a frame builder, B, and the header setters every frame
+// type's builder has.
+type headBuilder[B any] interface {
+	OriginID(v int64) B
+	RoutedID(v int64) B
+	StreamID(v int64) B
+	Sequence(v int64) B
+	Acknowledge(v int64) B
+	Maximum(v int32) B
+	TraceID(v int64) B
+	Authorization(v int64) B
+}
+
+// withHead writes h with b and returns b for the fields of its type.
+func withHead[B headBuilder[B]](b B, h Head) B {
+	return b.OriginID(h.OriginID).RoutedID(h.RoutedID).StreamID(h.StreamID).
+		Sequence(h.Seq).Acknowledge(h.Ack).Maximum(h.Max).TraceID(0).Authorization(0)
+}
+
+// Begin wraps b over buf and writes h as the header of a BEGIN, with
+// affinity 0; the caller adds the extension and builds it.
+func Begin(b *frame.BeginBuilder, buf []byte, h Head) *frame.BeginBuilder {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).Affinity(0)
+}
+
+// Data builds in buf, with b, a DATA with the header h that carries
+// payload whole (INIT and FIN) against reserved bytes of credit and no
+// budget, and returns its length.
+func Data(b *frame.DataBuilder, buf []byte, h Head, reserved int32, payload []byte) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).Flags(3).BudgetID(0).Reserved(reserved).Payload(payload).BuildLimit()
+}
+
+// End builds in buf, with b, an END with the header h and no extension,
+// and returns its length.
+func End(b *frame.EndBuilder, buf []byte, h Head) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).BuildLimit()
+}
+
+// Window builds in buf, with b, a WINDOW with the header h and no budget
+// or padding, and returns its length.
+func Window(b *frame.WindowBuilder, buf []byte, h Head) (int, error) {
+	return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(0).Padding(0).BuildLimit()
+}
+
+// Released reports whether no worker of e holds a stream, a throttle
+// registration or a buffer slot.
+func Released(e *engine.Engine) bool {
+	for i := range e.Workers() {
+		done := make(chan bool, 1)
+		w := e.Worker(i)
+		w.Dispatch(func() {
+			streams, throttles := w.Streams()
+			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
+		})
+		if !<-done {
+			return false
+		}
+	}
+	return true
+}
+
+// StreamIDs supplies, on w, the id of a new stream to routedID and returns
+// it with its reply's.
+func StreamIDs(w *engine.Worker, routedID int64) (initialID, replyID int64) {
+	initialID = w.SupplyInitialID(routedID)
+	return initialID, engine.ReplyID(initialID)
+}
+
+// Metric sums, over the workers, the telemetry metric name of the binding
+// named binding, as e gathers it now.
+func Metric(e *engine.Engine, binding, name string) int64 {
+	var n int64
+	for _, s := range e.Telemetry().Gather() {
+		if b, _ := s.Labels.Get("binding"); b == binding && s.Name == name {
+			n += s.Value
+		}
+	}
+	return n
 }
 
 // Clock is a manual clock for [engine.WithClock]: its time stands still

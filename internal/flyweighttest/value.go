@@ -2,6 +2,13 @@ package flyweighttest
 
 import "fmt"
 
+// Distinctive values for an extension's compositeId and typeId: every
+// byte differs, so a wrong width, offset or byte order shows.
+const (
+	CompositeID int64 = 0x0102030405060708
+	TypeID      int32 = 0x0a0b0c0d
+)
+
 // NStr is a decoded string field: its text S, or null.
 type NStr struct {
 	Null bool

@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,5 +35,3 @@ func TestClientEngineDriven(t *testing.T) {
 		})
 	}
 }
-
-func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }

@@ -83,13 +83,7 @@ func startPoolGateway(t *testing.T, u *poolUpstream, options string, opts ...eng
 func pooled(t *testing.T, e *engine.Engine) int64 {
 	t.Helper()
 	enginetest.Settle(t, e)
-	n := int64(0)
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == "client0" && s.Name == telemetry.StreamActiveSent {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, "client0", telemetry.StreamActiveSent)
 }
 
 // getConcurrently sends n GETs for path through get at once, and returns

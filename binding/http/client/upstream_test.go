@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,68 +44,10 @@ func TestClientAgainstNetHTTP(t *testing.T) {
 	defer srv.Close()
 	authority := strings.TrimPrefix(srv.URL, "http://")
 
-	script := `property authority "localhost:1"
-connect "zilla://streams/app0"
-        option zilla:window 8192
-        option zilla:transmission "half-duplex"
-write zilla:begin.ext ${http:beginEx()
-                           .typeId(zilla:id("http"))
-                           .header(":method", "POST")
-                           .header(":scheme", "http")
-                           .header(":authority", authority)
-                           .header(":path", "/orders")
-                           .header("content-type", "text/plain")
-                           .build()}
-connected
-write "tea"
-write close
-read zilla:begin.ext ${http:matchBeginEx()
-                          .typeId(zilla:id("http"))
-                          .header(":status", "201")
-                          .header("content-type", "text/plain")
-                          .build()}
-read "got tea"
-read closed
-
-connect await FIRST
-        "zilla://streams/app0"
-        option zilla:window 8192
-        option zilla:transmission "half-duplex"
-write zilla:begin.ext ${http:beginEx()
-                           .typeId(zilla:id("http"))
-                           .header(":method", "GET")
-                           .header(":scheme", "http")
-                           .header(":authority", authority)
-                           .header(":path", "/events")
-                           .build()}
-connected
-write close
-read zilla:begin.ext ${http:matchBeginEx()
-                          .typeId(zilla:id("http"))
-                          .header(":status", "200")
-                          .header("content-type", "text/event-stream")
-                          .build()}
-read "data: one\n\n"
-read "data: two\n\n"
-read closed
-`
 	// The second stream waits for the first: barrier FIRST is notified
 	// after the first response.
-	script = strings.Replace(script, "read \"got tea\"\nread closed\n", "read \"got tea\"\nread closed\nread notify FIRST\n", 1)
-	s, err := spec.Parse("client.rpt", []byte(script))
-	require.NoError(t, err)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "client.yaml")
-	require.NoError(t, writeFile(cfg, `name: test
-bindings:
-  app0:
-    type: http
-    kind: client
-`))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = spec.PlaySources(ctx, spec.Config(cfg, spec.Override("authority", authority), spec.Workers(1)), &spec.Source{Script: s, Src: []byte(script)})
-	require.NoError(t, err)
+	spec.Run(t, spec.Config(filepath.Join("testdata", "client.yaml"), spec.Override("authority", authority), spec.Workers(1)),
+		filepath.Join("testdata", "net_http"))
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, []string{"POST /orders tea chunked", "GET /events  "}, requests)

@@ -46,13 +46,17 @@ func benchChunkedBody() []byte {
 }
 
 func BenchmarkParseRequestHead(b *testing.B) {
-	buf := []byte(benchRequest)
-	h := &h1.RequestHead{Headers: make([]h1.Header, 0, 32)}
+	benchHead(b, benchRequest, &h1.RequestHead{Headers: make([]h1.Header, 0, 32)}, h1.ParseRequestHead)
+}
+
+// benchHead parses the head in into h with parse, over and over.
+func benchHead[H any](b *testing.B, in string, h *H, parse func([]byte, *H, h1.Limits) (int, error)) {
+	buf := []byte(in)
 	lim := h1.DefaultLimits()
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := h1.ParseRequestHead(buf, h, lim); err != nil {
+		if _, err := parse(buf, h, lim); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,16 +79,7 @@ func BenchmarkNetHTTPReadRequest(b *testing.B) {
 }
 
 func BenchmarkParseResponseHead(b *testing.B) {
-	buf := []byte(benchResponse)
-	h := &h1.ResponseHead{Headers: make([]h1.Header, 0, 32)}
-	lim := h1.DefaultLimits()
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := h1.ParseResponseHead(buf, h, lim); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchHead(b, benchResponse, &h1.ResponseHead{Headers: make([]h1.Header, 0, 32)}, h1.ParseResponseHead)
 }
 
 func BenchmarkChunkedDecode(b *testing.B) {
@@ -94,17 +89,7 @@ func BenchmarkChunkedDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d.Reset()
-		src := in
-		for {
-			_, n, done, err := d.Decode(src)
-			if err != nil {
-				b.Fatal(err)
-			}
-			src = src[n:]
-			if done {
-				break
-			}
-		}
+		drain(b, &d, in)
 	}
 }
 

@@ -43,7 +43,49 @@ const (
 	stTrailerLF
 	stTrailerEndLF // LF of the final CRLF
 	stDone
+	stBad // not a state: extNext's mark for a byte not allowed
 )
+
+// The kinds of byte on a chunk-size line past its digits, extNext's
+// columns.
+const (
+	ckOther = iota
+	ckToken
+	ckOWS
+	ckEquals
+	ckSemicolon
+	ckQuote
+	ckKinds
+)
+
+// extNext is the grammar of a chunk-size line past its digits, outside a
+// quoted-string: the state each kind of byte leads to from each state, in
+// the columns other, token, OWS, "=", ";" and DQUOTE.
+var extNext = [...][ckKinds]chunkState{
+	stLineWS:    {stBad, stBad, stLineWS, stBad, stExtName0, stBad},
+	stExtName0:  {stBad, stExtName, stExtName0, stBad, stBad, stBad},
+	stExtName:   {stBad, stExtName, stExtNameWS, stExtVal0, stExtName0, stBad},
+	stExtNameWS: {stBad, stBad, stExtNameWS, stExtVal0, stExtName0, stBad},
+	stExtVal0:   {stBad, stExtVal, stExtVal0, stBad, stBad, stExtQuoted},
+	stExtVal:    {stBad, stExtVal, stLineWS, stBad, stExtName0, stBad},
+}
+
+// extKind returns the column of c in extNext.
+func extKind(c byte) int {
+	switch {
+	case class[c]&clToken != 0:
+		return ckToken
+	case isOWS(c):
+		return ckOWS
+	case c == '=':
+		return ckEquals
+	case c == ';':
+		return ckSemicolon
+	case c == '"':
+		return ckQuote
+	}
+	return ckOther
+}
 
 // ChunkedDecoder decodes the chunked transfer coding (RFC 9112 §7.1)
 // incrementally: each call to [ChunkedDecoder.Decode] takes whatever bytes
@@ -186,64 +228,15 @@ func (d *ChunkedDecoder) step(c byte) error {
 		d.state = stLineWS
 	}
 	switch d.state {
-	case stLineWS:
-		switch {
-		case isOWS(c):
-		case c == ';':
-			d.state = stExtName0
-		default:
-			return errChunkSize
-		}
-	case stExtName0:
-		switch {
-		case isOWS(c):
-		case class[c]&clToken != 0:
-			d.state = stExtName
-		default:
+	case stLineWS, stExtName0, stExtName, stExtNameWS, stExtVal0, stExtVal:
+		next := extNext[d.state][extKind(c)]
+		if next == stBad {
+			if d.state == stLineWS {
+				return errChunkSize
+			}
 			return errChunkExt
 		}
-	case stExtName:
-		switch {
-		case class[c]&clToken != 0:
-		case isOWS(c):
-			d.state = stExtNameWS
-		case c == '=':
-			d.state = stExtVal0
-		case c == ';':
-			d.state = stExtName0
-		default:
-			return errChunkExt
-		}
-	case stExtNameWS:
-		switch {
-		case isOWS(c):
-		case c == '=':
-			d.state = stExtVal0
-		case c == ';':
-			d.state = stExtName0
-		default:
-			return errChunkExt
-		}
-	case stExtVal0:
-		switch {
-		case isOWS(c):
-		case c == '"':
-			d.state = stExtQuoted
-		case class[c]&clToken != 0:
-			d.state = stExtVal
-		default:
-			return errChunkExt
-		}
-	case stExtVal:
-		switch {
-		case class[c]&clToken != 0:
-		case isOWS(c):
-			d.state = stLineWS
-		case c == ';':
-			d.state = stExtName0
-		default:
-			return errChunkExt
-		}
+		d.state = next
 	case stExtQuoted:
 		switch {
 		case c == '"':
@@ -296,13 +289,15 @@ func (d *ChunkedDecoder) trailer(c byte) error {
 	if d.trailerBytes++; d.trailerBytes > lim.MaxHeaderBytes {
 		return errTrailerTooLarge
 	}
+	if c == '\n' && (d.state == stTrailerStart || d.state == stTrailerValue) {
+		// Every line ends in CRLF here (see [ChunkedDecoder]).
+		return errLineEnd
+	}
 	switch d.state {
 	case stTrailerStart:
 		switch {
 		case c == '\r':
 			d.state = stTrailerEndLF
-		case c == '\n':
-			return errLineEnd
 		case isOWS(c):
 			return errObsFold
 		case class[c]&clToken != 0:
@@ -324,8 +319,6 @@ func (d *ChunkedDecoder) trailer(c byte) error {
 		switch {
 		case c == '\r':
 			d.state = stTrailerLF
-		case c == '\n':
-			return errLineEnd
 		case class[c]&clValue == 0:
 			return errHeaderValue
 		}

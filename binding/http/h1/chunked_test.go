@@ -91,13 +91,7 @@ func TestChunkedDecoder(t *testing.T) {
 }
 
 func TestChunkedDecoderErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		in     string
-		lim    h1.Limits
-		status int
-		reason string
-	}{
+	tests := []errorCase{
 		{name: "empty size", in: "\r\n", status: 400, reason: "chunk size"},
 		{name: "non-hex size", in: "g\r\n", status: 400, reason: "chunk size"},
 		{name: "0x prefix", in: "0x5\r\nhello\r\n", status: 400, reason: "chunk size"},
@@ -259,17 +253,21 @@ func TestChunkedDecoderAllocs(t *testing.T) {
 	var d h1.ChunkedDecoder
 	allocs := testing.AllocsPerRun(20, func() {
 		d.Reset()
-		src := in
-		for {
-			_, n, done, err := d.Decode(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src = src[n:]
-			if done {
-				return
-			}
-		}
+		drain(t, &d, in)
 	})
 	assert.Zero(t, allocs)
+}
+
+// drain decodes src, a whole body, with d, failing tb on an error.
+func drain(tb testing.TB, d *h1.ChunkedDecoder, src []byte) {
+	for {
+		_, n, done, err := d.Decode(src)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		src = src[n:]
+		if done {
+			return
+		}
+	}
 }

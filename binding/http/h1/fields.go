@@ -77,21 +77,24 @@ func ValidHeaderValue(value []byte) bool { return skipValue(value, 0) == len(val
 func ValidMethod(method []byte) bool { return isToken(method) }
 
 // scanner walks the field lines of a head (RFC 9112 §5), with b[i] the
-// start of the next line. A bare LF ends a line as CRLF does (RFC 9112
-// §2.2).
+// start of the next line, and collects in f the fields that frame the
+// message. A bare LF ends a line as CRLF does (RFC 9112 §2.2).
 type scanner struct {
 	b []byte
 	i int
+	f framing
 }
 
-// field reads the field line at s.i. At the empty line that ends the
-// section it returns a nil name and no error, with s.i past that line. It
-// returns ErrIncomplete when b ends before the line does, with s.i
-// unchanged. tooMany, when not nil, is returned instead of reading a
-// further field: the caller is full, and the line is certain to be a field
-// (it is not the empty line, and a line that starts with whitespace is
-// reported as obs-fold first).
-func (s *scanner) field(tooMany error) (name, value []byte, err error) {
+// field reads the field line at s.i, appends it to *hs and, if it is
+// Connection, Content-Length or Transfer-Encoding, reads it into s.f,
+// failing as the framing method does. At the empty
+// line that ends the section it returns a nil name and no error, with s.i
+// past that line. It returns ErrIncomplete when b ends before the line
+// does, with s.i unchanged. When *hs already holds max fields it returns
+// errTooManyHeaders instead of reading a further field, once the line is
+// certain to be a field (it is not the empty line, and a line that starts
+// with whitespace is reported as obs-fold first).
+func (s *scanner) field(hs *[]Header, max int) (name, value []byte, err error) {
 	b, i := s.b, s.i
 	if i >= len(b) {
 		return nil, nil, ErrIncomplete
@@ -117,8 +120,8 @@ func (s *scanner) field(tooMany error) (name, value []byte, err error) {
 		// check rejects whitespace before the first field line (§2.2).
 		return nil, nil, errObsFold
 	}
-	if tooMany != nil {
-		return nil, nil, tooMany
+	if len(*hs) >= max {
+		return nil, nil, errTooManyHeaders
 	}
 	ns := i
 	for i < len(b) && class[b[i]]&clToken != 0 {
@@ -165,7 +168,60 @@ func (s *scanner) field(tooMany error) (name, value []byte, err error) {
 		ve--
 	}
 	s.i = i
-	return name, b[vs:ve], nil
+	value = b[vs:ve]
+	*hs = append(*hs, Header{Name: name, Value: value})
+	switch len(name) {
+	case 10:
+		if equalFold(name, "connection") {
+			s.f.connection(value)
+		}
+	case 14:
+		if equalFold(name, "content-length") {
+			err = s.f.contentLength(value)
+		}
+	case 17:
+		if equalFold(name, "transfer-encoding") {
+			err = s.f.transferEncoding(value)
+		}
+	}
+	return name, value, err
+}
+
+// rest reads the field lines to the end of the section.
+func (s *scanner) rest(hs *[]Header, max int) error {
+	for {
+		name, _, err := s.field(hs, max)
+		if err != nil || name == nil {
+			return err
+		}
+	}
+}
+
+// headBuf is the part of a buffer that a head parser reads: at most
+// MaxHeaderBytes of it.
+type headBuf struct {
+	b     []byte
+	trunc bool // b is shorter than the buffer
+}
+
+func clipHead(buf []byte, max int) headBuf {
+	if len(buf) > max {
+		return headBuf{buf[:max], true}
+	}
+	return headBuf{buf, false}
+}
+
+// result is what a head parser returns for the outcome of parsing hb.b: a
+// head still incomplete at MaxHeaderBytes is too large, and any error
+// comes with n == 0.
+func (hb headBuf) result(n int, err error) (int, error) {
+	if err != nil {
+		if err == ErrIncomplete && hb.trunc {
+			err = errHeadTooLarge
+		}
+		return 0, err
+	}
+	return n, nil
 }
 
 // eol expects a line terminator at b[i], CRLF or LF, and returns the index

@@ -38,14 +38,20 @@ var oracleRequests = []string{
 	"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum, Expires\r\n\r\n",
 }
 
-// TestNetHTTPAgreesOnRequests parses each valid request with both and
-// compares what both report.
-func TestNetHTTPAgreesOnRequests(t *testing.T) {
+// requestCorpus is every valid request of the tests: oracleRequests and
+// the inputs of validRequests.
+func requestCorpus() []string {
 	corpus := append([]string(nil), oracleRequests...)
 	for _, tt := range validRequests {
 		corpus = append(corpus, tt.in)
 	}
-	for _, in := range corpus {
+	return corpus
+}
+
+// TestNetHTTPAgreesOnRequests parses each valid request with both and
+// compares what both report.
+func TestNetHTTPAgreesOnRequests(t *testing.T) {
+	for _, in := range requestCorpus() {
 		h := newReq()
 		n, err := h1.ParseRequestHead([]byte(in), h, h1.DefaultLimits())
 		require.NoError(t, err, "%q", in)
@@ -229,33 +235,36 @@ func TestNetHTTPReadsEncoders(t *testing.T) {
 // ReadRequest accepts and h1 rejects, and the two kinds it rejects that h1
 // accepts.
 func TestStricterThanNetHTTP(t *testing.T) {
-	h1Rejects := []string{
-		"GET / HTTP/1.1\r\nHost: a\r\nX: a\r\n b\r\n\r\n",
-		"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
-		"GET / HTTP/1.1\r\nHost: a b\r\n\r\n",
-		"GET * HTTP/1.1\r\nHost: a\r\n\r\n",
-		"CONNECT /rpc HTTP/1.1\r\nHost: a\r\n\r\n",
-		"GET / HTTP/1.2\r\nHost: a\r\n\r\n",
-		"GET / HTTP/1.1\r\n\r\n",
+	tests := []struct {
+		name      string
+		in        string
+		h1Accepts bool
+	}{
+		{name: "obs-fold", in: "GET / HTTP/1.1\r\nHost: a\r\nX: a\r\n b\r\n\r\n"},
+		{name: "chunked in http/1.0", in: "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n"},
+		{name: "chunked with length", in: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n"},
+		{name: "host with space", in: "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"},
+		{name: "asterisk for GET", in: "GET * HTTP/1.1\r\nHost: a\r\n\r\n"},
+		{name: "CONNECT with a path", in: "CONNECT /rpc HTTP/1.1\r\nHost: a\r\n\r\n"},
+		{name: "HTTP/1.2", in: "GET / HTTP/1.2\r\nHost: a\r\n\r\n"},
+		{name: "missing host", in: "GET / HTTP/1.1\r\n\r\n"},
+		{name: "equal content-lengths", in: "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 005\r\n\r\n", h1Accepts: true},
+		{name: "content-length list", in: "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n", h1Accepts: true},
+		{name: "content-length as trailer", in: "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: Content-Length\r\n\r\n", h1Accepts: true},
 	}
-	for _, in := range h1Rejects {
-		_, err := http.ReadRequest(bufio.NewReader(strings.NewReader(in)))
-		assert.NoError(t, err, "net/http accepts %q", in)
-		_, err = h1.ParseRequestHead([]byte(in), newReq(), h1.Limits{})
-		assert.Error(t, err, "h1 rejects %q", in)
-	}
-	h1Accepts := []string{
-		"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 005\r\n\r\n",
-		"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5, 5\r\n\r\n",
-		"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nTrailer: Content-Length\r\n\r\n",
-	}
-	for _, in := range h1Accepts {
-		_, err := http.ReadRequest(bufio.NewReader(strings.NewReader(in)))
-		assert.Error(t, err, "net/http rejects %q", in)
-		h := newReq()
-		_, err = h1.ParseRequestHead([]byte(in), h, h1.Limits{})
-		assert.NoError(t, err, "h1 accepts %q", in)
-		assert.False(t, goAgrees(h), "goAgrees excuses %q", in)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, goErr := http.ReadRequest(bufio.NewReader(strings.NewReader(tt.in)))
+			h := newReq()
+			_, err := h1.ParseRequestHead([]byte(tt.in), h, h1.Limits{})
+			if !tt.h1Accepts {
+				assert.NoError(t, goErr, "net/http accepts %q", tt.in)
+				assert.Error(t, err, "h1 rejects %q", tt.in)
+				return
+			}
+			assert.Error(t, goErr, "net/http rejects %q", tt.in)
+			assert.NoError(t, err, "h1 accepts %q", tt.in)
+			assert.False(t, goAgrees(h), "goAgrees excuses %q", tt.in)
+		})
 	}
 }

@@ -64,18 +64,8 @@ type RequestHead struct {
 // It does not allocate unless h.Headers must grow.
 func ParseRequestHead(buf []byte, h *RequestHead, lim Limits) (n int, err error) {
 	lim = lim.withDefaults()
-	b, trunc := buf, false
-	if len(b) > lim.MaxHeaderBytes {
-		b, trunc = b[:lim.MaxHeaderBytes], true
-	}
-	n, err = parseRequest(b, h, &lim)
-	if err != nil {
-		if err == ErrIncomplete && trunc {
-			err = errHeadTooLarge
-		}
-		return 0, err
-	}
-	return n, nil
+	hb := clipHead(buf, lim.MaxHeaderBytes)
+	return hb.result(parseRequest(hb.b, h, &lim))
 }
 
 func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
@@ -150,21 +140,15 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 	h.Host = authority
 
 	s := scanner{b: b, i: i}
-	var f framing
 	hosts, expect := 0, false
 	for {
-		var tooMany error
-		if len(h.Headers) >= lim.MaxHeaders {
-			tooMany = errTooManyHeaders
-		}
-		name, value, err := s.field(tooMany)
+		name, value, err := s.field(&h.Headers, lim.MaxHeaders)
 		if err != nil {
 			return 0, err
 		}
 		if name == nil {
 			break
 		}
-		h.Headers = append(h.Headers, Header{Name: name, Value: value})
 		switch len(name) {
 		case 4:
 			if equalFold(name, "host") {
@@ -193,22 +177,6 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 			if h.Upgrade == nil && equalFold(name, "upgrade") {
 				h.Upgrade = value
 			}
-		case 10:
-			if equalFold(name, "connection") {
-				f.connection(value)
-			}
-		case 14:
-			if equalFold(name, "content-length") {
-				if err := f.contentLength(value); err != nil {
-					return 0, err
-				}
-			}
-		case 17:
-			if equalFold(name, "transfer-encoding") {
-				if err := f.transferEncoding(value); err != nil {
-					return 0, err
-				}
-			}
 		}
 	}
 	// RFC 9112 §3.2: 400 "to any HTTP/1.1 request message that lacks a
@@ -216,12 +184,12 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 	if h.Minor >= 1 && hosts == 0 {
 		return 0, errNoHost
 	}
-	if h.ContentLength, h.Chunked, err = f.resolve(h.Minor, true); err != nil {
+	if h.ContentLength, h.Chunked, err = s.f.resolve(h.Minor, true); err != nil {
 		return 0, err
 	}
-	h.KeepAlive = f.persistent(h.Minor)
+	h.KeepAlive = s.f.persistent(h.Minor)
 	h.ExpectContinue = expect && h.Minor >= 1
-	if !f.upgrade || h.Minor == 0 {
+	if !s.f.upgrade || h.Minor == 0 {
 		h.Upgrade = nil
 	}
 	return s.i, nil

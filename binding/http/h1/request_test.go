@@ -65,6 +65,31 @@ func statusOf(t *testing.T, err error) int {
 	return perr.Status
 }
 
+// errorCase is an input that must be rejected with status and an error
+// that contains reason.
+type errorCase struct {
+	name   string
+	in     string
+	lim    h1.Limits
+	status int
+	reason string
+}
+
+// testHeadErrors parses each case's input into a fresh head from newHead
+// and wants it rejected as the case says, with nothing consumed.
+func testHeadErrors[H any](t *testing.T, tests []errorCase, newHead func() *H, parse func([]byte, *H, h1.Limits) (int, error)) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := parse([]byte(tt.in), newHead(), tt.lim)
+			require.Error(t, err)
+			assert.Zero(t, n)
+			assert.Equal(t, tt.status, statusOf(t, err))
+			assert.Contains(t, err.Error(), tt.reason)
+		})
+	}
+}
+
 // get is a minimal valid HTTP/1.1 request with extra field lines.
 func get(lines ...string) string {
 	return "GET / HTTP/1.1\r\nHost: a\r\n" + strings.Join(lines, "") + "\r\n"
@@ -270,13 +295,7 @@ func TestParseRequestHead(t *testing.T) {
 
 func TestParseRequestHeadErrors(t *testing.T) {
 	long := strings.Repeat("a", 100)
-	tests := []struct {
-		name   string
-		in     string
-		lim    h1.Limits
-		status int
-		reason string
-	}{
+	tests := []errorCase{
 		{name: "too many empty lines", in: "\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\n", status: 400, reason: "empty lines"},
 		{name: "bare CR before request line", in: "\rGET / HTTP/1.1\r\n", status: 400, reason: "line ending"},
 		{name: "empty method", in: " / HTTP/1.1\r\n\r\n", status: 400, reason: "method"},
@@ -366,15 +385,7 @@ func TestParseRequestHeadErrors(t *testing.T) {
 		{name: "head over MaxHeaderBytes", in: get("X: " + long + "\r\n"), lim: h1.Limits{MaxHeaderBytes: 100}, status: 431, reason: "header section"},
 		{name: "fields over MaxHeaders", in: get("X: a\r\n", "Y: b\r\n"), lim: h1.Limits{MaxHeaders: 2}, status: 431, reason: "too many header"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := h1.ParseRequestHead([]byte(tt.in), newReq(), tt.lim)
-			require.Error(t, err)
-			assert.Zero(t, n)
-			assert.Equal(t, tt.status, statusOf(t, err))
-			assert.Contains(t, err.Error(), tt.reason)
-		})
-	}
+	testHeadErrors(t, tests, newReq, h1.ParseRequestHead)
 }
 
 // TestParseRequestHeadEarlyErrors checks that limits are reported as soon
@@ -518,21 +529,22 @@ func TestParseRequestHeadReuse(t *testing.T) {
 }
 
 func TestParseRequestHeadAllocs(t *testing.T) {
-	buf := []byte(benchRequest)
 	h := newReq()
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := h1.ParseRequestHead(buf, h, h1.DefaultLimits()); err != nil {
-			t.Fatal(err)
+	assert.Zero(t, parseAllocs(t, benchRequest, h, h1.ParseRequestHead, true))
+	bad := "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n"
+	assert.Zero(t, parseAllocs(t, bad, h, h1.ParseRequestHead, false), "failing allocates nothing either")
+}
+
+// parseAllocs returns the allocations of parsing in into h with parse,
+// failing t unless in is accepted as valid says.
+func parseAllocs[H any](t *testing.T, in string, h *H, parse func([]byte, *H, h1.Limits) (int, error), valid bool) float64 {
+	t.Helper()
+	buf := []byte(in)
+	return testing.AllocsPerRun(100, func() {
+		if _, err := parse(buf, h, h1.DefaultLimits()); (err == nil) != valid {
+			t.Fatalf("parse %q: %v", in, err)
 		}
 	})
-	assert.Zero(t, allocs)
-	bad := []byte("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n")
-	allocs = testing.AllocsPerRun(100, func() {
-		if _, err := h1.ParseRequestHead(bad, h, h1.DefaultLimits()); err == nil {
-			t.Fatal("accepted")
-		}
-	})
-	assert.Zero(t, allocs, "failing allocates nothing either")
 }
 
 func TestLookup(t *testing.T) {

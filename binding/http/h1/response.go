@@ -43,18 +43,8 @@ type ResponseHead struct {
 // It does not allocate unless h.Headers must grow.
 func ParseResponseHead(buf []byte, h *ResponseHead, lim Limits) (n int, err error) {
 	lim = lim.withDefaults()
-	b, trunc := buf, false
-	if len(b) > lim.MaxHeaderBytes {
-		b, trunc = b[:lim.MaxHeaderBytes], true
-	}
-	n, err = parseResponse(b, h, &lim)
-	if err != nil {
-		if err == ErrIncomplete && trunc {
-			err = errHeadTooLarge
-		}
-		return 0, err
-	}
-	return n, nil
+	hb := clipHead(buf, lim.MaxHeaderBytes)
+	return hb.result(parseResponse(hb.b, h, &lim))
 }
 
 func parseResponse(b []byte, h *ResponseHead, lim *Limits) (int, error) {
@@ -100,42 +90,12 @@ func parseResponse(b []byte, h *ResponseHead, lim *Limits) (int, error) {
 	}
 
 	s := scanner{b: b, i: i}
-	var f framing
-	for {
-		var tooMany error
-		if len(h.Headers) >= lim.MaxHeaders {
-			tooMany = errTooManyHeaders
-		}
-		name, value, err := s.field(tooMany)
-		if err != nil {
-			return 0, err
-		}
-		if name == nil {
-			break
-		}
-		h.Headers = append(h.Headers, Header{Name: name, Value: value})
-		switch len(name) {
-		case 10:
-			if equalFold(name, "connection") {
-				f.connection(value)
-			}
-		case 14:
-			if equalFold(name, "content-length") {
-				if err := f.contentLength(value); err != nil {
-					return 0, err
-				}
-			}
-		case 17:
-			if equalFold(name, "transfer-encoding") {
-				if err := f.transferEncoding(value); err != nil {
-					return 0, err
-				}
-			}
-		}
-	}
-	if h.ContentLength, h.Chunked, err = f.resolve(h.Minor, false); err != nil {
+	if err := s.rest(&h.Headers, lim.MaxHeaders); err != nil {
 		return 0, err
 	}
-	h.KeepAlive = f.persistent(h.Minor)
+	if h.ContentLength, h.Chunked, err = s.f.resolve(h.Minor, false); err != nil {
+		return 0, err
+	}
+	h.KeepAlive = s.f.persistent(h.Minor)
 	return s.i, nil
 }

@@ -113,13 +113,7 @@ func TestParseResponseHead(t *testing.T) {
 }
 
 func TestParseResponseHeadErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		in     string
-		lim    h1.Limits
-		status int
-		reason string
-	}{
+	tests := []errorCase{
 		{name: "not http", in: "SSH-2.0-OpenSSH\r\n", status: 502, reason: "status line"},
 		{name: "lowercase", in: "http/1.1 200 OK\r\n\r\n", status: 502, reason: "status line"},
 		{name: "http/2", in: "HTTP/2.0 200 OK\r\n\r\n", status: 502, reason: "version"},
@@ -143,15 +137,7 @@ func TestParseResponseHeadErrors(t *testing.T) {
 		{name: "too large", in: "HTTP/1.1 200 OK\r\nX: 0123456789\r\n\r\n", lim: h1.Limits{MaxHeaderBytes: 20}, status: 431, reason: "header section"},
 		{name: "too many fields", in: "HTTP/1.1 200 OK\r\nA: 1\r\nB: 2\r\n\r\n", lim: h1.Limits{MaxHeaders: 1}, status: 431, reason: "too many"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := h1.ParseResponseHead([]byte(tt.in), newResp(), tt.lim)
-			require.Error(t, err)
-			assert.Zero(t, n)
-			assert.Equal(t, tt.status, statusOf(t, err))
-			assert.Contains(t, err.Error(), tt.reason)
-		})
-	}
+	testHeadErrors(t, tests, newResp, h1.ParseResponseHead)
 }
 
 // TestParseResponseHeadPipelined reads an interim response, then the
@@ -172,14 +158,7 @@ func TestParseResponseHeadPipelined(t *testing.T) {
 }
 
 func TestParseResponseHeadAllocs(t *testing.T) {
-	buf := []byte(benchResponse)
-	h := newResp()
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := h1.ParseResponseHead(buf, h, h1.DefaultLimits()); err != nil {
-			t.Fatal(err)
-		}
-	})
-	assert.Zero(t, allocs)
+	assert.Zero(t, parseAllocs(t, benchResponse, newResp(), h1.ParseResponseHead, true))
 }
 
 func TestKeepAliveTimeout(t *testing.T) {

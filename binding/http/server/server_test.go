@@ -2,12 +2,10 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,14 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicehq/sluice/binding"
+	_ "github.com/sluicehq/sluice/binding/echo"
 	"github.com/sluicehq/sluice/binding/http/h1"
+	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
+	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/spec"
 )
-
-var discardLogs = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // driverBinding is the external binding the tests write into net0 from; it
 // refuses every stream routed to it, so it doubles as an application that
@@ -35,16 +34,14 @@ const driverBinding = "driver"
 // attached and then opts, and stops it when the test ends.
 func startServerEngine(t testing.TB, src string, opts ...engine.Option) (*engine.Engine, error) {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("server.yaml", []byte(src), schema, config.WithExternal(driverBinding))
+	cfg, err := enginetest.Load("server.yaml", src, driverBinding)
 	if err != nil {
 		return nil, err
 	}
 	all := []engine.Option{
 		engine.WithWorkers(2), engine.WithRingCapacity(1 << 20), engine.WithPin(false),
-		engine.WithLogger(discardLogs), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
-		engine.WithExternal(driverBinding, refusingBinding{}),
+		engine.WithLogger(enginetest.Quiet), engine.WithBindings(binding.Factory), engine.WithLabels(engine.NewLabels()),
+		engine.WithExternal(driverBinding, enginetest.Refuse{}),
 	}
 	e, err := engine.New(cfg, append(all, opts...)...)
 	if err != nil {
@@ -53,21 +50,9 @@ func startServerEngine(t testing.TB, src string, opts ...engine.Option) (*engine
 	if err := e.Start(); err != nil {
 		return nil, err
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	t.Cleanup(func() { enginetest.Stop(t, e) })
 	return e, nil
 }
-
-type refusingBinding struct{}
-
-func (refusingBinding) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refusingBinding{}, nil
-}
-
-func (refusingBinding) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 func TestServerConfigErrors(t *testing.T) {
 	tests := []struct {
@@ -205,7 +190,7 @@ func TestServerGarbledRequests(t *testing.T) {
 			}
 			// Every slot and stream the connections held is released
 			// once the last frames are through the rings.
-			require.Eventually(t, func() bool { return allReleased(e) }, 2*time.Second, 10*time.Millisecond,
+			require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, 10*time.Millisecond,
 				"buffer slots or streams still held after every connection ended")
 		})
 	}
@@ -265,22 +250,6 @@ func TestServerInputEnds(t *testing.T) {
 			}
 		})
 	}
-}
-
-// allReleased reports whether no worker holds a buffer slot or a stream.
-func allReleased(e *engine.Engine) bool {
-	for i := range e.Workers() {
-		done := make(chan bool, 1)
-		w := e.Worker(i)
-		w.Dispatch(func() {
-			streams, throttles := w.Streams()
-			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
-		})
-		if !<-done {
-			return false
-		}
-	}
-	return true
 }
 
 // garbleSeeds are requests, valid and not, that garble mutates.
@@ -375,8 +344,7 @@ func newGarbledConn(e *engine.Engine, worker int, input []byte, rng *rand.Rand, 
 }
 
 func (c *garbledConn) start() {
-	c.initialID = c.w.SupplyInitialID(c.routedID)
-	c.replyID = engine.ReplyID(c.initialID)
+	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
 	var b frame.BeginBuilder
 	n, err := b.Wrap(c.buf, 0, len(c.buf)).
 		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
@@ -439,11 +407,8 @@ func (c *garbledConn) pump() {
 			return
 		}
 		var d frame.DataBuilder
-		size, err := d.Wrap(c.buf, 0, len(c.buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.seq).Acknowledge(c.ack).Maximum(c.max).
-			Flags(3).BudgetID(0).Reserved(int32(n)).Payload(c.toSend[:n]).
-			BuildLimit()
+		initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
+		size, err := enginetest.Data(&d, c.buf, initial, int32(n), c.toSend[:n])
 		if err == nil {
 			err = c.w.Send(frame.FrameData, c.buf[:size])
 		}
@@ -566,4 +531,12 @@ func quoteInput(b []byte) string {
 		q = q[:300] + "…"
 	}
 	return q
+}
+
+// TestScenarios plays scripts/http: each pair peer to peer, then each
+// network client script into the http server binding, net0, with the
+// application server script, if any, as its exit (see
+// spec.RunServerScenarios for the configurations).
+func TestScenarios(t *testing.T) {
+	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "http"))
 }

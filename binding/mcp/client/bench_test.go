@@ -2,22 +2,17 @@ package client_test
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	httpb "github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/telemetry"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // The harness drives the client kind the way the mcp server kind does
@@ -30,14 +25,12 @@ type harness struct {
 	e      *engine.Engine
 	w      *engine.Worker
 	driver *driver
-	timer  *time.Timer
+	timer  *enginetest.Timer
 }
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(tb, err)
-	cfg, err := config.Load("bench.yaml", []byte(`name: test
+	cfg, err := enginetest.Load("bench.yaml", `name: test
 bindings:
   client0:
     type: mcp
@@ -46,20 +39,12 @@ bindings:
     options:
       server: http://127.0.0.1:9/mcp
       versions: [2025-11-25]
-`), schema, config.WithExternal("up", "driver"))
+`, "up", "driver")
 	require.NoError(tb, err)
 	labels := engine.NewLabels()
 	up := &fakeHTTP{httpType: labels.Supply("http")}
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("up", up))
-	require.NoError(tb, err)
-	require.NoError(tb, e.Start())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22),
+		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("up", up)))
 	w := e.Worker(0)
 	up.w = w
 	d := &driver{w: w, mcpType: labels.Supply("mcp"), buf: make([]byte, 8192), done: make(chan struct{}, 1),
@@ -68,32 +53,14 @@ bindings:
 	d.routed, _ = e.ResolveID("client0")
 	d.onFrame = d.handle
 	d.startFn = d.start
-	return &harness{e: e, w: w, driver: d, timer: time.NewTimer(time.Hour)}
+	return &harness{e: e, w: w, driver: d, timer: enginetest.NewTimer()}
 }
 
 func (h *harness) requests(tb testing.TB, n int) {
 	h.driver.left = n
 	h.w.Dispatch(h.driver.startFn)
-	if !h.timer.Stop() {
-		select {
-		case <-h.timer.C:
-		default:
-		}
-	}
-	h.timer.Reset(5 * time.Second)
-	select {
-	case <-h.driver.done:
-	case <-h.timer.C:
-		tb.Fatal("timed out waiting for the answer")
-	}
+	enginetest.ReceiveBy(tb, h.timer, h.driver.done, "the answer")
 }
-
-type refuse struct{}
-
-func (refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refuse{}, nil
-}
-func (refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 // driver plays the mcp server: a tools/call stream without a session id,
 // its params once credit comes, END; the reply's DATA are kept.
@@ -127,12 +94,9 @@ type driver struct {
 }
 
 func (d *driver) start() {
-	d.initialID = d.w.SupplyInitialID(d.routed)
-	d.replyID = engine.ReplyID(d.initialID)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
 	d.sent, d.inSeq, d.reply, d.failed = false, 0, d.replyBuf[:0], false
-	b := d.begin.Wrap(d.buf, 0, len(d.buf)).
-		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+	b := enginetest.Begin(&d.begin, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()
 	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).ToolsCall().
 		SessionIDNull().Name("echo").ContentLength(int32(len(d.params))).BuildLimit()
@@ -154,15 +118,11 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 	case t == frame.FrameWindow && id == d.initialID && !d.sent:
 		if d.win.TryWrap(buf, 0, len(buf)) && d.win.Maximum() >= int32(len(d.params)) {
 			d.sent = true
-			m, _ := d.data.Wrap(d.buf, 0, len(d.buf)).
-				OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-				Sequence(0).Acknowledge(0).Maximum(d.win.Maximum()).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(int32(len(d.params))).Payload(d.params).BuildLimit()
+			initial := enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID, Max: d.win.Maximum()}
+			m, _ := enginetest.Data(&d.data, d.buf, initial, int32(len(d.params)), d.params)
 			_ = d.w.Send(frame.FrameData, d.buf[:m])
-			n, _ := d.end.Wrap(d.buf, 0, len(d.buf)).
-				OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-				Sequence(int64(len(d.params))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-				BuildLimit()
+			initial.Seq, initial.Max = int64(len(d.params)), 0
+			n, _ := enginetest.End(&d.end, d.buf, initial)
 			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 		}
 	case t == frame.FrameBegin && id == d.replyID:
@@ -190,10 +150,7 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 }
 
 func (d *driver) grant() {
-	n, _ := d.window.Wrap(d.buf, 0, len(d.buf)).
-		OriginID(d.origin).RoutedID(d.routed).StreamID(d.replyID).
-		Sequence(d.inSeq).Acknowledge(d.inSeq).Maximum(65536).TraceID(0).
-		BudgetID(0).Padding(0).BuildLimit()
+	n, _ := enginetest.Window(&d.window, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.replyID, Seq: d.inSeq, Ack: d.inSeq, Max: 65536})
 	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 }
 
@@ -261,10 +218,7 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	id := s.hdr.StreamID()
 	switch {
 	case t == frame.FrameBegin && id == s.initialID:
-		n, _ := s.winB.Wrap(s.buf, 0, len(s.buf)).
-			OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
-			Sequence(0).Acknowledge(0).Maximum(8192).TraceID(0).
-			BudgetID(0).Padding(0).BuildLimit()
+		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Max: 8192})
 		_ = s.f.w.Send(frame.FrameWindow, s.buf[:n])
 	case t == frame.FrameData && id == s.initialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
@@ -329,16 +283,10 @@ func (s *httpStream) answer() {
 		return
 	}
 	if len(s.resp) > 0 {
-		n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).
-			OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-			Flags(3).BudgetID(0).Reserved(int32(len(s.resp))).Payload(s.resp).BuildLimit()
+		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(s.resp)), s.resp)
 		_ = s.f.w.Send(frame.FrameData, s.buf[:n])
 	}
-	n, _ := s.endB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(int64(len(s.resp))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(s.resp))})
 	_ = s.f.w.Send(frame.FrameEnd, s.buf[:n])
 	s.resp = nil
 	s.windowed = false

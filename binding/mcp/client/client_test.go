@@ -116,19 +116,14 @@ func startGatewayVia(t testing.TB, server, clientOptions, proxyOptions string, o
 // startGatewayEngine is startGatewayVia that also returns the engine.
 func startGatewayEngine(t testing.TB, server, clientOptions, proxyOptions string, opts ...engine.Option) (string, *engine.Engine) {
 	t.Helper()
-	port := freePort(t)
-	src := enginetest.Front(port, "mcp0")
-	if proxyOptions == "" {
-		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: client0\n"
-	} else {
-		src += "  mcp0:\n    type: mcp\n    kind: server\n    exit: proxy0\n" +
-			"  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      " + proxyOptions +
+	exit, rest := "client0", ""
+	if proxyOptions != "" {
+		exit = "proxy0"
+		rest = "  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      " + proxyOptions +
 			"\n    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
 	}
-	src += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
-	e := enginetest.Start(t, "gateway.yaml", src, opts...)
-	waitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+	rest += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n%s", server, clientOptions)
+	return enginetest.StartMCP(t, "gateway.yaml", exit, rest, opts...)
 }
 
 type progressLog struct {
@@ -146,6 +141,22 @@ func (l *progressLog) len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.p)
+}
+
+// progressCall is a call of the tool t that asks for progress, with the
+// token p.
+func progressCall() *mcp.CallToolParams {
+	call := &mcp.CallToolParams{Name: "t"}
+	call.SetProgressToken("p")
+	return call
+}
+
+// connectLogged connects as connect does and logs the progress
+// notifications the session receives.
+func connectLogged(t *testing.T, ctx context.Context, endpoint, version string) (*mcp.ClientSession, *progressLog) {
+	t.Helper()
+	pl := &progressLog{}
+	return connect(t, ctx, endpoint, version, pl), pl
 }
 
 func connect(t *testing.T, ctx context.Context, endpoint, version string, pl *progressLog) *mcp.ClientSession {
@@ -174,8 +185,7 @@ func callText(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 func exercise(t *testing.T, endpoint, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, version, &pl)
+	s, pl := connectLogged(t, ctx, endpoint, version)
 
 	tools, err := s.ListTools(ctx, nil)
 	require.NoError(t, err)
@@ -266,23 +276,8 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 	t.Helper()
 	var mu sync.Mutex
 	calls := 0
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if closeEach {
-			w.Header().Set("Connection", "close")
-		}
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
+	return serveUpstream(t, closeEach, func(w http.ResponseWriter, _ *http.Request, msg, id string) {
 		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
 		case !strings.Contains(msg, `"id":`):
 			w.WriteHeader(http.StatusAccepted)
 		case strings.Contains(msg, `"method":"tools/call"`):
@@ -295,6 +290,35 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
 		}
+	})
+}
+
+// serveUpstream serves an MCP upstream at /mcp on a loopback port until the
+// test ends and returns its URL. It answers only POSTs, and initialize
+// itself with the session s1; handle answers the rest, given the request's
+// body and id. Every response carries Connection: close when closeEach is
+// set.
+func serveUpstream(t *testing.T, closeEach bool, handle func(w http.ResponseWriter, r *http.Request, msg, id string)) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if closeEach {
+			w.Header().Set("Connection", "close")
+		}
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		msg := string(body)
+		id := between(msg, `"id":`, `,`)
+		if strings.Contains(msg, `"method":"initialize"`) {
+			w.Header().Set("Mcp-Session-Id", "s1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			return
+		}
+		handle(w, r, msg, id)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -453,11 +477,9 @@ func TestNotificationBurst(t *testing.T) {
 	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
+	s, pl := connectLogged(t, ctx, endpoint, "2025-11-25")
 	defer s.Close()
-	call := &mcp.CallToolParams{Name: "t"}
-	call.SetProgressToken("p")
+	call := progressCall()
 	res, err := s.CallTool(ctx, call)
 	require.NoError(t, err)
 	require.False(t, res.IsError)
@@ -535,20 +557,8 @@ func TestCancel(t *testing.T) {
 	slow := make(chan struct{}, 1) // the upstream has the call
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		msg := string(body)
-		id := between(msg, `"id":`, `,`)
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
 		switch {
-		case strings.Contains(msg, `"method":"initialize"`):
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
 		case strings.Contains(msg, `notifications/cancelled`):
 			cancelled <- msg
 			w.WriteHeader(http.StatusAccepted)
@@ -568,13 +578,8 @@ func TestCancel(t *testing.T) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, id)
 		}
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
 
-	endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2025-11-25]\n")
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s := connect(t, ctx, endpoint, "2025-11-25", nil)
@@ -590,15 +595,10 @@ func TestCancel(t *testing.T) {
 		}
 		callCancel()
 	}()
-	_, err = s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
+	_, err := s.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
 	callCancel()
 	require.Error(t, err)
-	select {
-	case msg := <-cancelled:
-		assert.Contains(t, msg, `"requestId":`)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the upstream was not sent notifications/cancelled")
-	}
+	assert.Contains(t, enginetest.Receive(t, cancelled, "notifications/cancelled at the upstream"), `"requestId":`)
 	assert.Equal(t, "ok", callText(t, ctx, s, "fast", nil))
 }
 
@@ -638,12 +638,9 @@ func TestTimeoutRestartsOnNotifications(t *testing.T) {
 	endpoint, e := startGatewayEngine(t, server, "      versions: [2025-11-25]\n      timeout: PT1S\n", "", engine.WithClock(clock.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var pl progressLog
-	s := connect(t, ctx, endpoint, "2025-11-25", &pl)
+	s, pl := connectLogged(t, ctx, endpoint, "2025-11-25")
 	defer s.Close()
-
-	call := &mcp.CallToolParams{Name: "t"}
-	call.SetProgressToken("p")
+	call := progressCall()
 	type result struct {
 		res *mcp.CallToolResult
 		err error

@@ -1,11 +1,8 @@
 package client_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -18,7 +15,6 @@ import (
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
@@ -114,11 +110,8 @@ type lifecycleDriver struct {
 }
 
 func (d *lifecycleDriver) start() {
-	d.initialID = d.w.SupplyInitialID(d.routed)
-	d.replyID = engine.ReplyID(d.initialID)
-	b := d.beginB.Wrap(d.buf, 0, len(d.buf)).
-		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
+	b := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	off, max, _ := b.ExtensionSlot()
 	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).Lifecycle().
 		SessionIDNull().Capabilities(uint16(mcp.McpCapabilitiesClientSampling)).AuthCallbackNull().
@@ -133,10 +126,7 @@ func (d *lifecycleDriver) start() {
 }
 
 func (d *lifecycleDriver) end() {
-	n, _ := d.endB.Wrap(d.buf, 0, len(d.buf)).
-		OriginID(d.origin).RoutedID(d.routed).StreamID(d.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&d.endB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
 	_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 }
 
@@ -155,10 +145,7 @@ func (d *lifecycleDriver) handle(t frame.FrameType, buf []byte) {
 			}
 		}
 		d.events <- fmt.Sprintf("begin caps=%d", caps)
-		n, _ := d.winB.Wrap(d.buf, 0, len(d.buf)).
-			OriginID(d.origin).RoutedID(d.routed).StreamID(d.replyID).
-			Sequence(0).Acknowledge(0).Maximum(8192).TraceID(0).
-			BudgetID(0).Padding(0).BuildLimit()
+		n, _ := enginetest.Window(&d.winB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.replyID, Max: 8192})
 		_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 	case frame.FrameFlush:
 		kind := -1
@@ -189,22 +176,12 @@ bindings:
     options:
       server: %s
 `, server)
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("listen.yaml", []byte(src), schema, config.WithExternal("driver"))
+	cfg, err := enginetest.Load("listen.yaml", src, "driver")
 	require.NoError(t, err)
 	require.NoError(t, binding.Resolve(cfg))
 	labels := engine.NewLabels()
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithClock(clock.Now))
-	require.NoError(t, err)
-	require.NoError(t, e.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	e := enginetest.Run(t, enginetest.New(t, cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22),
+		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithClock(clock.Now)))
 	d := &lifecycleDriver{w: e.Worker(0), mcpType: labels.Supply("mcp"), subs: subs,
 		buf: make([]byte, 8192), events: make(chan string, 64)}
 	d.origin, _ = e.ResolveID("driver")
@@ -220,13 +197,7 @@ func (d *lifecycleDriver) opened(t *testing.T) int64 {
 	t.Helper()
 	e := d.w.Engine()
 	enginetest.Settle(t, e)
-	n := int64(0)
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == "client0" && s.Name == telemetry.StreamOpensSent {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, "client0", telemetry.StreamOpensSent)
 }
 
 // reopened waits until the upstream has had n listens, moving the clock
@@ -248,13 +219,7 @@ func (d *lifecycleDriver) reopened(t *testing.T, up *listenUpstream, clock *engi
 
 func (d *lifecycleDriver) next(t *testing.T) string {
 	t.Helper()
-	select {
-	case ev := <-d.events:
-		return ev
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting for the lifecycle's reply")
-		return ""
-	}
+	return enginetest.Receive(t, d.events, "the lifecycle's reply")
 }
 
 // TestListenRelaysListChanged opens a lifecycle without a session id that

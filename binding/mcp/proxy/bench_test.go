@@ -1,19 +1,14 @@
 package proxy_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // The harness plays the mcp server (driver) in front of the proxy and a
@@ -25,14 +20,12 @@ type harness struct {
 	e     *engine.Engine
 	w     *engine.Worker
 	d     *driver
-	timer *time.Timer
+	timer *enginetest.Timer
 }
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(tb, err)
-	cfg, err := config.Load("bench.yaml", []byte(`name: test
+	cfg, err := enginetest.Load("bench.yaml", `name: test
 bindings:
   mcp1:
     type: mcp
@@ -42,22 +35,14 @@ bindings:
         when: [{toolkit: a}]
       - exit: app
         when: [{toolkit: b}]
-`), schema, config.WithExternal("app", "driver"))
+`, "app", "driver")
 	require.NoError(tb, err)
 	labels := engine.NewLabels()
 	typeID := labels.Supply("mcp")
 	app := &fakeApp{typeID: typeID}
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
-	require.NoError(tb, err)
-	require.NoError(tb, e.Start())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
-	h := &harness{e: e, w: e.Worker(0), timer: time.NewTimer(time.Hour)}
+	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22),
+		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
+	h := &harness{e: e, w: e.Worker(0), timer: enginetest.NewTimer()}
 	app.w = h.w
 	d := &driver{w: h.w, done: make(chan bool, 1), buf: make([]byte, 64<<10)}
 	d.self, _ = e.ResolveID("driver")
@@ -78,20 +63,8 @@ bindings:
 // call runs one tools/call through the proxy and waits for its END.
 func (h *harness) call(tb testing.TB) {
 	h.w.Dispatch(h.d.startFn)
-	if !h.timer.Stop() {
-		select {
-		case <-h.timer.C:
-		default:
-		}
-	}
-	h.timer.Reset(5 * time.Second)
-	select {
-	case ok := <-h.d.done:
-		if !ok {
-			tb.Fatal("the call failed")
-		}
-	case <-h.timer.C:
-		tb.Fatal("timed out waiting for the reply")
+	if !enginetest.ReceiveBy(tb, h.timer, h.d.done, "the reply") {
+		tb.Fatal("the call failed")
 	}
 }
 
@@ -118,11 +91,9 @@ type driver struct {
 }
 
 func (d *driver) start() {
-	d.initialID = d.w.SupplyInitialID(d.proxy)
-	d.replyID = engine.ReplyID(d.initialID)
+	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.proxy)
 	d.out, d.in, d.sent, d.got = engine.Flow{}, engine.Flow{}, false, 0
-	n, err := d.beginB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).Extension(d.ext).BuildLimit()
+	n, err := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.self, RoutedID: d.proxy, StreamID: d.initialID}).Extension(d.ext).BuildLimit()
 	if err == nil {
 		err = d.w.NewStream(d.buf[:n], d.onFrame)
 	}
@@ -140,14 +111,10 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 		if d.window.TryWrap(buf, 0, len(buf)) && d.out.OnWindow(&d.window) == nil && !d.sent && d.out.CanSend(len(d.params)) {
 			d.sent = true
 			reserved := d.out.Reserved(len(d.params))
-			n, _ := d.dataB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
-				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(reserved).Payload(d.params).BuildLimit()
+			n, _ := enginetest.Data(&d.dataB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out), reserved, d.params)
 			_ = d.w.Send(frame.FrameData, d.buf[:n])
 			d.out.Send(len(d.params))
-			n, _ = d.endB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.initialID).
-				Sequence(d.out.Seq).Acknowledge(d.out.Ack).Maximum(d.out.Max).TraceID(0).Authorization(0).
-				BudgetID(0).Reserved(0).BuildLimit()
+			n, _ = enginetest.End(&d.endB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out))
 			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
 		}
 	case frame.FrameBegin:
@@ -166,9 +133,7 @@ func (d *driver) handle(t frame.FrameType, buf []byte) {
 
 func (d *driver) grant() {
 	d.in.Grant(8192)
-	n, _ := d.winB.Wrap(d.buf, 0, len(d.buf)).OriginID(d.self).RoutedID(d.proxy).StreamID(d.replyID).
-		Sequence(d.in.Seq).Acknowledge(d.in.Ack).Maximum(d.in.Max).TraceID(0).Authorization(0).
-		BudgetID(0).Padding(0).Minimum(0).Capabilities(0).BuildLimit()
+	n, _ := enginetest.Window(&d.winB, d.buf, flowHead(d.self, d.proxy, d.replyID, &d.in))
 	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 }
 
@@ -229,9 +194,7 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).BuildLimit()
 		_ = w.Send(frame.FrameBegin, s.buf[:n])
 		s.in.Grant(4096)
-		n, _ = s.winB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
-			Sequence(s.in.Seq).Acknowledge(s.in.Ack).Maximum(s.in.Max).TraceID(0).Authorization(0).
-			BudgetID(0).Padding(0).Minimum(0).Capabilities(0).BuildLimit()
+		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.origin, s.routed, s.initialID, &s.in))
 		_ = w.Send(frame.FrameWindow, s.buf[:n])
 	case frame.FrameData:
 		if s.data.TryWrap(buf, 0, len(buf)) {
@@ -257,14 +220,10 @@ func (s *appStream) answer() {
 	s.answered = true
 	w := s.a.w
 	reserved := s.out.Reserved(len(appResult))
-	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
-		Flags(3).BudgetID(0).Reserved(reserved).Payload(appResult).BuildLimit()
+	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out), reserved, appResult)
 	_ = w.Send(frame.FrameData, s.buf[:n])
 	s.out.Send(len(appResult))
-	n, _ = s.endB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(s.out.Seq).Acknowledge(s.out.Ack).Maximum(s.out.Max).TraceID(0).Authorization(0).
-		BudgetID(0).Reserved(0).BuildLimit()
+	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out))
 	_ = w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }
@@ -294,4 +253,10 @@ func BenchmarkToolsCall(b *testing.B) {
 	for b.Loop() {
 		h.call(b)
 	}
+}
+
+// flowHead is the header of a frame on streamID from originID to routedID,
+// with the sequence, acknowledge and maximum of f.
+func flowHead(originID, routedID, streamID int64, f *engine.Flow) enginetest.Head {
+	return enginetest.Head{OriginID: originID, RoutedID: routedID, StreamID: streamID, Seq: f.Seq, Ack: f.Ack, Max: f.Max}
 }

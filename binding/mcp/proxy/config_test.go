@@ -1,25 +1,14 @@
 package proxy_test
 
 import (
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
-	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
-
-type refuse struct{}
-
-func (refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refuse{}, nil
-}
-func (refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 // startConfig loads and starts a proxy mcp1 with the given YAML (indented
 // under the binding), whose routes may exit to app0 and app1, and returns
@@ -27,24 +16,8 @@ func (refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return
 func startConfig(t *testing.T, body string) error {
 	t.Helper()
 	src := "name: test\nbindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n" + body + "\n"
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("proxy.yaml", []byte(src), schema, config.WithExternal("app0", "app1"))
-	if err != nil {
-		return err
-	}
-	if err := binding.Resolve(cfg); err != nil {
-		return err
-	}
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<16), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithExternal("app0", refuse{}), engine.WithExternal("app1", refuse{}))
-	require.NoError(t, err)
-	err = e.Start()
-	if err == nil {
-		require.NoError(t, e.Stop(t.Context()))
-	}
-	return err
+	return enginetest.Check(t, "proxy.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}, "app1": enginetest.Refuse{}},
+		engine.WithWorkers(1), engine.WithRingCapacity(1<<16))
 }
 
 func TestConfig(t *testing.T) {

@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -37,36 +36,13 @@ func startGateway(t *testing.T, proxy string) string {
 // startGatewayEngine is startGateway, with the engine.
 func startGatewayEngine(t *testing.T, proxy string) (string, *engine.Engine) {
 	t.Helper()
-	port := enginetest.FreePort(t)
-	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
-    type: mcp
-    kind: server
-    exit: mcp1
-  mcp1:
-    type: mcp
-    kind: proxy
-%s
-  a0:
-    type: toolkit
-    kind: server
-  b0:
-    type: toolkit
-    kind: server
-`, proxy)
-	e := enginetest.Start(t, "proxy.yaml", src)
-	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e
+	return enginetest.StartMCP(t, "proxy.yaml", "mcp1", "  mcp1:\n    type: mcp\n    kind: proxy\n"+proxy+
+		"\n  a0:\n    type: toolkit\n    kind: server\n  b0:\n    type: toolkit\n    kind: server\n")
 }
 
 // opens is how many streams binding has accepted so far.
 func opens(e *engine.Engine, binding string) int64 {
-	var n int64
-	for _, s := range e.Telemetry().Gather() {
-		if b, _ := s.Labels.Get("binding"); b == binding && s.Name == telemetry.StreamOpensReceived {
-			n += s.Value
-		}
-	}
-	return n
+	return enginetest.Metric(e, binding, telemetry.StreamOpensReceived)
 }
 
 const twoRoutes = `    options:

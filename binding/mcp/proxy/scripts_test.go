@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/sluicehq/sluice/spec"
 )
 
@@ -22,22 +20,22 @@ var (
 // and app1 behind; on one worker and on two. The two are not a pair (each
 // talks to the proxy, not to the other), hence not client and server.
 func TestScriptsEngineDriven(t *testing.T) {
-	entries, err := os.ReadDir(proxyDir)
-	require.NoError(t, err)
 	cfg := filepath.Join(scripts, "config", "proxy.yaml")
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		names := []string{filepath.Join(proxyDir, e.Name(), "downstream")}
-		if _, err := os.Stat(filepath.Join(proxyDir, e.Name(), "routes.rpt")); err == nil {
-			names = append(names, filepath.Join(proxyDir, e.Name(), "routes"))
+	for _, name := range spec.Scenarios(t, proxyDir, "downstream.rpt") {
+		names := []string{filepath.Join(proxyDir, name, "downstream")}
+		if routes := filepath.Join(proxyDir, name, "routes"); exists(routes + ".rpt") {
+			names = append(names, routes)
 		}
 		for _, workers := range []int{1, 2} {
-			t.Run(e.Name()+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
+			t.Run(name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
 				t.Parallel()
 				spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
 			})
 		}
 	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -1,22 +1,17 @@
 package server_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	httpb "github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // The harness below drives the mcp server kind the way the http server
@@ -35,7 +30,7 @@ type harness struct {
 	net0   int64
 	app    *fakeApp
 	req    *httpRequest
-	timer  *time.Timer
+	timer  *enginetest.Timer
 }
 
 func newHarness(tb testing.TB) *harness {
@@ -43,7 +38,7 @@ func newHarness(tb testing.TB) *harness {
 	labels := engine.NewLabels()
 	app := &fakeApp{mcpType: labels.Supply("mcp")}
 	e := startEngine(tb, 1, "sessions:\n  ids: sequential", labels, app)
-	h := &harness{e: e, w: e.Worker(0), app: app, timer: time.NewTimer(time.Hour)}
+	h := &harness{e: e, w: e.Worker(0), app: app, timer: enginetest.NewTimer()}
 	h.driver, _ = e.ResolveID("driver")
 	h.net0, _ = e.ResolveID("net0")
 	app.w = h.w
@@ -60,24 +55,14 @@ func newHarness(tb testing.TB) *harness {
 // driver, which refuses streams, and app.
 func startEngine(tb testing.TB, workers int, options string, labels *engine.Labels, app engine.Binding) *engine.Engine {
 	tb.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(tb, err)
 	src := "name: test\nbindings:\n  net0:\n    type: mcp\n    kind: server\n    exit: app\n"
 	if options != "" {
 		src += "    options:\n      " + strings.ReplaceAll(options, "\n", "\n      ") + "\n"
 	}
-	cfg, err := config.Load("bench.yaml", []byte(src), schema, config.WithExternal("app", "driver"))
+	cfg, err := enginetest.Load("bench.yaml", src, "app", "driver")
 	require.NoError(tb, err)
-	e, err := engine.New(cfg, engine.WithWorkers(workers), engine.WithRingCapacity(1<<22), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithLabels(labels), engine.WithExternal("driver", refuse{}), engine.WithExternal("app", app))
-	require.NoError(tb, err)
-	require.NoError(tb, e.Start())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = e.Stop(ctx)
-	})
+	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(workers), engine.WithRingCapacity(1<<22),
+		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
 	return e
 }
 
@@ -90,26 +75,8 @@ func (h *harness) request(tb testing.TB) { h.requests(tb, 1) }
 func (h *harness) requests(tb testing.TB, n int) {
 	h.req.left = n
 	h.w.Dispatch(h.req.startFn)
-	if !h.timer.Stop() {
-		select {
-		case <-h.timer.C:
-		default:
-		}
-	}
-	h.timer.Reset(5 * time.Second)
-	select {
-	case <-h.req.done:
-	case <-h.timer.C:
-		tb.Fatal("timed out waiting for the response")
-	}
+	enginetest.ReceiveBy(tb, h.timer, h.req.done, "the response")
 }
-
-type refuse struct{}
-
-func (refuse) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler, error) {
-	return refuse{}, nil
-}
-func (refuse) NewStream(frame.FrameType, []byte) engine.MessageConsumer { return nil }
 
 // httpRequest plays the http server: one request, BEGIN with its headers,
 // the body once credit comes, END; the response's frames are counted.
@@ -163,8 +130,7 @@ func (r *httpRequest) set(tb testing.TB, headers [][2]string, body string) {
 }
 
 func (r *httpRequest) start() {
-	r.initialID = r.w.SupplyInitialID(r.routed)
-	r.replyID = engine.ReplyID(r.initialID)
+	r.initialID, r.replyID = enginetest.StreamIDs(r.w, r.routed)
 	r.sent, r.inSeq, r.status, r.response, r.off = false, 0, nil, r.responseBuf[:0], 0
 	n, err := r.begin.Wrap(r.buf, 0, len(r.buf)).
 		OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
@@ -193,18 +159,12 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 				return
 			}
 			p := r.body[r.off : r.off+int(n)]
-			m, _ := r.data.Wrap(r.buf, 0, len(r.buf)).
-				OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
-				Sequence(int64(r.off)).Acknowledge(r.ack).Maximum(r.max).TraceID(0).Authorization(0).
-				Flags(3).BudgetID(0).Reserved(int32(n)).Payload(p).BuildLimit()
+			m, _ := enginetest.Data(&r.data, r.buf, r.head(r.initialID, int64(r.off), r.ack, r.max), int32(n), p)
 			_ = r.w.Send(frame.FrameData, r.buf[:m])
 			r.off += int(n)
 		}
 		r.sent = true
-		n, _ := r.end.Wrap(r.buf, 0, len(r.buf)).
-			OriginID(r.origin).RoutedID(r.routed).StreamID(r.initialID).
-			Sequence(int64(len(r.body))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-			BuildLimit()
+		n, _ := enginetest.End(&r.end, r.buf, r.head(r.initialID, int64(len(r.body)), 0, 0))
 		_ = r.w.Send(frame.FrameEnd, r.buf[:n])
 	case t == frame.FrameBegin && id == r.replyID:
 		// Reading the head allocates (the generated array's iterator):
@@ -245,10 +205,7 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 }
 
 func (r *httpRequest) grant() {
-	n, _ := r.window.Wrap(r.buf, 0, len(r.buf)).
-		OriginID(r.origin).RoutedID(r.routed).StreamID(r.replyID).
-		Sequence(r.inSeq).Acknowledge(r.inSeq).Maximum(65536).TraceID(0).
-		BudgetID(0).Padding(0).BuildLimit()
+	n, _ := enginetest.Window(&r.window, r.buf, enginetest.Head{OriginID: r.origin, RoutedID: r.routed, StreamID: r.replyID, Seq: r.inSeq, Ack: r.inSeq, Max: 65536})
 	_ = r.w.Send(frame.FrameWindow, r.buf[:n])
 }
 
@@ -372,10 +329,7 @@ func (s *appStream) grant() {
 	if window == 0 {
 		window = 32768
 	}
-	n, _ := s.winB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.initialID).
-		Sequence(s.inSeq).Acknowledge(s.inSeq).Maximum(window).TraceID(0).
-		BudgetID(0).Padding(0).BuildLimit()
+	n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Seq: s.inSeq, Ack: s.inSeq, Max: window})
 	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
 }
 
@@ -384,19 +338,13 @@ func (s *appStream) answer() {
 		return
 	}
 	s.answered = true
-	n, _ := s.dataB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		Flags(3).BudgetID(0).Reserved(int32(len(benchResult))).Payload(benchResult).BuildLimit()
+	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(benchResult)), benchResult)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
 	s.close()
 }
 
 func (s *appStream) close() {
-	n, _ := s.endB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
-		Sequence(int64(len(benchResult))).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
-		BuildLimit()
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(benchResult))})
 	_ = s.a.w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }
@@ -518,4 +466,9 @@ func TestStreamingBodySlowApplication(t *testing.T) {
 	require.Equal(t, "200", string(h.req.status))
 	assert.Equal(t, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
 	assert.Equal(t, `{"name":"echo","arguments":{"message":"`+big+`"}}`, string(h.app.record))
+}
+
+// head is the header of a frame of the request's on streamID.
+func (r *httpRequest) head(streamID, seq, ack int64, max int32) enginetest.Head {
+	return enginetest.Head{OriginID: r.origin, RoutedID: r.routed, StreamID: streamID, Seq: seq, Ack: ack, Max: max}
 }

@@ -1,39 +1,20 @@
 package server_test
 
 import (
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // startConfig loads and starts src, returning the first error.
 func startConfig(t *testing.T, src string) error {
 	t.Helper()
-	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
-	require.NoError(t, err)
-	cfg, err := config.Load("mcp.yaml", []byte(src), schema, config.WithExternal("app0"))
-	if err != nil {
-		return err
-	}
-	if err := binding.Resolve(cfg); err != nil {
-		return err
-	}
-	e, err := engine.New(cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<16), engine.WithPin(false),
-		engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), engine.WithBindings(binding.Factory),
-		engine.WithExternal("app0", refuse{}))
-	require.NoError(t, err)
-	err = e.Start()
-	if err == nil {
-		require.NoError(t, e.Stop(t.Context()))
-	}
-	return err
+	return enginetest.Check(t, "mcp.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}},
+		engine.WithWorkers(1), engine.WithRingCapacity(1<<16))
 }
 
 func TestConfig(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // The tests below run the mcp server on two workers, each with its own
@@ -57,7 +58,7 @@ func newTwoWorkers(tb testing.TB) *twoWorkers {
 // the http server would have read them from a connection.
 func (tw *twoWorkers) client(i int) *harness {
 	w := tw.e.Worker(i)
-	h := &harness{e: tw.e, w: w, driver: tw.driver, net0: tw.net0, app: tw.apps.apps[i], timer: time.NewTimer(time.Hour)}
+	h := &harness{e: tw.e, w: w, driver: tw.driver, net0: tw.net0, app: tw.apps.apps[i], timer: enginetest.NewTimer()}
 	h.req = &httpRequest{w: w, origin: tw.driver, routed: tw.net0, httpType: tw.labels.Supply("http"),
 		buf: make([]byte, 64<<10), done: make(chan struct{}, 1), parse: true}
 	h.req.onFrame = h.req.handle

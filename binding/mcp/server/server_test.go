@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +15,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/sluicehq/sluice/binding/echo"
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	_ "github.com/sluicehq/sluice/binding/tcp"
 	_ "github.com/sluicehq/sluice/binding/toolkit"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/spec"
 )
 
 // stack is tcp → http → mcp server → toolkit on a free loopback port,
@@ -34,21 +37,9 @@ type stack struct {
 // (YAML, indented under options:), or "", and opts add to the engine's.
 func startStack(t *testing.T, options string, opts ...engine.Option) *stack {
 	t.Helper()
-	port := enginetest.FreePort(t)
-	src := enginetest.Front(port, "mcp0") + fmt.Sprintf(`  mcp0:
-    type: mcp
-    kind: server
-    exit: app0
-%s
-  app0:
-    type: toolkit
-    kind: server
-`, options)
-	e := enginetest.Start(t, "stack.yaml", src, opts...)
-	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), e: e,
-		client: &http.Client{Timeout: 5 * time.Second}}
+	base, e := enginetest.StartMCP(t, "stack.yaml", "app0", options+"\n  app0:\n    type: toolkit\n    kind: server\n", opts...)
+	s := &stack{base: base, e: e, client: &http.Client{Timeout: 5 * time.Second}}
 	t.Cleanup(s.client.CloseIdleConnections)
-	enginetest.WaitListen(t, fmt.Sprintf("127.0.0.1:%d", port))
 	return s
 }
 
@@ -314,13 +305,7 @@ func TestStackStateless(t *testing.T) {
 func (s *stack) dataSent(t *testing.T) int64 {
 	t.Helper()
 	enginetest.Settle(t, s.e)
-	n := int64(0)
-	for _, m := range s.e.Telemetry().Gather() {
-		if b, _ := m.Labels.Get("binding"); b == "mcp0" && m.Name == telemetry.StreamDataSent {
-			n += m.Value
-		}
-	}
-	return n
+	return enginetest.Metric(s.e, "mcp0", telemetry.StreamDataSent)
 }
 
 // TestStackListen opens a 2026-07-28 subscriptions/listen: the toolkit
@@ -667,4 +652,12 @@ func TestStackCancelAfterDisconnect(t *testing.T) {
 	}
 	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
 	s.requireReleased(t)
+}
+
+// TestScenarios plays scripts/mcp: each pair peer to peer, then each
+// network client script into the mcp server binding, net0, with the
+// application server script, if any, as its exit (see
+// spec.RunServerScenarios for the configurations).
+func TestScenarios(t *testing.T) {
+	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "mcp"))
 }
