@@ -9,9 +9,9 @@
 // sync/atomic's Store is sequentially consistent. On amd64 that is an XCHG,
 // a full barrier that waits for every earlier store to leave the store
 // buffer: after a frame has been copied into a ring record, the XCHG that
-// publishes the record's header stalled for the copy's cache misses, and
-// perf put three quarters of Ring.Write's time on the instruction after it
-// (session 13). Add is a LOCK XADD, the same barrier. A reader needs less:
+// publishes the record's header stalls for the copy's cache misses (the
+// profile is in bench/mcp/README.md). Add is a LOCK XADD, the same barrier.
+// A reader needs less:
 // that the stores the writer made before it publishes a value are visible
 // to whoever sees the value, a release store (paired with the reader's
 // atomic load, an acquire).
