@@ -169,9 +169,9 @@ func scanAccept(v []byte) (json, sse, any bool) {
 		}
 		switch len(r) {
 		case len("application/json"):
-			json = json || asciiEqualFold(r, []byte("application/json"))
+			json = json || h1.EqualFold(r, "application/json")
 		case len("text/event-stream"):
-			sse = sse || asciiEqualFold(r, []byte("text/event-stream"))
+			sse = sse || h1.EqualFold(r, "text/event-stream")
 		case len("*/*"):
 			any = any || string(r) == "*/*"
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/base64"
+	"github.com/sluicehq/sluice/binding/http/h1"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
@@ -48,7 +49,7 @@ func validID(v []byte) bool {
 // one that does not fit dst.
 func decodeHeaderValue(dst, v []byte) ([]byte, bool) {
 	const pre, post = "=?base64?", "?="
-	if len(v) >= len(pre)+len(post) && asciiEqualFold(v[:len(pre)], []byte(pre)) && string(v[len(v)-2:]) == post {
+	if len(v) >= len(pre)+len(post) && h1.EqualFold(v[:len(pre)], pre) && string(v[len(v)-2:]) == post {
 		enc := v[len(pre) : len(v)-len(post)]
 		n := base64.StdEncoding.DecodedLen(len(enc))
 		if n > cap(dst)-len(dst) {
@@ -65,25 +66,6 @@ func decodeHeaderValue(dst, v []byte) ([]byte, bool) {
 		return dst, false
 	}
 	return append(dst, v...), true
-}
-
-func asciiEqualFold(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // field returns the raw value of obj's member name, and whether it has one.

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"github.com/sluicehq/sluice/binding/http/h1"
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
@@ -339,7 +340,7 @@ func (h *server) hostAllowed(authority []byte) bool {
 		return true
 	}
 	for _, a := range h.s.hosts {
-		if asciiEqualFold(a, authority) {
+		if h1.EqualFold(a, authority) {
 			return true
 		}
 	}
@@ -360,12 +361,12 @@ func (h *server) originAllowed(origin, authority []byte) bool {
 		o = o[:len(o)-1]
 	}
 	for _, a := range h.s.origins {
-		if asciiEqualFold(a, o) {
+		if h1.EqualFold(a, o) {
 			return true
 		}
 	}
 	i := bytes.Index(o, []byte("://"))
-	if i <= 0 || authority == nil || !asciiEqualFold(o[i+3:], authority) {
+	if i <= 0 || authority == nil || !h1.EqualFold(o[i+3:], authority) {
 		return false
 	}
 	return h.trustedHost(authority)
@@ -382,7 +383,7 @@ func (h *server) trustedHost(authority []byte) bool {
 	if j := bytes.LastIndexByte(host, ':'); j >= 0 && !bytes.HasSuffix(host, []byte("]")) {
 		host = host[:j]
 	}
-	return asciiEqualFold(host, []byte("localhost")) || string(host) == "127.0.0.1" || string(host) == "[::1]"
+	return h1.EqualFold(host, "localhost") || string(host) == "127.0.0.1" || string(host) == "[::1]"
 }
 
 func parseUint(v []byte) (int64, bool) {
