@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/sluicehq/sluice/idl"
 )
 
 // coreFuncs is the core namespace: the byte and string helpers k3po's
 // function libraries and Zilla's specs use in scripts (randomBytes and its
 // UTF-8 variants, randomAscii, letter-case helpers, copyOfRange and
-// base64). The same helpers are reachable under every IDL namespace that
+// base64), and Zilla's CoreFunctions that scripts use (randomBase64,
+// capabilities). The same helpers are reachable under every IDL namespace that
 // does not define the name itself (http:randomBytes(8)), as Zilla's
 // per-binding function classes carry them.
 var coreFuncs = map[string]funcImpl{
@@ -26,6 +30,8 @@ var coreFuncs = map[string]funcImpl{
 	"base64Encode":             coreBase64Encode,
 	"base64Decode":             coreBase64Decode,
 	"string":                   coreString,
+	"randomBase64":             coreRandomBase64,
+	"capabilities":             coreCapabilities,
 }
 
 func intArg(x *Call, args []any, i int, what string) (int, error) {
@@ -291,4 +297,81 @@ func coreString(_ *Env, x *Call, args []any) (any, error) {
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// coreRandomBase64 returns the base64 text of length pseudo-random bytes
+// drawn as Zilla's CoreFunctions.randomBase64 draws them, from a
+// java.util.Random seeded with length: so a client and a server script
+// (or Sluice and Zilla) that ask for the same length get the same text.
+func coreRandomBase64(_ *Env, x *Call, args []any) (any, error) {
+	if err := arity(x, args, 1); err != nil {
+		return nil, err
+	}
+	n, err := intArg(x, args, 0, "length")
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, n)
+	newJavaRandom(int64(n)).nextBytes(b)
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// javaRandom is java.util.Random: a 48-bit linear congruential generator.
+type javaRandom struct{ seed int64 }
+
+const (
+	javaRandomMultiplier = 0x5DEECE66D
+	javaRandomMask       = 1<<48 - 1
+)
+
+func newJavaRandom(seed int64) *javaRandom {
+	return &javaRandom{seed: (seed ^ javaRandomMultiplier) & javaRandomMask}
+}
+
+func (r *javaRandom) next(bits uint) int32 {
+	r.seed = (r.seed*javaRandomMultiplier + 0xB) & javaRandomMask
+	return int32(r.seed >> (48 - bits))
+}
+
+// nextBytes fills b four bytes per int, low byte first, as Random.nextBytes.
+func (r *javaRandom) nextBytes(b []byte) {
+	for i := 0; i < len(b); {
+		rnd := r.next(32)
+		for n := min(len(b)-i, 4); n > 0; n-- {
+			b[i] = byte(rnd)
+			rnd >>= 8
+			i++
+		}
+	}
+}
+
+// coreCapabilities is Zilla's core:capabilities("CHALLENGE", …): the bit
+// mask of constants of core::stream::Capability, each bit the constant's
+// ordinal, for option zilla:capabilities.
+func coreCapabilities(e *Env, x *Call, args []any) (any, error) {
+	if len(args) == 0 {
+		return nil, evalErrorf(x.Pos, nil, "%s:%s takes at least one capability, got none", x.Namespace, x.Name)
+	}
+	libs, err := e.libraries()
+	if err != nil {
+		return nil, evalErrorf(x.Pos, err, "loading the IDL schema: %v", err)
+	}
+	t, _ := libs.schema.Lookup("core::stream::Capability")
+	en, ok := t.(*idl.Enum)
+	if !ok {
+		return nil, evalErrorf(x.Pos, nil, "%s:%s: the schema has no enum core::stream::Capability", x.Namespace, x.Name)
+	}
+	var mask int64
+	for i := range args {
+		name, err := stringArg(x, args, i)
+		if err != nil {
+			return nil, err
+		}
+		ord := slices.IndexFunc(en.Values, func(v *idl.EnumValue) bool { return v.Name == name })
+		if ord < 0 {
+			return nil, evalErrorf(x.Args[i].Position(), nil, "%s:%s: unknown capability %q (%s)", x.Namespace, x.Name, name, enumConstants(en))
+		}
+		mask |= 1 << ord
+	}
+	return mask, nil
 }

@@ -40,6 +40,19 @@
 // are kept unchecked for their transports. The expression language is the
 // EL that k3po evaluates with JUEL.
 //
+// [Env] evaluates expressions. Besides the builders and matchers derived
+// from the IDL (mcp:beginEx(), http:matchBeginEx(), …), it has the
+// functions and methods of Zilla's function classes that scripts use:
+// core:randomBase64 (seeded by its length as Zilla's, so both peers
+// compute the same text), core:capabilities, http:encodeQuery, the proxy
+// address and info helpers, mcp lifecycle capabilities("A", "B", …), and
+// <singular>Missing(…) on every matcher (headerMissing). On a string, the
+// Java String methods JUEL would invoke: concat, formatted (String.format's
+// common conversions), length, isEmpty, substring, replace, toUpperCase,
+// toLowerCase, trim, startsWith, endsWith, contains, equals, indexOf,
+// repeat, getBytes and toString. Other Java methods (split, charAt, …)
+// fail as unknown rather than run with guessed semantics.
+//
 // A script that does not parse gives an [ErrorList] whose error reads
 // "file:line:col: expected …, found …". Parse stops at the first error, as
 // k3po does, never panics, and caps how deeply expressions nest
@@ -143,6 +156,10 @@
 // "file:line: expected …, observed …" and the script around that line with
 // the line marked. The observed frame shows its type, the engine stream id
 // when there is one, DATA flags other than INIT|FIN, the payload, and an
-// extension decoded by the IDL type the script expected. Every wait is
+// extension decoded by the IDL type the script expected. An expected
+// extension given as a built value (${http:beginEx()….build()}) that
+// differs is decoded as the builder's type too, and the failure names the
+// first field that differs: (HttpBeginEx.headers[2].name: expected
+// ":path", observed ":authority"). Every wait is
 // bounded; a deadline reads "file:line: timed out waiting for …".
 package spec

@@ -95,7 +95,7 @@ func (e *Env) Eval(x Expr) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return callMethod(x, recv, args)
+		return e.callMethod(x, recv, args)
 	case *Member:
 		recv, err := e.Eval(x.Receiver)
 		if err != nil {
@@ -151,37 +151,22 @@ func (e *Env) evalArgs(xs []Expr) ([]any, error) {
 	return args, nil
 }
 
-// callMethod applies recv.name(args). Only the builders and matchers of
-// the IDL libraries have methods.
-func callMethod(x *MethodCall, recv any, args []any) (any, error) {
-	var (
-		res  any
-		err  error
-		what string
-	)
+// callMethod applies recv.name(args): the methods of the builders and
+// matchers of the IDL libraries, with the extra ones of chainHelpers, and
+// Java's String methods (string_functions.go).
+func (e *Env) callMethod(x *MethodCall, recv any, args []any) (any, error) {
 	switch r := recv.(type) {
-	case *dynamic.Builder:
-		what = r.Path() + " builder"
-		res, err = r.Call(x.Name, args...)
-	case *dynamic.Matcher:
-		what = r.Path() + " matcher"
-		res, err = r.Call(x.Name, args...)
-	default:
-		return nil, evalErrorf(x.Pos, nil, "cannot call method .%s on %s %s", x.Name, typeName(recv), x.Receiver)
-	}
-	if err != nil {
-		if errors.Is(err, dynamic.ErrUnknownMethod) {
-			// Keep the list of methods dynamic gives, not its restatement
-			// of the name.
-			msg := err.Error()
-			if i := strings.Index(msg, "(methods:"); i >= 0 {
-				msg = msg[i:]
-			}
-			return nil, evalErrorf(x.Pos, err, "unknown method .%s on %s %s", x.Name, what, msg)
+	case chainLink:
+		if h := helperFor(r, x.Name); h != nil {
+			return h(e, x, r, args)
 		}
-		return nil, evalErrorf(x.Pos, err, ".%s(%s) on %s: %v", x.Name, argList(args), what, err)
+		return chainCall(x, r, args)
+	case *itemAppender:
+		return r.call(e, x, args)
+	case string:
+		return callStringMethod(x, r, args)
 	}
-	return res, nil
+	return nil, evalErrorf(x.Pos, nil, "cannot call method .%s on %s %s", x.Name, typeName(recv), x.Receiver)
 }
 
 func member(x *Member, recv any) (any, error) {
@@ -508,6 +493,8 @@ func typeName(v any) string {
 		return v.Path() + " builder"
 	case *dynamic.Matcher:
 		return v.Path() + " matcher"
+	case *itemAppender:
+		return v.path + " items"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -19,6 +19,9 @@ import (
 //     *dynamic.Matcher, mcp:flushEx() one of McpFlushEx, and so on. The
 //     mapping is derived from the schema's type names; there is no code per
 //     type or field.
+//   - A few functions of Zilla's per-binding classes that are no builder,
+//     such as http:encodeQuery (scopeFuncs, http_functions.go), and the
+//     extra builder methods of chainHelpers (chain_functions.go).
 
 // funcImpl is one library function; args are evaluated already.
 type funcImpl func(e *Env, x *Call, args []any) (any, error)
@@ -151,6 +154,9 @@ func (e *Env) Functions(ns string) ([]string, error) {
 	for n := range libs.funcs[ns] {
 		names = append(names, ns+":"+n)
 	}
+	for n := range scopeFuncs[ns] {
+		names = append(names, ns+":"+n)
+	}
 	sort.Strings(names)
 	return names, nil
 }
@@ -175,6 +181,9 @@ func (e *Env) call(x *Call, args []any) (any, error) {
 	libs, err := e.libraries()
 	if err != nil {
 		return nil, evalErrorf(x.Pos, err, "%s: loading the IDL schema: %v", qname, err)
+	}
+	if f, ok := scopeFuncs[x.Namespace][x.Name]; ok {
+		return f(e, x, args)
 	}
 	f, ok := libs.funcs[x.Namespace][x.Name]
 	if !ok && libs.funcs[x.Namespace] != nil {

@@ -1021,7 +1021,7 @@ func (sr *scriptRun) checkExt(vals []Matcher, ext []byte) (typ string, err error
 				return sr.typeName(v), v.Match(ext)
 			case []byte:
 				if !bytes.Equal(v, ext) {
-					return "", errors.New("bytes differ")
+					return sr.diffExt(x.X, v, ext)
 				}
 				return "", nil
 			}
@@ -1068,7 +1068,7 @@ func (sr *scriptRun) expectedExt(vals []Matcher) string {
 					parts = append(parts, v.Root().String())
 					continue
 				case []byte:
-					parts = append(parts, hexString(v))
+					parts = append(parts, sr.formatBuilt(x.X, v))
 					continue
 				}
 			}

@@ -1,6 +1,10 @@
 package dynamic
 
-import "github.com/sluicehq/sluice/idl"
+import (
+	"fmt"
+
+	"github.com/sluicehq/sluice/idl"
+)
 
 // Builder builds a value of an IDL struct, union or list through the
 // method chain of Zilla's k3po functions:
@@ -80,6 +84,37 @@ func (b *Builder) Call(method string, args ...any) (any, error) {
 	return b, nil
 }
 
+// Open calls methods in turn, each with no arguments and each opening a
+// nested value (a struct, union or list field, or a case of one), and
+// returns the builder of the last, whose build() returns to b rather than
+// to the values in between. Zilla's proxy:beginEx().addressInet() is
+// Open("address", "inet"): one step in the script for two in the IDL.
+func (b *Builder) Open(methods ...string) (*Builder, error) {
+	n, path, err := open(b.n, b.path, methods, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{n: n, parent: b, path: path}, nil
+}
+
+// open applies the methods of Open from n, which is at path.
+func open(n *node, path string, methods []string, matcher bool) (*node, string, error) {
+	if len(methods) == 0 {
+		return nil, "", &Error{Path: path, Msg: "open needs at least one method", Kind: ErrArgs}
+	}
+	for _, name := range methods {
+		st, err := call(n, path, name, nil, matcher)
+		if err != nil {
+			return nil, "", err
+		}
+		if st.child == nil || st.build {
+			return nil, "", &Error{Path: path, Msg: fmt.Sprintf("%s() opens no nested value", name), Kind: ErrArgs}
+		}
+		n, path = st.child, st.path
+	}
+	return n, path, nil
+}
+
 // Bytes encodes the value of the outermost builder of the chain, with the
 // defaults of the fields not set. It reports a field without default that
 // was never set, and a union without a case.
@@ -150,6 +185,16 @@ func (m *Matcher) Call(method string, args ...any) (any, error) {
 		return &Matcher{n: st.child, parent: m, path: st.path}, nil
 	}
 	return m, nil
+}
+
+// Open is Builder.Open for a matcher: the matcher of the last nested value
+// methods open, whose build() returns to m.
+func (m *Matcher) Open(methods ...string) (*Matcher, error) {
+	n, path, err := open(m.n, m.path, methods, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{n: n, parent: m, path: path}, nil
 }
 
 // Root returns the outermost matcher of the chain.

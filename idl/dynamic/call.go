@@ -33,6 +33,13 @@ func call(n *node, path, name string, args []any, matcher bool) (step, error) {
 		m, ok = n.ti.methods[base]
 		regex = ok
 	}
+	if base, isMissing := strings.CutSuffix(name, "Missing"); !ok && isMissing && matcher {
+		// headerMissing("alt-svc"): no item of the array may match the
+		// fields given, as Zilla's HttpFunctions matchers have it.
+		if bm, found := n.ti.methods[base]; found && bm.f.Array {
+			return step{}, setMissing(n, path, bm, name, args)
+		}
+	}
 	if !ok {
 		return step{}, &Error{Path: path, Msg: fmt.Sprintf("unknown method %q of %s (methods: %s)", name, describe(n.ti.t), n.ti.methodNames()),
 			Kind: ErrUnknownMethod}
@@ -150,6 +157,47 @@ func setField(n *node, path string, f *idl.Field, args []any, md mode) (step, er
 	}
 	n.vals[f] = v
 	return step{}, nil
+}
+
+// setMissing records, on a matcher, an item of the array named by m that
+// the decoded array must not hold: the item's leading fields are args, in
+// IDL order, as header(name, value) takes them, and the fields not given
+// are not compared.
+func setMissing(n *node, path string, m method, name string, args []any) error {
+	f := m.f
+	fpath := path + "." + f.Name
+	if len(args) == 0 {
+		return &Error{Path: fpath, Msg: fmt.Sprintf("%s takes the item that must be absent", name), Kind: ErrArgs}
+	}
+	if m.c != nil {
+		selectCase(n, m.c)
+	}
+	arr, _ := n.vals[f].(*array)
+	if arr == nil {
+		arr = &array{}
+	}
+	var item any
+	if it, ok := itemInfo(n.ti, f); ok {
+		in := newNode(it)
+		if err := fillPositional(in, args, mode{matcher: true}); err != nil {
+			err.Path = fpath + err.Path
+			return err
+		}
+		item = in
+	} else {
+		if len(args) != 1 {
+			return &Error{Path: fpath, Msg: fmt.Sprintf("%s takes 1 argument, got %d", name, len(args)), Kind: ErrArgs}
+		}
+		v, err := convert(f, args[0])
+		if err != nil {
+			err.Path = fpath
+			return err
+		}
+		item = v
+	}
+	arr.missing = append(arr.missing, item)
+	n.vals[f] = arr
+	return nil
 }
 
 // convertArg converts an argument, or compiles it as a regular expression.

@@ -66,6 +66,10 @@ func writeField(b *strings.Builder, f *idl.Field, v any) {
 		writeItem(b, f, item)
 	}
 	b.WriteByte(']')
+	for _, item := range arr.missing {
+		b.WriteString(" without ")
+		writeItem(b, f, item)
+	}
 }
 
 func writeItem(b *strings.Builder, f *idl.Field, v any) {

@@ -84,6 +84,14 @@ func matchArray(f *idl.Field, want, got *array, path string) error {
 				Kind: ErrMismatch}
 		}
 	}
+	for _, w := range want.missing {
+		for i, g := range got.items {
+			if matchItem(f, w, g, path) == nil {
+				return &Error{Path: fmt.Sprintf("%s[%d]", path, i), Msg: fmt.Sprintf("expected no item %s, got %s", formatItem(f, w), formatItem(f, g)),
+					Kind: ErrMismatch}
+			}
+		}
+	}
 	return nil
 }
 

@@ -23,9 +23,11 @@ type str struct {
 	null bool
 }
 
-// array holds the items of an array field, in order.
+// array holds the items of an array field, in order, and for a matcher
+// the items that must not be present (headerMissing).
 type array struct {
-	items []any
+	items   []any
+	missing []any
 }
 
 // node is a struct, union or list value: the fields set (a builder's or
