@@ -28,6 +28,7 @@ type httpNetwork struct {
 	mu      sync.Mutex
 	servers map[string]*httpServer // by transport address
 	wires   []*wire
+	closed  bool
 }
 
 func newHTTPNetwork(n network) *httpNetwork {
@@ -65,10 +66,18 @@ func transportKey(uri string, o *streamOptions) string {
 	return uri
 }
 
+// track keeps w to stop when the network closes, or stops it at once
+// when the network has already closed.
 func (n *httpNetwork) track(w *wire) {
 	n.mu.Lock()
-	n.wires = append(n.wires, w)
+	closed := n.closed
+	if !closed {
+		n.wires = append(n.wires, w)
+	}
 	n.mu.Unlock()
+	if closed {
+		w.stop()
+	}
 }
 
 func (n *httpNetwork) dial(ctx context.Context, uri string, o *streamOptions) (conn, error) {
@@ -86,6 +95,7 @@ func (n *httpNetwork) dial(ctx context.Context, uri string, o *streamOptions) (c
 	w := newWire(c, *o, false)
 	n.track(w)
 	hc := newHTTPConn(w, false, u)
+	hc.raw = uri
 	w.reader = &msgReader{w: w, cur: hc}
 	go w.pump()
 	return hc, nil
@@ -122,7 +132,7 @@ func (n *httpNetwork) listen(uri string, o *streamOptions) (listener, error) {
 func (n *httpNetwork) close() {
 	n.mu.Lock()
 	servers, wires := n.servers, n.wires
-	n.servers, n.wires = map[string]*httpServer{}, nil
+	n.servers, n.wires, n.closed = map[string]*httpServer{}, nil, true
 	n.mu.Unlock()
 	for _, s := range servers {
 		s.cancel()
@@ -462,7 +472,7 @@ func (r *msgReader) end() {
 	case r.state == rsUntilClose || r.state == rsRaw:
 		r.cur.finishRead(nil)
 		r.state = rsDone
-	case r.state == rsHead && len(r.buf) == 0 || r.state == rsDone:
+	case r.request && r.state == rsHead && len(r.buf) == 0 || r.state == rsDone:
 		// The peer is done with the connection: end it too once every
 		// message this side writes on it is out.
 		w := r.w
@@ -569,7 +579,7 @@ func (r *msgReader) head() bool {
 	switch {
 	case h.Status == 101:
 		r.state = rsRaw
-	case h.Status < 200 || h.Status == 204 || h.Status == 205 || h.Status == 304 || r.cur.method == "HEAD":
+	case h.Status < 200 || h.Status == 204 || h.Status == 205 || h.Status == 304 || r.cur.sentMethod() == "HEAD":
 		r.complete(nil)
 	case h.Chunked:
 		r.startChunked()
@@ -605,8 +615,14 @@ func (r *msgReader) openExchange(in *httpHead, host string) {
 	r.cur = hc
 	route := r.srv.route(u.EscapedPath())
 	if route == nil {
-		_ = r.w.write(context.Background(), []byte(in.version+" 404 Not Found\r\n\r\n"))
-		r.w.exchangeDone()
+		// Written off the pump, which must go on taking the WINDOW it
+		// may wait for.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+			defer cancel()
+			_ = r.w.write(ctx, []byte(in.version+" 404 Not Found\r\n\r\n"))
+			r.w.exchangeDone()
+		}()
 		return
 	}
 	r.w.mu.Lock()
@@ -845,10 +861,17 @@ type httpConn struct {
 	inDone   bool
 	inErr    error
 	inBroken frameKind // ABORT or RESET before the message was read
+	sent     string    // the method of the request sent, for the response's framing
+}
+
+func (hc *httpConn) sentMethod() string {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	return hc.sent
 }
 
 func newHTTPConn(w *wire, server bool, u *url.URL) *httpConn {
-	hc := &httpConn{w: w, server: server, uri: u, raw: u.String(), out: newQueue(), changed: make(chan struct{}),
+	hc := &httpConn{w: w, server: server, uri: u, out: newQueue(), changed: make(chan struct{}),
 		method: "GET", version: "HTTP/1.1", status: 200, reason: "OK"}
 	w.mu.Lock()
 	w.pending++
@@ -1000,6 +1023,9 @@ func (hc *httpConn) encodeHead(hs []httpField) []byte {
 		b = fmt.Appendf(b, "%s %d %s\r\n", hc.version, hc.status, hc.reason)
 	} else {
 		b = fmt.Appendf(b, "%s %s %s\r\n", hc.method, hc.target(hs), hc.version)
+		hc.mu.Lock()
+		hc.sent = hc.method
+		hc.mu.Unlock()
 	}
 	for _, h := range hs {
 		b = append(b, h.name...)

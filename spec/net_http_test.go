@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -215,4 +217,65 @@ func TestTransportKey(t *testing.T) {
 	assert.Equal(t, "zilla://streams/app0", transportKey("zilla://streams/app0", &o))
 	o.httpTransport = "zilla://streams/net0"
 	assert.Equal(t, "zilla://streams/net0", transportKey("http://localhost:8080/", &o))
+}
+
+// TestHTTPOverTCP plays an http:// pair over real sockets, the transport
+// defaulting to tcp://host:port of the address: a request with content
+// whose length is computed, answered by a response with Connection:
+// close, which the client reads to the end of the connection.
+func TestHTTPOverTCP(t *testing.T) {
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addr := fmt.Sprintf("http://127.0.0.1:%d/echo", port)
+	err := PlaySources(ctx, Live(Override("address", addr)),
+		source(t, "client.rpt", `property address "http://127.0.0.1:1/"
+connect ${address}
+connected
+write http:method "POST"
+write http:host
+write http:content-length
+write "ping"
+write close
+read http:status "200" "OK"
+read http:header "Connection" "close"
+read "pong"
+read closed
+`),
+		source(t, "server.rpt", fmt.Sprintf(`property address "http://127.0.0.1:1/"
+accept ${address}
+accepted
+connected
+read http:method "POST"
+read http:header "Host" "127.0.0.1:%d"
+read http:header "Content-Length" "4"
+read "ping"
+read closed
+write http:header "Connection" "close"
+write "pong"
+write close
+`, port)))
+	require.NoError(t, err)
+}
+
+// TestHTTPRoutesByPath routes the requests of one connection to the
+// accept whose path they fall under, and answers 404 to a path no accept
+// takes.
+func TestHTTPRoutesByPath(t *testing.T) {
+	client := rawConnect + `write "GET /b/x HTTP/1.1\r\nHost: localhost:8080\r\n\r\n"
+read "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb"
+write "GET /c HTTP/1.1\r\nHost: localhost:8080\r\n\r\n"
+read "HTTP/1.1 404 Not Found\r\n\r\n"
+`
+	server := `accept "http://localhost:8080/a"
+  option http:transport "zilla://streams/net0"
+accept "http://localhost:8080/b"
+  option http:transport "zilla://streams/net0"
+accepted
+connected
+read http:method "GET"
+write http:header "Content-Length" "1"
+write "b"
+`
+	require.NoError(t, runPairSrc(t, 5*time.Second, client, server))
 }
