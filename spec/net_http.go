@@ -461,8 +461,10 @@ func (r *msgReader) reset(f frame) {
 	}
 }
 
+// abort passes the transport's ABORT to the exchange still reading or
+// writing its message; one that is done with both has nothing to abort.
 func (r *msgReader) abort(f frame) {
-	if r.cur != nil && !r.cur.readComplete() {
+	if r.cur != nil && !r.cur.finished() {
 		r.cur.push(frame{kind: frameAbort, ext: f.ext})
 	}
 }
@@ -862,6 +864,7 @@ type httpConn struct {
 	inErr    error
 	inBroken frameKind // ABORT or RESET before the message was read
 	sent     string    // the method of the request sent, for the response's framing
+	wroteAll bool      // the message out is complete
 }
 
 func (hc *httpConn) sentMethod() string {
@@ -936,10 +939,12 @@ func (hc *httpConn) failRead(err error) {
 	hc.out.push(frame{kind: frameAbort})
 }
 
-func (hc *httpConn) readComplete() bool {
+// finished reports whether the message was read and the message out
+// was written.
+func (hc *httpConn) finished() bool {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
-	return hc.inDone
+	return hc.inDone && hc.wroteAll
 }
 
 // send takes the script stream's frames: DATA is content, END the end of
@@ -971,6 +976,9 @@ func (hc *httpConn) complete() { hc.wstate = wsComplete }
 func (hc *httpConn) settle() {
 	if hc.wstate == wsComplete && !hc.outDone {
 		hc.outDone = true
+		hc.mu.Lock()
+		hc.wroteAll = true
+		hc.mu.Unlock()
 		hc.w.exchangeDone()
 	}
 }
