@@ -150,6 +150,46 @@
 // is the connection established, write close a half-close, write abort a
 // reset, read closed end of stream.
 //
+// # The http:// transport
+//
+// http://host:port/path streams follow k3po's http transport: they run
+// on the transport that option http:transport names (tcp://host:port by
+// default) and take the zilla: options for it. A connect opens a
+// transport stream and is one request and its response; an accept takes
+// each request of each transport connection, in turn, as an accepted
+// block, keep-alive included (several accepts on one transport share it
+// by longest path prefix). write http:method, http:version, http:header,
+// http:host (Host set to the address's authority), http:status,
+// http:trailer and http:content-length set the outgoing head, which goes
+// out, as k3po sends it, with the first content, write flush or write
+// close: the request line in origin-form when a Host header is set,
+// absolute-form otherwise (GET and HTTP/1.1 by default; 200 OK for a
+// response); headers in the order written; content as is after a
+// Content-Length, as chunks with Transfer-Encoding: chunked (the last
+// chunk and trailers at close), after the head for an Upgrade request or
+// a 101, and otherwise buffered with http:content-length, the computed
+// Content-Length set last. Without any of these, content fails, and a
+// bodiless request other than GET or HEAD needs one too. The peer's head
+// is parsed with binding/http/h1 and matched by read http:method,
+// http:version, http:status (code and reason, from their start),
+// http:header (names in any case; a single value must match whole, among
+// several the first match is taken, and "missing" checks there is none)
+// and http:trailer (at the end of the message); regex groups are
+// captured as strings. The body arrives as DATA and its end as read
+// closed; write close ends the message (and the transport, after a
+// response with Connection: close or an upgrade); write abort and read
+// abort send the transport's ABORT and RESET, and read aborted and write
+// aborted expect them from the peer. Sluice differs from k3po on
+// purpose where k3po would hang or race: a read http:… on a connect
+// first sends a request still held back; response content shorter than a
+// Content-Length the script set is streamed rather than buffered; when
+// the peer ends the transport between messages, Sluice ends its side
+// once every message it writes is out, where k3po aborts at once; and
+// write close on an upgraded connect ends the transport. Requests that
+// Netty reads and h1 refuses are read as Netty does: a later HTTP/1.x
+// version, absolute-form without Host, a transfer coding other than
+// chunked (no body).
+//
 // # Failures
 //
 // The first stream that fails ends the run with

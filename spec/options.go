@@ -18,6 +18,7 @@ type streamOptions struct {
 	authorization int64  // zilla:authorization, set on every frame sent
 	affinity      int64  // zilla:affinity, set on the BEGIN
 	capabilities  uint8  // zilla:capabilities, set on every WINDOW
+	httpTransport string // http:transport, the address an http:// stream runs on
 }
 
 // defaultWindow is the credit granted when zilla:window is not given.
@@ -56,6 +57,13 @@ func (o *streamOptions) set(name string, v any) error {
 		return oneOfOption(name, v, &o.update, "stream", "proactive", "message", "handshake", "none")
 	case "zilla:throttle":
 		return oneOfOption(name, v, &o.throttle, "stream", "message", "none")
+	case "http:transport":
+		s, ok := v.(string)
+		if !ok || !strings.Contains(s, "://") {
+			return fmt.Errorf("option %s wants an address such as \"zilla://streams/net0\", got %s", name, describeValue(v))
+		}
+		o.httpTransport = s
+		return nil
 	case "zilla:capabilities":
 		s, ok := v.(string)
 		if !ok {

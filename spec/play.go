@@ -106,12 +106,12 @@ type plan struct {
 // "<file>:<line>: timed out waiting for <what>". Streams that fail on
 // their own (all time out) are joined.
 func playScripts(ctx context.Context, net network, labels func(string) int32, props map[string]any, scripts []*Source) error {
-	defer net.close()
 	if labels == nil {
 		labels = newSharedLabels()
 	}
 	schema, _ := dynamic.Builtin()
-	p := &play{net: net, bars: &barriers{m: map[string]chan struct{}{}}}
+	p := &play{net: newHTTPNetwork(net), bars: &barriers{m: map[string]chan struct{}{}}}
+	defer p.net.close()
 	p.trace, _ = ctx.Value(traceKey{}).(func(string, bool, frame))
 	var plans []*plan
 	for _, src := range scripts {
@@ -140,17 +140,17 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 		if !pl.accept {
 			continue
 		}
-		l, err := net.listen(pl.uri, &pl.opts)
+		l, err := p.net.listen(pl.uri, &pl.opts)
 		if err != nil {
 			return pl.sr.failf(pl.st.Head, "accept %s: %v", pl.uri, err)
 		}
 		pl.l = l
 		defer l.close()
-		accepted[pl.uri] = true
+		accepted[transportKey(pl.uri, &pl.opts)] = true
 	}
 	if _, mem := net.(*memNetwork); mem {
 		for _, pl := range plans {
-			if !pl.accept && !accepted[pl.uri] {
+			if !pl.accept && !accepted[transportKey(pl.uri, &pl.opts)] {
 				var uris []string
 				for u := range accepted {
 					uris = append(uris, fmt.Sprintf("%q", u))
@@ -230,8 +230,8 @@ func (sr *scriptRun) plan(st *Stream) (*plan, error) {
 	if err != nil {
 		return nil, sr.failf(st.Head, "%v", err)
 	}
-	if !strings.HasPrefix(u, "zilla://streams/") && !strings.HasPrefix(u, "tcp://") {
-		return nil, sr.failf(st.Head, "unsupported address %q: want zilla://streams/<name> or tcp://host:port", u)
+	if !strings.HasPrefix(u, "zilla://streams/") && !strings.HasPrefix(u, "tcp://") && !isHTTP(u) {
+		return nil, sr.failf(st.Head, "unsupported address %q: want zilla://streams/<name>, tcp://host:port or http://host:port/path", u)
 	}
 	pl.uri = u
 	for _, o := range opts {
@@ -299,6 +299,9 @@ func (pl *plan) runAccept(ctx context.Context, spawn func(func() error)) error {
 	for _, child := range children {
 		c, err := pl.l.accept(ctx)
 		if err != nil {
+			if ctx.Err() == nil {
+				return pl.sr.failf(child[0], "accepting %s: %v", pl.uri, err)
+			}
 			return pl.sr.ctxErr(ctx, child[0], "a connection to "+pl.uri)
 		}
 		s := newStream(pl.sr, child[0], pl.uri, true, pl.opts)

@@ -226,7 +226,7 @@ func acceptedNames(sources []*Source, props map[string]any, labels func(string) 
 			if err != nil {
 				return nil, err
 			}
-			if name := streamName(pl.uri); pl.accept && name != "" {
+			if name := streamName(transportKey(pl.uri, &pl.opts)); pl.accept && name != "" {
 				seen[name] = true
 			}
 		}

@@ -208,6 +208,11 @@ func (s *stream) run(ctx context.Context, cmds []Command) error {
 }
 
 func (s *stream) exec(ctx context.Context, cmd Command) error {
+	if hc, ok := s.c.(*httpConn); ok {
+		if done, err := hc.exec(ctx, s, cmd); done {
+			return err
+		}
+	}
 	switch c := cmd.(type) {
 	case *Connected:
 		return s.connected(ctx, c)
