@@ -520,7 +520,7 @@ func TestOptions(t *testing.T) {
 	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
 	require.NoError(t, err)
 	for _, tt := range []struct{ name, options, want string }{
-		{"no server", "      versions: [2025-11-25]\n", "needs options.server"},
+		{"no server", "      versions: [2025-11-25]\n", `c.yaml:6: bindings.client0.options: missing required key "server"`},
 		{"server option", "      server: http://127.0.0.1:1/mcp\n      origins: [\"http://x\"]\n", "options.origins is an option of the server kind"},
 		{"proxy option", "      server: http://127.0.0.1:1/mcp\n      prefix: always\n", "options.prefix is an option of the proxy kind"},
 		{"bad version", "      server: http://127.0.0.1:1/mcp\n      versions: [1999-01-01]\n", "unsupported protocol version"},
