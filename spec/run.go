@@ -192,7 +192,9 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.LoadFile(setup.config, schema, config.WithExternal(externals...))
+	// Zilla's spec configs may use its test engine's ${{ test.… }} resolver.
+	cfg, err := config.LoadFile(setup.config, schema, config.WithExternal(externals...),
+		config.WithResolver("test", config.TestResolver))
 	if err != nil {
 		return err
 	}
