@@ -33,9 +33,10 @@ type Info struct {
 	// but the type does not implement; loading a config that sets one
 	// fails with an error naming the feature.
 	Unsupported []config.Unsupported
-	// Check, when set, runs before a binding of the type is provisioned,
-	// for every kind: it refuses options the schema accepts (Zilla has
-	// them) but the type does not serve yet, so the engine fails to start
+	// Check, when set on a type whose kinds register themselves (New
+	// nil), runs before a binding of the type is provisioned, whatever
+	// its kind: it refuses options the schema accepts (Zilla has them)
+	// but the type does not serve yet, so the engine fails to start
 	// rather than run without them.
 	Check func(cfg *engine.BindingConfig) error
 	// New returns the type's process-wide factory. It has no side effects.
