@@ -23,9 +23,22 @@ type Info struct {
 	Options json.RawMessage
 	When    json.RawMessage
 	With    json.RawMessage
+	// KindSchema adds, per kind, a schema the whole binding entry must
+	// also match: what one kind requires or refuses of the shared options.
+	KindSchema map[string]json.RawMessage
 	// DefaultExit maps a kind to the exit a binding of that kind gets when
 	// it declares none (see Resolve), e.g. "client": "sys:tcp_client".
 	DefaultExit map[string]string
+	// Unsupported lists options the schema accepts, as Zilla has them,
+	// but the type does not implement; loading a config that sets one
+	// fails with an error naming the feature.
+	Unsupported []config.Unsupported
+	// Check, when set on a type whose kinds register themselves (New
+	// nil), runs before a binding of the type is provisioned, whatever
+	// its kind: it refuses options the schema accepts (Zilla has them)
+	// but the type does not serve yet, so the engine fails to start
+	// rather than run without them.
+	Check func(cfg *engine.BindingConfig) error
 	// New returns the type's process-wide factory. It has no side effects.
 	// It is nil for a type whose kinds are packages of their own, each
 	// registered with [RegisterKind]; the type's factory then attaches a
@@ -137,9 +150,14 @@ func (t byKind) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Hand
 	return k.Attach(w, cfg)
 }
 
-// Provision provisions the binding through its kind's factory, when that
-// is an engine.Provisioner.
+// Provision runs the type's Check, then provisions the binding through its
+// kind's factory, when that is an engine.Provisioner.
 func (t byKind) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+	if t.info.Check != nil {
+		if err := t.info.Check(cfg); err != nil {
+			return nil, err
+		}
+	}
 	k, err := t.kind(cfg)
 	if err != nil {
 		return nil, err
@@ -175,6 +193,9 @@ func Fragments() []config.Fragment {
 			Options: info.Options,
 			When:    info.When,
 			With:    info.With,
+
+			KindSchema:  info.KindSchema,
+			Unsupported: info.Unsupported,
 		})
 	}
 	return out

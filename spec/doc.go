@@ -98,6 +98,11 @@
 //     zilla://streams/<name> opens a stream into the configured binding.
 //     Script frames are built as the engine's own and written into the
 //     workers' rings, so the engine cannot tell a script from a binding.
+//     Zilla lets an exit name any binding; Sluice's loader insists that
+//     it exists, so an exit to a peer no script accepts is declared with
+//     [External] (sluice spec --external), as Zilla's tests declare theirs
+//     with EngineRule.external; streams routed to it are refused. The run
+//     also resolves ${{ test.… }} as Zilla's test engine does.
 //
 //   - [Live]: tcp://host:port streams over real sockets, against a server
 //     already running such as sluice start.

@@ -134,3 +134,21 @@ func source(t *testing.T, name, src string) *Source {
 	require.NoError(t, err)
 	return &Source{Script: s, Src: []byte(src)}
 }
+
+// TestEngineExternal declares app1, the exit of proxy.yaml's app0, as
+// external without a script accepting it: the configuration loads only
+// with the declaration, and a stream routed to app1 is refused, so the
+// client's connect is aborted.
+func TestEngineExternal(t *testing.T) {
+	client := `connect "zilla://streams/app0"
+connect aborted
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(engineConfig("proxy.yaml")), source(t, "client.rpt", client))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `bindings.app0.exit: no binding named "app1"`)
+
+	err = PlaySources(ctx, Config(engineConfig("proxy.yaml"), External("app1")), source(t, "client.rpt", client))
+	require.NoError(t, err)
+}

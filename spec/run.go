@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ type Setup struct {
 	timeout    time.Duration
 	workers    int
 	logger     *slog.Logger
+	external   []string
 }
 
 type mode uint8
@@ -66,6 +68,15 @@ func newSetup(m mode, path string, opts []RunOption) Setup {
 		o(&s)
 	}
 	return s
+}
+
+// External declares bindings that the configuration's exits may name
+// although it does not define them, as Zilla's EngineRule.external does:
+// the run attaches each one, and a stream routed to it goes to a script
+// accepting zilla://streams/<name> or, when none does, is refused. Names a
+// script accepts need no declaring.
+func External(names ...string) RunOption {
+	return func(s *Setup) { s.external = append(s.external, names...) }
 }
 
 // Override overrides a script property, as k3po's @ScriptProperty does;
@@ -170,12 +181,20 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err != nil {
 		return err
 	}
+	for _, name := range setup.external {
+		if !slices.Contains(externals, name) {
+			externals = append(externals, name)
+		}
+	}
+	slices.Sort(externals)
 	test.Register()
 	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.LoadFile(setup.config, schema, config.WithExternal(externals...))
+	// Zilla's spec configs may use its test engine's ${{ test.… }} resolver.
+	cfg, err := config.LoadFile(setup.config, schema, config.WithExternal(externals...),
+		config.WithResolver("test", config.TestResolver))
 	if err != nil {
 		return err
 	}

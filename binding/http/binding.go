@@ -1,6 +1,9 @@
 package http
 
-import "github.com/sluicehq/sluice/binding"
+import (
+	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/engine/config"
+)
 
 func init() {
 	binding.Register(binding.Info{
@@ -10,5 +13,10 @@ func init() {
 		When:    whenSchema,
 		// A client with no exit goes out through the system tcp client.
 		DefaultExit: map[string]string{"client": "sys:tcp_client"},
+		Unsupported: []config.Unsupported{
+			{Path: "/requests", Feature: "options.requests (validating requests and responses against models)"},
+			{Path: "/overrides", Feature: "options.overrides (rewriting request headers)"},
+		},
+		Check: checkVersions,
 	})
 }

@@ -17,6 +17,18 @@
 // [NextHeader] walks the headers of an extension without allocating.
 // [Options] is what a binding's options decode to, for both kinds.
 //
+// # Versions
+//
+// options.versions takes Zilla's values, http/1.1 and h2, but the kinds
+// speak HTTP/1.1 only. A binding that lists h2 without http/1.1 is
+// refused when the engine starts, naming HTTP/2 as not supported yet. One
+// that lists both serves HTTP/1.1, which is what Zilla's negotiation
+// leaves to a client that does not ask for more: the server answers an
+// Upgrade: h2c request in HTTP/1.1 (RFC 9110 §7.8 lets it ignore the
+// upgrade) and does not take prior-knowledge HTTP/2; the client sends
+// HTTP/1.1. Zilla's requests (model validation) and overrides (header
+// rewriting) load only to be reported as not supported yet.
+//
 // Building a request's BEGIN extension and reading it back:
 //
 //	var b http.HttpBeginExBuilder

@@ -2,8 +2,11 @@ package http
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/sluicehq/sluice/binding/http/h1"
+	"github.com/sluicehq/sluice/engine"
 )
 
 // optionsSchema is the JSON Schema of an http binding's options, for both
@@ -12,7 +15,9 @@ var optionsSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "versions": {"type": "array", "items": {"enum": ["http/1.1"]}},
+    "versions": {"type": "array", "items": {"enum": ["http/1.1", "h2"]}},
+    "requests": {"type": "array", "items": {"type": "object"}},
+    "overrides": {"type": "object", "additionalProperties": {"type": "string"}},
     "idle-timeout": {"type": "string"},
     "max-idle": {"type": "integer", "minimum": 0},
     "limits": {
@@ -83,6 +88,33 @@ var whenSchema = json.RawMessage(`{
   }
 }`)
 
+// checkVersions refuses a binding whose versions name only HTTP/2, which
+// Sluice does not speak yet. Zilla negotiates among the versions listed,
+// so when http/1.1 is listed too the binding serves http/1.1 alone: a
+// server answers an Upgrade: h2c request in HTTP/1.1, as RFC 9110 §7.8
+// lets it, and a client always sends HTTP/1.1.
+func checkVersions(cfg *engine.BindingConfig) error {
+	if cfg.Config == nil || cfg.Options() == nil {
+		return nil
+	}
+	m, _ := cfg.Options().Value().(map[string]any)
+	list, _ := m["versions"].([]any)
+	var versions []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			if s == "http/1.1" {
+				return nil
+			}
+			versions = append(versions, s)
+		}
+	}
+	if len(versions) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: http binding %s: versions %s (HTTP/2) is not supported yet; list http/1.1 to serve HTTP/1.1",
+		cfg.Options().Where("versions"), cfg.Name, strings.Join(versions, ", "))
+}
+
 // Options is what an http binding's options decode to, the same for both
 // kinds, so that each accepts every option the schema does. Each kind
 // compiles the options that are its own and leaves the others alone:
@@ -90,6 +122,8 @@ var whenSchema = json.RawMessage(`{
 // and access-control the server's; the head limits both kinds'.
 type Options struct {
 	Versions      []string                        `yaml:"versions"`
+	Requests      any                             `yaml:"requests"`
+	Overrides     map[string]string               `yaml:"overrides"`
 	IdleTimeout   string                          `yaml:"idle-timeout"`
 	MaxIdle       *int                            `yaml:"max-idle"`
 	Limits        LimitsOptions                   `yaml:"limits"`

@@ -1,11 +1,22 @@
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/sluicehq/sluice/engine"
+)
 
 // optionsSchema is the JSON Schema of an mcp binding's options, for all
 // three kinds; each kind rejects the options that are not its own when it
 // compiles them. prefix is the proxy's; server and timeout the client's;
 // versions the server's and the client's; the rest the server's.
+//
+// authorization (server, client, and the proxy's cache), elicitation
+// (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
+// configs load, but no kind serves them yet: [Unsupported] makes the
+// engine refuse to start a binding that sets one, rather than run it
+// without its security or caching options.
 var optionsSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -49,36 +60,194 @@ var optionsSchema = json.RawMessage(`{
       "type": "object",
       "additionalProperties": false,
       "properties": {"ids": {"enum": ["random", "sequential"]}}
+    },
+    "authorization": {"$ref": "#/$defs/authorization"},
+    "elicitation": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "callback": {"type": "string"},
+        "timeout": {"type": "string"}
+      }
+    },
+    "cache": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["store"],
+      "properties": {
+        "store": {"type": "string"},
+        "ttl": {"type": "string"},
+        "authorization": {"$ref": "#/$defs/authorization"},
+        "tools": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "search": {
+              "type": "object",
+              "additionalProperties": false,
+              "not": {"required": ["type", "index"]},
+              "properties": {
+                "toolkit": {"type": "string"},
+                "limit": {"type": "integer"},
+                "fields": {"type": "array", "items": {"enum": ["name", "description", "output-schema"]}},
+                "weights": {
+                  "type": "object",
+                  "additionalProperties": false,
+                  "patternProperties": {"^[a-zA-Z0-9_-]+$": {"type": "number"}}
+                },
+                "type": {"enum": ["keyword"]},
+                "index": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["type"],
+                    "properties": {"type": {"enum": ["keyword"]}}
+                  }
+                }
+              }
+            },
+            "eager": {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "policy": {"enum": ["none", "all", "explicit"]},
+                "match": {"type": "array", "minItems": 1, "items": {"type": "string"}}
+              },
+              "if": {"required": ["policy"], "properties": {"policy": {"const": "explicit"}}},
+              "then": {"required": ["match"]},
+              "else": {"not": {"required": ["match"]}}
+            }
+          }
+        }
+      }
+    },
+    "tools": {"type": "object"}
+  },
+  "$defs": {
+    "authorization": {
+      "type": "object",
+      "maxProperties": 1,
+      "additionalProperties": false,
+      "patternProperties": {
+        "^[A-Za-z0-9_-]+$": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {"credentials": {"type": "string"}}
+        }
+      }
     }
   }
 }`)
 
-// whenSchema is one item of a proxy route's when: the toolkit the route
-// serves (its prefix) and which of that toolkit's tools, prompts and
-// resources it exposes, each a glob or a list of globs.
+// unsupported are the options of Zilla's mcp binding that load but that
+// no kind serves yet; see [Unsupported].
+var unsupported = []struct{ key, feature string }{
+	{"authorization", "options.authorization (credentials for a guard)"},
+	{"elicitation", "options.elicitation (URL-mode elicitation)"},
+	{"cache", "options.cache (the proxy's tool cache)"},
+}
+
+// Unsupported refuses a binding whose options set authorization,
+// elicitation or cache, which no kind serves yet: the engine does not
+// start it rather than run it without them. The mcp type runs it before
+// provisioning any kind.
+func Unsupported(cfg *engine.BindingConfig) error {
+	if cfg.Config == nil || cfg.Options() == nil {
+		return nil
+	}
+	m, _ := cfg.Options().Value().(map[string]any)
+	for _, u := range unsupported {
+		if _, ok := m[u.key]; ok {
+			return fmt.Errorf("%s: mcp binding %s: %s is not supported yet", cfg.Options().Where(u.key), cfg.Name, u.feature)
+		}
+	}
+	return nil
+}
+
+// whenSchema is one item of a route's when: for a proxy, the toolkit the
+// route serves (its prefix, which proxyWhenSchema requires) and which of
+// that toolkit's tools, prompts and resources it exposes, each a glob or
+// a list of globs (an empty list exposes none); a client's routes name
+// tools, prompts and resources without a toolkit.
 var whenSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
-  "required": ["toolkit"],
   "properties": {
     "toolkit": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"},
     "tool": {
       "oneOf": [
         {"type": "string", "minLength": 1},
-        {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+        {"type": "array", "items": {"type": "string", "minLength": 1}}
       ]
     },
     "prompt": {
       "oneOf": [
         {"type": "string", "minLength": 1},
-        {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+        {"type": "array", "items": {"type": "string", "minLength": 1}}
       ]
     },
     "resource": {
       "oneOf": [
         {"type": "string", "minLength": 1},
-        {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+        {"type": "array", "items": {"type": "string", "minLength": 1}}
       ]
+    }
+  }
+}`)
+
+// kindSchemas are what each kind requires or refuses of the shared
+// options and conditions, after Zilla's mcp schema: a server has no
+// routes (its exit is the application) and its authorization credentials
+// place {credentials}; a client needs its server; a proxy's conditions
+// name a toolkit. The options of the other kinds that Sluice has always
+// had are refused when a kind compiles them, with a message naming the
+// kind they belong to.
+var kindSchemas = map[string]json.RawMessage{
+	"server": json.RawMessage(`{
+  "properties": {
+    "routes": false,
+    "options": {
+      "properties": {
+        "cache": false,
+        "tools": false,
+        "authorization": {
+          "additionalProperties": {
+            "properties": {"credentials": {"pattern": "\\{credentials\\}"}}
+          }
+        }
+      }
+    }
+  }
+}`),
+	"client": json.RawMessage(`{
+  "required": ["options"],
+  "properties": {
+    "options": {
+      "required": ["server"],
+      "properties": {"elicitation": false, "cache": false, "tools": false}
+    }
+  }
+}`),
+	"proxy": json.RawMessage(`{
+  "properties": {
+    "options": {"properties": {"authorization": false, "elicitation": false}},
+    "routes": {"items": {"properties": {"when": {"items": {"required": ["toolkit"]}}}}}
+  }
+}`),
+}
+
+// withSchema is a proxy route's with: the credentials its cache reads
+// with (Zilla's with.cache.credentials), a part of the cache that no kind
+// serves yet.
+var withSchema = json.RawMessage(`{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "cache": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {"credentials": {"type": "string"}}
     }
   }
 }`)

@@ -19,21 +19,22 @@ var defaultConfig []byte
 const embeddedSource = "sluice.yaml (embedded)"
 
 // loadConfig reads, validates and returns the configuration file at path,
-// or the embedded default when path is empty.
-func loadConfig(path string) (*config.Config, error) {
+// or the embedded default when path is empty. Exits may name the external
+// bindings as well as the file's own.
+func loadConfig(path string, external ...string) (*config.Config, error) {
 	schema, err := config.NewSchema(fragments()...)
 	if err != nil {
 		return nil, err
 	}
 	var cfg *config.Config
 	if path == "" {
-		cfg, err = config.Load(embeddedSource, defaultConfig, schema)
+		cfg, err = config.Load(embeddedSource, defaultConfig, schema, config.WithExternal(external...))
 	} else {
 		var src []byte
 		if src, err = os.ReadFile(path); err != nil {
 			return nil, err
 		}
-		cfg, err = config.Load(path, src, schema)
+		cfg, err = config.Load(path, src, schema, config.WithExternal(external...))
 	}
 	if err != nil {
 		return nil, err

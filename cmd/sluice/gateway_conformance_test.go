@@ -49,14 +49,14 @@ func TestConformanceThroughGateway(t *testing.T) {
 		up := startGoEverything(t, 0, false)
 		conformance(t, false, up.URL, "")
 		port := freePort(t)
-		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"everything", up.URL}), port, 2)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL}), port, 2)
 		conformance(t, false, gw, "conformance-gateway-baseline.yml")
 	})
 	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
 		conformance(t, true, up.URL, "", "--requirements", "2026-07-28")
 		port := freePort(t)
-		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"everything", up.URL}), port, 2)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
 		conformance(t, true, gw, "conformance-gateway-2026-baseline.yml", "--requirements", "2026-07-28")
 	})
 }

@@ -35,9 +35,9 @@ func threeRoutes(t *testing.T) (endpoint string, goUp, nodeUp *upstream) {
 	nodeUp = startNodeEverything(t, 0)
 	port := freePort(t)
 	endpoint = startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{"everything", goUp.URL},
-		gatewayRoute{"node", nodeUp.URL},
-		gatewayRoute{"local", ""}), port, 2)
+		gatewayRoute{Toolkit: "everything", Upstream: goUp.URL},
+		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
+		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
 	return endpoint, goUp, nodeUp
 }
 
@@ -202,8 +202,8 @@ func TestGatewayUpstreamDies(t *testing.T) {
 	nodeUp := startNodeEverything(t, 0)
 	port := freePort(t)
 	endpoint := startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{"node", nodeUp.URL},
-		gatewayRoute{"local", ""}), port, 2)
+		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
+		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	progressed := make(chan struct{}, 1)
@@ -319,7 +319,7 @@ func TestGatewayResumesUpstream(t *testing.T) {
 	t.Cleanup(func() { up.Close() })
 
 	port := freePort(t)
-	endpoint := startGateway(t, gatewayConfig(port, "never", gatewayRoute{"up", "http://" + l.Addr().String() + "/mcp"}), port, 2)
+	endpoint := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "up", Upstream: "http://" + l.Addr().String() + "/mcp"}), port, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)

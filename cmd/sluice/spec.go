@@ -12,10 +12,13 @@ import (
 	"github.com/sluicehq/sluice/spec"
 )
 
-const specUsage = `usage: sluice spec [-c file | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
+const specUsage = `usage: sluice spec [-c file [--external name]... | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
 
   -c, --config file     start an engine from file and let the scripts play
                         its bindings' peers (engine-driven)
+      --external name   with -c: a binding outside the file that its exits
+                        may name, as Zilla's EngineRule.external declares;
+                        names the scripts accept need no declaring
       --live            play tcp:// scripts over real sockets against a
                         server that is already running (e.g. sluice start)
   -p, --property n=v    override the script property n with the string v
@@ -42,6 +45,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		live       bool
 		props      multiFlag
 		roots      multiFlag
+		external   multiFlag
 		timeout    time.Duration
 		workers    int
 	)
@@ -51,6 +55,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&configPath, name, "", "")
 	}
 	fs.BoolVar(&live, "live", false, "")
+	fs.Var(&external, "external", "")
 	for _, name := range []string{"p", "property"} {
 		fs.Var(&props, name, "")
 	}
@@ -75,12 +80,14 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "spec", "no scripts given")
 	case live && configPath != "":
 		return usageError(fs, "spec", "-config and -live exclude each other")
+	case len(external) > 0 && configPath == "":
+		return usageError(fs, "spec", "-external needs -config")
 	case timeout <= 0:
 		return usageError(fs, "spec", "-timeout must be positive")
 	case workers < 1:
 		return usageError(fs, "spec", "-workers must be at least 1")
 	}
-	opts := []spec.RunOption{spec.Timeout(timeout), spec.Workers(workers)}
+	opts := []spec.RunOption{spec.Timeout(timeout), spec.Workers(workers), spec.External(external...)}
 	for _, p := range props {
 		name, value, ok := strings.Cut(p, "=")
 		if !ok || name == "" {

@@ -213,6 +213,10 @@ func startConfig(t *testing.T, config string, port, workers int) string {
 type gatewayRoute struct {
 	Toolkit  string
 	Upstream string
+	// Versions, when set, is the client's options.versions, such as
+	// "[2026-07-28, 2025-11-25]" to discover a stateless upstream; the
+	// client's default is 2025-11-25.
+	Versions string
 }
 
 // gatewayConfig writes a gateway: tcp → http → mcp server → mcp proxy →
@@ -255,7 +259,11 @@ bindings:
 			fmt.Fprintf(&b, "  route%d:\n    type: toolkit\n    kind: server\n", i)
 			continue
 		}
-		fmt.Fprintf(&b, "  route%d:\n    type: mcp\n    kind: client\n    options: {server: %q}\n", i, r.Upstream)
+		fmt.Fprintf(&b, "  route%d:\n    type: mcp\n    kind: client\n    options: {server: %q", i, r.Upstream)
+		if r.Versions != "" {
+			fmt.Fprintf(&b, ", versions: %s", r.Versions)
+		}
+		b.WriteString("}\n")
 	}
 	return b.String()
 }

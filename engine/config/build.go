@@ -34,6 +34,9 @@ func (b *builder) build() {
 	b.cfg.Vaults = b.components("/vaults", root["vaults"])
 	b.cfg.Stores = b.components("/stores", root["stores"])
 	b.cfg.Guards = b.components("/guards", root["guards"])
+	if _, ok := root["catalogs"]; ok {
+		b.errorAt("/catalogs", "not supported yet: schema catalogs, which Zilla's models validate against")
+	}
 	if tel, ok := root["telemetry"].(map[string]any); ok {
 		b.cfg.Telemetry = b.telemetry(tel)
 		b.cfg.Telemetry.Exporters = b.components("/telemetry/exporters", tel["exporters"])
@@ -210,6 +213,7 @@ func (b *builder) check() {
 			}
 		}
 		b.refs(FragmentBinding, bd.Type, ptr, bd.Options)
+		b.unsupported(FragmentBinding, bd.Type, ptr, bd.Options)
 	}
 	for _, g := range b.cfg.Guards {
 		ptr := "/guards/" + escapePtr(g.Name)
@@ -255,36 +259,24 @@ func (b *builder) bindingRef(ptr, name string) {
 	}
 }
 
-// refs checks the names a fragment declared in a component's options.
-func (b *builder) refs(kind, typ, ptr string, options *Raw) {
+// unsupported reports the options present that the type's fragment marks
+// as not implemented.
+func (b *builder) unsupported(kind, typ, ptr string, options *Raw) {
 	if options == nil {
 		return
 	}
-	for _, ref := range b.s.refs[kind][typ] {
-		toks := strings.Split(ref.Path, "/")[1:]
-		for i, tok := range toks {
-			toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		}
-		b.match(ptr+"/options", options.value, toks, ref)
+	for _, u := range b.s.unsupported[kind][typ] {
+		b.walk(ptr+"/options", options.value, pointerTokens(u.Path), func(at string, _ any) {
+			b.errorAt(at, "not supported yet: %s", u.Feature)
+		})
 	}
 }
 
-// match walks v along toks ("*" matching every key or item) and checks the
-// names found at the end.
-func (b *builder) match(ptr string, v any, toks []string, ref Ref) {
+// walk calls found for every value at toks below v ("*" matching every
+// key or item), in file order.
+func (b *builder) walk(ptr string, v any, toks []string, found func(ptr string, v any)) {
 	if len(toks) == 0 {
-		if ref.Keys {
-			m, _ := v.(map[string]any)
-			for _, k := range b.keys(ptr) {
-				if _, ok := m[k]; ok && !b.declared(ref.Kind, k) {
-					b.keyError(ptr, k, "no %s named %q", ref.Kind, k)
-				}
-			}
-			return
-		}
-		if name, ok := v.(string); ok && !b.declared(ref.Kind, name) {
-			b.errorAt(ptr, "no %s named %q", ref.Kind, name)
-		}
+		found(ptr, v)
 		return
 	}
 	tok, rest := toks[0], toks[1:]
@@ -292,17 +284,55 @@ func (b *builder) match(ptr string, v any, toks []string, ref Ref) {
 	case map[string]any:
 		if tok == "*" {
 			for _, k := range b.keys(ptr) {
-				b.match(ptr+"/"+escapePtr(k), x[k], rest, ref)
+				b.walk(ptr+"/"+escapePtr(k), x[k], rest, found)
 			}
 		} else if child, ok := x[tok]; ok {
-			b.match(ptr+"/"+escapePtr(tok), child, rest, ref)
+			b.walk(ptr+"/"+escapePtr(tok), child, rest, found)
 		}
 	case []any:
 		for i, item := range x {
 			if tok == "*" || tok == strconv.Itoa(i) {
-				b.match(ptr+"/"+strconv.Itoa(i), item, rest, ref)
+				b.walk(ptr+"/"+strconv.Itoa(i), item, rest, found)
 			}
 		}
+	}
+}
+
+// pointerTokens splits a JSON pointer into its unescaped tokens.
+func pointerTokens(path string) []string {
+	toks := strings.Split(path, "/")[1:]
+	for i, tok := range toks {
+		toks[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+	}
+	return toks
+}
+
+// refs checks the names a fragment declared in a component's options.
+func (b *builder) refs(kind, typ, ptr string, options *Raw) {
+	if options == nil {
+		return
+	}
+	for _, ref := range b.s.refs[kind][typ] {
+		b.walk(ptr+"/options", options.value, pointerTokens(ref.Path), func(at string, v any) {
+			b.checkRef(at, v, ref)
+		})
+	}
+}
+
+// checkRef checks the name at ptr, or with ref.Keys the keys of the
+// mapping there.
+func (b *builder) checkRef(ptr string, v any, ref Ref) {
+	if ref.Keys {
+		m, _ := v.(map[string]any)
+		for _, k := range b.keys(ptr) {
+			if _, ok := m[k]; ok && !b.declared(ref.Kind, k) {
+				b.keyError(ptr, k, "no %s named %q", ref.Kind, k)
+			}
+		}
+		return
+	}
+	if name, ok := v.(string); ok && !b.declared(ref.Kind, name) {
+		b.errorAt(ptr, "no %s named %q", ref.Kind, name)
 	}
 }
 

@@ -39,14 +39,24 @@
 // kinds and the schemas of its options, route conditions and with.
 // [NewSchema] compiles them into one [Schema]; a type that no fragment
 // registered is an error, and each registered type's parts are checked by
-// its own schema.
+// its own schema. A fragment's KindSchema adds what one kind requires or
+// refuses of the type's shared schema, as Zilla's per-kind if/then does.
+//
+// Zilla options that Sluice does not implement are accepted by the schema
+// and listed in the fragment's Unsupported, so that Load names them as
+// not supported yet rather than as unknown keys; namespace-level
+// catalogs are reported the same way:
+//
+//	server.yaml:26: bindings.net0.options.overrides: not supported yet: options.overrides (rewriting request headers)
 //
 // # Loading
 //
 // [Load] parses exactly one YAML document, keeping every node's position,
 // substitutes ${{ env.NAME }} expressions, validates the result and checks
 // the names it refers to: exits, route guards, guard stores, vaults, and
-// the places a fragment marks with a [Ref]. Every problem is reported, one
+// the places a fragment marks with a [Ref]. An exit may also name a
+// binding declared with [WithExternal], as Zilla's tests declare the
+// peers their scripts play. Every problem is reported, one
 // per line, sorted by line, as an [*ErrorList]:
 //
 //	sluice.yaml:6: bindings.net0: unknown key "timout"

@@ -255,7 +255,14 @@ func (t *tree) describe(e *jsonschema.ValidationError, s *Schema) []*Error {
 	case *kind.FalseSchema:
 		if typ := t.componentType(toks); typ != "" && len(toks) > 0 {
 			ck, _, _, _ := componentOf(toks)
-			return at(fmt.Sprintf("%s type %q does not accept %q", ck, typ, toks[len(toks)-1]))
+			what := fmt.Sprintf("%s type %q", ck, typ)
+			// A type's kinds may differ in what they accept (KindSchema).
+			if m, ok := t.at(toks[:2]).(map[string]any); ok && ck == FragmentBinding && s.byKind[typ] {
+				if kind, ok := m["kind"].(string); ok {
+					what += " of kind " + kind
+				}
+			}
+			return at(fmt.Sprintf("%s does not accept %q", what, toks[len(toks)-1]))
 		}
 		return at("not allowed here")
 	case *kind.Format:

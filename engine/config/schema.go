@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,9 +61,30 @@ type Fragment struct {
 	When json.RawMessage
 	// With is the JSON Schema of a route's with (bindings only).
 	With json.RawMessage
+	// KindSchema adds, for a kind, a JSON Schema that the whole binding
+	// entry (kind, options, routes…) must also match, for what one kind
+	// requires or refuses of the type's shared options and conditions,
+	// as Zilla's per-kind if/then does (bindings only).
+	KindSchema map[string]json.RawMessage
 	// Refs name the places in options that refer to other components by
 	// name; Load reports a name that the file does not declare.
 	Refs []Ref
+	// Unsupported marks options that the schema accepts, because Zilla
+	// has them, but that the type does not implement: Load reports each
+	// one present as not supported yet, naming the feature, rather than
+	// as an unknown key.
+	Unsupported []Unsupported
+}
+
+// Unsupported is an option a type accepts in its schema but does not
+// implement, such as http's requests: Unsupported{Path: "/requests",
+// Feature: "request and response validation"}.
+type Unsupported struct {
+	// Path is a JSON pointer into options; a "*" token matches every key
+	// of a mapping and every item of a list.
+	Path string
+	// Feature says what the option does, for the error.
+	Feature string
 }
 
 // Ref marks a place in a component's options that names another component,
@@ -88,6 +110,10 @@ type Schema struct {
 	kinds map[string][]string
 	// refs holds the references of each component kind and type.
 	refs map[string]map[string][]Ref
+	// byKind holds the binding types with a KindSchema.
+	byKind map[string]bool
+	// unsupported holds the unsupported options of each kind and type.
+	unsupported map[string]map[string][]Unsupported
 }
 
 // Types returns the registered types of a component kind, sorted.
@@ -116,6 +142,9 @@ func NewSchema(fragments ...Fragment) (*Schema, error) {
 		types: map[string][]string{},
 		kinds: map[string][]string{},
 		refs:  map[string]map[string][]Ref{},
+
+		unsupported: map[string]map[string][]Unsupported{},
+		byKind:      map[string]bool{},
 	}
 	for i, f := range frags {
 		if err := checkFragment(f); err != nil {
@@ -133,6 +162,15 @@ func NewSchema(fragments ...Fragment) (*Schema, error) {
 				s.refs[f.Kind] = map[string][]Ref{}
 			}
 			s.refs[f.Kind][f.Type] = slices.Clone(f.Refs)
+		}
+		if len(f.KindSchema) > 0 {
+			s.byKind[f.Type] = true
+		}
+		if len(f.Unsupported) > 0 {
+			if s.unsupported[f.Kind] == nil {
+				s.unsupported[f.Kind] = map[string][]Unsupported{}
+			}
+			s.unsupported[f.Kind][f.Type] = slices.Clone(f.Unsupported)
 		}
 	}
 
@@ -211,8 +249,18 @@ func checkFragment(f Fragment) error {
 			return fmt.Errorf("config: %s type %q: only bindings and guards have kinds", f.Kind, f.Type)
 		}
 	}
-	if f.Kind != FragmentBinding && (f.When != nil || f.With != nil) {
+	if f.Kind != FragmentBinding && (f.When != nil || f.With != nil || f.KindSchema != nil) {
 		return fmt.Errorf("config: %s type %q: only bindings have routes (when, with)", f.Kind, f.Type)
+	}
+	for k := range f.KindSchema {
+		if !slices.Contains(f.Kinds, k) {
+			return fmt.Errorf("config: binding type %q: schema of kind %q, which is not one of its kinds", f.Type, k)
+		}
+	}
+	for _, u := range f.Unsupported {
+		if !strings.HasPrefix(u.Path, "/") || u.Feature == "" {
+			return fmt.Errorf("config: %s type %q: unsupported option %q: want a JSON pointer and a feature", f.Kind, f.Type, u.Path)
+		}
 	}
 	for _, r := range f.Refs {
 		if r.Path != "" && !strings.HasPrefix(r.Path, "/") {
@@ -280,6 +328,20 @@ func fragmentThen(c *jsonschema.Compiler, f Fragment) (map[string]any, error) {
 		}
 		then["then"] = map[string]any{
 			"properties": map[string]any{"kind": map[string]any{"enum": anys(f.Kinds)}},
+		}
+		var kinds []any
+		for _, k := range slices.Sorted(maps.Keys(f.KindSchema)) {
+			sch, err := part("kind."+k, f.KindSchema[k])
+			if err != nil {
+				return nil, err
+			}
+			kinds = append(kinds, map[string]any{
+				"if":   map[string]any{"properties": map[string]any{"kind": map[string]any{"const": k}}, "required": []any{"kind"}},
+				"then": sch,
+			})
+		}
+		if kinds != nil {
+			then["allOf"] = kinds
 		}
 	case FragmentGuard:
 		if len(f.Kinds) > 0 {

@@ -53,6 +53,17 @@ func TestNewSchemaRejectsBadFragments(t *testing.T) {
 			want: `config: store type "x": options schema: unexpected EOF`,
 		},
 		{
+			name: "kind schema of a kind the type lacks",
+			frag: config.Fragment{Kind: config.FragmentBinding, Type: "x", Kinds: []string{"server"},
+				KindSchema: map[string]json.RawMessage{"client": json.RawMessage(`{}`)}},
+			want: `config: binding type "x": schema of kind "client", which is not one of its kinds`,
+		},
+		{
+			name: "unsupported option without a feature",
+			frag: config.Fragment{Kind: config.FragmentStore, Type: "x", Unsupported: []config.Unsupported{{Path: "/a"}}},
+			want: `config: store type "x": unsupported option "/a": want a JSON pointer and a feature`,
+		},
+		{
 			name: "bad ref kind",
 			frag: config.Fragment{Kind: config.FragmentStore, Type: "x", Refs: []config.Ref{{Path: "/a", Kind: "exporter"}}},
 			want: `config: store type "x": ref "/a": kind "exporter" is not binding, guard, store or vault`,
@@ -179,4 +190,69 @@ func TestPropertyNames(t *testing.T) {
 		assert.Equal(t, `sluice.yaml:8: bindings.p0.options: invalid key "Bad": does not match the pattern ^[a-z]+$
 sluice.yaml:9: bindings.p0.options.other.x: expected string, got integer`, err.Error())
 	}
+}
+
+// TestKindSchema checks what one kind adds to its type's shared schema:
+// a key it refuses is named with the kind, a condition it requires is
+// required of its routes only.
+func TestKindSchema(t *testing.T) {
+	s, err := config.NewSchema(config.Fragment{
+		Kind:    config.FragmentBinding,
+		Type:    "k",
+		Kinds:   []string{"server", "proxy"},
+		Options: json.RawMessage(`{"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}`),
+		When:    json.RawMessage(`{"type": "object", "additionalProperties": false, "properties": {"toolkit": {"type": "string"}, "tool": {"type": "string"}}}`),
+		KindSchema: map[string]json.RawMessage{
+			"server": json.RawMessage(`{"properties": {"options": {"properties": {"b": false}}}}`),
+			"proxy":  json.RawMessage(`{"properties": {"routes": {"items": {"properties": {"when": {"items": {"required": ["toolkit"]}}}}}}}`),
+		},
+	})
+	require.NoError(t, err)
+	tests := []struct {
+		name, kind, body, want string
+	}{
+		{"server takes a", "server", "    options: {a: x}\n", ""},
+		{"server refuses b", "server", "    options: {b: x}\n", `sluice.yaml:6: bindings.k0.options.b: binding type "k" of kind server does not accept "b"`},
+		{"proxy takes b", "proxy", "    options: {b: x}\n", ""},
+		{"server when without toolkit", "server", "    routes:\n      - exit: k1\n        when: [{tool: t}]\n", ""},
+		{"proxy when without toolkit", "proxy", "    routes:\n      - exit: k1\n        when: [{tool: t}]\n", `sluice.yaml:8: bindings.k0.routes[0].when[0]: missing required key "toolkit"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "name: t\nbindings:\n  k0:\n    type: k\n    kind: " + tt.kind + "\n" + tt.body
+			_, err := config.Load("sluice.yaml", []byte(src), s, config.WithExternal("k1"))
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
+		})
+	}
+}
+
+// TestUnsupported checks that options a fragment marks as not
+// implemented load through the schema and are then named, each at its
+// line, as not supported yet; so are namespace catalogs.
+func TestUnsupported(t *testing.T) {
+	s, err := config.NewSchema(config.Fragment{
+		Kind:    config.FragmentBinding,
+		Type:    "u",
+		Kinds:   []string{"server"},
+		Options: json.RawMessage(`{"type": "object", "properties": {"ok": {"type": "string"}, "requests": {"type": "array"}, "items": {"type": "array"}}}`),
+		Unsupported: []config.Unsupported{
+			{Path: "/requests", Feature: "request validation"},
+			{Path: "/items/*/model", Feature: "models"},
+		},
+	})
+	require.NoError(t, err)
+	src := "name: t\ncatalogs:\n  c0: {type: test}\nbindings:\n  u0:\n    type: u\n    kind: server\n    options:\n      ok: fine\n      requests: []\n      items:\n        - {name: a}\n        - {model: m}\n"
+	_, err = config.Load("sluice.yaml", []byte(src), s)
+	require.Error(t, err)
+	assert.Equal(t, `sluice.yaml:2: catalogs: not supported yet: schema catalogs, which Zilla's models validate against
+sluice.yaml:10: bindings.u0.options.requests: not supported yet: request validation
+sluice.yaml:13: bindings.u0.options.items[1].model: not supported yet: models`, err.Error())
+
+	_, err = config.Load("sluice.yaml", []byte("name: t\nbindings:\n  u0:\n    type: u\n    kind: server\n    options: {ok: fine}\n"), s)
+	require.NoError(t, err)
 }

@@ -32,15 +32,43 @@ type instance struct {
 }
 
 // Provision compiles the configuration once per engine.
-func (Binding) Provision(_ *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, error) {
 	s, err := compile(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.ExitID == 0 {
+	if s.exitID, err = exit(e, cfg); err != nil {
+		return nil, err
+	}
+	if s.exitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
 	}
 	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}}}, nil
+}
+
+// exit returns the id of the binding the client's requests go out
+// through: its exit or, as Zilla's clients may declare it, the exit of
+// its first route. Routes that choose an exit by tool, prompt or resource
+// (when), or that are guarded, are refused as not supported yet, rather
+// than ignored.
+func exit(e *engine.Engine, cfg *engine.BindingConfig) (int64, error) {
+	if cfg.ExitID != 0 || cfg.Config == nil || len(cfg.Routes()) == 0 {
+		return cfg.ExitID, nil
+	}
+	for i, r := range cfg.Routes() {
+		switch {
+		case len(r.When) > 0:
+			return 0, fmt.Errorf("%s: mcp %s: routes[%d].when: a client choosing its exit by tool, prompt or resource is not supported yet", r.Pos, cfg.Name, i)
+		case len(r.Guarded) > 0:
+			return 0, fmt.Errorf("%s: mcp %s: routes[%d].guarded: guarded client routes are not supported yet", r.Pos, cfg.Name, i)
+		}
+	}
+	r := cfg.Routes()[0]
+	id, ok := e.ResolveID(r.Exit)
+	if !ok {
+		return 0, fmt.Errorf("%s: mcp %s: routes[0].exit %q names no binding", r.Pos, cfg.Name, r.Exit)
+	}
+	return id, nil
 }
 
 // Attach makes the client's handler for one worker.
@@ -58,7 +86,7 @@ var v20260728 = mcp.Version20260728.String()
 
 // defaultVersions are the versions the client offers when options.versions
 // names none.
-var defaultVersions = []string{v20260728, mcp.Version20251125.String()}
+var defaultVersions = []string{mcp.Version20251125.String()}
 
 const defaultTimeout = 60 * time.Second
 
@@ -89,6 +117,7 @@ type settings struct {
 	legacy    string // the version initialize offers: the first before 2026-07-28
 	stateless bool   // 2026-07-28 is offered
 	timeout   time.Duration
+	exitID    int64 // the exit, or the first route's
 }
 
 func compile(cfg *engine.BindingConfig) (*settings, error) {
@@ -212,7 +241,7 @@ type handler struct {
 // attach makes the handler of the provisioned client in for worker w.
 func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *handler {
 	h := &handler{
-		w: w, cfg: cfg, s: in.s, exitID: cfg.ExitID,
+		w: w, cfg: cfg, s: in.s, exitID: in.s.exitID,
 		sh:         in.sh,
 		mcpTypeID:  w.Labels().Supply("mcp"),
 		httpTypeID: w.Labels().Supply("http"),

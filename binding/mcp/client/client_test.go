@@ -235,11 +235,44 @@ func TestStatefulUpstream(t *testing.T) {
 	}
 }
 
+// TestStatelessUpstream offers 2026-07-28 first, so the client discovers
+// the stateless upstream and uses it without a session.
 func TestStatelessUpstream(t *testing.T) {
 	up := startUpstream(t, false, freePort(t))
-	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "")
+	endpoint := startGateway(t, "http://"+up.addr+"/mcp", "      versions: [2026-07-28, 2025-11-25]\n")
 	for _, v := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(v, func(t *testing.T) { exercise(t, endpoint, v) })
+	}
+}
+
+// TestDefaultVersion checks that a client without options.versions
+// speaks 2025-11-25, as Zilla's does: its first request upstream is
+// initialize at that version, with no server/discover before it.
+func TestDefaultVersion(t *testing.T) {
+	methods := make(chan string, 16)
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		methods <- r.Header.Get("Mcp-Protocol-Version") + " " + between(msg, `"method":"`, `"`)
+		switch {
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			answerOK(w, id)
+		}
+	})
+	// serveUpstream answers initialize itself and hands every other
+	// request to the handler, so a server/discover sent first would be
+	// the first method seen; what should come is the initialized
+	// notification, at the negotiated version.
+	endpoint := startGateway(t, server, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connect(t, ctx, endpoint, "2025-11-25", nil)
+	defer s.Close()
+	select {
+	case m := <-methods:
+		assert.Equal(t, "2025-11-25 notifications/initialized", m)
+	case <-ctx.Done():
+		t.Fatal("no request reached the upstream")
 	}
 }
 
@@ -520,7 +553,7 @@ func TestOptions(t *testing.T) {
 	schema, err := config.NewSchema(append(binding.Fragments(), engine.ComponentFragments()...)...)
 	require.NoError(t, err)
 	for _, tt := range []struct{ name, options, want string }{
-		{"no server", "      versions: [2025-11-25]\n", "needs options.server"},
+		{"no server", "      versions: [2025-11-25]\n", `c.yaml:6: bindings.client0.options: missing required key "server"`},
 		{"server option", "      server: http://127.0.0.1:1/mcp\n      origins: [\"http://x\"]\n", "options.origins is an option of the server kind"},
 		{"proxy option", "      server: http://127.0.0.1:1/mcp\n      prefix: always\n", "options.prefix is an option of the proxy kind"},
 		{"bad version", "      server: http://127.0.0.1:1/mcp\n      versions: [1999-01-01]\n", "unsupported protocol version"},

@@ -11,8 +11,20 @@
 //	    kind: client
 //	    options:
 //	      server: http://127.0.0.1:3001/mcp   # required
-//	      versions: [2026-07-28, 2025-11-25]  # offered upstream, the default
+//	      versions: [2025-11-25]              # offered upstream, the default
 //	      timeout: PT60S                      # per request, the default
+//
+// As Zilla's client does, it speaks 2025-11-25 unless told otherwise:
+// initialize, then the session. Listing 2026-07-28 (for example
+// versions: [2026-07-28, 2025-11-25]) makes it discover the upstream
+// first and use it statelessly when the upstream serves that revision.
+// Zilla has no option for this; versions is Sluice's, shared with the
+// server kind.
+//
+// Zilla's options.authorization loads but is refused when the engine
+// starts, as not supported yet. The exit may be given as the binding's
+// exit or, as Zilla's configs may, as the exit of its first route;
+// routes with when or guarded are refused as not supported yet.
 //
 // The timeout runs from the request's POST and starts again at every
 // notification the upstream sends on the request's stream (progress,

@@ -163,7 +163,8 @@ func (d *lifecycleDriver) handle(t frame.FrameType, buf []byte) {
 	}
 }
 
-// startListenClient runs client0 (an mcp client of server) on one worker
+// startListenClient runs client0 (an mcp client of server, offering the
+// stateless revision first) on one worker
 // whose clock is clock, with an external driver in front, and returns the
 // driver.
 func startListenClient(t *testing.T, server string, subs uint16, clock *enginetest.Clock) *lifecycleDriver {
@@ -175,6 +176,7 @@ bindings:
     kind: client
     options:
       server: %s
+      versions: [2026-07-28, 2025-11-25]
 `, server)
 	cfg, err := enginetest.Load("listen.yaml", src, "driver")
 	require.NoError(t, err)

@@ -39,7 +39,7 @@ type options struct {
 
 // route is one compiled route: the exit it reaches, the toolkit it
 // serves and the globs that say which of the toolkit's tools, prompts and
-// resources it exposes (nil: all).
+// resources it exposes (nil: all; empty: none).
 type route struct {
 	exitID    int64
 	exit      string
@@ -80,7 +80,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		routes = cfg.Routes()
 	}
 	if len(routes) == 0 {
-		return nil, fmt.Errorf("%w: mcp %s: a proxy needs routes, each with when: [{toolkit: …}]", ErrConfig, cfg.Name)
+		return nil, fmt.Errorf("%w: mcp %s: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when", ErrConfig, cfg.Name)
 	}
 	s := &settings{prefixed: mode == prefixAlways || mode == prefixConditional && len(routes) > 1}
 	seen := map[string]int{}
@@ -98,7 +98,9 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		if err != nil {
 			return nil, err
 		}
-		if j, dup := seen[rt.toolkit]; dup {
+		if j, dup := seen[rt.toolkit]; dup && rt.toolkit == "" {
+			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: routes[%d] already has no when", ErrConfig, r.Pos, cfg.Name, i, j)
+		} else if dup {
 			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: toolkit %q is already the toolkit of routes[%d]", ErrConfig, r.Pos, cfg.Name, i, rt.toolkit, j)
 		}
 		seen[rt.toolkit] = i
@@ -117,8 +119,9 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	return s, nil
 }
 
-// compileRoute reads one route's when: exactly one condition with a
-// toolkit and optional tool, prompt and resource globs.
+// compileRoute reads one route's when: none, for a route that serves all
+// of its exit unprefixed, or one condition with a toolkit and optional
+// tool, prompt and resource globs.
 func compileRoute(binding string, i int, exit string, when []any, routePos, pos config.Pos) (route, error) {
 	rt := route{exit: exit}
 	fail := func(pos config.Pos, format string, args ...any) (route, error) {
@@ -131,8 +134,13 @@ func compileRoute(binding string, i int, exit string, when []any, routePos, pos 
 	if exit == "" {
 		return fail(routePos, "exit is required")
 	}
+	if len(when) == 0 {
+		// As in Zilla, a route without conditions serves everything its
+		// exit has, under the names the exit gives them: no prefix.
+		return rt, nil
+	}
 	if len(when) != 1 {
-		return fail(routePos, "when needs exactly one condition {toolkit, tool, prompt, resource}, has %d", len(when))
+		return fail(routePos, "when needs at most one condition {toolkit, tool, prompt, resource}, has %d", len(when))
 	}
 	m, ok := when[0].(map[string]any)
 	if !ok {
@@ -178,7 +186,8 @@ func compileRoute(binding string, i int, exit string, when []any, routePos, pos 
 	return rt, nil
 }
 
-// globList reads a glob or a list of globs, each checked with path.Match.
+// globList reads a glob or a list of globs, each checked with path.Match;
+// it returns a non-nil list, empty for [].
 func globList(v any) ([]string, error) {
 	var items []any
 	switch v := v.(type) {
@@ -189,9 +198,7 @@ func globList(v any) ([]string, error) {
 	default:
 		return nil, errors.New("want a glob or a list of globs")
 	}
-	if len(items) == 0 {
-		return nil, errors.New("want at least one glob")
-	}
+	// An empty list is not "all": as in Zilla, it admits nothing.
 	globs := make([]string, 0, len(items))
 	for _, it := range items {
 		g, ok := it.(string)

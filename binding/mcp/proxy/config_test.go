@@ -41,12 +41,26 @@ func TestConfig(t *testing.T) {
     routes:
       - exit: app0
         when: [{toolkit: local}]`, `test.mcp1: mcp mcp1: a proxy takes only options.prefix: proxy.yaml:6: bindings.mcp1.options: unknown key "origins"`},
-		{"no routes", ``, `mcp proxy: invalid configuration: mcp mcp1: a proxy needs routes, each with when: [{toolkit: …}]`},
+		{"no routes", ``, `mcp proxy: invalid configuration: mcp mcp1: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when`},
 		{"missing toolkit", `    routes:
       - exit: app0
         when: [{tool: echo}]`, `proxy.yaml:8: bindings.mcp1.routes[0].when[0]: missing required key "toolkit"`},
 		{"no when", `    routes:
-      - exit: app0`, `mcp proxy: invalid configuration: proxy.yaml:7: mcp mcp1: routes[0]: when needs exactly one condition {toolkit, tool, prompt, resource}, has 0`},
+      - exit: app0`, ""},
+		{"no when beside a toolkit", `    options: {prefix: always}
+    routes:
+      - exit: app0
+        when: [{toolkit: local}]
+      - exit: app1`, ""},
+		{"two routes without when", `    routes:
+      - exit: app0
+      - exit: app1`, `mcp proxy: invalid configuration: proxy.yaml:8: mcp mcp1: routes[1]: routes[0] already has no when`},
+		{"two conditions", `    routes:
+      - exit: app0
+        when: [{toolkit: a}, {toolkit: b}]`, `mcp mcp1: routes[0]: when needs at most one condition {toolkit, tool, prompt, resource}, has 2`},
+		{"empty tool list", `    routes:
+      - exit: app0
+        when: [{toolkit: local, tool: []}]`, ""},
 		{"duplicate toolkit", `    routes:
       - exit: app0
         when: [{toolkit: local}]

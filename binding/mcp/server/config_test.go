@@ -43,7 +43,8 @@ func TestConfig(t *testing.T) {
 		{"unknown option", `
       timeout: PT1S`, "server", `timeout`},
 		{"proxy", "", "proxy", "mcp net0: kind proxy is not compiled in"},
-		{"client", "", "client", "mcp net0: kind client is not compiled in"},
+		{"client", `
+      server: http://127.0.0.1:1/mcp`, "client", "mcp net0: kind client is not compiled in"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
