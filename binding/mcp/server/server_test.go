@@ -697,3 +697,16 @@ func TestStackCancelAfterDisconnect(t *testing.T) {
 func TestScenarios(t *testing.T) {
 	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "mcp"))
 }
+
+// TestScenarioSettings plays session.fixed with the session id and server
+// name fixed by engine settings, as Zilla's tests fix them, the scripts
+// expecting those values through their properties.
+func TestScenarioSettings(t *testing.T) {
+	const fixed = "5ca1ab1e-c0de-4a11-b0a7-000100000000"
+	lib := filepath.Join("..", "..", "..", "scripts", "mcp")
+	setup := spec.Config(filepath.Join(lib, "config", "server.settings.yaml"),
+		spec.Setting("zilla.binding.mcp.session.id", fixed), spec.Setting("mcp.server.name", "zilla"),
+		spec.Override("sessionId", fixed), spec.Override("serverName", "zilla"))
+	spec.Run(t, setup, filepath.Join(lib, "streams", "network", "session.fixed", "client"),
+		filepath.Join(lib, "streams", "application", "session.fixed", "server"))
+}
