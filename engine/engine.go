@@ -178,7 +178,7 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	if o.Workers > MaxWorkers {
 		return nil, fmt.Errorf("engine: %d workers: at most %d", o.Workers, MaxWorkers)
 	}
-	settings, err := checkSettings(o.Settings)
+	settings, err := checkSettings(o.Settings, o.Logger)
 	if err != nil {
 		return nil, err
 	}

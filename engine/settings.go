@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -24,10 +25,11 @@ type Setting struct {
 	Usage string
 	// Check validates a value; nil accepts any.
 	Check func(value string) error
-	// Unsupported, when set, says why Sluice does not honour the setting
-	// yet: naming it is an error that gives this reason, rather than a
-	// value silently ignored.
-	Unsupported string
+	// Unread, when set, says why no binding reads the setting yet: one of
+	// Zilla's that Sluice accepts (and checks), so that a test's settings
+	// carry over whole, but that changes nothing; [New] logs the reason
+	// as a warning rather than ignore the value silently.
+	Unread string
 }
 
 var (
@@ -85,20 +87,18 @@ func Settings() []Setting {
 }
 
 // CheckSetting validates name=value against the declarations and returns
-// the canonical name. An unknown name's error lists the known ones.
+// the canonical name. An unknown name's error lists the ones bindings
+// read.
 func CheckSetting(name, value string) (string, error) {
 	s, ok := LookupSetting(name)
 	if !ok {
 		var known []string
 		for _, s := range Settings() {
-			if s.Unsupported == "" {
+			if s.Unread == "" {
 				known = append(known, s.Name)
 			}
 		}
 		return "", fmt.Errorf("%w %q (known: %s)", ErrUnknownSetting, name, strings.Join(known, ", "))
-	}
-	if s.Unsupported != "" {
-		return "", fmt.Errorf("engine: setting %s is not supported yet: %s", s.Name, s.Unsupported)
 	}
 	if s.Check != nil {
 		if err := s.Check(value); err != nil {
@@ -120,8 +120,8 @@ func WithSetting(name, value string) Option {
 }
 
 // checkSettings validates the options' settings and returns them under
-// their canonical names.
-func checkSettings(in map[string]string) (map[string]string, error) {
+// their canonical names; it warns of those no binding reads.
+func checkSettings(in map[string]string, log *slog.Logger) (map[string]string, error) {
 	out := make(map[string]string, len(in))
 	names := make([]string, 0, len(in))
 	for name := range in {
@@ -137,6 +137,9 @@ func checkSettings(in map[string]string) (map[string]string, error) {
 			return nil, fmt.Errorf("engine: setting %s is given twice", canon)
 		}
 		out[canon] = in[name]
+		if s, _ := LookupSetting(canon); s.Unread != "" {
+			log.Warn("engine setting not read", "setting", canon, "reason", s.Unread)
+		}
 	}
 	return out, nil
 }

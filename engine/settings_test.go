@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,12 +20,13 @@ func init() {
 			}
 			return nil
 		}})
-	engine.RegisterSetting(engine.Setting{Name: "test.settings.later", Unsupported: "not built yet"})
+	engine.RegisterSetting(engine.Setting{Name: "test.settings.later", Unread: "not built yet"})
 }
 
 // TestSettings checks that the engine carries the settings it is given
-// under their canonical names, and refuses unknown names, unsupported
-// ones and values their check rejects with errors that say which.
+// under their canonical names, warns of those no binding reads, and
+// refuses unknown names and values their check rejects with errors that
+// say which.
 func TestSettings(t *testing.T) {
 	e, err := engine.New(nil, engine.WithWorkers(1), engine.WithSetting("zilla.binding.test.settings.count", "7"))
 	require.NoError(t, err)
@@ -33,12 +36,19 @@ func TestSettings(t *testing.T) {
 	_, ok = e.Setting("test.settings.later")
 	assert.False(t, ok, "a setting not given")
 
+	var logs bytes.Buffer
+	e, err = engine.New(nil, engine.WithWorkers(1), engine.WithSetting("zilla.test.settings.later", "x"),
+		engine.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	require.NoError(t, err)
+	v, _ = e.Setting("test.settings.later")
+	assert.Equal(t, "x", v)
+	assert.Contains(t, logs.String(), `level=WARN msg="engine setting not read" setting=test.settings.later reason="not built yet"`)
+
 	for _, tt := range []struct {
 		name, value, want string
 	}{
 		{"test.settings.cuont", "1", `engine: unknown setting "test.settings.cuont" (known: `},
 		{"test.settings.count", "x", `engine: setting test.settings.count="x": want a number`},
-		{"zilla.test.settings.later", "1", "engine: setting test.settings.later is not supported yet: not built yet"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := engine.New(nil, engine.WithWorkers(1), engine.WithSetting(tt.name, tt.value))
@@ -49,7 +59,7 @@ func TestSettings(t *testing.T) {
 	_, err = engine.New(nil, engine.WithWorkers(1), engine.WithSetting("nope", "1"))
 	assert.ErrorIs(t, err, engine.ErrUnknownSetting)
 	assert.Contains(t, err.Error(), "test.settings.count")
-	assert.NotContains(t, err.Error(), "test.settings.later", "unsupported settings are not offered as known")
+	assert.NotContains(t, err.Error(), "test.settings.later", "settings no binding reads are not offered as known")
 
 	_, err = engine.New(nil, engine.WithWorkers(1),
 		engine.WithSetting("test.settings.count", "1"), engine.WithSetting("zilla.binding.test.settings.count", "2"))

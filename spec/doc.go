@@ -106,7 +106,8 @@
 // expect what the engine would otherwise choose at random; sluice spec
 // --set name=value does the same. Names are Zilla's property names, with
 // or without the zilla.binding. prefix (mcp.session.id); the engine
-// refuses names no binding declares ([engine.Setting]). Where Zilla's
+// refuses names no binding declares ([engine.Setting]), and warns of
+// Zilla's settings that it accepts but no binding reads yet. Where Zilla's
 // value names a Java supplier method (Class::method), Sluice takes what
 // the method returns: a fixed id, ids separated by commas handed out in
 // turn, or sequential. The README lists the settings.

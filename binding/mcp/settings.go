@@ -40,22 +40,25 @@ func init() {
 		Usage: "idle time after which the server ends a session (default PT60S; options.inactivity.timeout wins)"})
 	engine.RegisterSetting(engine.Setting{Name: SettingSSEKeepaliveInterval, Check: checkDuration,
 		Usage: "interval of SSE keep-alive comments on an idle event stream (default PT15S; options.sse.keepalive.interval wins)"})
-	// Zilla's other mcp properties: naming one is an error that says
-	// why, not a value quietly ignored.
+	// Zilla's other mcp properties: accepted, so that a Zilla test's
+	// settings carry over whole, but read by no kind yet; the engine
+	// warns of each one given.
+	engine.RegisterSetting(engine.Setting{Name: "mcp.elicitation.id", Check: checkIDs,
+		Unread: "no mcp kind mints elicitation ids: URL-mode elicitation comes with authorization"})
+	engine.RegisterSetting(engine.Setting{Name: "mcp.elicit.correlation.id", Check: checkIDs,
+		Unread: "no mcp kind mints elicitation request ids yet"})
 	for name, why := range map[string]string{
-		"mcp.elicitation.id":        "no mcp kind mints elicitation ids: URL-mode elicitation comes with authorization",
-		"mcp.elicit.correlation.id": "no mcp kind mints elicitation request ids yet",
-		"mcp.session.id.affinity":   "a session id names its owning worker by Sluice's own encoding",
-		"mcp.client.name":           "the client kind reports clientInfo name \"sluice\"",
-		"mcp.client.version":        "the client kind reports its build's clientInfo version",
-		"mcp.keepalive.tolerance":   "the client kind has no keep-alive pings",
-		"mcp.alt.svc.enabled":       "the server kind sends no Alt-Svc",
-		"mcp.alt.svc.max.age":       "the server kind sends no Alt-Svc",
-		"mcp.hydrate.filter":        "the proxy has no tools cache to hydrate",
-		"mcp.lease.ttl":             "the proxy has no cache leases",
-		"mcp.lease.retry":           "the proxy has no cache leases",
+		"mcp.session.id.affinity": "a session id names its owning worker by Sluice's own encoding",
+		"mcp.client.name":         `the client kind reports clientInfo name "sluice"`,
+		"mcp.client.version":      "the client kind reports its own clientInfo version",
+		"mcp.keepalive.tolerance": "the client kind sends no keep-alive pings",
+		"mcp.alt.svc.enabled":     "the server kind sends no Alt-Svc",
+		"mcp.alt.svc.max.age":     "the server kind sends no Alt-Svc",
+		"mcp.hydrate.filter":      "the proxy has no tools cache to hydrate",
+		"mcp.lease.ttl":           "the proxy has no cache leases",
+		"mcp.lease.retry":         "the proxy has no cache leases",
 	} {
-		engine.RegisterSetting(engine.Setting{Name: name, Unsupported: why})
+		engine.RegisterSetting(engine.Setting{Name: name, Unread: why})
 	}
 }
 

@@ -53,7 +53,8 @@ func TestParseDuration(t *testing.T) {
 }
 
 // TestSettingsDeclared checks the mcp settings the engine accepts under
-// Zilla's names, and that Zilla's others are refused with a reason.
+// Zilla's names, and that Zilla's others are declared with the reason no
+// kind reads them.
 func TestSettingsDeclared(t *testing.T) {
 	for _, name := range []string{"zilla.binding.mcp.session.id", mcp.SettingServerName, mcp.SettingServerVersion} {
 		canon, err := engine.CheckSetting(name, "x")
@@ -64,6 +65,10 @@ func TestSettingsDeclared(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = engine.CheckSetting(mcp.SettingSSEKeepaliveInterval, "often")
 	assert.EqualError(t, err, `engine: setting mcp.sse.keepalive.interval="often": want a positive duration such as PT15S`)
-	_, err = engine.CheckSetting("zilla.binding.mcp.hydrate.filter", "tools")
-	assert.ErrorContains(t, err, "engine: setting mcp.hydrate.filter is not supported yet: ")
+	canon, err := engine.CheckSetting("zilla.binding.mcp.hydrate.filter", "tools")
+	require.NoError(t, err)
+	s, _ := engine.LookupSetting(canon)
+	assert.Equal(t, "the proxy has no tools cache to hydrate", s.Unread)
+	_, err = engine.CheckSetting("zilla.binding.mcp.elicitation.id", "a::b")
+	assert.ErrorContains(t, err, "names a Java supplier")
 }

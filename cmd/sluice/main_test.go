@@ -229,6 +229,12 @@ func TestSpecSettings(t *testing.T) {
 		"--set", "mcp.server.name=zilla", "-p", "sessionId=" + fixed, "-p", "serverName=zilla"}, scripts...), &out, &errb)
 	require.Equal(t, exitOK, code, errb.String())
 
+	errb.Reset()
+	code = run(append([]string{"spec", "-c", cfg, "--set", "mcp.session.id=session-1",
+		"--set", "zilla.binding.mcp.elicitation.id=elicit-1"}, scripts...), &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, errb.String(), "sluice spec: note: setting mcp.elicitation.id is accepted but not read: ")
+
 	for _, tt := range []struct{ args, want string }{
 		{"-c " + cfg + " --set mcp.sesion.id=x", `engine: unknown setting "mcp.sesion.id" (known: `},
 		{"-c " + cfg + " --set mcp.session.id", `-set "mcp.session.id": want name=value`},

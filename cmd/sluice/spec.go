@@ -102,8 +102,12 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		if !ok || name == "" {
 			return usageError(fs, "spec", fmt.Sprintf("-set %q: want name=value", kv))
 		}
-		if _, err := engine.CheckSetting(name, value); err != nil {
+		canon, err := engine.CheckSetting(name, value)
+		if err != nil {
 			return usageError(fs, "spec", err.Error())
+		}
+		if s, _ := engine.LookupSetting(canon); s.Unread != "" {
+			fmt.Fprintf(stderr, "sluice spec: note: setting %s is accepted but not read: %s\n", canon, s.Unread)
 		}
 		opts = append(opts, spec.Setting(name, value))
 	}
