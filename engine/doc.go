@@ -57,6 +57,12 @@
 //  6. Cleanup, when the provisioned state is a [CleanerUpper]: once, after
 //     every worker has detached the binding.
 //
+// Engine settings ([WithSetting], [Engine.Setting]) are name=value pairs
+// beside the configuration that a binding reads when it is provisioned, as
+// Zilla's bindings read its engine configuration properties: ids a test
+// fixes, timeouts. Bindings declare theirs with [RegisterSetting]; [New]
+// refuses a name no binding declares.
+//
 // # Streams and frames
 //
 // A stream has two directions. The initial direction runs from the initiator

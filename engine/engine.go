@@ -64,6 +64,9 @@ type Options struct {
 	// Labels is the label table to use, nil for a new one. A spec runner
 	// shares its table so that zilla:id in scripts and the engine agree.
 	Labels *Labels
+	// Settings are the engine settings by name (see [Setting]), which
+	// bindings read when they are provisioned.
+	Settings map[string]string
 }
 
 // Option sets an Options field.
@@ -126,6 +129,7 @@ type Engine struct {
 	rings    []*ring.Ring
 	ids      map[string]int64
 	attached []*attached
+	settings map[string]string
 
 	telemetry  *telemetry.Registry
 	components components
@@ -174,14 +178,19 @@ func New(cfg *config.Config, opts ...Option) (*Engine, error) {
 	if o.Workers > MaxWorkers {
 		return nil, fmt.Errorf("engine: %d workers: at most %d", o.Workers, MaxWorkers)
 	}
+	settings, err := checkSettings(o.Settings, o.Logger)
+	if err != nil {
+		return nil, err
+	}
 	e := &Engine{
-		opts:    o,
-		cfg:     cfg,
-		log:     o.Logger,
-		clock:   o.Clock,
-		labels:  o.Labels,
-		budgets: newBudgets(),
-		ids:     map[string]int64{},
+		opts:     o,
+		cfg:      cfg,
+		log:      o.Logger,
+		clock:    o.Clock,
+		labels:   o.Labels,
+		budgets:  newBudgets(),
+		ids:      map[string]int64{},
+		settings: settings,
 	}
 	if e.labels == nil {
 		e.labels = NewLabels()

@@ -119,6 +119,17 @@
 // moved, behind a binding. The sluice spec command runs the same from a
 // shell.
 //
+// [Setting] sets an engine setting for a [Config] run, as Zilla's tests
+// pin one with EngineRule.configure or @Configure, so that scripts can
+// expect what the engine would otherwise choose at random; sluice spec
+// --set name=value does the same. Names are Zilla's property names, with
+// or without the zilla.binding. prefix (mcp.session.id); the engine
+// refuses names no binding declares ([engine.Setting]), and warns of
+// Zilla's settings that it accepts but no binding reads yet. Where Zilla's
+// value names a Java supplier method (Class::method), Sluice takes what
+// the method returns: a fixed id, ids separated by commas handed out in
+// turn, or sequential. The README lists the settings.
+//
 // # Transport semantics
 //
 // zilla://streams/<name> follows Zilla's k3po transport. Options on the

@@ -31,6 +31,7 @@ type Setup struct {
 	workers    int
 	logger     *slog.Logger
 	external   []string
+	settings   map[string]string
 }
 
 type mode uint8
@@ -94,6 +95,20 @@ func Timeout(d time.Duration) RunOption { return func(s *Setup) { s.timeout = d 
 
 // Workers sets the engine's workers (2 by default).
 func Workers(n int) RunOption { return func(s *Setup) { s.workers = n } }
+
+// Setting sets an engine setting for an engine-driven run (Config), as
+// Zilla's tests pin one with EngineRule.configure; e.g.
+// Setting("mcp.session.id", "5ca1ab1e-c0de-4a11-b0a7-000100000000") so that
+// scripts can expect the id the server mints. The engine refuses names no
+// binding declares ([engine.Setting]).
+func Setting(name, value string) RunOption {
+	return func(s *Setup) {
+		if s.settings == nil {
+			s.settings = map[string]string{}
+		}
+		s.settings[name] = value
+	}
+}
 
 // Logger receives the engine's logs (discarded by default).
 func Logger(l *slog.Logger) RunOption { return func(s *Setup) { s.logger = l } }
@@ -163,6 +178,9 @@ func ReadFile(path string) (*Source, error) {
 
 // PlaySources plays parsed scripts with setup.
 func PlaySources(ctx context.Context, setup Setup, sources ...*Source) error {
+	if len(setup.settings) > 0 && setup.mode != engineDriven {
+		return errors.New("spec: engine settings apply only to a run against an engine (Config)")
+	}
 	switch setup.mode {
 	case peerToPeer:
 		return playScripts(ctx, newMemNetwork(), nil, setup.properties, sources)
@@ -209,6 +227,9 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	opts := []engine.Option{
 		engine.WithWorkers(setup.workers), engine.WithRingCapacity(1 << 20), engine.WithPin(false),
 		engine.WithLogger(logger), engine.WithBindings(binding.Factory), engine.WithLabels(labels),
+	}
+	for name, value := range setup.settings {
+		opts = append(opts, engine.WithSetting(name, value))
 	}
 	e, err := engine.New(cfg, append(opts, zn.externals(externals)...)...)
 	if err != nil {

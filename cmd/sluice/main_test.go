@@ -215,3 +215,34 @@ func TestSpecCommand(t *testing.T) {
 	errb.Reset()
 	assert.Equal(t, exitUsage, run([]string{"spec", "-c", cfg, "--live", "x"}, &out, &errb))
 }
+
+// TestSpecSettings: --set fixes the engine settings a scenario expects,
+// and refuses what the engine would not take before running anything.
+func TestSpecSettings(t *testing.T) {
+	const fixed = "5ca1ab1e-c0de-4a11-b0a7-000100000000"
+	lib := filepath.Join("..", "..", "scripts", "mcp")
+	cfg := filepath.Join(lib, "config", "server.settings.yaml")
+	scripts := []string{filepath.Join(lib, "streams", "network", "session.fixed", "client"),
+		filepath.Join(lib, "streams", "application", "session.fixed", "server")}
+	var out, errb bytes.Buffer
+	code := run(append([]string{"spec", "-c", cfg, "--set", "zilla.binding.mcp.session.id=" + fixed,
+		"--set", "mcp.server.name=zilla", "-p", "sessionId=" + fixed, "-p", "serverName=zilla"}, scripts...), &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+
+	errb.Reset()
+	code = run(append([]string{"spec", "-c", cfg, "--set", "mcp.session.id=session-1",
+		"--set", "zilla.binding.mcp.elicitation.id=elicit-1"}, scripts...), &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, errb.String(), "sluice spec: note: setting mcp.elicitation.id is accepted but not read: ")
+
+	for _, tt := range []struct{ args, want string }{
+		{"-c " + cfg + " --set mcp.sesion.id=x", `engine: unknown setting "mcp.sesion.id" (known: `},
+		{"-c " + cfg + " --set mcp.session.id", `-set "mcp.session.id": want name=value`},
+		{"-c " + cfg + " --set mcp.inactivity.timeout=soon", `engine: setting mcp.inactivity.timeout="soon": want a positive duration`},
+		{"--set mcp.session.id=x", "-set needs -config"},
+	} {
+		errb.Reset()
+		assert.Equal(t, exitUsage, run(append(append([]string{"spec"}, strings.Fields(tt.args)...), scripts...), &out, &errb), tt.args)
+		assert.Contains(t, errb.String(), tt.want, tt.args)
+	}
+}

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/spec"
 )
 
-const specUsage = `usage: sluice spec [-c file [--external name]... | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
+const specUsage = `usage: sluice spec [-c file [--external name]... [--set name=value]... | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
 
   -c, --config file     start an engine from file and let the scripts play
                         its bindings' peers (engine-driven)
@@ -23,6 +24,10 @@ const specUsage = `usage: sluice spec [-c file [--external name]... | --live] [-
                         server that is already running (e.g. sluice start)
   -p, --property n=v    override the script property n with the string v
   -r, --root alias=dir  resolve alias/<scenario>/<script> to dir/<scenario>/<script>.rpt
+      --set n=v         set the engine setting n to v (with -c), as Zilla's
+                        tests configure the engine: e.g. --set
+                        mcp.session.id=5ca1ab1e-c0de-4a11-b0a7-000100000000
+                        (the README lists the settings)
   -t, --timeout d       bound the run (default 10s)
   -w, --workers n       engine workers (default 2)
 
@@ -46,6 +51,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		props      multiFlag
 		roots      multiFlag
 		external   multiFlag
+		sets       multiFlag
 		timeout    time.Duration
 		workers    int
 	)
@@ -62,6 +68,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 	for _, name := range []string{"r", "root"} {
 		fs.Var(&roots, name, "")
 	}
+	fs.Var(&sets, "set", "")
 	for _, name := range []string{"t", "timeout"} {
 		fs.DurationVar(&timeout, name, spec.RunTimeout, "")
 	}
@@ -86,6 +93,8 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "spec", "-timeout must be positive")
 	case workers < 1:
 		return usageError(fs, "spec", "-workers must be at least 1")
+	case len(sets) > 0 && configPath == "":
+		return usageError(fs, "spec", "-set needs -config: settings are the engine's")
 	}
 	opts := []spec.RunOption{spec.Timeout(timeout), spec.Workers(workers), spec.External(external...)}
 	for _, p := range props {
@@ -94,6 +103,20 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 			return usageError(fs, "spec", fmt.Sprintf("-property %q: want name=value", p))
 		}
 		opts = append(opts, spec.Override(name, value))
+	}
+	for _, kv := range sets {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return usageError(fs, "spec", fmt.Sprintf("-set %q: want name=value", kv))
+		}
+		canon, err := engine.CheckSetting(name, value)
+		if err != nil {
+			return usageError(fs, "spec", err.Error())
+		}
+		if s, _ := engine.LookupSetting(canon); s.Unread != "" {
+			fmt.Fprintf(stderr, "sluice spec: note: setting %s is accepted but not read: %s\n", canon, s.Unread)
+		}
+		opts = append(opts, spec.Setting(name, value))
 	}
 	for _, r := range roots {
 		alias, dir, ok := strings.Cut(r, "=")

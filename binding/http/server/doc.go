@@ -5,8 +5,10 @@
 // A network stream is a connection, usually from a tcp server. Each
 // request on it opens one application stream to the exit its route
 // chooses: the BEGIN's [http.HttpBeginEx] carries the request headers
-// (:method, :scheme, :authority and :path first, then the fields with
-// lower-case names, hop-by-hop ones dropped), DATA the decoded body, END
+// in Zilla's order: :scheme, :method and :path first, then the fields
+// with lower-case names, hop-by-hop ones dropped and Host turned into
+// :authority where it stands (an absolute-form target's authority comes
+// right after :path instead), DATA the decoded body, END
 // its end. The application's reply BEGIN carries :status and the response
 // headers, its DATA the body and its END the trailers. Requests on a
 // connection are answered in order.

@@ -16,8 +16,9 @@ import (
 // server is the http server kind on one worker. Each network stream (a
 // connection, from tcp) is a serverConn; each request on it opens one
 // application stream whose BEGIN carries an HttpBeginEx with the request
-// headers (:method, :scheme, :authority and :path first, then the header
-// fields with lower-case names, hop-by-hop ones dropped), whose DATA is
+// headers in Zilla's order (:scheme, :method and :path, then the header
+// fields with lower-case names, hop-by-hop ones dropped and Host turned
+// into :authority where it stands), whose DATA is
 // the decoded body and whose END ends it. The application's reply BEGIN
 // carries :status and the response headers; its DATA is the response
 // body, written as it arrives (content-length framed when the app gives a
@@ -765,29 +766,32 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 	}
 	eb := h.exB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
 	hs := eb.Headers()
-	hs.Item().Name(":method").ValueBytes(r.Method)
-	if scheme, authority, path, ok := absoluteForm(r.Target); ok {
+	// Zilla's order: :scheme, :method and :path, then :authority, which
+	// an absolute-form target names at once and a Host field names where
+	// it stands among the fields.
+	authority := r.Host
+	if scheme, abs, path, ok := absoluteForm(r.Target); ok {
 		// A proxy's request (RFC 9112 §3.2.2): the target names the
 		// scheme and the authority, and a Host header is ignored. The
 		// scheme travels on, so that an https target is never sent in
 		// cleartext by an http client that speaks no TLS.
-		if len(authority) == 0 {
+		if len(abs) == 0 {
 			h.refuse(b, 400)
 			return
 		}
-		hs.Item().Name(":scheme").ValueBytes(scheme)
-		hs.Item().Name(":authority").ValueBytes(authority)
 		if len(path) == 0 || path[0] != '/' {
 			// "http://host" and "http://host?q" ask for the root.
 			path = append(append(h.pathBuf[:0], '/'), path...)
 			h.pathBuf = path
 		}
+		hs.Item().Name(":scheme").ValueBytes(scheme)
+		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(path)
+		hs.Item().Name(":authority").ValueBytes(abs)
+		authority = nil
 	} else {
 		hs.Item().Name(":scheme").Value("http")
-		if r.Host != nil {
-			hs.Item().Name(":authority").ValueBytes(r.Host)
-		}
+		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(r.Target)
 	}
 	options := false
@@ -796,7 +800,14 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 	}
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if h1.HopByHop(hd.Name) || h1.EqualFold(hd.Name, "host") || options && connectionOption(r, hd.Name) {
+		if h1.EqualFold(hd.Name, "host") {
+			if authority != nil {
+				hs.Item().Name(":authority").ValueBytes(authority)
+				authority = nil
+			}
+			continue
+		}
+		if h1.HopByHop(hd.Name) || options && connectionOption(r, hd.Name) {
 			continue
 		}
 		if len(hd.Name) > maxHeaderName {
@@ -804,6 +815,10 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 			return
 		}
 		hs.Item().NameBytes(h.lowerName(hd.Name)).ValueBytes(hd.Value)
+	}
+	if authority != nil {
+		// A Host the parser took from elsewhere than a field.
+		hs.Item().Name(":authority").ValueBytes(authority)
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {

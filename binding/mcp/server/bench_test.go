@@ -351,7 +351,7 @@ func (s *appStream) close() {
 
 var (
 	benchHeaders = [][2]string{
-		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
 		{"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
 	}
@@ -363,7 +363,7 @@ var (
 func sessionHarness(tb testing.TB) *harness {
 	h := newHarness(tb)
 	h.req.set(tb, [][2]string{
-		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
 	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	h.request(tb)
@@ -392,7 +392,7 @@ func TestToolsCallAllocs(t *testing.T) {
 func TestStatelessToolsCallAllocs(t *testing.T) {
 	h := newHarness(t)
 	h.req.set(t, [][2]string{
-		{":method", "POST"}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
 		{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/call"}, {"mcp-name", "echo"},
 	}, `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"},`+

@@ -22,25 +22,28 @@ func init() {
 type Binding struct{}
 
 // instance is a configured server on one engine, shared by its workers:
-// the compiled options, which they only read, and the sequential session
-// ids when the options ask for them.
+// the compiled options, which they only read, and the source of sequential
+// or fixed session ids when the options or settings ask for one.
 type instance struct {
 	s   *settings
-	seq *sequentialIDs
+	ids idSource
 }
 
 // Provision compiles the configuration once per engine.
-func (Binding) Provision(_ *engine.Engine, cfg *engine.BindingConfig) (any, error) {
+func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, error) {
 	if cfg.ExitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a server needs an exit, the application behind it", cfg.Name)
 	}
-	s, err := compile(cfg)
+	s, err := compile(e, cfg)
 	if err != nil {
 		return nil, err
 	}
 	in := &instance{s: s}
-	if s.sequentialIDs {
-		in.seq = new(sequentialIDs)
+	switch {
+	case s.ids.Sequential:
+		in.ids = new(sequentialIDs)
+	case len(s.ids.Fixed) > 0:
+		in.ids = newFixedIDs(s.ids.Fixed)
 	}
 	return in, nil
 }
@@ -51,7 +54,7 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	if !ok {
 		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
 	}
-	return newServer(w, cfg, in.s, in.seq), nil
+	return newServer(w, cfg, in.s, in.ids), nil
 }
 
 var (

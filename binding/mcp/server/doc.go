@@ -22,8 +22,9 @@
 //	  app0: {type: toolkit, kind: server}
 //
 // Its network side is one http application stream per HTTP request:
-// BEGIN with an HttpBeginEx of the request headers (:method, :scheme,
-// :authority, :path and lower-case fields), DATA the body, END. It answers
+// BEGIN with an HttpBeginEx of the request headers (:scheme, :method,
+// :path, :authority and lower-case fields, in any order), DATA the body,
+// END. It answers
 // on the same stream's reply: BEGIN with :status and headers, DATA, END.
 // JSON responses carry a content-length; an event stream has none, and the
 // http server writes it chunked, event by event.
@@ -43,8 +44,9 @@
 //     BEGIN comes back: the initialize result is the server's own, with
 //     the negotiated version (the client's if supported, else the latest),
 //     the capabilities of the application's bits and serverInfo
-//     {"name":"sluice","version":…}. A sessionId in the application's
-//     reply is the one its request streams then carry.
+//     {"name":"sluice","version":…} (the mcp.server.name and
+//     mcp.server.version engine settings change it). A sessionId in the
+//     application's reply is the one its request streams then carry.
 //   - The lifecycle stays open. Its FLUSHes toolsListChanged,
 //     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
 //     notification{method, params} become notifications on the session's
@@ -168,16 +170,22 @@
 // (2026-07-28).
 //
 // Test-only: options.sessions.ids: sequential makes session ids
-// session-1, session-2, … so that engine-driven scripts know them. Such
-// ids are guessable: never use it in production.
+// session-1, session-2, … so that engine-driven scripts know them, and the
+// mcp.session.id engine setting does the same for every mcp server of the
+// engine, or fixes the ids, as Zilla's tests do (sequential, or id[,id…]
+// handed out in turn). Such ids are guessable: never use them in
+// production. The mcp.inactivity.timeout and mcp.sse.keepalive.interval
+// settings change the defaults of the options of those names, which win.
 //
 // # Sessions and their workers
 //
 // A session (2025-era; lifecycle stream, GET stream, subscriptions,
 // DELETE) is owned by the worker that took its initialize, and lives in
 // that worker's session table only. Its id names the owner: the last byte
-// of a random id, or, for the test-only sequential ids, a per-engine table
-// of owners. A request stream lands on the worker of its TCP connection,
+// of a random id, or, for the test-only sequential and fixed ids, a
+// per-engine table of owners; a fixed id belongs to the worker that minted
+// it last, so fixed ids suit scripts and single-session scenarios, where
+// no two live sessions share one. A request stream lands on the worker of its TCP connection,
 // and a client may open several connections, so a request can name a
 // session another worker owns. That worker then relays it to the owner:
 // it opens a stream of its own to this binding on the owner

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/guard"
 )
 
 type options struct {
@@ -52,25 +51,34 @@ type settings struct {
 	get        bool
 	versions   versionSet
 	maxBody    int64
-	// sequentialIDs makes session ids session-1, session-2, … instead of
-	// random: for engine-driven scripts, which must know the id the
-	// server hands out. Never use it in production: such ids are
-	// guessable.
-	sequentialIDs bool
+	// ids makes session ids sequential (session-1, session-2, …) or
+	// fixed instead of random: for engine-driven scripts, which must know
+	// the id the server hands out. Never use them in production: such ids
+	// are guessable.
+	ids mcp.IDs
+	// serverName and serverVersion make the serverInfo object.
+	serverName, serverVersion string
 }
 
-func compile(cfg *engine.BindingConfig) (*settings, error) {
+// compile reads a server's options over the engine's settings
+// (mcp.Setting…), which replace the defaults; options win over both.
+func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
 		return nil, err
 	}
 	s := &settings{
-		inactivity: defaultInactivity,
-		keepalive:  defaultKeepalive,
-		replay:     defaultReplay,
-		get:        true,
-		versions:   allVersions,
-		maxBody:    defaultBodyLimit,
+		inactivity:    defaultInactivity,
+		keepalive:     defaultKeepalive,
+		replay:        defaultReplay,
+		get:           true,
+		versions:      allVersions,
+		maxBody:       defaultBodyLimit,
+		serverName:    defaultServerName,
+		serverVersion: buildVersion(),
+	}
+	if err := s.applySettings(e); err != nil {
+		return nil, fmt.Errorf("mcp %s: %w", cfg.Name, err)
 	}
 	for _, o := range opts.Origins {
 		if o == "*" {
@@ -114,8 +122,41 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 	if opts.Limits.Body > 0 {
 		s.maxBody = opts.Limits.Body
 	}
-	s.sequentialIDs = opts.Sessions.IDs == "sequential"
+	if opts.Sessions.IDs == "sequential" {
+		s.ids = mcp.IDs{Sequential: true}
+	}
 	return s, nil
+}
+
+// applySettings takes the engine settings the server reads. The engine
+// checked their values when it started (mcp/settings.go).
+func (s *settings) applySettings(e *engine.Engine) error {
+	if e == nil {
+		return nil
+	}
+	var err error
+	if v, ok := e.Setting(mcp.SettingSessionID); ok {
+		if s.ids, err = mcp.ParseIDs(v); err != nil {
+			return fmt.Errorf("%s: %w", mcp.SettingSessionID, err)
+		}
+	}
+	if v, ok := e.Setting(mcp.SettingServerName); ok {
+		s.serverName = v
+	}
+	if v, ok := e.Setting(mcp.SettingServerVersion); ok {
+		s.serverVersion = v
+	}
+	if v, ok := e.Setting(mcp.SettingInactivityTimeout); ok {
+		if s.inactivity, err = mcp.ParseDuration(v); err != nil {
+			return fmt.Errorf("%s: %w", mcp.SettingInactivityTimeout, err)
+		}
+	}
+	if v, ok := e.Setting(mcp.SettingSSEKeepaliveInterval); ok {
+		if s.keepalive, err = mcp.ParseDuration(v); err != nil {
+			return fmt.Errorf("%s: %w", mcp.SettingSSEKeepaliveInterval, err)
+		}
+	}
+	return nil
 }
 
 // duration parses an ISO 8601 duration (PT15S) or a Go one (15s).
@@ -123,12 +164,9 @@ func duration(binding, name, v string, def time.Duration) (time.Duration, error)
 	if v == "" {
 		return def, nil
 	}
-	d, err := guard.ParseDuration(v)
+	d, err := mcp.ParseDuration(v)
 	if err != nil {
-		d, err = time.ParseDuration(v)
-	}
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("mcp %s: %s %q: want a positive duration such as PT15S", binding, name, v)
+		return 0, fmt.Errorf("mcp %s: %s %q: %w", binding, name, v, err)
 	}
 	return d, nil
 }

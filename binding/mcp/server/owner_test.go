@@ -83,7 +83,7 @@ func send(t testing.TB, h *harness, headers [][2]string, body string) (string, s
 
 func headersFor(method, sid string) [][2]string {
 	hs := [][2]string{
-		{":method", method}, {":scheme", "http"}, {":authority", "localhost:8080"}, {":path", "/mcp"},
+		{":scheme", "http"}, {":method", method}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
 	}
 	if sid != "" {

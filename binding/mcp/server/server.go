@@ -76,14 +76,15 @@ type server struct {
 	serverInfo []byte
 }
 
-// serverName is the serverInfo name the server reports.
-const serverName = "sluice"
+// defaultServerName is the serverInfo name the server reports unless the
+// mcp.server.name setting names another.
+const defaultServerName = "sluice"
 
-func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, seq *sequentialIDs) *server {
+func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, ids idSource) *server {
 	slot := w.BufferPool().SlotCapacity()
 	h := &server{
 		w: w, cfg: cfg, s: s, pool: w.BufferPool(), exitID: cfg.ExitID,
-		table:      newSessionTable(w.Index(), seq),
+		table:      newSessionTable(w.Index(), ids),
 		workers:    w.Engine().Workers(),
 		httpTypeID: w.Labels().Supply("http"), mcpTypeID: w.Labels().Supply("mcp"),
 		scratch: make([]byte, 0, slot+4096),
@@ -92,8 +93,8 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, seq *se
 		aux:     make([]byte, 0, 1024),
 	}
 	h.body.SetOptions(jsonOptions)
-	info := jsonrpc.AppendString([]byte(`{"name":`), serverName)
-	info = jsonrpc.AppendString(append(info, `,"version":`...), buildVersion())
+	info := jsonrpc.AppendString([]byte(`{"name":`), s.serverName)
+	info = jsonrpc.AppendString(append(info, `,"version":`...), s.serverVersion)
 	h.serverInfo = append(info, '}')
 	return h
 }

@@ -382,6 +382,42 @@ func TestStackInactivity(t *testing.T) {
 	s.requireReleased(t)
 }
 
+// TestStackSettings: the engine settings fix the session id and the
+// serverInfo, as Zilla's tests pin them, and set the inactivity timeout,
+// which a binding's own option still overrides.
+func TestStackSettings(t *testing.T) {
+	const fixed = "5ca1ab1e-c0de-4a11-b0a7-000100000000"
+	clock := enginetest.NewClock()
+	s := startStack(t, "", engine.WithClock(clock.Now),
+		engine.WithSetting("zilla.binding.mcp.session.id", fixed),
+		engine.WithSetting("mcp.server.name", "zilla"), engine.WithSetting("mcp.server.version", "1.0"),
+		engine.WithSetting("mcp.inactivity.timeout", "PT1S"))
+	resp, body := s.post(t, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",`+
+		`"capabilities":{},"clientInfo":{"name":"go-test","version":"1"}}}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Equal(t, fixed, resp.Header.Get("Mcp-Session-Id"))
+	assert.Contains(t, body, `"serverInfo":{"name":"zilla","version":"1.0"}`)
+	// A connection each, so that requests reach both workers and those
+	// on the other are relayed to the session's owner.
+	s.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range 6 {
+		resp, body = s.post(t, fixed, "2025-11-25", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+2))
+		require.Equal(t, 200, resp.StatusCode, body)
+	}
+	clock.Tick(t, s.e, time.Second)
+	resp, body = s.post(t, fixed, "2025-11-25", `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	assert.Equal(t, 404, resp.StatusCode, "expired after the setting's timeout: %s", body)
+	s.requireReleased(t)
+
+	clock = enginetest.NewClock()
+	s = startStack(t, "    options:\n      inactivity:\n        timeout: PT1M\n", engine.WithClock(clock.Now),
+		engine.WithSetting("mcp.inactivity.timeout", "PT1S"))
+	sid := s.initialize(t, "2025-11-25")
+	clock.Tick(t, s.e, time.Second)
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	assert.Equal(t, 200, resp.StatusCode, "the option's timeout wins over the setting: %s", body)
+}
+
 // TestStackBadRequests checks the status and body of every request the
 // server refuses by itself.
 func TestStackBadRequests(t *testing.T) {
@@ -660,4 +696,17 @@ func TestStackCancelAfterDisconnect(t *testing.T) {
 // spec.RunServerScenarios for the configurations).
 func TestScenarios(t *testing.T) {
 	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "mcp"))
+}
+
+// TestScenarioSettings plays session.fixed with the session id and server
+// name fixed by engine settings, as Zilla's tests fix them, the scripts
+// expecting those values through their properties.
+func TestScenarioSettings(t *testing.T) {
+	const fixed = "5ca1ab1e-c0de-4a11-b0a7-000100000000"
+	lib := filepath.Join("..", "..", "..", "scripts", "mcp")
+	setup := spec.Config(filepath.Join(lib, "config", "server.settings.yaml"),
+		spec.Setting("zilla.binding.mcp.session.id", fixed), spec.Setting("mcp.server.name", "zilla"),
+		spec.Override("sessionId", fixed), spec.Override("serverName", "zilla"))
+	spec.Run(t, setup, filepath.Join(lib, "streams", "network", "session.fixed", "client"),
+		filepath.Join(lib, "streams", "application", "session.fixed", "server"))
 }

@@ -21,20 +21,29 @@ import (
 // is shared between workers, so none of it needs a lock.
 type sessionTable struct {
 	m      map[string]*session
-	worker int            // the owner, as its ids encode it
-	seq    *sequentialIDs // nil for random ids
+	worker int      // the owner, as its ids encode it
+	ids    idSource // nil for random ids
 }
 
-func newSessionTable(worker int, seq *sequentialIDs) *sessionTable {
-	return &sessionTable{m: map[string]*session{}, worker: worker, seq: seq}
+func newSessionTable(worker int, ids idSource) *sessionTable {
+	return &sessionTable{m: map[string]*session{}, worker: worker, ids: ids}
+}
+
+// idSource mints session ids other than random ones (the mcp.session.id
+// setting or the sessions.ids option) and remembers the owner of each,
+// which such an id does not show. The engine's workers share one.
+type idSource interface {
+	newID(worker int) string
+	// owner returns the worker that minted id, -1 for none.
+	owner(id []byte) int
 }
 
 // newID returns a fresh session id that names its owner (ownerOf): 120
 // random bits and the owner's index, as 32 hex digits (MCP.md §1.3:
-// visible ASCII, and unguessable), or a sequential id.
+// visible ASCII, and unguessable), or one from the table's id source.
 func (t *sessionTable) newID() string {
-	if t.seq != nil {
-		return t.seq.newID(t.worker)
+	if t.ids != nil {
+		return t.ids.newID(t.worker)
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:15]) // crypto/rand.Read never fails (Go 1.24+)
@@ -45,11 +54,45 @@ func (t *sessionTable) newID() string {
 // ownerOf returns the worker a session id names (newID), -1 for an id
 // that names none: no session has it.
 func (t *sessionTable) ownerOf(id []byte) int {
+	if t.ids != nil {
+		if owner := t.ids.owner(id); owner >= 0 {
+			return owner
+		}
+	}
 	if owner, ok := hexOwner(id); ok {
 		return owner
 	}
-	if t.seq != nil {
-		return t.seq.owner(id)
+	return -1
+}
+
+// fixedIDs hands out the ids a mcp.session.id setting fixes, in turn and
+// from the first again once all are used, for scripts that must know the
+// id the server mints, as Zilla's tests fix it with a supplier method.
+// Each id remembers the worker that last minted it, so that requests
+// naming it reach that worker; two live sessions with one id would
+// collide, so fixed ids are for scripts and single-session scenarios,
+// never production.
+type fixedIDs struct {
+	ids    []string
+	next   atomic.Uint64
+	owners []atomic.Int32 // at i, 1 + the worker that last minted ids[i]
+}
+
+func newFixedIDs(ids []string) *fixedIDs {
+	return &fixedIDs{ids: ids, owners: make([]atomic.Int32, len(ids))}
+}
+
+func (f *fixedIDs) newID(worker int) string {
+	i := (f.next.Add(1) - 1) % uint64(len(f.ids))
+	f.owners[i].Store(int32(worker) + 1)
+	return f.ids[i]
+}
+
+func (f *fixedIDs) owner(id []byte) int {
+	for i, s := range f.ids {
+		if string(id) == s {
+			return int(f.owners[i].Load()) - 1
+		}
 	}
 	return -1
 }

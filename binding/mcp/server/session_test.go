@@ -42,7 +42,7 @@ func TestSessionIDsNameTheirOwner(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			id := tt.table.newID()
-			if tt.table.seq == nil {
+			if tt.table.ids == nil {
 				require.Len(t, id, 32)
 				assert.Equal(t, strings.ToLower(id), id)
 			} else {
@@ -52,6 +52,17 @@ func TestSessionIDsNameTheirOwner(t *testing.T) {
 		})
 	}
 	assert.Equal(t, "session-3", newSessionTable(1, seq).newID(), "sequential ids count across workers")
+
+	fixed := newFixedIDs([]string{"5ca1ab1e-feed", "5ca1ab1e-b007"})
+	first, second := newSessionTable(1, fixed), newSessionTable(0, fixed)
+	assert.Equal(t, -1, first.ownerOf([]byte("5ca1ab1e-feed")), "not handed out yet")
+	assert.Equal(t, "5ca1ab1e-feed", first.newID())
+	assert.Equal(t, "5ca1ab1e-b007", second.newID())
+	assert.Equal(t, 1, second.ownerOf([]byte("5ca1ab1e-feed")), "a fixed id names the worker that minted it")
+	assert.Equal(t, 0, first.ownerOf([]byte("5ca1ab1e-b007")))
+	assert.Equal(t, "5ca1ab1e-feed", second.newID(), "fixed ids start again from the first")
+	assert.Equal(t, 0, first.ownerOf([]byte("5ca1ab1e-feed")), "the last minter owns a reused id")
+	assert.Equal(t, -1, first.ownerOf([]byte("5ca1ab1e-0000")))
 
 	random, sequential := newSessionTable(0, nil), newSessionTable(0, seq)
 	for _, tt := range []struct {
