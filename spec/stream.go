@@ -517,8 +517,10 @@ func (s *stream) sendClosing(ctx context.Context, n Node, kind frameKind, extKin
 }
 
 // waitCredit waits until need bytes may be reserved, or fails on RESET.
-func (s *stream) waitCredit(ctx context.Context, n Node, need int64, what string) error {
-	err := s.wait(ctx, n, what, nil, func() bool { return s.credit >= need || s.reset != nil })
+// The padding is read at each check: a WINDOW that arrives meanwhile may
+// change it.
+func (s *stream) waitCredit(ctx context.Context, n Node, payload int64, what string) error {
+	err := s.wait(ctx, n, what, nil, func() bool { return s.credit >= int64(s.padding)+payload || s.reset != nil })
 	if err != nil {
 		return err
 	}
@@ -548,13 +550,13 @@ func (s *stream) writeData(ctx context.Context, n Node, b []byte) error {
 		}
 		size := len(b)
 		if s.opts.throttle != "none" {
-			need := int64(s.padding) + 1
+			payload := int64(1)
 			if whole {
-				need = int64(s.padding + len(b))
+				payload = int64(len(b))
 			}
-			if need > 0 {
+			if int64(s.padding)+payload > 0 {
 				what := fmt.Sprintf("WINDOW to send %d bytes", len(b))
-				if err := s.waitCredit(ctx, n, need, what); err != nil {
+				if err := s.waitCredit(ctx, n, payload, what); err != nil {
 					return err
 				}
 			}

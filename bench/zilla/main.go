@@ -127,7 +127,58 @@ var (
 	reString     = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 	reProperty   = regexp.MustCompile(`(?s)@ScriptProperty\(\s*\{?(.*?)\}?\s*\)`)
 	reIgnore     = regexp.MustCompile(`@Ignore\b`)
+	reConfigure  = regexp.MustCompile(`\.configure\(\s*([\w.]+)\s*,\s*([^\n]*?)\)\s*\n`)
+	reConfAnn    = regexp.MustCompile(`(?s)@Configure\(\s*name\s*=\s*([\w.]+)\s*,\s*value\s*=\s*"([^"]*)"\s*\)`)
+	reMethodRef  = regexp.MustCompile(`^"?(?:%s|[\w.]*?(\w+))::(\w+)"?(?:\.formatted\((\w+)\.class\.getName\(\)\))?$`)
 )
+
+// setting turns one EngineRule.configure or @Configure into a Sluice
+// engine setting: the Java constant MCP_SESSION_ID_NAME names
+// mcp.session.id, and a supplier method of a test class (Class::method)
+// becomes the ids it returns, read from the class's source.
+func setting(root, constant, value string) (string, string) {
+	name := constant[strings.LastIndex(constant, ".")+1:]
+	name = strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(name, "_NAME"), "_", "."))
+	value = strings.TrimSpace(value)
+	if m := reMethodRef.FindStringSubmatch(value); m != nil {
+		class := m[1]
+		if class == "" {
+			class = m[3]
+		}
+		if ids := supplied(root, class, m[2]); ids != "" {
+			return name, ids
+		}
+	}
+	return name, strings.Trim(value, `"`)
+}
+
+// supplied reads what a test class's static supplier method returns: a
+// string literal, or the strings of the list it iterates.
+func supplied(root, class, method string) string {
+	matches, _ := filepath.Glob(filepath.Join(root, "runtime", "*", "src", "test", "java", "io", "aklivity", "zilla", "runtime", "binding", "*", "internal", "*", class+".java"))
+	if len(matches) == 0 {
+		return ""
+	}
+	src, err := os.ReadFile(matches[0])
+	if err != nil {
+		return ""
+	}
+	body := regexp.MustCompile(`(?s)static String ` + method + `\([^)]*\)\s*\{(.*?)\n    \}`).FindSubmatch(src)
+	if body == nil {
+		return ""
+	}
+	if lit := regexp.MustCompile(`return "([^"]*)";`).FindSubmatch(body[1]); lit != nil {
+		return string(lit[1])
+	}
+	if list := regexp.MustCompile(`(?s)List<String> \w+ = List\.of\((.*?)\);`).FindSubmatch(src); list != nil {
+		var ids []string
+		for _, q := range reString.FindAllSubmatch(list[1], -1) {
+			ids = append(ids, string(q[1]))
+		}
+		return strings.Join(ids, ",")
+	}
+	return ""
+}
 
 // integrationTests lists the test methods of every *IT.java under
 // runtime/*/src/test.
@@ -175,6 +226,11 @@ func classTests(root, path, src string) ([]scenario, error) {
 	for _, m := range reExternal.FindAllStringSubmatch(src, -1) {
 		externals = append(externals, m[1])
 	}
+	var settings [][2]string
+	for _, m := range reConfigure.FindAllStringSubmatch(src, -1) {
+		n, v := setting(root, m[1], m[2])
+		settings = append(settings, [2]string{n, v})
+	}
 	var out []scenario
 	for _, m := range reTest.FindAllStringSubmatch(src, -1) {
 		ann, method, body := m[1], m[2], m[3]
@@ -199,7 +255,20 @@ func classTests(root, path, src string) ([]scenario, error) {
 				sc.opts = append(sc.opts, spec.Override(name, strings.Trim(strings.TrimSpace(value), `"`)))
 			}
 		}
-		_ = externals // declared external bindings; scripts that accept them play them
+		sc.opts = append(sc.opts, spec.External(externals...))
+		own := map[string]string{}
+		for _, c := range reConfAnn.FindAllStringSubmatch(ann, -1) {
+			n, v := setting(root, c[1], c[2])
+			own[n] = v
+		}
+		for _, kv := range settings {
+			if _, ok := own[kv[0]]; !ok {
+				sc.opts = append(sc.opts, spec.Setting(kv[0], kv[1]))
+			}
+		}
+		for n, v := range own {
+			sc.opts = append(sc.opts, spec.Setting(n, v))
+		}
 		switch {
 		case reIgnore.MatchString(ann):
 			sc.skip = "@Ignore"
