@@ -174,26 +174,14 @@ func unserved(ext []byte, typeID int32) (int32, string) {
 }
 
 // requestIdent returns a request's name or uri, whether it was null, and
-// its contentLength.
+// its contentLength. A generic request's method is not kept: the toolkit
+// answers it Method not found.
 func requestIdent(ex *mcp.McpBeginEx) ([]byte, bool, int32) {
-	switch ex.Kind() {
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		return v.Name(), !v.HasName(), v.ContentLength()
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		return v.Name(), !v.HasName(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		return v.URI(), !v.HasURI(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		return v.URI(), !v.HasURI(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		return v.URI(), !v.HasURI(), v.ContentLength()
+	var r mcp.RequestBegin
+	if ex.Kind() == mcp.McpBeginExKindRequest || !r.Read(ex) {
+		return nil, true, -1
 	}
-	return nil, true, -1
+	return r.Ident, r.IdentNull, r.ContentLength
 }
 
 func (s *stream) onData(d *frame.Data) {
@@ -446,40 +434,12 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 }
 
 // replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
-// kind, session id and name or uri, with contentLength unknown.
+// kind, session id and name or uri, with contentLength unknown. The
+// toolkit serves no generic request, so it has no reply for one.
 func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx) (int, error) {
 	b := h.beginExB.Wrap(buf, off, maxLimit).TypeID(h.typeID)
-	switch ex.Kind() {
-	case mcp.McpBeginExKindLifecycle:
-		v := ex.Lifecycle()
-		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(serverCapabilities)
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
+	if ex.Kind() != mcp.McpBeginExKindRequest {
+		mcp.BuildReply(b, ex, serverCapabilities)
 	}
 	return b.BuildLimit()
 }

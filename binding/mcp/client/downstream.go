@@ -283,56 +283,6 @@ func (d *downstream) notify(method, params []byte) bool {
 // kind, session id and name, uri or method, contentLength unknown.
 func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx, caps uint16) (int, error) {
 	b := h.mcpExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
-	switch ex.Kind() {
-	case mcp.McpBeginExKindLifecycle:
-		v := ex.Lifecycle()
-		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(caps)
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		c := mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpToolsCallBeginExBuilder).NameBytes, (*mcp.McpToolsCallBeginExBuilder).NameNull)
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		c := mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpPromptsGetBeginExBuilder).NameBytes, (*mcp.McpPromptsGetBeginExBuilder).NameNull)
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		c := mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesReadBeginExBuilder).URIBytes, (*mcp.McpResourcesReadBeginExBuilder).URINull)
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		c := mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesSubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesSubscribeBeginExBuilder).URINull)
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		c := mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesUnsubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesUnsubscribeBeginExBuilder).URINull)
-	case mcp.McpBeginExKindRequest:
-		v := ex.Request()
-		c := mcp.SetSessionID(b.Request(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Method(), v.HasMethod()), (*mcp.McpRequestBeginExBuilder).MethodBytes, (*mcp.McpRequestBeginExBuilder).MethodNull)
-	}
+	mcp.BuildReply(b, ex, caps)
 	return b.BuildLimit()
-}
-
-func nilIf(v []byte, has bool) []byte {
-	if !has {
-		return nil
-	}
-	if v == nil {
-		return []byte{}
-	}
-	return v
 }

@@ -159,29 +159,11 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 		return nil
 	}
 	kind := ex.Kind()
-	var has bool
-	var name []byte
-	switch kind {
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		has, name = v.HasName(), v.Name()
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		has, name = v.HasName(), v.Name()
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		has, name = v.HasURI(), v.URI()
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		has, name = v.HasURI(), v.URI()
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		has, name = v.HasURI(), v.URI()
-	}
-	if !has {
+	var rb mcp.RequestBegin
+	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
-	route, _, ok := h.resolve(isURIKind(kind), kind, name)
+	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident)
 	if !ok {
 		return nil
 	}

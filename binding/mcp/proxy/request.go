@@ -218,51 +218,23 @@ func (r *request) onBegin(b *frame.Begin) {
 func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 	r.kind = ex.Kind()
 	r.op = opCall
-	r.contentLength = -1
-	r.identNull = true
-	r.ident = r.ident[:0]
-	var hasSID bool
-	var sid []byte
+	var b mcp.RequestBegin
+	if !b.Read(ex) {
+		return false
+	}
+	r.timeout, r.contentLength = b.Timeout, b.ContentLength
+	r.sidNull, r.identNull = b.SessionIDNull, b.IdentNull
+	r.sid = append(r.sid[:0], b.SessionID...)
+	r.ident = append(r.ident[:0], b.Ident...)
 	switch r.kind {
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
+	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList,
+		mcp.McpBeginExKindResourcesList, mcp.McpBeginExKindResourcesTemplatesList:
+		r.op = opList
 	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
 		if r.h.s.prefixed {
 			r.state |= buffered
 		}
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
 	case mcp.McpBeginExKindRequest:
-		v := ex.Request()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasMethod(), v.Method(), v.ContentLength())
 		switch string(r.ident) {
 		case "completion/complete":
 			r.op = opCall
@@ -271,18 +243,8 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 		default:
 			r.op = opUnknown
 		}
-	default:
-		return false
 	}
-	r.sidNull = !hasSID
-	r.sid = append(r.sid[:0], sid...)
 	return true
-}
-
-func (r *request) setIdent(has bool, v []byte, contentLength int32) {
-	r.identNull = !has
-	r.ident = append(r.ident[:0], v...)
-	r.contentLength = contentLength
 }
 
 // isURIKind reports whether a request kind names a resource uri rather
@@ -761,34 +723,12 @@ func (r *request) maybeRelease() {
 // requestBeginEx builds a request kind's McpBeginEx into extBuf.
 func (h *Handler) requestBeginEx(kind uint8, sid []byte, sidNull bool, ident []byte, identNull bool, contentLength int32, timeout int64) []byte {
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
-	switch kind {
-	case mcp.McpBeginExKindToolsList:
-		mcp.SetSessionID(b.ToolsList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindPromptsList:
-		mcp.SetSessionID(b.PromptsList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesList:
-		mcp.SetSessionID(b.ResourcesList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		mcp.SetSessionID(b.ResourcesTemplatesList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindToolsCall:
-		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindPromptsGet:
-		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesRead:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesSubscribe:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindRequest:
-		mcp.SetMethod(mcp.SetSessionID(b.Request(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	default:
+	r := mcp.RequestBegin{
+		SessionID: sid, SessionIDNull: sidNull,
+		Ident: ident, IdentNull: identNull,
+		ContentLength: contentLength, Timeout: timeout,
+	}
+	if !r.Build(b, kind) {
 		return nil
 	}
 	n, err := b.BuildLimit()
