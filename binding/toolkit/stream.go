@@ -69,34 +69,24 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 			s.onBegin(&b)
 		}
 	case frame.FrameData:
-		d, err := s.OnData(buf)
-		if err == nil {
+		if d, err := s.OnData(buf); s.received(err) {
 			s.onData(&d)
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameFlush:
 		// Nothing the server flushes (elicitation steps) concerns the
 		// toolkit; the sequence still has to stay in order.
-		if _, err := s.OnFlush(buf); broken(err) {
-			s.fail()
-		}
+		_, err := s.OnFlush(buf)
+		s.received(err)
 	case frame.FrameEnd:
-		_, err := s.OnEnd(buf)
-		if err == nil {
+		if _, err := s.OnEnd(buf); s.received(err) {
 			s.onEnd()
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameAbort:
 		s.OnAbort(buf) // closes In whatever it returns
 		s.onAbort()
 	case frame.FrameWindow:
-		_, err := s.OnWindow(buf)
-		if err == nil {
+		if _, err := s.OnWindow(buf); s.received(err) {
 			s.onWindow()
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameReset:
 		s.OnReset(buf) // closes Out whatever it returns
@@ -111,11 +101,23 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 	}
 }
 
-// broken reports whether an error from a receive helper is the server's
-// breach of flow control or frame order, rather than a frame to drop:
-// one that does not parse, or comes after its direction closed.
-func broken(err error) bool {
-	return err != nil && !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed)
+// received reports whether a receive helper took its frame (err is nil).
+// An error that is the server's breach of flow control or frame order
+// fails the stream; a frame that does not parse, or comes after its
+// direction closed, is only dropped.
+func (s *stream) received(err error) bool {
+	if err != nil {
+		s.dropped(err)
+		return false
+	}
+	return true
+}
+
+// dropped fails the stream when err, a receive helper's, is a breach.
+func (s *stream) dropped(err error) {
+	if !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed) {
+		s.fail()
+	}
 }
 
 func (s *stream) onBegin(b *frame.Begin) {

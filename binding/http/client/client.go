@@ -726,10 +726,7 @@ func (c *clientConn) onNetData(p []byte) {
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *clientConn) grantNet() {
-	if c.state == connClosed || !c.inbox.Grant(&c.In.Flow) {
-		return
-	}
-	if c.Window() != nil {
+	if c.state != connClosed && c.inbox.Offer(&c.Stream) != nil {
 		c.failExchange()
 	}
 }

@@ -273,10 +273,7 @@ func (c *serverConn) keepInput() {
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *serverConn) grantNet() {
-	if c.state == stateClosed || !c.inbox.Grant(&c.In.Flow) {
-		return
-	}
-	if c.Window() != nil {
+	if c.state != stateClosed && c.inbox.Offer(&c.Stream) != nil {
 		c.abortAll()
 	}
 }
