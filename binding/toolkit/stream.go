@@ -142,13 +142,13 @@ func (s *stream) onBegin(b *frame.Begin) {
 	ident, null, contentLength := requestIdent(ex)
 	slot := h.pool.Acquire(s.InitialID())
 	if slot == engine.NoSlot {
-		s.refuse(codeInternalError, "Server busy")
+		s.refuse(jsonrpc.CodeInternalError, "Server busy")
 		return
 	}
 	room := h.pool.Buffer(slot)
 	if len(ident) >= len(room) {
 		h.pool.Release(slot)
-		s.refuse(codeInvalidParams, "Invalid params: name or uri too long")
+		s.refuse(jsonrpc.CodeInvalidParams, "Invalid params: name or uri too long")
 		return
 	}
 	s.slot, s.identLen, s.identNull, s.contentLength = slot, copy(room, ident), null, contentLength
@@ -170,9 +170,9 @@ func unserved(ext []byte, typeID int32) (int32, string) {
 	const kindOff = frame.ExtensionPrefixSize
 	if len(ext) > kindOff && int32(binary.LittleEndian.Uint32(ext[8:])) == typeID &&
 		ext[kindOff] > mcp.McpBeginExKindResourcesUnsubscribe {
-		return codeMethodNotFound, "Method not found"
+		return jsonrpc.CodeMethodNotFound, "Method not found"
 	}
-	return codeInvalidRequest, "Invalid request: not an MCP application stream"
+	return jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream"
 }
 
 // requestIdent returns a request's name or uri, whether it was null, and
@@ -270,11 +270,11 @@ func (s *stream) onWindow() {
 // still sending, so its initial stream is reset with the error; the reply
 // carries the same error, as any other.
 func (s *stream) tooLarge() {
-	s.doReset(codeInvalidParams, "Invalid params: too large")
+	s.doReset(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	s.releaseSlot()
 	s.state |= answered | failed
 	h := s.h
-	h.resp.fail(codeInvalidParams, "Invalid params: too large")
+	h.resp.fail(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	s.doAnswer(h.resp.out)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
@@ -179,7 +180,7 @@ func (l *leg) onReset(rs *frame.Reset) {
 		if l.errCode != 0 {
 			r.respondError(l.errCode, l.errMsg, nil, nil)
 		} else {
-			r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+			r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
 		}
 	}
 }
@@ -346,7 +347,7 @@ func (l *leg) failLeg() {
 	l.abortInitial()
 	if r.op == opCall {
 		r.state |= local
-		r.respondError(codeInternalError, []byte("Internal error: result too large"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error: result too large"), nil, nil)
 		return
 	}
 	r.settle(l, legFailed)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -195,7 +196,7 @@ func (l *lifecycle) settled() {
 	if accepted == 0 {
 		h.log.Warn("no route accepted the session")
 		// The RESET gives up the reply, not begun, too.
-		l.resetDown(h.errorResetEx(codeInternalError, "Internal error: no route accepted the session"))
+		l.resetDown(h.errorResetEx(jsonrpc.CodeInternalError, "Internal error: no route accepted the session"))
 		return
 	}
 	if !l.sidNull {

@@ -46,15 +46,6 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	return attach(w, cfg, in), nil
 }
 
-// JSON-RPC error codes the proxy answers with.
-const (
-	codeResourceNotFound int32 = -32002
-	codeInvalidRequest   int32 = -32600
-	codeMethodNotFound   int32 = -32601
-	codeInvalidParams    int32 = -32602
-	codeInternalError    int32 = -32603
-)
-
 // Bounds.
 const (
 	// maxList bounds the bytes one list request collects from its routes
@@ -132,7 +123,7 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID {
-		h.refuse(b, buf, codeInvalidRequest, "Invalid request: not an MCP application stream")
+		h.refuse(b, buf, jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream")
 		return h.ignoreFn
 	}
 	switch ex.Kind() {

@@ -185,16 +185,16 @@ func (r *request) onBegin(b *frame.Begin) {
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) {
-		r.refuse(codeInvalidRequest, "Invalid request: not an MCP application stream")
+		r.refuse(jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream")
 		return
 	}
 	if !r.readBegin(ex) {
-		r.refuse(codeMethodNotFound, "Method not found")
+		r.refuse(jsonrpc.CodeMethodNotFound, "Method not found")
 		return
 	}
 	r.slot = h.pool.Acquire(r.InitialID())
 	if r.slot == engine.NoSlot {
-		r.refuse(codeInternalError, "Server busy")
+		r.refuse(jsonrpc.CodeInternalError, "Server busy")
 		return
 	}
 	// A call whose BEGIN names it opens its route at once, and lets the
@@ -413,7 +413,7 @@ func (r *request) onParams() {
 	case opSetLevel:
 		r.startSetLevel()
 	case opUnknown:
-		r.respondError(codeMethodNotFound, []byte("Method not found"), nil, nil)
+		r.respondError(jsonrpc.CodeMethodNotFound, []byte("Method not found"), nil, nil)
 	case opCall:
 		if r.kind == mcp.McpBeginExKindRequest {
 			r.routeCompletion()
@@ -476,7 +476,7 @@ func (r *request) routeCompletion() {
 	h := r.h
 	rs, re, ok := member(r.params, "ref")
 	if !ok || r.params[rs] != '{' {
-		r.respondError(codeInvalidParams, []byte("Invalid params: ref is required"), nil, nil)
+		r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid params: ref is required"), nil, nil)
 		return
 	}
 	ref := r.params[rs:re]
@@ -491,7 +491,7 @@ func (r *request) routeCompletion() {
 	route, _, ok := h.resolve(key == "uri", kind, name)
 	if !ok {
 		if key == "uri" {
-			r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+			r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
 		} else {
 			r.respondUnknownName("Unknown prompt: ", name)
 		}
@@ -514,7 +514,7 @@ func (r *request) openRelay() {
 	if !l.begin() {
 		r.legs = r.legs[:0]
 		r.h.putLeg(l)
-		r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
 	}
 }
 
@@ -527,7 +527,7 @@ func (r *request) respondUnknown(name []byte) {
 	case mcp.McpBeginExKindPromptsGet:
 		r.respondUnknownName("Unknown prompt: ", name)
 	default:
-		r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+		r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
 	}
 }
 
@@ -536,7 +536,7 @@ func (r *request) respondUnknownName(what string, name []byte) {
 	msg := append(h.scratch[:0], what...)
 	msg = append(msg, name...)
 	h.scratch = msg
-	r.respondError(codeInvalidParams, msg, nil, nil)
+	r.respondError(jsonrpc.CodeInvalidParams, msg, nil, nil)
 }
 
 // respondError answers with a JSON-RPC error object and outcome ERROR.
@@ -608,9 +608,9 @@ func (r *request) tooLarge() {
 	if !r.Out.Opening() && !r.Out.Closed() && !r.beginReply() {
 		return
 	}
-	r.resetDown(codeInvalidParams, "Invalid params: too large")
+	r.resetDown(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	r.cancelLegs()
-	r.respondError(codeInvalidParams, []byte("Invalid params: too large"), nil, nil)
+	r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid params: too large"), nil, nil)
 }
 
 // refuse refuses the request before reading it, with RESET carrying
