@@ -421,11 +421,7 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 	h := s.h
 	err := s.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex))
 		}
 	})
 	if err != nil {
@@ -460,11 +456,7 @@ func (s *stream) doProgress() bool {
 			h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
 				Progress().ID("").TokenBytes(s.run.token).
 				Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
-			if limit, err := h.flushExB.BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.flushExB.BuildLimit())
 		}
 	})
 	if err != nil {
@@ -491,11 +483,7 @@ func (s *stream) doEnd() {
 			return
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 		}
 	})
 	if err != nil {
@@ -526,11 +514,7 @@ func (s *stream) doReset(code int32, msg string) {
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
 			h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
-			if limit, err := h.resetExB.BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.resetExB.BuildLimit())
 		}
 	})
 	if err != nil {

@@ -388,12 +388,7 @@ func (h *client) writeProxyEx(b *frame.BeginBuilder) {
 	pb := h.proxyB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.proxyTypeID)
 	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
 		Source("").Destination(h.host).SourcePort(0).DestinationPort(h.port)
-	limit, err := pb.BuildLimit()
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.ExtensionEnd(limit)
+	b.ExtensionDone(pb.BuildLimit())
 }
 
 // methodString returns method as a string, without allocating for the

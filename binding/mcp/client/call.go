@@ -117,11 +117,7 @@ func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	if rh.mcpName != nil {
 		hs.Item().Name("mcp-name").ValueBytes(rh.mcpName)
 	}
-	if limit, err := eb.BuildLimit(); err != nil {
-		b.Fail(err)
-	} else {
-		b.ExtensionEnd(limit)
-	}
+	b.ExtensionDone(eb.BuildLimit())
 }
 
 // onFrame receives the response and the throttle frames of the request.

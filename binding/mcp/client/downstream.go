@@ -34,11 +34,7 @@ func (d *downstream) doBegin(ex *mcp.McpBeginEx, caps uint16) bool {
 	h := d.h
 	return d.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps))
 		}
 	}) == nil
 }
@@ -96,11 +92,7 @@ func (d *downstream) doEnd(failed bool) {
 		h := d.h
 		err = d.EndWith(func(b *frame.EndBuilder) {
 			if off, maxLimit, ok := b.ExtensionSlot(); ok {
-				if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
-					b.Fail(err)
-				} else {
-					b.ExtensionEnd(limit)
-				}
+				b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 			}
 		})
 	} else {
@@ -169,11 +161,7 @@ func (d *downstream) resetWith(ri *resetInfo) error {
 		} else {
 			eb.Error().Code(ri.code).Message(ri.message)
 		}
-		if limit, err := h.resetExB.BuildLimit(); err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(limit)
-		}
+		b.ExtensionDone(h.resetExB.BuildLimit())
 	})
 }
 
@@ -233,11 +221,7 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 				pb.MessageBytes(b)
 			}
 		}
-		if limit, err := h.flushExB.BuildLimit(); err != nil {
-			fb.Fail(err)
-		} else {
-			fb.ExtensionEnd(limit)
-		}
+		fb.ExtensionDone(h.flushExB.BuildLimit())
 	})
 	if errors.Is(err, flyweight.ErrOverflow) {
 		// A FLUSH is one frame: what does not fit (a progress message

@@ -165,10 +165,7 @@ func (l *lifecycle) timedOut() {
 func (l *lifecycle) legSettled() {
 	l.waiting--
 	if l.waiting == 0 {
-		if l.timer != 0 {
-			l.h.w.Cancel(l.timer)
-			l.timer = 0
-		}
+		disarm(l.h.w, &l.timer)
 		l.settled()
 	}
 }
@@ -299,10 +296,7 @@ func (l *lifecycle) fail() {
 
 // done forgets the session once the downstream's lifecycle is over.
 func (l *lifecycle) done() {
-	if l.timer != 0 {
-		l.h.w.Cancel(l.timer)
-		l.timer = 0
-	}
+	disarm(l.h.w, &l.timer)
 	if l.registered {
 		l.registered = false
 		l.h.sessions.remove(l.sid)

@@ -108,10 +108,7 @@ func (r *request) settle(l *leg, how uint16) {
 	l.state |= legSettled | how
 	r.open--
 	if r.open == 0 && !r.Out.Closed() {
-		if r.timer != 0 {
-			r.h.w.Cancel(r.timer)
-			r.timer = 0
-		}
+		disarm(r.h.w, &r.timer)
 		r.finishFanout()
 	}
 }

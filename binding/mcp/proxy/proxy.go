@@ -291,3 +291,11 @@ var (
 	_ engine.Provisioner = Binding{}
 	_ engine.Handler     = (*Handler)(nil)
 )
+
+// disarm cancels the timer *id names, if one is armed, and forgets it.
+func disarm(w *engine.Worker, id *int64) {
+	if *id != 0 {
+		w.Cancel(*id)
+		*id = 0
+	}
+}

@@ -702,10 +702,7 @@ func (r *request) maybeRelease() {
 	}
 	h := r.h
 	r.state |= released
-	if r.timer != 0 {
-		h.w.Cancel(r.timer)
-		r.timer = 0
-	}
+	disarm(h.w, &r.timer)
 	r.releaseSlot()
 	for _, l := range r.legs {
 		h.putLeg(l)
