@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // The harness drives the client kind the way the mcp server kind does
@@ -88,10 +89,8 @@ func (f *fakeHTTP) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler
 }
 
 func (f *fakeHTTP) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
-	var s *httpStream
-	if n := len(f.free); n > 0 {
-		s, f.free = f.free[n-1], f.free[:n-1]
-	} else {
+	s := freelist.Pop(&f.free)
+	if s == nil {
 		s = &httpStream{f: f, buf: make([]byte, 8192)}
 		s.onFrame = s.handle
 	}

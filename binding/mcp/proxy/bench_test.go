@@ -9,6 +9,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // The harness plays the mcp server (driver) in front of the proxy and a
@@ -79,10 +80,8 @@ func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler,
 }
 
 func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
-	var s *appStream
-	if n := len(a.free); n > 0 {
-		s, a.free = a.free[n-1], a.free[:n-1]
-	} else {
+	s := freelist.Pop(&a.free)
+	if s == nil {
 		s = &appStream{a: a, buf: make([]byte, 4096)}
 		s.onFrame = s.handle
 	}
