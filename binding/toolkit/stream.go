@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -393,26 +394,15 @@ func (s *stream) doAnswer(out []byte) {
 // most maxPayload bytes, and returns the rest: the first fragment is
 // flagged INIT and the last FIN.
 func (s *stream) doData(p []byte) []byte {
-	for len(p) > 0 && !s.Out.Closed() {
-		n := int(min(int64(len(p)), s.Out.Available()-int64(s.Out.Pad), int64(s.h.maxPayload)))
-		if n <= 0 {
-			break
-		}
-		var flags frame.Flags
-		if !s.sent {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(p) {
-			flags |= frame.FlagDataFin
-		}
-		if err := s.Data(flags, p[:n], nil); err != nil {
-			s.fail()
-			return nil
-		}
+	n, err := binding.SendFragments(&s.Stream, p, !s.sent, true, s.h.maxPayload)
+	if n > 0 {
 		s.sent = true
-		p = p[n:]
 	}
-	return p
+	if err != nil {
+		s.fail()
+		return nil
+	}
+	return p[n:]
 }
 
 // doBegin opens the reply with the McpBeginEx of the request's kind; a

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -55,27 +56,15 @@ func (d *downstream) doWindow(max int32) {
 // maxPayload bytes, and returns the rest; ok is false when a frame was
 // refused, which closed the reply, and the request is reset.
 func (d *downstream) doData(p []byte, last bool) ([]byte, bool) {
-	h := d.h
-	for len(p) > 0 && !d.Out.Closed() {
-		n := int(min(int64(len(p)), d.Out.Available()-int64(d.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			break
-		}
-		var flags frame.Flags
-		if !d.sentData {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(p) && last {
-			flags |= frame.FlagDataFin
-		}
-		if d.Data(flags, p[:n], nil) != nil {
-			d.doReset(nil) // the ring refused it: the reply is over
-			return nil, false
-		}
+	n, err := binding.SendFragments(&d.Stream, p, !d.sentData, last, d.h.maxPayload)
+	if n > 0 {
 		d.sentData = true
-		p = p[n:]
 	}
-	return p, true
+	if err != nil {
+		d.doReset(nil) // the ring refused it: the reply is over
+		return nil, false
+	}
+	return p[n:], true
 }
 
 // doEnd ends the reply, with McpEndEx{outcome: ERROR} when failed. A

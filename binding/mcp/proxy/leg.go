@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -94,25 +95,14 @@ func (l *leg) sendParams() {
 	if l.Out.Closed() || l.params == nil && r.state&paramsDone == 0 {
 		return
 	}
-	h := r.h
-	for l.sent < len(l.params) {
-		rest := l.params[l.sent:]
-		n := int(min(int64(len(rest)), l.Out.Available()-int64(l.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			return
-		}
-		var flags frame.Flags
-		if l.sent == 0 {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(rest) {
-			flags |= frame.FlagDataFin
-		}
-		if l.Data(flags, rest[:n], nil) != nil {
-			r.fail()
-			return
-		}
-		l.sent += n
+	n, err := binding.SendFragments(&l.Stream, l.params[l.sent:], l.sent == 0, true, r.h.maxPayload)
+	l.sent += n
+	if err != nil {
+		r.fail()
+		return
+	}
+	if l.sent < len(l.params) {
+		return // the rest when the route's credit comes
 	}
 	if r.op == opCall {
 		r.releaseSlot()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -573,24 +574,14 @@ func (r *request) flushAnswer() {
 	if !r.Out.Opening() || r.Out.Closed() || r.state&answerReady == 0 {
 		return
 	}
-	for r.answerOff < len(r.answer) {
-		rest := r.answer[r.answerOff:]
-		n := int(min(int64(len(rest)), r.Out.Available()-int64(r.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			return
-		}
-		var flags frame.Flags
-		if r.answerOff == 0 {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(rest) {
-			flags |= frame.FlagDataFin
-		}
-		if r.Data(flags, rest[:n], nil) != nil {
-			r.fail()
-			return
-		}
-		r.answerOff += n
+	n, err := binding.SendFragments(&r.Stream, r.answer[r.answerOff:], r.answerOff == 0, true, h.maxPayload)
+	r.answerOff += n
+	if err != nil {
+		r.fail()
+		return
+	}
+	if r.answerOff < len(r.answer) {
+		return // the rest when the reply's credit comes
 	}
 	var ext []byte
 	if r.state&answerError != 0 {
