@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 
-	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -95,13 +94,7 @@ func (l *leg) sendParams() {
 	if l.Out.Closed() || l.params == nil && r.state&paramsDone == 0 {
 		return
 	}
-	n, err := binding.SendFragments(&l.Stream, l.params[l.sent:], l.sent == 0, true, r.h.maxPayload)
-	l.sent += n
-	if err != nil {
-		r.fail()
-		return
-	}
-	if l.sent < len(l.params) {
+	if !r.sendRest(&l.Stream, l.params, &l.sent) {
 		return // the rest when the route's credit comes
 	}
 	if r.op == opCall {

@@ -567,6 +567,19 @@ func (r *request) beginReply() bool {
 	return true
 }
 
+// sendRest sends msg[*off:] on s as far as its credit allows, advancing
+// *off, and reports whether all of msg has gone. A DATA the ring refuses
+// fails the request.
+func (r *request) sendRest(s *engine.Stream, msg []byte, off *int) bool {
+	n, err := binding.SendFragments(s, msg[*off:], *off == 0, true, r.h.maxPayload)
+	*off += n
+	if err != nil {
+		r.fail()
+		return false
+	}
+	return *off == len(msg)
+}
+
 // flushAnswer sends what the reply's credit allows of the proxy's own
 // answer, then END once all of it went.
 func (r *request) flushAnswer() {
@@ -574,13 +587,7 @@ func (r *request) flushAnswer() {
 	if !r.Out.Opening() || r.Out.Closed() || r.state&answerReady == 0 {
 		return
 	}
-	n, err := binding.SendFragments(&r.Stream, r.answer[r.answerOff:], r.answerOff == 0, true, h.maxPayload)
-	r.answerOff += n
-	if err != nil {
-		r.fail()
-		return
-	}
-	if r.answerOff < len(r.answer) {
+	if !r.sendRest(&r.Stream, r.answer, &r.answerOff) {
 		return // the rest when the reply's credit comes
 	}
 	var ext []byte
