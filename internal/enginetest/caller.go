@@ -118,3 +118,22 @@ func (c *Caller) finish(ok bool) {
 		c.done <- ok
 	}
 }
+
+// Accepted is the ids of a stream a test's fake binding accepted: the
+// bindings it comes from and is routed to, and its two directions.
+type Accepted struct {
+	Origin, Routed     int64
+	InitialID, ReplyID int64
+}
+
+// Accept reads the ids from the stream's BEGIN in buf, reporting false
+// when buf is not a BEGIN.
+func (a *Accepted) Accept(buf []byte) bool {
+	var b frame.Begin
+	if !b.TryWrap(buf, 0, len(buf)) {
+		return false
+	}
+	a.Origin, a.Routed, a.InitialID = b.OriginID(), b.RoutedID(), b.StreamID()
+	a.ReplyID = engine.ReplyID(a.InitialID)
+	return true
+}

@@ -94,20 +94,16 @@ func (f *fakeHTTP) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsum
 		s = &httpStream{f: f, buf: make([]byte, 8192)}
 		s.onFrame = s.handle
 	}
-	var b frame.Begin
-	if !b.TryWrap(buf, 0, len(buf)) {
+	if !s.Accept(buf) {
 		return nil
 	}
-	s.origin, s.routed, s.initialID = b.OriginID(), b.RoutedID(), b.StreamID()
-	s.replyID = engine.ReplyID(s.initialID)
 	s.body, s.answered, s.windowed = s.bodyBuf[:0], false, false
 	return s.onFrame
 }
 
 type httpStream struct {
-	f                  *fakeHTTP
-	origin, routed     int64
-	initialID, replyID int64
+	f *fakeHTTP
+	enginetest.Accepted
 	body               []byte
 	bodyBuf            [4096]byte
 	resp               []byte
@@ -136,20 +132,20 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	}
 	id := s.hdr.StreamID()
 	switch {
-	case t == frame.FrameBegin && id == s.initialID:
-		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Max: 8192})
+	case t == frame.FrameBegin && id == s.InitialID:
+		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.InitialID, Max: 8192})
 		_ = s.f.w.Send(frame.FrameWindow, s.buf[:n])
-	case t == frame.FrameData && id == s.initialID:
+	case t == frame.FrameData && id == s.InitialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
 			s.body = append(s.body, s.d.Payload()...)
 			if bytes.HasSuffix(s.body, []byte("}")) {
 				s.respond()
 			}
 		}
-	case t == frame.FrameWindow && id == s.replyID:
+	case t == frame.FrameWindow && id == s.ReplyID:
 		s.windowed = true
 		s.answer()
-	case t == frame.FrameEnd && id == s.initialID, t == frame.FrameAbort && id == s.initialID:
+	case t == frame.FrameEnd && id == s.InitialID, t == frame.FrameAbort && id == s.InitialID:
 		if s.answered {
 			s.f.free = append(s.f.free, s)
 		}
@@ -182,7 +178,7 @@ func (s *httpStream) respond() {
 	}
 	s.resp = r
 	b := s.beginB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
 	off, max, _ := b.ExtensionSlot()
 	eb := s.exB.Wrap(s.buf, off, max).TypeID(s.f.httpType)
@@ -202,10 +198,10 @@ func (s *httpStream) answer() {
 		return
 	}
 	if len(s.resp) > 0 {
-		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(s.resp)), s.resp)
+		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(s.resp)), s.resp)
 		_ = s.f.w.Send(frame.FrameData, s.buf[:n])
 	}
-	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(s.resp))})
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID, Seq: int64(len(s.resp))})
 	_ = s.f.w.Send(frame.FrameEnd, s.buf[:n])
 	s.resp = nil
 	s.windowed = false

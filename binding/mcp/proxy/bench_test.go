@@ -85,25 +85,21 @@ func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsume
 		s = &appStream{a: a, buf: make([]byte, 4096)}
 		s.onFrame = s.handle
 	}
-	if !s.begin.TryWrap(buf, 0, len(buf)) {
+	if !s.Accept(buf) {
 		return nil
 	}
-	s.origin, s.routed, s.initialID = s.begin.OriginID(), s.begin.RoutedID(), s.begin.StreamID()
-	s.replyID = engine.ReplyID(s.initialID)
 	s.in, s.out, s.ended, s.answered = engine.Flow{}, engine.Flow{}, false, false
 	return s.onFrame
 }
 
 type appStream struct {
-	a                  *fakeApp
-	origin, routed     int64
-	initialID, replyID int64
-	in, out            engine.Flow
-	ended, answered    bool
-	buf                []byte
-	onFrame            engine.MessageConsumer
+	a *fakeApp
+	enginetest.Accepted
+	in, out         engine.Flow
+	ended, answered bool
+	buf             []byte
+	onFrame         engine.MessageConsumer
 
-	begin  frame.Begin
 	data   frame.Data
 	window frame.Window
 	beginB frame.BeginBuilder
@@ -116,11 +112,11 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 	w := s.a.w
 	switch t {
 	case frame.FrameBegin:
-		n, _ := s.beginB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		n, _ := s.beginB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).BuildLimit()
 		_ = w.Send(frame.FrameBegin, s.buf[:n])
 		s.in.Grant(4096)
-		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.origin, s.routed, s.initialID, &s.in))
+		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.Origin, s.Routed, s.InitialID, &s.in))
 		_ = w.Send(frame.FrameWindow, s.buf[:n])
 	case frame.FrameData:
 		if s.data.TryWrap(buf, 0, len(buf)) {
@@ -146,10 +142,10 @@ func (s *appStream) answer() {
 	s.answered = true
 	w := s.a.w
 	reserved := s.out.Reserved(len(appResult))
-	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out), reserved, appResult)
+	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.Origin, s.Routed, s.ReplyID, &s.out), reserved, appResult)
 	_ = w.Send(frame.FrameData, s.buf[:n])
 	s.out.Send(len(appResult))
-	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out))
+	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.Origin, s.Routed, s.ReplyID, &s.out))
 	_ = w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }
