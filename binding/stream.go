@@ -1,6 +1,8 @@
 package binding
 
 import (
+	"errors"
+
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -32,4 +34,11 @@ func SendFragments(s *engine.Stream, p []byte, first, last bool, maxPayload int)
 		sent += n
 	}
 	return sent, nil
+}
+
+// Violation reports whether err, from a receive helper of engine.Stream,
+// says the frame broke its stream's order or flow control, which fails
+// the stream. A malformed frame, which is only dropped, is not one.
+func Violation(err error) bool {
+	return err != nil && !errors.Is(err, engine.ErrMalformedFrame)
 }

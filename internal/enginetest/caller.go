@@ -1,10 +1,12 @@
 package enginetest
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/ring"
 )
 
 // Caller plays the binding in front of the one under test, one request
@@ -136,4 +138,19 @@ func (a *Accepted) Accept(buf []byte) bool {
 	a.Origin, a.Routed, a.InitialID = b.OriginID(), b.RoutedID(), b.StreamID()
 	a.ReplyID = engine.ReplyID(a.InitialID)
 	return true
+}
+
+// SendData sends payload, from w's thread, as one whole DATA with the
+// header h that reserves its length, built in buf. full reports, with no
+// error, rings too full to take it now: the caller tries again later.
+func SendData(w *engine.Worker, buf []byte, h Head, payload []byte) (full bool, err error) {
+	var d frame.DataBuilder
+	n, err := Data(&d, buf, h, int32(len(payload)), payload)
+	if err == nil {
+		err = w.Send(frame.FrameData, buf[:n])
+	}
+	if errors.Is(err, ring.ErrFull) {
+		return true, nil
+	}
+	return false, err
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
@@ -249,15 +250,10 @@ func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
 		_, _ = x.OnReset(buf)
 		x.fail()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		x.fail()
 	}
 }
-
-// violation reports whether err, from a receive helper, says the frame
-// broke its stream's order or flow control; a malformed frame, which is
-// dropped, does not.
-func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
 // onBegin picks a connection for the request and writes its head.
 func (x *clientExchange) onBegin(ext []byte) {
@@ -691,7 +687,7 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 		c.failExchange()
 		c.close(true)
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.failExchange()
 	}
 }

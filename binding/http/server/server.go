@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
@@ -232,15 +233,10 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		_, _ = c.OnReset(buf)
 		c.abortAll()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.abortAll()
 	}
 }
-
-// violation reports whether err, from a receive helper, says the frame
-// broke its stream's order or flow control; a malformed frame, which is
-// dropped, does not.
-func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
 // input returns the bytes waiting to be processed. They stay where they
 // are until the next DATA arrives, so views of a parsed head remain valid
@@ -1046,7 +1042,7 @@ func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 		_, _ = x.OnAbort(buf)
 		x.onResponseAbort()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.abortAll()
 	}
 }

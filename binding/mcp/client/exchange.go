@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -128,7 +129,7 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; a request that breaks flow control
 // or frame order is cancelled, and closed both ways.
 func (x *exchange) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		x.cancel("protocol violation")
 		x.ds.doReset(nil)
 		x.ds.doAbort()

@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -218,7 +219,7 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 			return
 		}
 	}
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		if l.relays() {
 			r.fail()
 		} else {

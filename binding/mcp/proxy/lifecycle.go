@@ -1,10 +1,10 @@
 package proxy
 
 import (
-	"errors"
 	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -104,7 +104,7 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; one that breaks flow control or
 // frame order ends the session.
 func (l *lifecycle) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		l.fail()
 	}
 	return err == nil
@@ -338,7 +338,7 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 	h := l.h
 	switch t {
 	case frame.FrameWindow:
-		if _, err := g.OnWindow(buf); err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		if _, err := g.OnWindow(buf); binding.Violation(err) {
 			g.abort()
 		}
 	case frame.FrameReset:

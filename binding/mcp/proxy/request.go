@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"errors"
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
@@ -175,7 +174,7 @@ func (r *request) onDown(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; one that breaks flow control or
 // frame order fails the request.
 func (r *request) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		r.fail()
 	}
 	return err == nil
