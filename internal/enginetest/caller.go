@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/ring"
@@ -153,4 +155,16 @@ func SendData(w *engine.Worker, buf []byte, h Head, payload []byte) (full bool, 
 		return true, nil
 	}
 	return false, err
+}
+
+// Measure runs a benchmark whose rounds run(n) plays on a worker and
+// waits for: 100 rounds to warm the pools and buffers up, then b.N timed,
+// with allocations reported. run reports a failed round; Measure stops the
+// benchmark on it.
+func Measure(b *testing.B, run func(n int) error) {
+	b.Helper()
+	require.NoError(b, run(100), "warm-up")
+	b.ReportAllocs()
+	b.ResetTimer()
+	require.NoError(b, run(b.N))
 }
