@@ -97,6 +97,17 @@ func RegisterKind(k Kind) {
 	kinds.Register(k.Type+"."+k.Kind, k)
 }
 
+// Provisioned returns the state a kind's Provision left on cfg, as T. It
+// is an error, naming the binding, when cfg has no state of that type:
+// the binding was attached before it was provisioned.
+func Provisioned[T any](cfg *engine.BindingConfig) (T, error) {
+	v, ok := cfg.State().(T)
+	if !ok {
+		return v, fmt.Errorf("%s %s: attached before it was provisioned", cfg.Type, cfg.Name)
+	}
+	return v, nil
+}
+
 // Lookup returns the registered type typ.
 func Lookup(typ string) (Info, error) { return registry.Lookup(typ) }
 

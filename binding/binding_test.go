@@ -63,3 +63,12 @@ func TestKinds(t *testing.T) {
 	assert.ErrorIs(t, err, binding.ErrUnknownKind)
 	assert.ErrorContains(t, err, "mcp m0: kind gateway is not compiled in")
 }
+
+// TestProvisionedMissing: a binding attached without the state its
+// Provision makes gets an error naming it, not a nil state.
+func TestProvisionedMissing(t *testing.T) {
+	cfg := &engine.BindingConfig{Name: "m1", Type: "mcp"}
+	v, err := binding.Provisioned[*struct{ n int }](cfg)
+	assert.Nil(t, v)
+	assert.EqualError(t, err, "mcp m1: attached before it was provisioned")
+}

@@ -35,6 +35,11 @@
 //	_ = binding.Resolve(cfg)                // default exits, sys: bindings
 //	e, _ := engine.New(cfg, engine.WithBindings(binding.Factory))
 //
+// The package also holds what every binding's streams share: [Provisioned]
+// reads the state a kind provisioned for an engine, [SendFragments] sends
+// a message in DATA frames as credit allows, and [Violation] tells a
+// receive error that fails a stream from a frame that is only dropped.
+//
 // [Fragments] gives the config schema every registered type contributes,
 // and [Resolve] completes a configuration with default exits and the
 // system bindings (sys:tcp_client, sys:http_client) it names.

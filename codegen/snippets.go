@@ -351,6 +351,8 @@ func setters(t *typ, f *field) string {
 			f.Go, f.Name, f.Go, recv, f.Go, begin())
 		fmt.Fprintf(&b, "// %sEnd ends %s at limit, after it was written in place from %sSlot.\n%s%sEnd(limit int) *%s {\n if b.err != nil { return b }\n if b.next != %d || limit < b.p || limit > b.max { b.fail(%d, flyweight.ErrBounds); return b }\n b.p = limit\n %s return b\n}\n\n",
 			f.Go, f.Name, f.Go, recv, f.Go, bt, i, i, done)
+		fmt.Fprintf(&b, "// %sDone ends %s at limit as %sEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.\n%s%sDone(limit int, err error) *%s {\n if err != nil { return b.Fail(err) }\n return b.%sEnd(limit)\n}\n\n",
+			f.Go, f.Name, f.Go, recv, f.Go, bt, f.Go)
 	case catStruct:
 		fmt.Fprintf(&b, "// %s starts %s and returns its builder, which writes in place until the next setter or Build.%s\n%s%s() *%s {\n if !%s { return b.b%s.Wrap(b.buf[:0], 0, 0) }\n b.open = %d\n %s return b.b%s.Wrap(b.buf, b.p, b.max)\n}\n\n",
 			f.Go, f.Name, caseNote, recv, f.Go, f.Elem.Builder, begin(), f.Go, childID(t, f), done, f.Go)

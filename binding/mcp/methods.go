@@ -76,3 +76,7 @@ func KindMethod(kind uint8) *Method {
 	}
 	return &methods[kindMethods[kind]]
 }
+
+// CodeResourceNotFound is the JSON-RPC error code MCP gives a
+// resources/read of a uri the server does not have.
+const CodeResourceNotFound int32 = -32002

@@ -11,15 +11,6 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
-// JSON-RPC error codes (MCP.md §1.5).
-const (
-	codeInvalidRequest   int32 = -32600
-	codeMethodNotFound   int32 = -32601
-	codeInvalidParams    int32 = -32602
-	codeInternalError    int32 = -32603
-	codeResourceNotFound int32 = -32002
-)
-
 // The toolkit's resources.
 const (
 	readmeURI       = "sluice://toolkit/readme"
@@ -91,7 +82,7 @@ func (r *responder) respond(kind uint8, ident, params []byte) (outcome, plan) {
 	}
 	v, err := r.p.ParseBytes(params)
 	if err != nil || v.Type() != fastjson.TypeObject {
-		return r.fail(codeInvalidParams, "Invalid params: not a JSON object"), plan{}
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: not a JSON object"), plan{}
 	}
 	switch kind {
 	case mcp.McpBeginExKindToolsList:
@@ -112,12 +103,12 @@ func (r *responder) respond(kind uint8, ident, params []byte) (outcome, plan) {
 		// The toolkit's resources never change, so a subscription has
 		// nothing to report; it is accepted all the same.
 		if orParam(ident, v, "uri") == nil {
-			return r.fail(codeInvalidParams, "Invalid params: uri is required"), plan{}
+			return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: uri is required"), plan{}
 		}
 		r.out = append(r.out, emptyResult...)
 		return outcomeResult, plan{}
 	}
-	return r.fail(codeMethodNotFound, "Method not found"), plan{}
+	return r.fail(jsonrpc.CodeMethodNotFound, "Method not found"), plan{}
 }
 
 // orParam returns ident, or else the string params[key].
@@ -138,7 +129,7 @@ func orParam(ident []byte, params *fastjson.Value, key string) []byte {
 func (r *responder) list(params *fastjson.Value, page []byte) outcome {
 	if c := params.Get("cursor"); c != nil && c.Type() != fastjson.TypeNull {
 		if s, err := c.StringBytes(); err != nil || len(s) > 0 {
-			return r.fail(codeInvalidParams, "Invalid cursor")
+			return r.fail(jsonrpc.CodeInvalidParams, "Invalid cursor")
 		}
 	}
 	r.out = append(r.out, page...)
@@ -188,9 +179,9 @@ func (r *responder) callTool(name []byte, params *fastjson.Value) (outcome, plan
 		return r.planLong(name, args, params)
 	}
 	if name == nil {
-		return r.fail(codeInvalidParams, "Invalid params: name is required"), plan{}
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: name is required"), plan{}
 	}
-	r.beginError(codeInvalidParams)
+	r.beginError(jsonrpc.CodeInvalidParams)
 	r.out = append(r.out, "Unknown tool: "...)
 	r.out = jsonrpc.AppendEscaped(r.out, name)
 	return r.endError(nil), plan{}
@@ -221,7 +212,7 @@ func (r *responder) planLong(name []byte, args, params *fastjson.Value) (outcome
 			p.token = r.out
 		case fastjson.TypeNull:
 		default:
-			return r.fail(codeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer"), plan{}
+			return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer"), plan{}
 		}
 	}
 	return outcomeLong, p
@@ -238,10 +229,10 @@ func appendLongResult(dst []byte, p *plan) []byte {
 
 func (r *responder) getPrompt(name []byte, params *fastjson.Value) outcome {
 	if name == nil {
-		return r.fail(codeInvalidParams, "Invalid params: name is required")
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: name is required")
 	}
 	if string(name) != "greeting" {
-		r.beginError(codeInvalidParams)
+		r.beginError(jsonrpc.CodeInvalidParams)
 		r.out = append(r.out, "Unknown prompt: "...)
 		r.out = jsonrpc.AppendEscaped(r.out, name)
 		return r.endError(nil)
@@ -251,19 +242,19 @@ func (r *responder) getPrompt(name []byte, params *fastjson.Value) outcome {
 		args = nil
 	}
 	if args != nil && args.Type() != fastjson.TypeObject {
-		return r.fail(codeInvalidParams, "Invalid arguments for prompt greeting: arguments must be an object")
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid arguments for prompt greeting: arguments must be an object")
 	}
 	// Prompt arguments are strings (MCP schema: GetPromptRequest).
 	who, ok := stringArg(args, "name")
 	if !ok || len(who) == 0 {
 		if optional(args, "name") != nil && !ok {
-			return r.fail(codeInvalidParams, "Invalid arguments for prompt greeting: name must be a string")
+			return r.fail(jsonrpc.CodeInvalidParams, "Invalid arguments for prompt greeting: name must be a string")
 		}
-		return r.fail(codeInvalidParams, "Missing required argument: name")
+		return r.fail(jsonrpc.CodeInvalidParams, "Missing required argument: name")
 	}
 	style, hasStyle := stringArg(args, "style")
 	if !hasStyle && optional(args, "style") != nil {
-		return r.fail(codeInvalidParams, "Invalid arguments for prompt greeting: style must be a string")
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid arguments for prompt greeting: style must be a string")
 	}
 	r.out = append(r.out, `{"description":"A greeting for `...)
 	r.out = jsonrpc.AppendEscaped(r.out, who)
@@ -280,7 +271,7 @@ func (r *responder) getPrompt(name []byte, params *fastjson.Value) outcome {
 
 func (r *responder) readResource(uri []byte) outcome {
 	if uri == nil {
-		return r.fail(codeInvalidParams, "Invalid params: uri is required")
+		return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: uri is required")
 	}
 	if string(uri) == readmeURI {
 		r.beginContents(uri)
@@ -296,7 +287,7 @@ func (r *responder) readResource(uri []byte) outcome {
 		r.out, valid = appendPercentDecoded(r.out, seg)
 		if !valid {
 			r.out = r.out[:mark]
-			return r.fail(codeInvalidParams, "Invalid params: malformed percent-encoding in uri")
+			return r.fail(jsonrpc.CodeInvalidParams, "Invalid params: malformed percent-encoding in uri")
 		}
 		text := r.out[mark:]
 		n := len(text)
@@ -308,7 +299,7 @@ func (r *responder) readResource(uri []byte) outcome {
 	}
 	// MCP 2025-11-25 server/resources: "Resource not found" is -32002, with
 	// the uri in data.
-	r.beginError(codeResourceNotFound)
+	r.beginError(mcp.CodeResourceNotFound)
 	r.out = append(r.out, "Resource not found"...)
 	return r.endError(uri)
 }
@@ -366,7 +357,7 @@ func (r *responder) fail(code int32, msg string) outcome {
 // failTool fails a tools/call whose arguments do not fit the tool's schema.
 func (r *responder) failTool(name []byte, why string) outcome {
 	r.out = r.out[:0]
-	r.beginError(codeInvalidParams)
+	r.beginError(jsonrpc.CodeInvalidParams)
 	r.out = append(r.out, "Invalid arguments for tool "...)
 	r.out = jsonrpc.AppendEscaped(r.out, name)
 	r.out = append(r.out, ": "...)

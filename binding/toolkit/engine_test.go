@@ -13,7 +13,6 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
-	"github.com/sluicehq/sluice/engine/ring"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -256,13 +255,9 @@ func (c *call) pump() {
 		if n <= 0 {
 			return
 		}
-		var d frame.DataBuilder
 		initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
-		size, err := enginetest.Data(&d, c.buf, initial, int32(n), c.params[c.sent:c.sent+n])
-		if err == nil {
-			err = c.w.Send(frame.FrameData, c.buf[:size])
-		}
-		if errors.Is(err, ring.ErrFull) {
+		full, err := enginetest.SendData(c.w, c.buf, initial, c.params[c.sent:c.sent+n])
+		if full {
 			c.w.Dispatch(c.pump)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -69,34 +70,24 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 			s.onBegin(&b)
 		}
 	case frame.FrameData:
-		d, err := s.OnData(buf)
-		if err == nil {
+		if d, err := s.OnData(buf); s.received(err) {
 			s.onData(&d)
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameFlush:
 		// Nothing the server flushes (elicitation steps) concerns the
 		// toolkit; the sequence still has to stay in order.
-		if _, err := s.OnFlush(buf); broken(err) {
-			s.fail()
-		}
+		_, err := s.OnFlush(buf)
+		s.received(err)
 	case frame.FrameEnd:
-		_, err := s.OnEnd(buf)
-		if err == nil {
+		if _, err := s.OnEnd(buf); s.received(err) {
 			s.onEnd()
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameAbort:
 		s.OnAbort(buf) // closes In whatever it returns
 		s.onAbort()
 	case frame.FrameWindow:
-		_, err := s.OnWindow(buf)
-		if err == nil {
+		if _, err := s.OnWindow(buf); s.received(err) {
 			s.onWindow()
-		} else if broken(err) {
-			s.fail()
 		}
 	case frame.FrameReset:
 		s.OnReset(buf) // closes Out whatever it returns
@@ -111,11 +102,23 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 	}
 }
 
-// broken reports whether an error from a receive helper is the server's
-// breach of flow control or frame order, rather than a frame to drop:
-// one that does not parse, or comes after its direction closed.
-func broken(err error) bool {
-	return err != nil && !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed)
+// received reports whether a receive helper took its frame (err is nil).
+// An error that is the server's breach of flow control or frame order
+// fails the stream; a frame that does not parse, or comes after its
+// direction closed, is only dropped.
+func (s *stream) received(err error) bool {
+	if err != nil {
+		s.dropped(err)
+		return false
+	}
+	return true
+}
+
+// dropped fails the stream when err, a receive helper's, is a breach.
+func (s *stream) dropped(err error) {
+	if !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed) {
+		s.fail()
+	}
 }
 
 func (s *stream) onBegin(b *frame.Begin) {
@@ -140,13 +143,13 @@ func (s *stream) onBegin(b *frame.Begin) {
 	ident, null, contentLength := requestIdent(ex)
 	slot := h.pool.Acquire(s.InitialID())
 	if slot == engine.NoSlot {
-		s.refuse(codeInternalError, "Server busy")
+		s.refuse(jsonrpc.CodeInternalError, "Server busy")
 		return
 	}
 	room := h.pool.Buffer(slot)
 	if len(ident) >= len(room) {
 		h.pool.Release(slot)
-		s.refuse(codeInvalidParams, "Invalid params: name or uri too long")
+		s.refuse(jsonrpc.CodeInvalidParams, "Invalid params: name or uri too long")
 		return
 	}
 	s.slot, s.identLen, s.identNull, s.contentLength = slot, copy(room, ident), null, contentLength
@@ -168,32 +171,20 @@ func unserved(ext []byte, typeID int32) (int32, string) {
 	const kindOff = frame.ExtensionPrefixSize
 	if len(ext) > kindOff && int32(binary.LittleEndian.Uint32(ext[8:])) == typeID &&
 		ext[kindOff] > mcp.McpBeginExKindResourcesUnsubscribe {
-		return codeMethodNotFound, "Method not found"
+		return jsonrpc.CodeMethodNotFound, "Method not found"
 	}
-	return codeInvalidRequest, "Invalid request: not an MCP application stream"
+	return jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream"
 }
 
 // requestIdent returns a request's name or uri, whether it was null, and
-// its contentLength.
+// its contentLength. A generic request's method is not kept: the toolkit
+// answers it Method not found.
 func requestIdent(ex *mcp.McpBeginEx) ([]byte, bool, int32) {
-	switch ex.Kind() {
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		return v.Name(), !v.HasName(), v.ContentLength()
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		return v.Name(), !v.HasName(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		return v.URI(), !v.HasURI(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		return v.URI(), !v.HasURI(), v.ContentLength()
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		return v.URI(), !v.HasURI(), v.ContentLength()
+	var r mcp.RequestBegin
+	if ex.Kind() == mcp.McpBeginExKindRequest || !r.Read(ex) {
+		return nil, true, -1
 	}
-	return nil, true, -1
+	return r.Ident, r.IdentNull, r.ContentLength
 }
 
 func (s *stream) onData(d *frame.Data) {
@@ -280,11 +271,11 @@ func (s *stream) onWindow() {
 // still sending, so its initial stream is reset with the error; the reply
 // carries the same error, as any other.
 func (s *stream) tooLarge() {
-	s.doReset(codeInvalidParams, "Invalid params: too large")
+	s.doReset(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	s.releaseSlot()
 	s.state |= answered | failed
 	h := s.h
-	h.resp.fail(codeInvalidParams, "Invalid params: too large")
+	h.resp.fail(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	s.doAnswer(h.resp.out)
 }
 
@@ -403,26 +394,15 @@ func (s *stream) doAnswer(out []byte) {
 // most maxPayload bytes, and returns the rest: the first fragment is
 // flagged INIT and the last FIN.
 func (s *stream) doData(p []byte) []byte {
-	for len(p) > 0 && !s.Out.Closed() {
-		n := int(min(int64(len(p)), s.Out.Available()-int64(s.Out.Pad), int64(s.h.maxPayload)))
-		if n <= 0 {
-			break
-		}
-		var flags frame.Flags
-		if !s.sent {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(p) {
-			flags |= frame.FlagDataFin
-		}
-		if err := s.Data(flags, p[:n], nil); err != nil {
-			s.fail()
-			return nil
-		}
+	n, err := binding.SendFragments(&s.Stream, p, !s.sent, true, s.h.maxPayload)
+	if n > 0 {
 		s.sent = true
-		p = p[n:]
 	}
-	return p
+	if err != nil {
+		s.fail()
+		return nil
+	}
+	return p[n:]
 }
 
 // doBegin opens the reply with the McpBeginEx of the request's kind; a
@@ -431,11 +411,7 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 	h := s.h
 	err := s.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex))
 		}
 	})
 	if err != nil {
@@ -446,40 +422,12 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 }
 
 // replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
-// kind, session id and name or uri, with contentLength unknown.
+// kind, session id and name or uri, with contentLength unknown. The
+// toolkit serves no generic request, so it has no reply for one.
 func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx) (int, error) {
 	b := h.beginExB.Wrap(buf, off, maxLimit).TypeID(h.typeID)
-	switch ex.Kind() {
-	case mcp.McpBeginExKindLifecycle:
-		v := ex.Lifecycle()
-		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(serverCapabilities)
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID()), v.Name(), !v.HasName())
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID()), v.URI(), !v.HasURI())
+	if ex.Kind() != mcp.McpBeginExKindRequest {
+		mcp.BuildReply(b, ex, serverCapabilities)
 	}
 	return b.BuildLimit()
 }
@@ -498,11 +446,7 @@ func (s *stream) doProgress() bool {
 			h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
 				Progress().ID("").TokenBytes(s.run.token).
 				Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
-			if limit, err := h.flushExB.BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.flushExB.BuildLimit())
 		}
 	})
 	if err != nil {
@@ -529,11 +473,7 @@ func (s *stream) doEnd() {
 			return
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 		}
 	})
 	if err != nil {
@@ -564,11 +504,7 @@ func (s *stream) doReset(code int32, msg string) {
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
 			h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
-			if limit, err := h.resetExB.BuildLimit(); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.resetExB.BuildLimit())
 		}
 	})
 	if err != nil {

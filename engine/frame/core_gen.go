@@ -1228,6 +1228,14 @@ func (b *BeginBuilder) ExtensionEnd(limit int) *BeginBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *BeginBuilder) ExtensionDone(limit int, err error) *BeginBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *BeginBuilder) BuildLimit() (int, error) {
@@ -1895,6 +1903,14 @@ func (b *DataBuilder) ExtensionEnd(limit int) *DataBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *DataBuilder) ExtensionDone(limit int, err error) *DataBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *DataBuilder) BuildLimit() (int, error) {
@@ -2460,6 +2476,14 @@ func (b *EndBuilder) ExtensionEnd(limit int) *EndBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *EndBuilder) ExtensionDone(limit int, err error) *EndBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *EndBuilder) BuildLimit() (int, error) {
@@ -2950,6 +2974,14 @@ func (b *AbortBuilder) ExtensionEnd(limit int) *AbortBuilder {
 	b.p = limit
 	b.next = 10
 	return b
+}
+
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *AbortBuilder) ExtensionDone(limit int, err error) *AbortBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -3504,6 +3536,14 @@ func (b *FlushBuilder) ExtensionEnd(limit int) *FlushBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *FlushBuilder) ExtensionDone(limit int, err error) *FlushBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *FlushBuilder) BuildLimit() (int, error) {
@@ -3979,6 +4019,14 @@ func (b *ResetBuilder) ExtensionEnd(limit int) *ResetBuilder {
 	b.p = limit
 	b.next = 10
 	return b
+}
+
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *ResetBuilder) ExtensionDone(limit int, err error) *ResetBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -5606,6 +5654,14 @@ func (b *ChallengeBuilder) ExtensionEnd(limit int) *ChallengeBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *ChallengeBuilder) ExtensionDone(limit int, err error) *ChallengeBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *ChallengeBuilder) BuildLimit() (int, error) {
@@ -6137,6 +6193,14 @@ func (b *RedirectBuilder) ExtensionEnd(limit int) *RedirectBuilder {
 	return b
 }
 
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *RedirectBuilder) ExtensionDone(limit int, err error) *RedirectBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
+}
+
 // BuildLimit fills the defaults of the fields not set and returns the offset
 // one past the value's end.
 func (b *RedirectBuilder) BuildLimit() (int, error) {
@@ -6464,6 +6528,14 @@ func (b *EventBuilder) ExtensionEnd(limit int) *EventBuilder {
 	b.p = limit
 	b.next = 5
 	return b
+}
+
+// ExtensionDone ends extension at limit as ExtensionEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.
+func (b *EventBuilder) ExtensionDone(limit int, err error) *EventBuilder {
+	if err != nil {
+		return b.Fail(err)
+	}
+	return b.ExtensionEnd(limit)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset

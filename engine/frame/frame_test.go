@@ -479,6 +479,29 @@ func TestBuilderErrors(t *testing.T) {
 	})
 }
 
+// TestExtensionDone ends an extension written in place at its limit, or
+// fails the frame with the error of the builder that wrote it.
+func TestExtensionDone(t *testing.T) {
+	buf := make([]byte, 256)
+	var b frame.BeginBuilder
+	setHeader(b.Wrap(buf, 0, len(buf))).Affinity(3)
+	off, maxLimit, ok := b.ExtensionSlot()
+	require.True(t, ok)
+	var ext frame.ExtensionBuilder
+	limit, err := ext.Wrap(buf, off, maxLimit).CompositeID(0).TypeID(42).BuildLimit()
+	require.NoError(t, err)
+	begin, err := b.ExtensionDone(limit, nil).Build()
+	require.NoError(t, err)
+	assert.Equal(t, 84+12, begin.Sizeof())
+
+	setHeader(b.Wrap(buf, 0, len(buf))).Affinity(3)
+	_, _, ok = b.ExtensionSlot()
+	require.True(t, ok)
+	failed := errors.New("extension too large")
+	_, err = b.ExtensionDone(0, failed).Build()
+	assert.ErrorIs(t, err, failed)
+}
+
 // TestBuildInPlace writes a DATA payload straight into the frame and an
 // extension through the slot API, as a binding does when it builds a frame
 // in a claimed ring record.

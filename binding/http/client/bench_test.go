@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // BenchmarkRequest sends GET requests one after the other into client0,
@@ -24,16 +25,12 @@ import (
 // response parsed and passed back, all on one worker.
 func BenchmarkRequest(b *testing.B) {
 	e := startBenchEngine(b)
-	run := func(n int) {
+	enginetest.Measure(b, func(n int) error {
 		done := make(chan error, 1)
 		r := newRequester(e, n, done)
 		r.w.Dispatch(r.next)
-		require.NoError(b, <-done)
-	}
-	run(100)
-	b.ReportAllocs()
-	b.ResetTimer()
-	run(b.N)
+		return <-done
+	})
 }
 
 // startBenchEngine starts client0 on one worker, with the external

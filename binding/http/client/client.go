@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
@@ -249,15 +250,10 @@ func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
 		_, _ = x.OnReset(buf)
 		x.fail()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		x.fail()
 	}
 }
-
-// violation reports whether err, from a receive helper, says the frame
-// broke its stream's order or flow control; a malformed frame, which is
-// dropped, does not.
-func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
 // onBegin picks a connection for the request and writes its head.
 func (x *clientExchange) onBegin(ext []byte) {
@@ -388,12 +384,7 @@ func (h *client) writeProxyEx(b *frame.BeginBuilder) {
 	pb := h.proxyB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.proxyTypeID)
 	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
 		Source("").Destination(h.host).SourcePort(0).DestinationPort(h.port)
-	limit, err := pb.BuildLimit()
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.ExtensionEnd(limit)
+	b.ExtensionDone(pb.BuildLimit())
 }
 
 // methodString returns method as a string, without allocating for the
@@ -696,7 +687,7 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 		c.failExchange()
 		c.close(true)
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.failExchange()
 	}
 }
@@ -726,10 +717,7 @@ func (c *clientConn) onNetData(p []byte) {
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *clientConn) grantNet() {
-	if c.state == connClosed || !c.inbox.Grant(&c.In.Flow) {
-		return
-	}
-	if c.Window() != nil {
+	if c.state != connClosed && c.inbox.Offer(&c.Stream) != nil {
 		c.failExchange()
 	}
 }

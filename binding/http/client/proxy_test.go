@@ -172,15 +172,7 @@ func TestClientRefusesHTTPS(t *testing.T) {
 		return ""
 	})
 	proxy := startForwardProxy(t)
-	c, err := net.Dial("tcp", proxy)
-	require.NoError(t, err)
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	_, err = fmt.Fprintf(c, "GET https://%s/secret HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer token\r\n\r\n", up, up)
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	require.NoError(t, err)
-	_ = resp.Body.Close()
+	resp := proxyRequest(t, proxy, fmt.Sprintf("GET https://%s/secret HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer token\r\n\r\n", up, up))
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
 	// A request that went out would have been accepted, and reported, before
 	// the upstream's close could make the 502: no need to wait for it.
@@ -224,15 +216,7 @@ func TestProxyAbsoluteForm(t *testing.T) {
 	} {
 		target := fmt.Sprintf(tt.target, up.Addr())
 		t.Run(target, func(t *testing.T) {
-			c, err := net.Dial("tcp", proxy)
-			require.NoError(t, err)
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			_, err = fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: wrong.example\r\n\r\n", target)
-			require.NoError(t, err)
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			require.NoError(t, err)
-			_ = resp.Body.Close()
+			resp := proxyRequest(t, proxy, fmt.Sprintf("GET %s HTTP/1.1\r\nHost: wrong.example\r\n\r\n", target))
 			require.Equal(t, http.StatusOK, resp.StatusCode)
 			select {
 			case got := <-seen:
@@ -242,4 +226,20 @@ func TestProxyAbsoluteForm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// proxyRequest sends the raw request req to the forward proxy at proxy
+// and returns its response, whose body is closed.
+func proxyRequest(t *testing.T, proxy, req string) *http.Response {
+	t.Helper()
+	c, err := net.Dial("tcp", proxy)
+	require.NoError(t, err)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = io.WriteString(c, req)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	return resp
 }

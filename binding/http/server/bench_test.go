@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // BenchmarkKeepAlive sends requests one after the other on one keep-alive
@@ -28,16 +29,12 @@ func BenchmarkKeepAlive(b *testing.B) {
 		{"post", "POST /b HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello", "\r\n\r\nhello"},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
-			run := func(n int) {
+			enginetest.Measure(b, func(n int) error {
 				done := make(chan error, 1)
 				c := newKeepAliveConn(e, []byte(bm.request), []byte(bm.last), n, done)
 				c.w.Dispatch(c.start)
-				require.NoError(b, <-done)
-			}
-			run(100)
-			b.ReportAllocs()
-			b.ResetTimer()
-			run(b.N)
+				return <-done
+			})
 		})
 	}
 }

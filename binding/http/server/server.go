@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
@@ -233,15 +234,10 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		_, _ = c.OnReset(buf)
 		c.abortAll()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.abortAll()
 	}
 }
-
-// violation reports whether err, from a receive helper, says the frame
-// broke its stream's order or flow control; a malformed frame, which is
-// dropped, does not.
-func violation(err error) bool { return err != nil && !errors.Is(err, engine.ErrMalformedFrame) }
 
 // input returns the bytes waiting to be processed. They stay where they
 // are until the next DATA arrives, so views of a parsed head remain valid
@@ -274,10 +270,7 @@ func (c *serverConn) keepInput() {
 
 // grantNet offers the connection as much window as the buffer has room.
 func (c *serverConn) grantNet() {
-	if c.state == stateClosed || !c.inbox.Grant(&c.In.Flow) {
-		return
-	}
-	if c.Window() != nil {
+	if c.state != stateClosed && c.inbox.Offer(&c.Stream) != nil {
 		c.abortAll()
 	}
 }
@@ -1064,7 +1057,7 @@ func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 		_, _ = x.OnAbort(buf)
 		x.onResponseAbort()
 	}
-	if violation(err) {
+	if binding.Violation(err) {
 		c.abortAll()
 	}
 }

@@ -406,13 +406,9 @@ func (c *garbledConn) pump() {
 		if n <= 0 {
 			return
 		}
-		var d frame.DataBuilder
 		initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
-		size, err := enginetest.Data(&d, c.buf, initial, int32(n), c.toSend[:n])
-		if err == nil {
-			err = c.w.Send(frame.FrameData, c.buf[:size])
-		}
-		if errors.Is(err, ring.ErrFull) {
+		full, err := enginetest.SendData(c.w, c.buf, initial, c.toSend[:n])
+		if full {
 			// The rings refuse rather than block: try again later.
 			c.w.Dispatch(c.pump)
 			return

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // The harness drives the client kind the way the mcp server kind does
@@ -24,8 +25,10 @@ import (
 type harness struct {
 	e      *engine.Engine
 	w      *engine.Worker
-	driver *driver
+	caller *enginetest.Caller
 	timer  *enginetest.Timer
+	ok     bool
+	endEx  mcp.McpEndEx
 }
 
 func newHarness(tb testing.TB) *harness {
@@ -47,111 +50,29 @@ bindings:
 		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("up", up)))
 	w := e.Worker(0)
 	up.w = w
-	d := &driver{w: w, mcpType: labels.Supply("mcp"), buf: make([]byte, 8192), done: make(chan struct{}, 1),
-		params: []byte(`{"name":"echo","arguments":{"message":"hi"}}`)}
-	d.origin, _ = e.ResolveID("driver")
-	d.routed, _ = e.ResolveID("client0")
-	d.onFrame = d.handle
-	d.startFn = d.start
-	return &harness{e: e, w: w, driver: d, timer: enginetest.NewTimer()}
+	// The caller plays the mcp server: a tools/call stream without a
+	// session id.
+	params := []byte(`{"name":"echo","arguments":{"message":"hi"}}`)
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(labels.Supply("mcp")).ToolsCall().
+		SessionIDNull().Name("echo").ContentLength(int32(len(params))).BuildLimit()
+	require.NoError(tb, err)
+	origin, _ := e.ResolveID("driver")
+	routed, _ := e.ResolveID("client0")
+	return &harness{e: e, w: w, caller: enginetest.NewCaller(w, origin, routed, ext[:n], params, 65536), timer: enginetest.NewTimer()}
 }
 
+// requests runs n tools/calls one after the other.
 func (h *harness) requests(tb testing.TB, n int) {
-	h.driver.left = n
-	h.w.Dispatch(h.driver.startFn)
-	enginetest.ReceiveBy(tb, h.timer, h.driver.done, "the answer")
+	h.ok = h.caller.Call(tb, h.timer, n)
 }
 
-// driver plays the mcp server: a tools/call stream without a session id,
-// its params once credit comes, END; the reply's DATA are kept.
-type driver struct {
-	w                  *engine.Worker
-	mcpType            int32
-	origin, routed     int64
-	initialID, replyID int64
-	params             []byte
-	sent               bool
-	inSeq              int64
-	reply              []byte
-	replyBuf           [4096]byte
-	failed             bool
-	buf                []byte
-	onFrame            engine.MessageConsumer
-	startFn            func()
-	done               chan struct{}
-	left               int
-
-	hdr    frame.Frame
-	d      frame.Data
-	e      frame.End
-	win    frame.Window
-	begin  frame.BeginBuilder
-	data   frame.DataBuilder
-	end    frame.EndBuilder
-	window frame.WindowBuilder
-	exB    mcp.McpBeginExBuilder
-	endEx  mcp.McpEndEx
-}
-
-func (d *driver) start() {
-	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
-	d.sent, d.inSeq, d.reply, d.failed = false, 0, d.replyBuf[:0], false
-	b := enginetest.Begin(&d.begin, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
-	off, max, _ := b.ExtensionSlot()
-	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).ToolsCall().
-		SessionIDNull().Name("echo").ContentLength(int32(len(d.params))).BuildLimit()
-	if err != nil {
-		panic(err)
-	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
-	if err != nil || d.w.NewStream(d.buf[:n], d.onFrame) != nil {
-		panic("driver: begin")
-	}
-}
-
-func (d *driver) handle(t frame.FrameType, buf []byte) {
-	if !d.hdr.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	id := d.hdr.StreamID()
-	switch {
-	case t == frame.FrameWindow && id == d.initialID && !d.sent:
-		if d.win.TryWrap(buf, 0, len(buf)) && d.win.Maximum() >= int32(len(d.params)) {
-			d.sent = true
-			initial := enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID, Max: d.win.Maximum()}
-			m, _ := enginetest.Data(&d.data, d.buf, initial, int32(len(d.params)), d.params)
-			_ = d.w.Send(frame.FrameData, d.buf[:m])
-			initial.Seq, initial.Max = int64(len(d.params)), 0
-			n, _ := enginetest.End(&d.end, d.buf, initial)
-			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
-		}
-	case t == frame.FrameBegin && id == d.replyID:
-		d.grant()
-	case t == frame.FrameData && id == d.replyID:
-		if d.d.TryWrap(buf, 0, len(buf)) {
-			d.inSeq = d.d.Sequence() + int64(d.d.Reserved())
-			d.reply = append(d.reply, d.d.Payload()...)
-		}
-		d.grant()
-	case t == frame.FrameEnd && id == d.replyID:
-		if d.e.TryWrap(buf, 0, len(buf)) {
-			ext := d.e.Extension()
-			d.failed = d.endEx.TryWrap(ext, 0, len(ext)) && d.endEx.Outcome() == mcp.McpOutcomeError
-		}
-		if d.left--; d.left > 0 {
-			d.start()
-			return
-		}
-		d.done <- struct{}{}
-	case t == frame.FrameAbort && id == d.replyID, t == frame.FrameReset && id == d.initialID:
-		d.failed = true
-		d.done <- struct{}{}
-	}
-}
-
-func (d *driver) grant() {
-	n, _ := enginetest.Window(&d.window, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.replyID, Seq: d.inSeq, Ack: d.inSeq, Max: 65536})
-	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
+// failed reports whether the last request failed: it was refused, reset
+// or aborted, or its END carries the error outcome.
+func (h *harness) failed() bool {
+	ex := h.caller.EndEx()
+	return !h.ok || h.endEx.TryWrap(ex, 0, len(ex)) && h.endEx.Outcome() == mcp.McpOutcomeError
 }
 
 // fakeHTTP answers every request stream as an upstream MCP server behind
@@ -168,27 +89,21 @@ func (f *fakeHTTP) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler
 }
 
 func (f *fakeHTTP) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
-	var s *httpStream
-	if n := len(f.free); n > 0 {
-		s, f.free = f.free[n-1], f.free[:n-1]
-	} else {
+	s := freelist.Pop(&f.free)
+	if s == nil {
 		s = &httpStream{f: f, buf: make([]byte, 8192)}
 		s.onFrame = s.handle
 	}
-	var b frame.Begin
-	if !b.TryWrap(buf, 0, len(buf)) {
+	if !s.Accept(buf) {
 		return nil
 	}
-	s.origin, s.routed, s.initialID = b.OriginID(), b.RoutedID(), b.StreamID()
-	s.replyID = engine.ReplyID(s.initialID)
 	s.body, s.answered, s.windowed = s.bodyBuf[:0], false, false
 	return s.onFrame
 }
 
 type httpStream struct {
-	f                  *fakeHTTP
-	origin, routed     int64
-	initialID, replyID int64
+	f *fakeHTTP
+	enginetest.Accepted
 	body               []byte
 	bodyBuf            [4096]byte
 	resp               []byte
@@ -217,20 +132,20 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	}
 	id := s.hdr.StreamID()
 	switch {
-	case t == frame.FrameBegin && id == s.initialID:
-		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Max: 8192})
+	case t == frame.FrameBegin && id == s.InitialID:
+		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.InitialID, Max: 8192})
 		_ = s.f.w.Send(frame.FrameWindow, s.buf[:n])
-	case t == frame.FrameData && id == s.initialID:
+	case t == frame.FrameData && id == s.InitialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
 			s.body = append(s.body, s.d.Payload()...)
 			if bytes.HasSuffix(s.body, []byte("}")) {
 				s.respond()
 			}
 		}
-	case t == frame.FrameWindow && id == s.replyID:
+	case t == frame.FrameWindow && id == s.ReplyID:
 		s.windowed = true
 		s.answer()
-	case t == frame.FrameEnd && id == s.initialID, t == frame.FrameAbort && id == s.initialID:
+	case t == frame.FrameEnd && id == s.InitialID, t == frame.FrameAbort && id == s.InitialID:
 		if s.answered {
 			s.f.free = append(s.f.free, s)
 		}
@@ -263,7 +178,7 @@ func (s *httpStream) respond() {
 	}
 	s.resp = r
 	b := s.beginB.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
 	off, max, _ := b.ExtensionSlot()
 	eb := s.exB.Wrap(s.buf, off, max).TypeID(s.f.httpType)
@@ -283,10 +198,10 @@ func (s *httpStream) answer() {
 		return
 	}
 	if len(s.resp) > 0 {
-		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(s.resp)), s.resp)
+		n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(s.resp)), s.resp)
 		_ = s.f.w.Send(frame.FrameData, s.buf[:n])
 	}
-	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(s.resp))})
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID, Seq: int64(len(s.resp))})
 	_ = s.f.w.Send(frame.FrameEnd, s.buf[:n])
 	s.resp = nil
 	s.windowed = false
@@ -304,13 +219,13 @@ func TestToolsCallAllocs(t *testing.T) {
 		}
 	}()
 	h.requests(t, 3)
-	require.False(t, h.driver.failed, string(h.driver.reply))
-	require.Equal(t, echoResult, string(h.driver.reply))
+	require.False(t, h.failed(), string(h.caller.Reply()))
+	require.Equal(t, echoResult, string(h.caller.Reply()))
 	allocs := testing.AllocsPerRun(200, func() { h.requests(t, 1) })
 	if !raceEnabled {
 		require.Zero(t, allocs, "allocations per tools/call")
 	}
-	require.Equal(t, echoResult, string(h.driver.reply))
+	require.Equal(t, echoResult, string(h.caller.Reply()))
 }
 
 // A call whose JSON answer has all arrived (its Content-Length) waits for
@@ -339,8 +254,8 @@ func TestAnsweredCallsSendNoReset(t *testing.T) {
 	h.requests(t, 3)
 	opens0, errs0 := count()
 	h.requests(t, 20)
-	require.False(t, h.driver.failed, string(h.driver.reply))
-	require.Equal(t, echoResult, string(h.driver.reply))
+	require.False(t, h.failed(), string(h.caller.Reply()))
+	require.Equal(t, echoResult, string(h.caller.Reply()))
 	opens, errs := count()
 	require.Equal(t, int64(40), opens-opens0, "per tools/call: the upstream request and the reply to the caller")
 	require.Equal(t, errs0, errs, "RESET or ABORT sent by the client during the tools/calls")

@@ -3,9 +3,9 @@ package client
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"strconv"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
@@ -117,11 +117,7 @@ func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	if rh.mcpName != nil {
 		hs.Item().Name("mcp-name").ValueBytes(rh.mcpName)
 	}
-	if limit, err := eb.BuildLimit(); err != nil {
-		b.Fail(err)
-	} else {
-		b.ExtensionEnd(limit)
-	}
+	b.ExtensionDone(eb.BuildLimit())
 }
 
 // onFrame receives the response and the throttle frames of the request.
@@ -177,7 +173,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; one that breaks flow control or
 // frame order fails the call.
 func (c *call) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		c.fail()
 	}
 	return err == nil

@@ -73,9 +73,9 @@ func exit(e *engine.Engine, cfg *engine.BindingConfig) (int64, error) {
 
 // Attach makes the client's handler for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	in, ok := cfg.State().(*instance)
-	if !ok {
-		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	in, err := binding.Provisioned[*instance](cfg)
+	if err != nil {
+		return nil, err
 	}
 	return attach(w, cfg, in), nil
 }

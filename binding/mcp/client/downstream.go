@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -34,11 +35,7 @@ func (d *downstream) doBegin(ex *mcp.McpBeginEx, caps uint16) bool {
 	h := d.h
 	return d.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			if limit, err := h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps); err != nil {
-				b.Fail(err)
-			} else {
-				b.ExtensionEnd(limit)
-			}
+			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps))
 		}
 	}) == nil
 }
@@ -59,27 +56,15 @@ func (d *downstream) doWindow(max int32) {
 // maxPayload bytes, and returns the rest; ok is false when a frame was
 // refused, which closed the reply, and the request is reset.
 func (d *downstream) doData(p []byte, last bool) ([]byte, bool) {
-	h := d.h
-	for len(p) > 0 && !d.Out.Closed() {
-		n := int(min(int64(len(p)), d.Out.Available()-int64(d.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			break
-		}
-		var flags frame.Flags
-		if !d.sentData {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(p) && last {
-			flags |= frame.FlagDataFin
-		}
-		if d.Data(flags, p[:n], nil) != nil {
-			d.doReset(nil) // the ring refused it: the reply is over
-			return nil, false
-		}
+	n, err := binding.SendFragments(&d.Stream, p, !d.sentData, last, d.h.maxPayload)
+	if n > 0 {
 		d.sentData = true
-		p = p[n:]
 	}
-	return p, true
+	if err != nil {
+		d.doReset(nil) // the ring refused it: the reply is over
+		return nil, false
+	}
+	return p[n:], true
 }
 
 // doEnd ends the reply, with McpEndEx{outcome: ERROR} when failed. A
@@ -96,11 +81,7 @@ func (d *downstream) doEnd(failed bool) {
 		h := d.h
 		err = d.EndWith(func(b *frame.EndBuilder) {
 			if off, maxLimit, ok := b.ExtensionSlot(); ok {
-				if limit, err := h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit(); err != nil {
-					b.Fail(err)
-				} else {
-					b.ExtensionEnd(limit)
-				}
+				b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 			}
 		})
 	} else {
@@ -169,11 +150,7 @@ func (d *downstream) resetWith(ri *resetInfo) error {
 		} else {
 			eb.Error().Code(ri.code).Message(ri.message)
 		}
-		if limit, err := h.resetExB.BuildLimit(); err != nil {
-			b.Fail(err)
-		} else {
-			b.ExtensionEnd(limit)
-		}
+		b.ExtensionDone(h.resetExB.BuildLimit())
 	})
 }
 
@@ -233,11 +210,7 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 				pb.MessageBytes(b)
 			}
 		}
-		if limit, err := h.flushExB.BuildLimit(); err != nil {
-			fb.Fail(err)
-		} else {
-			fb.ExtensionEnd(limit)
-		}
+		fb.ExtensionDone(h.flushExB.BuildLimit())
 	})
 	if errors.Is(err, flyweight.ErrOverflow) {
 		// A FLUSH is one frame: what does not fit (a progress message
@@ -283,56 +256,6 @@ func (d *downstream) notify(method, params []byte) bool {
 // kind, session id and name, uri or method, contentLength unknown.
 func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx, caps uint16) (int, error) {
 	b := h.mcpExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
-	switch ex.Kind() {
-	case mcp.McpBeginExKindLifecycle:
-		v := ex.Lifecycle()
-		mcp.SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(caps)
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		mcp.SetSessionID(b.ToolsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		c := mcp.SetSessionID(b.ToolsCall(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpToolsCallBeginExBuilder).NameBytes, (*mcp.McpToolsCallBeginExBuilder).NameNull)
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		mcp.SetSessionID(b.PromptsList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		c := mcp.SetSessionID(b.PromptsGet(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Name(), v.HasName()), (*mcp.McpPromptsGetBeginExBuilder).NameBytes, (*mcp.McpPromptsGetBeginExBuilder).NameNull)
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		mcp.SetSessionID(b.ResourcesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		c := mcp.SetSessionID(b.ResourcesRead(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesReadBeginExBuilder).URIBytes, (*mcp.McpResourcesReadBeginExBuilder).URINull)
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		mcp.SetSessionID(b.ResourcesTemplatesList(), v.SessionID(), !v.HasSessionID())
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		c := mcp.SetSessionID(b.ResourcesSubscribe(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesSubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesSubscribeBeginExBuilder).URINull)
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		c := mcp.SetSessionID(b.ResourcesUnsubscribe(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.URI(), v.HasURI()), (*mcp.McpResourcesUnsubscribeBeginExBuilder).URIBytes, (*mcp.McpResourcesUnsubscribeBeginExBuilder).URINull)
-	case mcp.McpBeginExKindRequest:
-		v := ex.Request()
-		c := mcp.SetSessionID(b.Request(), v.SessionID(), !v.HasSessionID())
-		optBytes(c, nilIf(v.Method(), v.HasMethod()), (*mcp.McpRequestBeginExBuilder).MethodBytes, (*mcp.McpRequestBeginExBuilder).MethodNull)
-	}
+	mcp.BuildReply(b, ex, caps)
 	return b.BuildLimit()
-}
-
-func nilIf(v []byte, has bool) []byte {
-	if !has {
-		return nil
-	}
-	if v == nil {
-		return []byte{}
-	}
-	return v
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -128,7 +129,7 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; a request that breaks flow control
 // or frame order is cancelled, and closed both ways.
 func (x *exchange) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		x.cancel("protocol violation")
 		x.ds.doReset(nil)
 		x.ds.doAbort()
@@ -149,50 +150,23 @@ func (x *exchange) onBegin(ext []byte) {
 		x.refuse(-32601, "Method not found")
 		return
 	}
-	var sid, name []byte
-	var hasSID, hasName bool
+	var r mcp.RequestBegin
+	r.Read(ex)
 	switch x.kind {
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.Name(), v.HasName()
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.Name(), v.HasName()
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		sid, hasSID, name, hasName = v.SessionID(), v.HasSessionID(), v.URI(), v.HasURI()
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
+	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet, mcp.McpBeginExKindResourcesRead:
+		// The name or uri the Mcp-Name header carries.
+		x.name, x.hasName = append(x.name, r.Ident...), !r.IdentNull
 	case mcp.McpBeginExKindRequest:
-		v := ex.Request()
-		sid, hasSID = v.SessionID(), v.HasSessionID()
-		if !v.HasMethod() || len(v.Method()) == 0 {
+		if r.IdentNull || len(r.Ident) == 0 {
 			x.refuse(-32600, "Invalid request: no method")
 			return
 		}
-		x.method = append(x.method, v.Method()...)
+		x.method = append(x.method, r.Ident...)
 	}
 	if method != nil {
 		x.method = append(x.method, method.Name...)
 	}
-	x.sid, x.hasSID = append(x.sid, sid...), hasSID
-	x.name, x.hasName = append(x.name, name...), hasName
+	x.sid, x.hasSID = append(x.sid, r.SessionID...), !r.SessionIDNull
 	// The reply opens at once, as the toolkit's does, so the reply's
 	// credit is usually there by the time the answer is.
 	if !x.ds.doBegin(ex, 0) {
@@ -201,7 +175,7 @@ func (x *exchange) onBegin(ext []byte) {
 	}
 	x.ds.doWindow(paramsWindow)
 	h.arm(x)
-	if hasSID {
+	if x.hasSID {
 		h.sh.mu.Lock()
 		x.u = h.sh.sessions[string(x.sid)]
 		h.sh.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // The harness plays the mcp server (driver) in front of the proxy and a
@@ -17,10 +18,10 @@ import (
 // proxy's own path for a routed tools/call, BEGIN to END both ways.
 
 type harness struct {
-	e     *engine.Engine
-	w     *engine.Worker
-	d     *driver
-	timer *enginetest.Timer
+	e      *engine.Engine
+	w      *engine.Worker
+	caller *enginetest.Caller
+	timer  *enginetest.Timer
 }
 
 func newHarness(tb testing.TB) *harness {
@@ -44,97 +45,24 @@ bindings:
 		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
 	h := &harness{e: e, w: e.Worker(0), timer: enginetest.NewTimer()}
 	app.w = h.w
-	d := &driver{w: h.w, done: make(chan bool, 1), buf: make([]byte, 64<<10)}
-	d.self, _ = e.ResolveID("driver")
-	d.proxy, _ = e.ResolveID("mcp1")
-	d.params = []byte(`{"name":"a__echo","arguments":{"message":"hi"}}`)
+	self, _ := e.ResolveID("driver")
+	proxy, _ := e.ResolveID("mcp1")
+	params := []byte(`{"name":"a__echo","arguments":{"message":"hi"}}`)
 	var exB mcp.McpBeginExBuilder
 	ext := make([]byte, 256)
 	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(typeID).ToolsCall().SessionID("s1").Name("a__echo").
-		ContentLength(int32(len(d.params))).BuildLimit()
+		ContentLength(int32(len(params))).BuildLimit()
 	require.NoError(tb, err)
-	d.ext = ext[:n]
-	d.onFrame = d.handle
-	d.startFn = d.start
-	h.d = d
+	h.caller = enginetest.NewCaller(h.w, self, proxy, ext[:n], params, 8192)
 	return h
 }
 
-// call runs one tools/call through the proxy and waits for its END.
+// call runs one tools/call through the proxy, playing the mcp server, and
+// waits for its END.
 func (h *harness) call(tb testing.TB) {
-	h.w.Dispatch(h.d.startFn)
-	if !enginetest.ReceiveBy(tb, h.timer, h.d.done, "the reply") {
+	if !h.caller.Call(tb, h.timer, 1) || len(h.caller.Reply()) == 0 {
 		tb.Fatal("the call failed")
 	}
-}
-
-// driver plays the mcp server: one tools/call at a time.
-type driver struct {
-	w                  *engine.Worker
-	self, proxy        int64
-	ext, params, buf   []byte
-	initialID, replyID int64
-	out, in            engine.Flow
-	sent               bool
-	got                int
-	done               chan bool
-	onFrame            engine.MessageConsumer
-	startFn            func()
-
-	hdr    frame.Frame
-	window frame.Window
-	data   frame.Data
-	beginB frame.BeginBuilder
-	dataB  frame.DataBuilder
-	endB   frame.EndBuilder
-	winB   frame.WindowBuilder
-}
-
-func (d *driver) start() {
-	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.proxy)
-	d.out, d.in, d.sent, d.got = engine.Flow{}, engine.Flow{}, false, 0
-	n, err := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.self, RoutedID: d.proxy, StreamID: d.initialID}).Extension(d.ext).BuildLimit()
-	if err == nil {
-		err = d.w.NewStream(d.buf[:n], d.onFrame)
-	}
-	if err != nil {
-		d.done <- false
-	}
-}
-
-func (d *driver) handle(t frame.FrameType, buf []byte) {
-	if !d.hdr.TryWrap(buf, 0, len(buf)) {
-		return
-	}
-	switch t {
-	case frame.FrameWindow:
-		if d.window.TryWrap(buf, 0, len(buf)) && d.out.OnWindow(&d.window) == nil && !d.sent && d.out.CanSend(len(d.params)) {
-			d.sent = true
-			reserved := d.out.Reserved(len(d.params))
-			n, _ := enginetest.Data(&d.dataB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out), reserved, d.params)
-			_ = d.w.Send(frame.FrameData, d.buf[:n])
-			d.out.Send(len(d.params))
-			n, _ = enginetest.End(&d.endB, d.buf, flowHead(d.self, d.proxy, d.initialID, &d.out))
-			_ = d.w.Send(frame.FrameEnd, d.buf[:n])
-		}
-	case frame.FrameBegin:
-		d.grant()
-	case frame.FrameData:
-		if d.data.TryWrap(buf, 0, len(buf)) && d.in.OnData(&d.data) == nil {
-			d.got += len(d.data.Payload())
-			d.grant()
-		}
-	case frame.FrameEnd:
-		d.done <- d.got > 0
-	case frame.FrameAbort, frame.FrameReset:
-		d.done <- false
-	}
-}
-
-func (d *driver) grant() {
-	d.in.Grant(8192)
-	n, _ := enginetest.Window(&d.winB, d.buf, flowHead(d.self, d.proxy, d.replyID, &d.in))
-	_ = d.w.Send(frame.FrameWindow, d.buf[:n])
 }
 
 // fakeApp answers every request with a fixed result once its params
@@ -152,32 +80,26 @@ func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler,
 }
 
 func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
-	var s *appStream
-	if n := len(a.free); n > 0 {
-		s, a.free = a.free[n-1], a.free[:n-1]
-	} else {
+	s := freelist.Pop(&a.free)
+	if s == nil {
 		s = &appStream{a: a, buf: make([]byte, 4096)}
 		s.onFrame = s.handle
 	}
-	if !s.begin.TryWrap(buf, 0, len(buf)) {
+	if !s.Accept(buf) {
 		return nil
 	}
-	s.origin, s.routed, s.initialID = s.begin.OriginID(), s.begin.RoutedID(), s.begin.StreamID()
-	s.replyID = engine.ReplyID(s.initialID)
 	s.in, s.out, s.ended, s.answered = engine.Flow{}, engine.Flow{}, false, false
 	return s.onFrame
 }
 
 type appStream struct {
-	a                  *fakeApp
-	origin, routed     int64
-	initialID, replyID int64
-	in, out            engine.Flow
-	ended, answered    bool
-	buf                []byte
-	onFrame            engine.MessageConsumer
+	a *fakeApp
+	enginetest.Accepted
+	in, out         engine.Flow
+	ended, answered bool
+	buf             []byte
+	onFrame         engine.MessageConsumer
 
-	begin  frame.Begin
 	data   frame.Data
 	window frame.Window
 	beginB frame.BeginBuilder
@@ -190,11 +112,11 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 	w := s.a.w
 	switch t {
 	case frame.FrameBegin:
-		n, _ := s.beginB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		n, _ := s.beginB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0).BuildLimit()
 		_ = w.Send(frame.FrameBegin, s.buf[:n])
 		s.in.Grant(4096)
-		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.origin, s.routed, s.initialID, &s.in))
+		n, _ = enginetest.Window(&s.winB, s.buf, flowHead(s.Origin, s.Routed, s.InitialID, &s.in))
 		_ = w.Send(frame.FrameWindow, s.buf[:n])
 	case frame.FrameData:
 		if s.data.TryWrap(buf, 0, len(buf)) {
@@ -220,10 +142,10 @@ func (s *appStream) answer() {
 	s.answered = true
 	w := s.a.w
 	reserved := s.out.Reserved(len(appResult))
-	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out), reserved, appResult)
+	n, _ := enginetest.Data(&s.dataB, s.buf, flowHead(s.Origin, s.Routed, s.ReplyID, &s.out), reserved, appResult)
 	_ = w.Send(frame.FrameData, s.buf[:n])
 	s.out.Send(len(appResult))
-	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.origin, s.routed, s.replyID, &s.out))
+	n, _ = enginetest.End(&s.endB, s.buf, flowHead(s.Origin, s.Routed, s.ReplyID, &s.out))
 	_ = w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }

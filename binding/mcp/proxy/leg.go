@@ -3,7 +3,9 @@ package proxy
 import (
 	"errors"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
@@ -93,25 +95,8 @@ func (l *leg) sendParams() {
 	if l.Out.Closed() || l.params == nil && r.state&paramsDone == 0 {
 		return
 	}
-	h := r.h
-	for l.sent < len(l.params) {
-		rest := l.params[l.sent:]
-		n := int(min(int64(len(rest)), l.Out.Available()-int64(l.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			return
-		}
-		var flags frame.Flags
-		if l.sent == 0 {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(rest) {
-			flags |= frame.FlagDataFin
-		}
-		if l.Data(flags, rest[:n], nil) != nil {
-			r.fail()
-			return
-		}
-		l.sent += n
+	if !r.sendRest(&l.Stream, l.params, &l.sent) {
+		return // the rest when the route's credit comes
 	}
 	if r.op == opCall {
 		r.releaseSlot()
@@ -179,7 +164,7 @@ func (l *leg) onReset(rs *frame.Reset) {
 		if l.errCode != 0 {
 			r.respondError(l.errCode, l.errMsg, nil, nil)
 		} else {
-			r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+			r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
 		}
 	}
 }
@@ -234,7 +219,7 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 			return
 		}
 	}
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		if l.relays() {
 			r.fail()
 		} else {
@@ -346,7 +331,7 @@ func (l *leg) failLeg() {
 	l.abortInitial()
 	if r.op == opCall {
 		r.state |= local
-		r.respondError(codeInternalError, []byte("Internal error: result too large"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error: result too large"), nil, nil)
 		return
 	}
 	r.settle(l, legFailed)

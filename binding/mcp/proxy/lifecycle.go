@@ -1,11 +1,12 @@
 package proxy
 
 import (
-	"errors"
 	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -103,7 +104,7 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; one that breaks flow control or
 // frame order ends the session.
 func (l *lifecycle) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		l.fail()
 	}
 	return err == nil
@@ -164,10 +165,7 @@ func (l *lifecycle) timedOut() {
 func (l *lifecycle) legSettled() {
 	l.waiting--
 	if l.waiting == 0 {
-		if l.timer != 0 {
-			l.h.w.Cancel(l.timer)
-			l.timer = 0
-		}
+		disarm(l.h.w, &l.timer)
 		l.settled()
 	}
 }
@@ -195,7 +193,7 @@ func (l *lifecycle) settled() {
 	if accepted == 0 {
 		h.log.Warn("no route accepted the session")
 		// The RESET gives up the reply, not begun, too.
-		l.resetDown(h.errorResetEx(codeInternalError, "Internal error: no route accepted the session"))
+		l.resetDown(h.errorResetEx(jsonrpc.CodeInternalError, "Internal error: no route accepted the session"))
 		return
 	}
 	if !l.sidNull {
@@ -298,10 +296,7 @@ func (l *lifecycle) fail() {
 
 // done forgets the session once the downstream's lifecycle is over.
 func (l *lifecycle) done() {
-	if l.timer != 0 {
-		l.h.w.Cancel(l.timer)
-		l.timer = 0
-	}
+	disarm(l.h.w, &l.timer)
 	if l.registered {
 		l.registered = false
 		l.h.sessions.remove(l.sid)
@@ -343,7 +338,7 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 	h := l.h
 	switch t {
 	case frame.FrameWindow:
-		if _, err := g.OnWindow(buf); err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+		if _, err := g.OnWindow(buf); binding.Violation(err) {
 			g.abort()
 		}
 	case frame.FrameReset:

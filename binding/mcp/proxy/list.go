@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // startList fans a list request out to its routes at once: every route,
@@ -12,13 +13,13 @@ func (r *request) startList() {
 	r.entries = r.entries[:0]
 	if cs, ce, ok := member(r.params, "cursor"); ok && string(r.params[cs:ce]) != "null" && string(r.params[cs:ce]) != `""` {
 		if r.params[cs] != '"' {
-			r.respondError(codeInvalidParams, []byte("Invalid cursor"), nil, nil)
+			r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid cursor"), nil, nil)
 			return
 		}
 		var err error
 		r.entries, r.cbuf, err = decodeCursor(r.params[cs+1:ce-1], r.cbuf, r.kind, h.s.fingerprint, len(routes), r.entries)
 		if err != nil {
-			r.respondError(codeInvalidParams, []byte("Invalid cursor"), nil, nil)
+			r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid cursor"), nil, nil)
 			return
 		}
 	} else {
@@ -107,10 +108,7 @@ func (r *request) settle(l *leg, how uint16) {
 	l.state |= legSettled | how
 	r.open--
 	if r.open == 0 && !r.Out.Closed() {
-		if r.timer != 0 {
-			r.h.w.Cancel(r.timer)
-			r.timer = 0
-		}
+		disarm(r.h.w, &r.timer)
 		r.finishFanout()
 	}
 }
@@ -161,7 +159,7 @@ func (r *request) finishFanout() {
 	h.cursors = next[:0]
 	r.answer = out
 	if len(out) > maxList {
-		r.respondError(codeInternalError, []byte("Internal error: list too large"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error: list too large"), nil, nil)
 		return
 	}
 	r.respond()
@@ -178,7 +176,7 @@ func (r *request) failWith(l *leg) {
 	case l.errCode != 0:
 		r.respondError(l.errCode, l.errMsg, nil, nil)
 	default:
-		r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
 	}
 }
 

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"fmt"
 	"github.com/sluicehq/sluice/binding"
 	"log/slog"
 	"unsafe"
@@ -39,21 +38,12 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 
 // Attach makes the proxy's handler for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	in, ok := cfg.State().(*instance)
-	if !ok {
-		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	in, err := binding.Provisioned[*instance](cfg)
+	if err != nil {
+		return nil, err
 	}
 	return attach(w, cfg, in), nil
 }
-
-// JSON-RPC error codes the proxy answers with.
-const (
-	codeResourceNotFound int32 = -32002
-	codeInvalidRequest   int32 = -32600
-	codeMethodNotFound   int32 = -32601
-	codeInvalidParams    int32 = -32602
-	codeInternalError    int32 = -32603
-)
 
 // Bounds.
 const (
@@ -132,7 +122,7 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID {
-		h.refuse(b, buf, codeInvalidRequest, "Invalid request: not an MCP application stream")
+		h.refuse(b, buf, jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream")
 		return h.ignoreFn
 	}
 	switch ex.Kind() {
@@ -159,29 +149,11 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 		return nil
 	}
 	kind := ex.Kind()
-	var has bool
-	var name []byte
-	switch kind {
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		has, name = v.HasName(), v.Name()
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		has, name = v.HasName(), v.Name()
-	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		has, name = v.HasURI(), v.URI()
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		has, name = v.HasURI(), v.URI()
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		has, name = v.HasURI(), v.URI()
-	}
-	if !has {
+	var rb mcp.RequestBegin
+	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
-	route, _, ok := h.resolve(isURIKind(kind), kind, name)
+	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident)
 	if !ok {
 		return nil
 	}
@@ -318,3 +290,11 @@ var (
 	_ engine.Provisioner = Binding{}
 	_ engine.Handler     = (*Handler)(nil)
 )
+
+// disarm cancels the timer *id names, if one is armed, and forgets it.
+func disarm(w *engine.Worker, id *int64) {
+	if *id != 0 {
+		w.Cancel(*id)
+		*id = 0
+	}
+}

@@ -1,9 +1,9 @@
 package proxy
 
 import (
-	"errors"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -174,7 +174,7 @@ func (r *request) onDown(t frame.FrameType, buf []byte) {
 // handled. A malformed one is dropped; one that breaks flow control or
 // frame order fails the request.
 func (r *request) received(err error) bool {
-	if err != nil && !errors.Is(err, engine.ErrMalformedFrame) {
+	if binding.Violation(err) {
 		r.fail()
 	}
 	return err == nil
@@ -185,16 +185,16 @@ func (r *request) onBegin(b *frame.Begin) {
 	ext := b.Extension()
 	ex := &h.beginEx
 	if !ex.TryWrap(ext, 0, len(ext)) {
-		r.refuse(codeInvalidRequest, "Invalid request: not an MCP application stream")
+		r.refuse(jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream")
 		return
 	}
 	if !r.readBegin(ex) {
-		r.refuse(codeMethodNotFound, "Method not found")
+		r.refuse(jsonrpc.CodeMethodNotFound, "Method not found")
 		return
 	}
 	r.slot = h.pool.Acquire(r.InitialID())
 	if r.slot == engine.NoSlot {
-		r.refuse(codeInternalError, "Server busy")
+		r.refuse(jsonrpc.CodeInternalError, "Server busy")
 		return
 	}
 	// A call whose BEGIN names it opens its route at once, and lets the
@@ -218,51 +218,23 @@ func (r *request) onBegin(b *frame.Begin) {
 func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 	r.kind = ex.Kind()
 	r.op = opCall
-	r.contentLength = -1
-	r.identNull = true
-	r.ident = r.ident[:0]
-	var hasSID bool
-	var sid []byte
+	var b mcp.RequestBegin
+	if !b.Read(ex) {
+		return false
+	}
+	r.timeout, r.contentLength = b.Timeout, b.ContentLength
+	r.sidNull, r.identNull = b.SessionIDNull, b.IdentNull
+	r.sid = append(r.sid[:0], b.SessionID...)
+	r.ident = append(r.ident[:0], b.Ident...)
 	switch r.kind {
-	case mcp.McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		hasSID, sid, r.timeout, r.op = v.HasSessionID(), v.SessionID(), v.Timeout(), opList
-	case mcp.McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
-	case mcp.McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasName(), v.Name(), v.ContentLength())
+	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList,
+		mcp.McpBeginExKindResourcesList, mcp.McpBeginExKindResourcesTemplatesList:
+		r.op = opList
 	case mcp.McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
 		if r.h.s.prefixed {
 			r.state |= buffered
 		}
-	case mcp.McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasURI(), v.URI(), v.ContentLength())
 	case mcp.McpBeginExKindRequest:
-		v := ex.Request()
-		hasSID, sid, r.timeout = v.HasSessionID(), v.SessionID(), v.Timeout()
-		r.setIdent(v.HasMethod(), v.Method(), v.ContentLength())
 		switch string(r.ident) {
 		case "completion/complete":
 			r.op = opCall
@@ -271,18 +243,8 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 		default:
 			r.op = opUnknown
 		}
-	default:
-		return false
 	}
-	r.sidNull = !hasSID
-	r.sid = append(r.sid[:0], sid...)
 	return true
-}
-
-func (r *request) setIdent(has bool, v []byte, contentLength int32) {
-	r.identNull = !has
-	r.ident = append(r.ident[:0], v...)
-	r.contentLength = contentLength
 }
 
 // isURIKind reports whether a request kind names a resource uri rather
@@ -451,7 +413,7 @@ func (r *request) onParams() {
 	case opSetLevel:
 		r.startSetLevel()
 	case opUnknown:
-		r.respondError(codeMethodNotFound, []byte("Method not found"), nil, nil)
+		r.respondError(jsonrpc.CodeMethodNotFound, []byte("Method not found"), nil, nil)
 	case opCall:
 		if r.kind == mcp.McpBeginExKindRequest {
 			r.routeCompletion()
@@ -514,7 +476,7 @@ func (r *request) routeCompletion() {
 	h := r.h
 	rs, re, ok := member(r.params, "ref")
 	if !ok || r.params[rs] != '{' {
-		r.respondError(codeInvalidParams, []byte("Invalid params: ref is required"), nil, nil)
+		r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid params: ref is required"), nil, nil)
 		return
 	}
 	ref := r.params[rs:re]
@@ -529,7 +491,7 @@ func (r *request) routeCompletion() {
 	route, _, ok := h.resolve(key == "uri", kind, name)
 	if !ok {
 		if key == "uri" {
-			r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+			r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
 		} else {
 			r.respondUnknownName("Unknown prompt: ", name)
 		}
@@ -552,7 +514,7 @@ func (r *request) openRelay() {
 	if !l.begin() {
 		r.legs = r.legs[:0]
 		r.h.putLeg(l)
-		r.respondError(codeInternalError, []byte("Internal error"), nil, nil)
+		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
 	}
 }
 
@@ -565,7 +527,7 @@ func (r *request) respondUnknown(name []byte) {
 	case mcp.McpBeginExKindPromptsGet:
 		r.respondUnknownName("Unknown prompt: ", name)
 	default:
-		r.respondError(codeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
+		r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
 	}
 }
 
@@ -574,7 +536,7 @@ func (r *request) respondUnknownName(what string, name []byte) {
 	msg := append(h.scratch[:0], what...)
 	msg = append(msg, name...)
 	h.scratch = msg
-	r.respondError(codeInvalidParams, msg, nil, nil)
+	r.respondError(jsonrpc.CodeInvalidParams, msg, nil, nil)
 }
 
 // respondError answers with a JSON-RPC error object and outcome ERROR.
@@ -604,6 +566,19 @@ func (r *request) beginReply() bool {
 	return true
 }
 
+// sendRest sends msg[*off:] on s as far as its credit allows, advancing
+// *off, and reports whether all of msg has gone. A DATA the ring refuses
+// fails the request.
+func (r *request) sendRest(s *engine.Stream, msg []byte, off *int) bool {
+	n, err := binding.SendFragments(s, msg[*off:], *off == 0, true, r.h.maxPayload)
+	*off += n
+	if err != nil {
+		r.fail()
+		return false
+	}
+	return *off == len(msg)
+}
+
 // flushAnswer sends what the reply's credit allows of the proxy's own
 // answer, then END once all of it went.
 func (r *request) flushAnswer() {
@@ -611,24 +586,8 @@ func (r *request) flushAnswer() {
 	if !r.Out.Opening() || r.Out.Closed() || r.state&answerReady == 0 {
 		return
 	}
-	for r.answerOff < len(r.answer) {
-		rest := r.answer[r.answerOff:]
-		n := int(min(int64(len(rest)), r.Out.Available()-int64(r.Out.Pad), int64(h.maxPayload)))
-		if n <= 0 {
-			return
-		}
-		var flags frame.Flags
-		if r.answerOff == 0 {
-			flags |= frame.FlagDataInit
-		}
-		if n == len(rest) {
-			flags |= frame.FlagDataFin
-		}
-		if r.Data(flags, rest[:n], nil) != nil {
-			r.fail()
-			return
-		}
-		r.answerOff += n
+	if !r.sendRest(&r.Stream, r.answer, &r.answerOff) {
+		return // the rest when the reply's credit comes
 	}
 	var ext []byte
 	if r.state&answerError != 0 {
@@ -646,9 +605,9 @@ func (r *request) tooLarge() {
 	if !r.Out.Opening() && !r.Out.Closed() && !r.beginReply() {
 		return
 	}
-	r.resetDown(codeInvalidParams, "Invalid params: too large")
+	r.resetDown(jsonrpc.CodeInvalidParams, "Invalid params: too large")
 	r.cancelLegs()
-	r.respondError(codeInvalidParams, []byte("Invalid params: too large"), nil, nil)
+	r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid params: too large"), nil, nil)
 }
 
 // refuse refuses the request before reading it, with RESET carrying
@@ -740,10 +699,7 @@ func (r *request) maybeRelease() {
 	}
 	h := r.h
 	r.state |= released
-	if r.timer != 0 {
-		h.w.Cancel(r.timer)
-		r.timer = 0
-	}
+	disarm(h.w, &r.timer)
 	r.releaseSlot()
 	for _, l := range r.legs {
 		h.putLeg(l)
@@ -761,34 +717,12 @@ func (r *request) maybeRelease() {
 // requestBeginEx builds a request kind's McpBeginEx into extBuf.
 func (h *Handler) requestBeginEx(kind uint8, sid []byte, sidNull bool, ident []byte, identNull bool, contentLength int32, timeout int64) []byte {
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
-	switch kind {
-	case mcp.McpBeginExKindToolsList:
-		mcp.SetSessionID(b.ToolsList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindPromptsList:
-		mcp.SetSessionID(b.PromptsList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesList:
-		mcp.SetSessionID(b.ResourcesList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		mcp.SetSessionID(b.ResourcesTemplatesList(), sid, sidNull).Timeout(timeout)
-	case mcp.McpBeginExKindToolsCall:
-		mcp.SetName(mcp.SetSessionID(b.ToolsCall(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindPromptsGet:
-		mcp.SetName(mcp.SetSessionID(b.PromptsGet(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesRead:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesRead(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesSubscribe:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesSubscribe(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		mcp.SetURI(mcp.SetSessionID(b.ResourcesUnsubscribe(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	case mcp.McpBeginExKindRequest:
-		mcp.SetMethod(mcp.SetSessionID(b.Request(), sid, sidNull), ident, identNull).
-			ContentLength(contentLength).Timeout(timeout)
-	default:
+	r := mcp.RequestBegin{
+		SessionID: sid, SessionIDNull: sidNull,
+		Ident: ident, IdentNull: identNull,
+		ContentLength: contentLength, Timeout: timeout,
+	}
+	if !r.Build(b, kind) {
 		return nil
 	}
 	n, err := b.BuildLimit()

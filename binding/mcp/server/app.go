@@ -93,31 +93,16 @@ func (p *post) openApp(kind uint8, sid, name, params []byte) bool {
 }
 
 // requestBeginEx writes the McpBeginEx of a request of kind in
-// buf[off:max] and returns its limit.
+// buf[off:max] and returns its limit. A nil sid or name is null, but a
+// generic request always names its method.
 func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32) (int, error) {
 	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
-	switch kind {
-	case mcp.McpBeginExKindToolsList:
-		setSID(eb.ToolsList(), sid)
-	case mcp.McpBeginExKindToolsCall:
-		setName(setSID(eb.ToolsCall(), sid), name).ContentLength(n)
-	case mcp.McpBeginExKindPromptsList:
-		setSID(eb.PromptsList(), sid)
-	case mcp.McpBeginExKindPromptsGet:
-		setName(setSID(eb.PromptsGet(), sid), name).ContentLength(n)
-	case mcp.McpBeginExKindResourcesList:
-		setSID(eb.ResourcesList(), sid)
-	case mcp.McpBeginExKindResourcesRead:
-		setURI(setSID(eb.ResourcesRead(), sid), name).ContentLength(n)
-	case mcp.McpBeginExKindResourcesTemplatesList:
-		setSID(eb.ResourcesTemplatesList(), sid)
-	case mcp.McpBeginExKindResourcesSubscribe:
-		setURI(setSID(eb.ResourcesSubscribe(), sid), name).ContentLength(n)
-	case mcp.McpBeginExKindResourcesUnsubscribe:
-		setURI(setSID(eb.ResourcesUnsubscribe(), sid), name).ContentLength(n)
-	case mcp.McpBeginExKindRequest:
-		setSID(eb.Request(), sid).MethodBytes(name).ContentLength(n)
+	r := mcp.RequestBegin{
+		SessionID: sid, SessionIDNull: sid == nil,
+		Ident: name, IdentNull: name == nil && kind != mcp.McpBeginExKindRequest,
+		ContentLength: n,
 	}
+	r.Build(eb, kind)
 	return eb.BuildLimit()
 }
 
@@ -135,27 +120,12 @@ func (x *exchange) recycle() {
 	h.exchanges = append(h.exchanges, x)
 }
 
-// setSID, setName and setURI set a field, null when the value is nil.
+// setSID sets a session id, null when sid is nil.
 func setSID[B interface {
 	SessionIDBytes(v []byte) B
 	SessionIDNull() B
 }](b B, sid []byte) B {
 	return mcp.SetSessionID(b, sid, sid == nil)
-}
-
-// setName sets a name, null when a streaming body's head did not show it.
-func setName[B interface {
-	NameBytes(v []byte) B
-	NameNull() B
-}](b B, name []byte) B {
-	return mcp.SetName(b, name, name == nil)
-}
-
-func setURI[B interface {
-	URIBytes(v []byte) B
-	URINull() B
-}](b B, uri []byte) B {
-	return mcp.SetURI(b, uri, uri == nil)
 }
 
 // onAppFrame handles the application stream: its reply, and the throttle

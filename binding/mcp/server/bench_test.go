@@ -12,6 +12,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/freelist"
 )
 
 // The harness below drives the mcp server kind the way the http server
@@ -232,34 +233,28 @@ func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler,
 }
 
 func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
-	var s *appStream
-	if n := len(a.free); n > 0 {
-		s, a.free = a.free[n-1], a.free[:n-1]
-	} else {
+	s := freelist.Pop(&a.free)
+	if s == nil {
 		s = &appStream{a: a, buf: make([]byte, 4096)}
 		s.onFrame = s.handle
 	}
-	var b frame.Begin
-	if !b.TryWrap(buf, 0, len(buf)) {
+	if !s.Accept(buf) {
 		return nil
 	}
-	s.origin, s.routed, s.initialID = b.OriginID(), b.RoutedID(), b.StreamID()
-	s.replyID = engine.ReplyID(s.initialID)
 	s.inSeq, s.ended, s.windowed, s.answered, s.lifecycle = 0, false, false, false, false
 	return s.onFrame
 }
 
 type appStream struct {
-	a                  *fakeApp
-	origin, routed     int64
-	initialID, replyID int64
-	inSeq              int64
-	ended              bool
-	windowed           bool
-	answered           bool
-	lifecycle          bool
-	buf                []byte
-	onFrame            engine.MessageConsumer
+	a *fakeApp
+	enginetest.Accepted
+	inSeq     int64
+	ended     bool
+	windowed  bool
+	answered  bool
+	lifecycle bool
+	buf       []byte
+	onFrame   engine.MessageConsumer
 
 	hdr    frame.Frame
 	b      frame.Begin
@@ -279,9 +274,9 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 	}
 	id := s.hdr.StreamID()
 	switch {
-	case t == frame.FrameBegin && id == s.initialID:
+	case t == frame.FrameBegin && id == s.InitialID:
 		b := s.beginB.Wrap(s.buf, 0, len(s.buf)).
-			OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+			OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
 		if s.b.TryWrap(buf, 0, len(buf)) {
 			ext := s.b.Extension()
@@ -301,7 +296,7 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 		n, _ := b.BuildLimit()
 		_ = a.w.Send(frame.FrameBegin, s.buf[:n])
 		s.grant()
-	case t == frame.FrameData && id == s.initialID:
+	case t == frame.FrameData && id == s.InitialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
 			s.inSeq = s.d.Sequence() + int64(s.d.Reserved())
 			if a.record != nil && !s.lifecycle {
@@ -309,17 +304,17 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			}
 		}
 		s.grant()
-	case t == frame.FrameEnd && id == s.initialID:
+	case t == frame.FrameEnd && id == s.InitialID:
 		s.ended = true
 		if s.lifecycle {
 			s.close()
 			return
 		}
 		s.answer()
-	case t == frame.FrameWindow && id == s.replyID:
+	case t == frame.FrameWindow && id == s.ReplyID:
 		s.windowed = true
 		s.answer()
-	case t == frame.FrameAbort && id == s.initialID, t == frame.FrameReset && id == s.replyID:
+	case t == frame.FrameAbort && id == s.InitialID, t == frame.FrameReset && id == s.ReplyID:
 		s.close()
 	}
 }
@@ -329,7 +324,7 @@ func (s *appStream) grant() {
 	if window == 0 {
 		window = 32768
 	}
-	n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.initialID, Seq: s.inSeq, Ack: s.inSeq, Max: window})
+	n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.InitialID, Seq: s.inSeq, Ack: s.inSeq, Max: window})
 	_ = s.a.w.Send(frame.FrameWindow, s.buf[:n])
 }
 
@@ -338,13 +333,13 @@ func (s *appStream) answer() {
 		return
 	}
 	s.answered = true
-	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID}, int32(len(benchResult)), benchResult)
+	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(benchResult)), benchResult)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
 	s.close()
 }
 
 func (s *appStream) close() {
-	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.origin, RoutedID: s.routed, StreamID: s.replyID, Seq: int64(len(benchResult))})
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID, Seq: int64(len(benchResult))})
 	_ = s.a.w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }

@@ -50,9 +50,9 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 
 // Attach makes the server's handler for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	in, ok := cfg.State().(*instance)
-	if !ok {
-		return nil, fmt.Errorf("mcp %s: attached before it was provisioned", cfg.Name)
+	in, err := binding.Provisioned[*instance](cfg)
+	if err != nil {
+		return nil, err
 	}
 	return newServer(w, cfg, in.s, in.ids), nil
 }

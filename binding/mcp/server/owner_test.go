@@ -286,7 +286,7 @@ func notifyToolsChanged(app *fakeApp) error {
 	}
 	var b frame.FlushBuilder
 	m, err := b.Wrap(s.buf, 0, len(s.buf)).
-		OriginID(s.origin).RoutedID(s.routed).StreamID(s.replyID).
+		OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).
 		BudgetID(0).Reserved(0).Extension(ext[:n]).BuildLimit()
 	if err != nil {

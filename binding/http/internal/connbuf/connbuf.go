@@ -56,6 +56,16 @@ func (b *Inbox) Grant(in *engine.Flow) bool {
 	return true
 }
 
+// Offer grants s's sender the window the inbox has room for, as Grant
+// does with s.In, and sends the WINDOW when one is due. The error is the
+// WINDOW's; none when no WINDOW was due.
+func (b *Inbox) Offer(s *engine.Stream) error {
+	if !b.Grant(&s.In.Flow) {
+		return nil
+	}
+	return s.Window()
+}
+
 // Receive takes the payload of a DATA: it joins the bytes held in the
 // slot or, with none held, is read in place until Keep. It reports false
 // when the slot has no room for it, which a sender within the window
