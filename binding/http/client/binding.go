@@ -2,6 +2,7 @@ package client
 
 import (
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/engine"
 )
 
@@ -21,6 +22,9 @@ type Binding struct{}
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
 	s, err := compile(cfg)
 	if err != nil {
+		return nil, err
+	}
+	if s.routes, err = http.CompileRoutes(w, cfg, "client"); err != nil {
 		return nil, err
 	}
 	return newClient(w, cfg, s)

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"net"
 	"strconv"
@@ -53,6 +55,7 @@ type client struct {
 	head     []byte
 	fields   []byte // the header fields onBegin forwards, before head takes them
 	lower    []byte
+	key      []byte // the idle map key of a request's authority and exit
 	// free holds finished exchanges for the next requests (release).
 	free []*clientExchange
 
@@ -69,8 +72,8 @@ type client struct {
 }
 
 func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
-	if s.exitID == 0 {
-		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit (a tcp client)")
+	if s.exitID == 0 && len(s.routes) == 0 {
+		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit or routes (to a tcp client)")
 	}
 	h := &client{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
@@ -302,8 +305,19 @@ func (x *clientExchange) onBegin(ext []byte) {
 		x.refuse()
 		return
 	}
+	exitID := h.s.exitID
+	for i := range h.s.routes {
+		if h.s.routes[i].Match(h.requestHeader) {
+			exitID = h.s.routes[i].ExitID
+			break
+		}
+	}
+	if exitID == 0 {
+		x.refuse()
+		return
+	}
 	x.method = methodString(method)
-	c := h.connection(authority, x)
+	c := h.connection(authority, exitID, x)
 	if c == nil {
 		x.refuse()
 		return
@@ -332,11 +346,24 @@ func (x *clientExchange) onBegin(ext []byte) {
 	x.grantRequest()
 }
 
-// connection returns an idle connection to authority, or opens one. It
-// makes authority a string only for a new connection: indexing the pool
-// with string(authority) does not allocate.
-func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
-	p := h.idle[string(authorityB)]
+// requestHeader is the value of the request header name (lower case,
+// pseudo-headers included) in h.ex, for matching routes.
+func (h *client) requestHeader(name []byte) ([]byte, bool) {
+	for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
+		if bytes.Equal(hd.Name(), name) {
+			return hd.Value(), true
+		}
+	}
+	return nil, false
+}
+
+// connection returns an idle connection to authority through exitID, or
+// opens one. Pools are keyed by authority and exit; the key becomes a
+// string only for a new pool: indexing the map with string(key) does not
+// allocate.
+func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) *clientConn {
+	h.key = binary.BigEndian.AppendUint64(append(h.key[:0], authorityB...), uint64(exitID))
+	p := h.idle[string(h.key)]
 	if p != nil {
 		for c := p.pop(); c != nil; c = p.pop() {
 			if c.state == connIdle {
@@ -354,15 +381,15 @@ func (h *client) connection(authorityB []byte, x *clientExchange) *clientConn {
 		return nil
 	}
 	if p == nil {
-		p = &idlePool{}
-		h.idle[authority] = p
+		p = &idlePool{key: string(h.key)}
+		h.idle[p.key] = p
 	}
 	p.live++
 	c := &clientConn{h: h, authority: authority, pool: p, flags: connKeepAlive}
 	c.inbox.Init(h.pool)
 	c.outbox.Init(h.pool)
 	c.onIdle = c.idleExpired
-	c.Connect(h.w, h.cfg.ID, h.s.exitID, h.w.SupplyInitialID(h.s.exitID), c.onNet)
+	c.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), c.onNet)
 	c.Out.Trace, c.In.Trace = x.In.Trace, x.In.Trace
 	h.host, h.port = host, port
 	if c.BeginWith(0, h.proxyEx) != nil {
@@ -919,6 +946,7 @@ func (c *clientConn) keepAliveFor() time.Duration {
 // with the upstream saturated, p99 read 36–84 ms with LIFO and 20 ms with
 // FIFO, at the same rate (the upstream alone: 16 ms).
 type idlePool struct {
+	key   string        // its key in the client's idle map: authority and exit
 	conns []*clientConn // conns[head:] are idle, the longest idle first
 	head  int
 	live  int
@@ -976,7 +1004,7 @@ func (c *clientConn) leavePool() {
 	c.pool = nil
 	p.remove(c)
 	if p.live--; p.live == 0 {
-		delete(c.h.idle, c.authority)
+		delete(c.h.idle, p.key)
 	}
 }
 

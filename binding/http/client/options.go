@@ -27,6 +27,7 @@ const defaultMaxIdle = 256
 type settings struct {
 	limits h1.Limits
 	exitID int64
+	routes []http.Route
 	// idle is how long the client keeps an idle pooled connection.
 	idle time.Duration
 	// maxIdle bounds the client's idle connections per authority.

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 
@@ -11,10 +9,6 @@ import (
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
 )
-
-type whenOptions struct {
-	Headers map[string]string `yaml:"headers"`
-}
 
 // credentialSource is where a guard's credentials are read from: a header,
 // a query parameter or a cookie, with the text around {credentials}.
@@ -49,19 +43,6 @@ type cors struct {
 	expose      string
 }
 
-// route is a compiled route: every header condition must match.
-type route struct {
-	exitID int64
-	when   [][]headerMatch // any of these, each all of its matches
-	roles  map[string][]string
-}
-
-type headerMatch struct {
-	name   []byte
-	value  []byte
-	prefix bool
-}
-
 // settings is what Attach compiles from a server's configuration. The
 // client's options (idle-timeout, max-idle) are accepted and not used.
 type settings struct {
@@ -69,7 +50,7 @@ type settings struct {
 	maxBody int64
 	authz   *authorizer
 	cors    *cors
-	routes  []route
+	routes  []http.Route
 	exitID  int64
 }
 
@@ -137,53 +118,10 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		c.expose = strings.Join(ac.Expose.Headers, ", ")
 		s.cors = c
 	}
-	for _, r := range cfg.Routes() {
-		id, ok := w.ResolveID(r.Exit)
-		if !ok {
-			return nil, fmt.Errorf("http server %s: route exit %q names no binding", cfg.Name, r.Exit)
-		}
-		rt := route{exitID: id, roles: r.Guarded}
-		for _, raw := range r.When {
-			var when whenOptions
-			if err := raw.Decode(&when); err != nil {
-				return nil, err
-			}
-			var ms []headerMatch
-			for name, v := range when.Headers {
-				m := headerMatch{name: []byte(strings.ToLower(name)), value: []byte(v)}
-				if strings.HasSuffix(v, "*") {
-					m.value, m.prefix = []byte(strings.TrimSuffix(v, "*")), true
-				} else if _, err := path.Match(v, ""); err != nil {
-					return nil, fmt.Errorf("http server %s: route header %s: %v", cfg.Name, name, err)
-				}
-				ms = append(ms, m)
-			}
-			rt.when = append(rt.when, ms)
-		}
-		s.routes = append(s.routes, rt)
+	routes, err := http.CompileRoutes(w, cfg, "server")
+	if err != nil {
+		return nil, err
 	}
+	s.routes = routes
 	return s, nil
-}
-
-// match reports whether the request's header lookup satisfies one of the
-// route's conditions (a route without conditions matches everything).
-func (r *route) match(get func(name []byte) ([]byte, bool)) bool {
-	if len(r.when) == 0 {
-		return true
-	}
-	for _, all := range r.when {
-		ok := true
-		for i := range all {
-			m := &all[i]
-			v, found := get(m.name)
-			if !found || (m.prefix && !bytes.HasPrefix(v, m.value)) || (!m.prefix && !bytes.Equal(v, m.value)) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
 }

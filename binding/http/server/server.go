@@ -624,11 +624,11 @@ func (x *exchange) start(r *h1.RequestHead) {
 	}
 	// Route.
 	exitID := h.s.exitID
-	var rt *route
+	var rt *http.Route
 	for i := range h.s.routes {
-		if h.s.routes[i].match(c.headerValue) {
+		if h.s.routes[i].Match(c.headerValue) {
 			rt = &h.s.routes[i]
-			exitID = rt.exitID
+			exitID = rt.ExitID
 			break
 		}
 	}
@@ -649,8 +649,8 @@ func (x *exchange) start(r *h1.RequestHead) {
 			x.respondLocal(401, az, nil)
 			return
 		}
-		if rt != nil && rt.roles != nil {
-			if roles, ok := rt.roles[az.guardName]; ok && !az.guard.Verify(x.session, roles) {
+		if rt != nil && rt.Roles != nil {
+			if roles, ok := rt.Roles[az.guardName]; ok && !az.guard.Verify(x.session, roles) {
 				x.respondLocal(403, nil, nil)
 				return
 			}
