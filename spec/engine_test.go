@@ -22,6 +22,12 @@ var proxyConfigs = map[string]string{
 	"signal.deferred.begin": "proxy.delay.yaml",
 }
 
+// peerOnly names the scenarios that play peer to peer only, with the
+// reason: the test proxy between the scripts would stop them.
+var peerOnly = map[string]string{
+	"redirect": "the test proxy does not forward REDIRECT (TestEngineRedirect plays it without one)",
+}
+
 // echoScenarios holds pairs whose server script plays what the echo
 // binding does; engine-driven, the client script runs against echo.
 const echoScenarios = "../scripts/echo/streams/application"
@@ -44,6 +50,9 @@ func TestScenariosEngineDriven(t *testing.T) {
 		}
 		n++
 		name := filepath.Base(dir)
+		if peerOnly[name] != "" {
+			continue
+		}
 		for _, workers := range []int{1, 2} {
 			t.Run(name+"/workers="+string(rune('0'+workers)), func(t *testing.T) {
 				t.Parallel()
@@ -133,4 +142,40 @@ func source(t *testing.T, name, src string) *Source {
 	s, err := Parse(name, []byte(src))
 	require.NoError(t, err)
 	return &Source{Script: s, Src: []byte(src)}
+}
+
+// TestEngineRedirect plays the redirect scenario through the engine's
+// rings with no binding between the scripts: the client connects straight
+// to the external binding the server script plays.
+func TestEngineRedirect(t *testing.T) {
+	dir := filepath.Join(engineScenarios, "redirect")
+	Run(t, Config(engineConfig("proxy.yaml"),
+		Override("serverAddress", "zilla://streams/app1"), Override("clientAddress", "zilla://streams/app1")),
+		filepath.Join(dir, "client"), filepath.Join(dir, "server"))
+}
+
+// TestEngineStreamID checks option zilla:streamId: the connect's BEGIN
+// carries the fixed initial id, so the reply comes back on its reply id.
+func TestEngineStreamID(t *testing.T) {
+	var mu sync.Mutex
+	var replies []int64
+	trace := func(file string, received bool, f frame) {
+		if received && f.kind == frameBegin {
+			mu.Lock()
+			replies = append(replies, f.stream)
+			mu.Unlock()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), traceKey{}, trace), 5*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(echoConfig, Workers(1)), source(t, "client.rpt", `connect "zilla://streams/app0"
+        option zilla:streamId 0x7f001L
+connected
+write "hi"
+read "hi"
+`))
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []int64{0x7f000}, replies)
 }

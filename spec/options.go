@@ -18,6 +18,7 @@ type streamOptions struct {
 	authorization int64  // zilla:authorization, set on every frame sent
 	affinity      int64  // zilla:affinity, set on the BEGIN
 	capabilities  uint8  // zilla:capabilities, set on every WINDOW
+	streamID      int64  // zilla:streamId, a connect's initial stream id (0: the network picks)
 }
 
 // defaultWindow is the credit granted when zilla:window is not given.
@@ -49,6 +50,10 @@ func (o *streamOptions) set(name string, v any) error {
 	case "zilla:affinity":
 		n, err := integer(name, v)
 		o.affinity = n
+		return err
+	case "zilla:streamId":
+		n, err := integer(name, v)
+		o.streamID = n
 		return err
 	case "zilla:transmission":
 		return oneOfOption(name, v, &o.transmission, "duplex", "half-duplex", "simplex")

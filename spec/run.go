@@ -29,6 +29,7 @@ type Setup struct {
 	timeout    time.Duration
 	workers    int
 	logger     *slog.Logger
+	barriers   *Barriers
 }
 
 type mode uint8
@@ -77,6 +78,9 @@ func Override(name string, value any) RunOption {
 // Root makes alias/<scenario>/<script> name dir/<scenario>/<script>.rpt,
 // as Zilla's tests use ${net} and ${app}.
 func Root(alias, dir string) RunOption { return func(s *Setup) { s.roots[alias] = dir } }
+
+// WithBarriers shares the run's barriers with the caller (see [Barriers]).
+func WithBarriers(b *Barriers) RunOption { return func(s *Setup) { s.barriers = b } }
 
 // Timeout bounds the run (RunTimeout by default).
 func Timeout(d time.Duration) RunOption { return func(s *Setup) { s.timeout = d } }
@@ -152,6 +156,9 @@ func ReadFile(path string) (*Source, error) {
 
 // PlaySources plays parsed scripts with setup.
 func PlaySources(ctx context.Context, setup Setup, sources ...*Source) error {
+	if setup.barriers != nil {
+		ctx = context.WithValue(ctx, barriersKey{}, setup.barriers)
+	}
 	switch setup.mode {
 	case peerToPeer:
 		return playScripts(ctx, newMemNetwork(), nil, setup.properties, sources)

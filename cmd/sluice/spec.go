@@ -12,7 +12,7 @@ import (
 	"github.com/sluicehq/sluice/spec"
 )
 
-const specUsage = `usage: sluice spec [-c file | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
+const specUsage = `usage: sluice spec [-c file | --live] [-p name=value]... [-r alias=dir]... [-n barrier]... [-t timeout] [-w n] script...
 
   -c, --config file     start an engine from file and let the scripts play
                         its bindings' peers (engine-driven)
@@ -20,6 +20,8 @@ const specUsage = `usage: sluice spec [-c file | --live] [-p name=value]... [-r 
                         server that is already running (e.g. sluice start)
   -p, --property n=v    override the script property n with the string v
   -r, --root alias=dir  resolve alias/<scenario>/<script> to dir/<scenario>/<script>.rpt
+  -n, --notify barrier  notify the barrier as the run starts, as a k3po test's
+                        notifyBarrier does for a barrier its scripts await
   -t, --timeout d       bound the run (default 10s)
   -w, --workers n       engine workers (default 2)
 
@@ -42,6 +44,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		live       bool
 		props      multiFlag
 		roots      multiFlag
+		notify     multiFlag
 		timeout    time.Duration
 		workers    int
 	)
@@ -56,6 +59,9 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, name := range []string{"r", "root"} {
 		fs.Var(&roots, name, "")
+	}
+	for _, name := range []string{"n", "notify"} {
+		fs.Var(&notify, name, "")
 	}
 	for _, name := range []string{"t", "timeout"} {
 		fs.DurationVar(&timeout, name, spec.RunTimeout, "")
@@ -94,6 +100,16 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 			return usageError(fs, "spec", fmt.Sprintf("-root %q: want alias=dir", r))
 		}
 		opts = append(opts, spec.Root(alias, dir))
+	}
+	if len(notify) > 0 {
+		bars := spec.NewBarriers()
+		for _, name := range notify {
+			if name == "" {
+				return usageError(fs, "spec", "-notify wants a barrier name")
+			}
+			bars.Notify(name)
+		}
+		opts = append(opts, spec.WithBarriers(bars))
 	}
 	setup := spec.PeerToPeer(opts...)
 	mode := "peer to peer"
