@@ -43,6 +43,7 @@ type stream struct {
 	wflags    *uint8 // write option zilla:flags for the next DATA
 	rflags    *uint8 // read option zilla:flags for the next DATA
 	stopped   bool   // END or ABORT sent, or RESET received: no more writes
+	aborted   bool   // RESET or REDIRECT received: the write side was aborted
 	readDone  bool   // END or ABORT received, or RESET or REDIRECT sent: no more reads
 
 	// beginCheck is a connect's `read zilla:begin.ext` placed before
@@ -154,14 +155,14 @@ func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
 		s.padding = f.padding
 	case frameReset:
 		s.reset = &f
-		s.stopped = true
+		s.stopped, s.aborted = true, true
 	case frameChallenge:
 		s.advised = append(s.advised, f)
 	case frameRedirect:
 		// A redirect ends the write side, as k3po's transport aborts its
 		// output on one.
 		s.advised = append(s.advised, f)
-		s.stopped = true
+		s.stopped, s.aborted = true, true
 	case frameData:
 		s.inbound = append(s.inbound, f)
 		if s.opts.update == "proactive" && s.granted {
@@ -323,7 +324,9 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 	case *WriteClose:
 		return s.sendClosing(ctx, c, frameEnd, "end")
 	case *WriteAbort:
-		return s.sendClosing(ctx, c, frameAbort, "abort")
+		return s.writeAbort(ctx, c)
+	case *Closed:
+		return s.closed(ctx, c)
 	case *ReadClosed:
 		return s.readFrame(ctx, c, frameEnd, s.takeReadExt("end"))
 	case *ReadAborted:
@@ -566,6 +569,31 @@ func (s *stream) sendClosing(ctx context.Context, n Node, kind frameKind, extKin
 	}
 	s.stopped = true
 	return nil
+}
+
+// writeAbort sends ABORT, or nothing when the peer has already aborted
+// the write side with RESET or REDIRECT, as k3po's transport treats an
+// abort of an aborted output as done.
+func (s *stream) writeAbort(ctx context.Context, c *WriteAbort) error {
+	if s.c != nil {
+		if err := s.wait(ctx, c, "", nil, func() bool { return true }); err != nil {
+			return err
+		}
+	}
+	if s.aborted {
+		return nil
+	}
+	return s.sendClosing(ctx, c, frameAbort, "abort")
+}
+
+// closed waits for k3po's closed event: both sides of the stream done,
+// the write side by END, ABORT or RESET, the read side by END, ABORT,
+// RESET or REDIRECT.
+func (s *stream) closed(ctx context.Context, c *Closed) error {
+	if s.c == nil {
+		return s.failf(c, "closed before the stream was opened")
+	}
+	return s.wait(ctx, c, "the stream to close", nil, func() bool { return s.stopped && s.readDone })
 }
 
 // waitCredit waits until need bytes may be reserved, or fails on RESET.
