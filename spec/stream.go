@@ -295,7 +295,13 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 		if err != nil {
 			return s.failf(c, "%v", err)
 		}
-		return s.sendFrame(ctx, c, frame{kind: frameFlush, ext: ext})
+		if s.stopped {
+			return s.failf(c, "cannot send FLUSH: the stream is already closed")
+		}
+		// k3po's transport sends the FLUSH as it is, without forcing out a
+		// deferred BEGIN: a half-duplex accept may advise (an HTTP/2 push
+		// promise) before its reply begins.
+		return s.send(ctx, c, frame{kind: frameFlush, ext: ext})
 	case *ReadAdvised:
 		if c.Kind != "zilla:flush" || c.Missing {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)))
