@@ -161,6 +161,11 @@
 // aborted. k3po's transport stores the long in the channel's native byte
 // order on both sides, so the affinity on the wire is the same number.
 //
+// A stream takes in its peer's frames one at a time, in order, and a
+// command waiting on them resumes at the first frame that satisfies it:
+// a WINDOW ahead of a RESET releases a pending write before the RESET
+// aborts the stream, as k3po's transport handles each frame as it comes.
+//
 // Barriers are shared by every script of a run. A Go test takes part in
 // them with [Barriers] and [WithBarriers], as a k3po test calls
 // notifyBarrier and awaitBarrier; `sluice spec --notify NAME` notifies a

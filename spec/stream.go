@@ -36,6 +36,7 @@ type stream struct {
 	reset     *frame
 	inbound   []frame // DATA, FLUSH, END and ABORT, in order
 	off       int     // bytes of inbound[0] already consumed
+	backlog   []frame // taken from q but not yet absorbed
 	advised   []frame // CHALLENGE and REDIRECT frames against this side's writes
 	pending   int64   // update "message": credit owed at the end of a read
 	writeExt  map[string][]byte
@@ -177,19 +178,27 @@ func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
 	return nil
 }
 
-// wait absorbs frames until ready returns true; wake, when not nil, is
-// also waited on (a barrier).
+// wait absorbs frames, one at a time and in order, until ready returns
+// true; wake, when not nil, is also waited on (a barrier). Frames after
+// the one that made it ready stay in the backlog, so a wait sees the
+// state as it was at that frame, as k3po's transport handles each frame
+// as it arrives (a WINDOW releases a write before a RESET behind it
+// aborts the stream).
 func (s *stream) wait(ctx context.Context, n Node, what string, wake <-chan struct{}, ready func() bool) error {
 	for {
-		if s.q != nil {
-			for _, f := range s.q.take() {
-				if err := s.absorb(ctx, n, f); err != nil {
-					return err
-				}
-			}
-		}
 		if ready() {
 			return nil
+		}
+		if s.q != nil && len(s.backlog) == 0 {
+			s.backlog = s.q.take()
+		}
+		if len(s.backlog) > 0 {
+			f := s.backlog[0]
+			s.backlog = s.backlog[1:]
+			if err := s.absorb(ctx, n, f); err != nil {
+				return err
+			}
+			continue
 		}
 		var in <-chan struct{}
 		if s.q != nil {
@@ -203,6 +212,21 @@ func (s *stream) wait(ctx context.Context, n Node, what string, wake <-chan stru
 			return s.sr.ctxErr(ctx, n, what)
 		}
 	}
+}
+
+// drain absorbs every frame that has arrived, without waiting.
+func (s *stream) drain(ctx context.Context, n Node) error {
+	if s.q != nil {
+		s.backlog = append(s.backlog, s.q.take()...)
+	}
+	for len(s.backlog) > 0 {
+		f := s.backlog[0]
+		s.backlog = s.backlog[1:]
+		if err := s.absorb(ctx, n, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *stream) awaitBarrier(ctx context.Context, n Node, name string) error {
@@ -581,10 +605,8 @@ func (s *stream) sendClosing(ctx context.Context, n Node, kind frameKind, extKin
 // the write side with RESET or REDIRECT, as k3po's transport treats an
 // abort of an aborted output as done.
 func (s *stream) writeAbort(ctx context.Context, c *WriteAbort) error {
-	if s.c != nil {
-		if err := s.wait(ctx, c, "", nil, func() bool { return true }); err != nil {
-			return err
-		}
+	if err := s.drain(ctx, c); err != nil {
+		return err
 	}
 	if s.aborted {
 		return nil
@@ -761,7 +783,7 @@ func (s *stream) close(ctx context.Context, c *Close) error {
 		return nil
 	}
 	// Take in what has arrived, so a pending END counts as read closed.
-	if err := s.wait(ctx, c, "", nil, func() bool { return true }); err != nil {
+	if err := s.drain(ctx, c); err != nil {
 		return err
 	}
 	if !s.stopped {
