@@ -45,6 +45,7 @@ type stream struct {
 	rflags    *uint8 // read option zilla:flags for the next DATA
 	stopped   bool   // END or ABORT sent, or RESET received: no more writes
 	aborted   bool   // RESET or REDIRECT received: the write side was aborted
+	windowed  bool   // a WINDOW arrived: the peer took the stream
 	readDone  bool   // END or ABORT received, or RESET or REDIRECT sent: no more reads
 
 	// beginCheck is a connect's `read zilla:begin.ext` placed before
@@ -152,6 +153,7 @@ func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
 			return s.grantInitial(ctx, n)
 		}
 	case frameWindow:
+		s.windowed = true
 		s.credit += f.credit
 		s.padding = f.padding
 	case frameReset:
@@ -816,7 +818,10 @@ func (s *stream) readBeginExt(ctx context.Context, c *ReadExt) error {
 		return s.failf(c, "read zilla:begin.ext before the stream was connected")
 	}
 	s.beginCheck = nil
-	if err := s.wait(ctx, c, "BEGIN", nil, func() bool { return s.peerBegun || s.reset != nil }); err != nil {
+	// A RESET after the peer's WINDOW only aborts this side's writes; the
+	// peer's BEGIN may still follow (a half-duplex reply), so only a RESET
+	// refusing the stream outright ends the wait.
+	if err := s.wait(ctx, c, "BEGIN", nil, func() bool { return s.peerBegun || (s.reset != nil && !s.windowed) }); err != nil {
 		return err
 	}
 	if !s.peerBegun {
