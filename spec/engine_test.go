@@ -27,7 +27,7 @@ var proxyConfigs = map[string]string{
 var peerOnly = map[string]string{
 	"redirect":                 "the test proxy does not forward REDIRECT (TestEngineRedirect plays it without one)",
 	"flush.before.begin":       "the engine resets a stream whose FLUSH comes ahead of its BEGIN",
-	"reset.before.reply.begin": "the test proxy drops the reply once its initial stream is reset, so the late BEGIN never arrives",
+	"reset.before.reply.begin": "through the test proxy, a reply BEGIN sent after the RESET does not reach the client",
 }
 
 // echoScenarios holds pairs whose server script plays what the echo
