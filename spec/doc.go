@@ -122,9 +122,10 @@
 // A connect sends its BEGIN at connected and, in duplex, waits for the
 // reply BEGIN; it grants the reply its window as soon as that BEGIN
 // arrives. k3po opens a connect as soon as its script starts; Sluice opens
-// it at connected, or at the first command before connected that acts on
-// the stream (a read, a write, an expected advisory), so that extensions
-// and options written before connected still go on the BEGIN. A
+// it at connected, at the first command before connected that acts on
+// the stream (a read, a write, an expected advisory), or when its
+// commands end, so that extensions and options written before connected
+// still go on the BEGIN. A
 // `read zilla:begin.ext` before a connect's connected says what the reply
 // BEGIN must carry, and is checked when that BEGIN arrives (at connected
 // in duplex, later in half-duplex, at the latest when the stream's

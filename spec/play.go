@@ -294,7 +294,13 @@ func (pl *plan) runConnect(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.run(ctx, pl.st.Commands)
+	if err := s.run(ctx, pl.st.Commands); err != nil {
+		return err
+	}
+	// k3po opens every connect as its script starts, so one whose commands
+	// never needed the stream (only a write zilla:begin.ext, say) still
+	// sends its BEGIN.
+	return s.ensureBegin(ctx, h)
 }
 
 // runAccept plays the listening commands, then hands each accepted
