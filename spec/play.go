@@ -294,13 +294,7 @@ func (pl *plan) runConnect(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := s.run(ctx, pl.st.Commands); err != nil {
-		return err
-	}
-	// k3po opens every connect as its script starts, so one whose commands
-	// never needed the stream (only a write zilla:begin.ext, say) still
-	// sends its BEGIN.
-	return s.ensureBegin(ctx, h)
+	return s.run(ctx, pl.st.Commands)
 }
 
 // runAccept plays the listening commands, then hands each accepted

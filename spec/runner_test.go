@@ -240,3 +240,23 @@ connected
 	assert.Contains(t, err.Error(), "client.rpt:3: timed out waiting for barrier ROUTED")
 	require.Error(t, b.Await(ctx, "ROUTED"))
 }
+
+// TestBeginExtBeforeConnectedMismatch: a read zilla:begin.ext before a
+// connect's connected is checked when the reply BEGIN arrives, even when
+// no later command waits for it, and fails at its own line.
+func TestBeginExtBeforeConnectedMismatch(t *testing.T) {
+	client := `connect "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+read zilla:begin.ext [0x02]
+`
+	server := `accept "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+accepted
+connected
+write zilla:begin.ext [0x03]
+write flush
+`
+	err := runPairSrc(t, 2*time.Second, client, server)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "client.rpt:3: expected BEGIN with extension [0x02]")
+}

@@ -243,12 +243,20 @@ func (s *stream) awaitBarrier(ctx context.Context, n Node, name string) error {
 	})
 }
 
-// run plays cmds, the commands of this stream. A `read zilla:begin.ext`
-// still unchecked at the end waits for the BEGIN it describes, as k3po
-// does not complete a script while one of its handlers is pending.
+// run plays cmds, the commands of this stream. k3po opens every connect
+// as its script starts, so a connect whose commands never needed the
+// stream (only a write zilla:begin.ext, say) still sends its BEGIN at the
+// end; and a `read zilla:begin.ext` still unchecked then waits for the
+// BEGIN it describes, as k3po does not complete a script while one of its
+// handlers is pending.
 func (s *stream) run(ctx context.Context, cmds []Command) error {
 	for _, cmd := range cmds {
 		if err := s.exec(ctx, cmd); err != nil {
+			return err
+		}
+	}
+	if !s.server {
+		if err := s.ensureBegin(ctx, s.head); err != nil {
 			return err
 		}
 	}
