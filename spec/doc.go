@@ -125,7 +125,11 @@
 // it at connected, at the first command before connected that acts on
 // the stream (a read, a write, an expected advisory), or when its
 // commands end, so that extensions and options written before connected
-// still go on the BEGIN. A
+// still go on the BEGIN. The connects of a script open in script order,
+// each once the one before it has opened or is waiting on a barrier, so an
+// accept's blocks take them in the order k3po would send them; a
+// `connect await` opens when its barrier is notified, in no fixed order
+// with other connects whose barriers are notified at the same time. A
 // `read zilla:begin.ext` before a connect's connected says what the reply
 // BEGIN must carry, and is checked when that BEGIN arrives (at connected
 // in duplex, later in half-duplex, at the latest when the stream's

@@ -121,6 +121,7 @@ type plan struct {
 	accept bool
 	opts   streamOptions
 	l      listener
+	turn   *turn // a connect's place in the script's opening order, or nil
 }
 
 // playScripts plays every stream of every script at once over net, as
@@ -158,10 +159,15 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 		if len(src.Script.Streams) == 0 {
 			return fmt.Errorf("%s: no connect or accept stream", src.Script.File)
 		}
+		var prev <-chan struct{}
 		for _, st := range src.Script.Streams {
 			pl, err := sr.plan(st)
 			if err != nil {
 				return err
+			}
+			if c, ok := st.Head.(*Connect); ok && c.Await == "" {
+				pl.turn = &turn{prev: prev, done: make(chan struct{})}
+				prev = pl.turn.done
 			}
 			plans = append(plans, pl)
 		}
@@ -284,7 +290,9 @@ func (sr *scriptRun) plan(st *Stream) (*plan, error) {
 func (pl *plan) runConnect(ctx context.Context) error {
 	h := pl.st.Head.(*Connect)
 	s := newStream(pl.sr, h, pl.uri, false, pl.opts)
+	s.turn = pl.turn
 	defer func() {
+		s.turn.release()
 		if s.c != nil {
 			s.c.close()
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -51,6 +52,39 @@ type stream struct {
 	// beginCheck is a connect's `read zilla:begin.ext` placed before
 	// connected: the reply BEGIN is checked against it when it arrives.
 	beginCheck *ReadExt
+
+	// turn orders the opening of a script's connects: a connect opens
+	// once the one before it in the script has opened (or stopped short
+	// of opening), as k3po opens them in script order as the script
+	// starts. nil for a connect that awaits a barrier and for accepts.
+	turn *turn
+}
+
+// turn is one connect's place in its script's opening order.
+type turn struct {
+	prev <-chan struct{} // closed when the connect before has had its turn; nil for the first
+	done chan struct{}   // closed when this connect has had its turn
+	once sync.Once
+}
+
+// wait blocks until the connect before has had its turn.
+func (t *turn) wait(ctx context.Context) error {
+	if t == nil || t.prev == nil {
+		return nil
+	}
+	select {
+	case <-t.prev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release ends this connect's turn; later calls do nothing.
+func (t *turn) release() {
+	if t != nil {
+		t.once.Do(func() { close(t.done) })
+	}
 }
 
 func newStream(sr *scriptRun, head Node, uri string, server bool, opts streamOptions) *stream {
@@ -232,6 +266,9 @@ func (s *stream) drain(ctx context.Context, n Node) error {
 }
 
 func (s *stream) awaitBarrier(ctx context.Context, n Node, name string) error {
+	// A connect that waits on a barrier before opening lets the next one
+	// open meanwhile, which that barrier may depend on.
+	s.turn.release()
 	ch := s.sr.play.bars.get(name)
 	return s.wait(ctx, n, "barrier "+name, ch, func() bool {
 		select {
@@ -511,12 +548,16 @@ func (s *stream) ensureBegin(ctx context.Context, n Node) error {
 	ext := s.writeExt["begin"]
 	delete(s.writeExt, "begin")
 	s.beginSent = true
+	defer s.turn.release()
 	return s.send(ctx, n, frame{kind: frameBegin, ext: ext, affinity: s.opts.affinity})
 }
 
 func (s *stream) dial(ctx context.Context, n Node) error {
 	if s.c != nil {
 		return nil
+	}
+	if err := s.turn.wait(ctx); err != nil {
+		return s.sr.ctxErr(ctx, n, "the connect before it in the script to open")
 	}
 	c, err := s.sr.play.net.dial(ctx, s.uri, &s.opts)
 	if err != nil {
