@@ -18,11 +18,13 @@ const (
 	frameReset
 	frameWindow
 	frameChallenge
+	frameRedirect
 )
 
 var frameNames = [...]string{
 	frameBegin: "BEGIN", frameData: "DATA", frameFlush: "FLUSH", frameEnd: "END",
 	frameAbort: "ABORT", frameReset: "RESET", frameWindow: "WINDOW", frameChallenge: "CHALLENGE",
+	frameRedirect: "REDIRECT",
 }
 
 func (k frameKind) String() string { return frameNames[k] }
@@ -49,7 +51,7 @@ type frame struct {
 	budgetID      int64  // WINDOW, DATA
 	capabilities  uint8  // WINDOW
 	authorization int64  // any
-	affinity      int64  // BEGIN
+	affinity      int64  // BEGIN, REDIRECT
 	stream        int64  // the engine stream id it was received on, for messages
 }
 

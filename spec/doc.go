@@ -143,15 +143,67 @@
 // credit, "message" waits until a write fits one frame, "none" ignores
 // credit), zilla:authorization (set on every frame sent, and required of
 // the BEGIN an accept takes), zilla:affinity and zilla:capabilities
-// ("CHALLENGE"). Other options fail as unsupported.
+// ("CHALLENGE"), and on a connect zilla:streamId (the initial stream id
+// its BEGIN carries; against an engine it must be an id the engine could
+// have allocated, since the id names the workers). Other options fail as
+// unsupported.
 //
 // A connect sends its BEGIN at connected and, in duplex, waits for the
 // reply BEGIN; it grants the reply its window as soon as that BEGIN
-// arrives. An accept takes the next connection at each accepted block,
-// grants its window at connected, and defers its reply BEGIN in
-// half-duplex until its first write, flush, advisory or close; so an
-// advisory written before connected (`read advise zilla:challenge`) goes
-// out before the WINDOW, the order of seed 000. Writes wait for credit;
+// arrives. k3po opens a connect as soon as its script starts; Sluice opens
+// it at connected, at the first command before connected that acts on
+// the stream (a read, a write, an expected advisory), or when its
+// commands end, so that extensions and options written before connected
+// still go on the BEGIN. The connects of a script open in script order,
+// each once the one before it has opened or is waiting on a barrier, so an
+// accept's blocks take them in the order k3po would send them; a
+// `connect await` opens when its barrier is notified, in no fixed order
+// with other connects whose barriers are notified at the same time. A
+// `read zilla:begin.ext` before a connect's connected says what the reply
+// BEGIN must carry, and is checked when that BEGIN arrives (at connected
+// in duplex, later in half-duplex, at the latest when the stream's
+// commands end). An accept takes the next connection at each accepted
+// block, grants its window at connected, and defers its reply BEGIN in
+// half-duplex until its first write, write flush, write abort or close;
+// an advisory does not force it, and one written before connected
+// (`read advise zilla:challenge`) goes out before the WINDOW, the order of
+// seed 000. A rejected block checks its `read zilla:begin.ext` against the
+// BEGIN before refusing it with RESET.
+//
+// `write flush` sends no frame, as in k3po's zilla transport: it forces
+// out a deferred BEGIN and, when a `write zilla:data.ext` waits with no
+// data to carry it, sends a DATA with a null payload and that extension.
+// A FLUSH is written only by `write advise zilla:flush [ext]`, which does
+// not force out a deferred BEGIN either: k3po sends it as it is, so a
+// half-duplex accept can advise (an HTTP/2 push promise) before its reply
+// begins. Against an engine, a FLUSH ahead of the BEGIN resets the stream.
+//
+// `write close` sends END and `write abort` ABORT on the write side; a
+// `write abort` after the peer's RESET (or REDIRECT) sends nothing, its
+// output being aborted already. `close` closes both sides as k3po's
+// transport does: END on the write side unless it is already closed, and
+// RESET on the read side unless END or ABORT has arrived there; `closed`
+// waits until both sides are done. `connect abort` sends the connect's
+// BEGIN (with its pending extension) and ABORT straight after, which is
+// what k3po's transport does when a connect is canceled.
+//
+// `read advise zilla:redirect VALUE` answers the peer's BEGIN with a
+// REDIRECT, whose affinity is VALUE when it is 8 bytes (a long such as
+// 0x01L) and whose extension is the BEGIN's own; the read side is then
+// done. `write advised zilla:redirect VALUE` expects that REDIRECT and
+// matches its affinity as 8 big-endian bytes; the write side is then
+// aborted. k3po's transport stores the long in the channel's native byte
+// order on both sides, so the affinity on the wire is the same number.
+//
+// A stream takes in its peer's frames one at a time, in order, and a
+// command waiting on them resumes at the first frame that satisfies it:
+// a WINDOW ahead of a RESET releases a pending write before the RESET
+// aborts the stream, as k3po's transport handles each frame as it comes.
+//
+// Barriers are shared by every script of a run. A Go test takes part in
+// them with [Barriers] and [WithBarriers], as a k3po test calls
+// notifyBarrier and awaitBarrier; `sluice spec --notify NAME` notifies a
+// barrier as the run starts. Writes wait for credit;
 // write option zilla:flags sets the next DATA's flags (a message split
 // across the credit otherwise goes out INIT … FIN) and read option
 // zilla:flags checks them. rejected answers the BEGIN with RESET and a

@@ -22,6 +22,20 @@ var proxyConfigs = map[string]string{
 	"signal.deferred.begin": "proxy.delay.yaml",
 }
 
+// peerOnly names the scenarios that play peer to peer only, with the
+// reason: the test proxy between the scripts would stop them.
+var peerOnly = map[string]string{
+	"redirect":                 "the test proxy does not forward REDIRECT (TestEngineRedirect plays it without one)",
+	"flush.before.begin":       "the engine resets a stream whose FLUSH comes ahead of its BEGIN",
+	"reset.before.reply.begin": "through the test proxy, a reply BEGIN sent after the RESET does not reach the client",
+}
+
+// oneWorker names the scenarios that play through an engine with one
+// worker only, with the reason.
+var oneWorker = map[string]string{
+	"connects.in.order": "with two workers the connects are served on different workers and reach the exit in either order",
+}
+
 // echoScenarios holds pairs whose server script plays what the echo
 // binding does; engine-driven, the client script runs against echo.
 const echoScenarios = "../scripts/echo/streams/application"
@@ -44,7 +58,13 @@ func TestScenariosEngineDriven(t *testing.T) {
 		}
 		n++
 		name := filepath.Base(dir)
+		if peerOnly[name] != "" {
+			continue
+		}
 		for _, workers := range []int{1, 2} {
+			if workers > 1 && oneWorker[name] != "" {
+				continue
+			}
 			t.Run(name+"/workers="+string(rune('0'+workers)), func(t *testing.T) {
 				t.Parallel()
 				cfg := proxyConfigs[name]
@@ -151,4 +171,40 @@ connect aborted
 
 	err = PlaySources(ctx, Config(engineConfig("proxy.yaml"), External("app1")), source(t, "client.rpt", client))
 	require.NoError(t, err)
+}
+
+// TestEngineRedirect plays the redirect scenario through the engine's
+// rings with no binding between the scripts: the client connects straight
+// to the external binding the server script plays.
+func TestEngineRedirect(t *testing.T) {
+	dir := filepath.Join(engineScenarios, "redirect")
+	Run(t, Config(engineConfig("proxy.yaml"),
+		Override("serverAddress", "zilla://streams/app1"), Override("clientAddress", "zilla://streams/app1")),
+		filepath.Join(dir, "client"), filepath.Join(dir, "server"))
+}
+
+// TestEngineStreamID checks option zilla:streamId: the connect's BEGIN
+// carries the fixed initial id, so the reply comes back on its reply id.
+func TestEngineStreamID(t *testing.T) {
+	var mu sync.Mutex
+	var replies []int64
+	trace := func(file string, received bool, f frame) {
+		if received && f.kind == frameBegin {
+			mu.Lock()
+			replies = append(replies, f.stream)
+			mu.Unlock()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), traceKey{}, trace), 5*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(echoConfig, Workers(1)), source(t, "client.rpt", `connect "zilla://streams/app0"
+        option zilla:streamId 0x7f001L
+connected
+write "hi"
+read "hi"
+`))
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []int64{0x7f000}, replies)
 }

@@ -74,7 +74,7 @@ func (n *engineNetwork) listen(uri string, _ *streamOptions) (listener, error) {
 	return l, nil
 }
 
-func (n *engineNetwork) dial(_ context.Context, uri string, _ *streamOptions) (conn, error) {
+func (n *engineNetwork) dial(_ context.Context, uri string, o *streamOptions) (conn, error) {
 	name := streamName(uri)
 	if name == "" {
 		return nil, fmt.Errorf("unsupported address %q with an engine: want zilla://streams/<name>", uri)
@@ -86,6 +86,7 @@ func (n *engineNetwork) dial(_ context.Context, uri string, _ *streamOptions) (c
 	w := n.e.Worker(int(n.next.Add(1)-1) % n.e.Workers())
 	c := newEngineConn(w, false)
 	c.originID, c.routedID = n.driverID, routedID
+	c.fixedID = o.streamID
 	return c, nil
 }
 
@@ -169,6 +170,7 @@ type engineConn struct {
 
 	originID, routedID int64
 	initialID, replyID int64
+	fixedID            int64 // zilla:streamId: the initial id a connect uses, or 0
 	outSeq             int64 // sent, in the data direction
 	outAck, outLimit   int64 // from the peer's last WINDOW: ack and ack+max
 	outMax             int32
@@ -190,6 +192,8 @@ type engineConn struct {
 	resetB             core.ResetBuilder
 	windowB            core.WindowBuilder
 	challengeB         core.ChallengeBuilder
+	redirect           core.Redirect
+	redirectB          core.RedirectBuilder
 }
 
 func newEngineConn(w *engine.Worker, server bool) *engineConn {
@@ -239,7 +243,10 @@ func (c *engineConn) emit(f frame) error {
 	case frameBegin:
 		t = core.FrameBegin
 		if !c.server {
-			c.initialID = c.w.SupplyInitialID(c.routedID)
+			c.initialID = c.fixedID
+			if c.initialID == 0 {
+				c.initialID = c.w.SupplyInitialID(c.routedID)
+			}
 			c.replyID = engine.ReplyID(c.initialID)
 		}
 		n, err = c.beginB.Wrap(buf, 0, len(buf)).
@@ -312,6 +319,13 @@ func (c *engineConn) emit(f frame) error {
 			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit - c.inSeq)).
 			Authorization(f.authorization).Extension(f.ext).
 			BuildLimit()
+	case frameRedirect:
+		t = core.FrameRedirect
+		n, err = c.redirectB.Wrap(buf, 0, len(buf)).
+			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.in()).
+			Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(int32(c.inLimit - c.inSeq)).
+			Authorization(f.authorization).Affinity(f.affinity).Extension(f.ext).
+			BuildLimit()
 	default:
 		return fmt.Errorf("cannot send %s", f.kind)
 	}
@@ -373,6 +387,11 @@ func (c *engineConn) onMessage(t core.FrameType, buf []byte) {
 	case core.FrameChallenge:
 		if ch := &c.challenge; ch.TryWrap(buf, 0, len(buf)) {
 			c.q.push(frame{kind: frameChallenge, ext: bytes.Clone(ch.Extension()), authorization: ch.Authorization(), stream: ch.StreamID()})
+		}
+	case core.FrameRedirect:
+		if r := &c.redirect; r.TryWrap(buf, 0, len(buf)) {
+			c.q.push(frame{kind: frameRedirect, ext: bytes.Clone(r.Extension()), affinity: r.Affinity(),
+				authorization: r.Authorization(), stream: r.StreamID()})
 		}
 	}
 }

@@ -19,6 +19,7 @@ type streamOptions struct {
 	affinity      int64  // zilla:affinity, set on the BEGIN
 	capabilities  uint8  // zilla:capabilities, set on every WINDOW
 	httpTransport string // http:transport, the address an http:// stream runs on
+	streamID      int64  // zilla:streamId, a connect's initial stream id (0: the network picks)
 }
 
 // defaultWindow is the credit granted when zilla:window is not given.
@@ -50,6 +51,10 @@ func (o *streamOptions) set(name string, v any) error {
 	case "zilla:affinity":
 		n, err := integer(name, v)
 		o.affinity = n
+		return err
+	case "zilla:streamId":
+		n, err := integer(name, v)
+		o.streamID = n
 		return err
 	case "zilla:transmission":
 		return oneOfOption(name, v, &o.transmission, "duplex", "half-duplex", "simplex")

@@ -393,6 +393,8 @@ func TestParseStatements(t *testing.T) {
 		{name: "http write config", src: `write http:content-length`, want: `write http:content-length`, typ: "WriteConfig"},
 		{name: "mask option", src: "write option mask [0x01 0x02 0x03 0x04]", want: "write option mask [0x01 0x02 0x03 0x04]", typ: "WriteOption"},
 		{name: "redirect advise", src: "read advise zilla:redirect 0x01L", want: "read advise zilla:redirect 0x01L", typ: "ReadAdvise"},
+		{name: "redirect advised", src: "write advised zilla:redirect 0x0000000000000001L", want: "write advised zilla:redirect 0x0000000000000001L", typ: "WriteAdvised"},
+		{name: "close", src: "close", want: "close", typ: "Close"},
 		{name: "advised missing", src: "write advised zilla:challenge missing", want: "write advised zilla:challenge missing", typ: "WriteAdvised"},
 		{name: "single quotes and escapes", src: `write 'a"b' "c\'d\t\\\b\f"`, want: `write "a\"b" "c'd\t\\\b\f"`, typ: "Write"},
 		{name: "number keywords", src: "write byte -128 short 0x7fff int +1 long -9223372036854775808", want: "write byte -128 0x7fffs +1 -9223372036854775808L", typ: "Write"},

@@ -57,6 +57,35 @@ func (b *barriers) notify(name string) {
 	}
 }
 
+// Barriers are the barriers of one run, shared with code outside the
+// scripts, as k3po's notifyBarrier and awaitBarrier share them with a Java
+// test: a Go test notifies a barrier that a script awaits, or awaits one
+// that a script notifies. Give them to a run with [WithBarriers]; like a
+// script's barriers they are notified once and stay notified, so use a
+// fresh set for each run.
+type Barriers struct{ b *barriers }
+
+// NewBarriers returns a set of barriers, none notified.
+func NewBarriers() *Barriers {
+	return &Barriers{b: &barriers{m: map[string]chan struct{}{}}}
+}
+
+// Notify notifies the barrier name; notifying it again does nothing.
+func (b *Barriers) Notify(name string) { b.b.notify(name) }
+
+// Await waits until the barrier name is notified, or ctx is done.
+func (b *Barriers) Await(ctx context.Context, name string) error {
+	select {
+	case <-b.b.get(name):
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("barrier %s: %w", name, context.Cause(ctx))
+	}
+}
+
+// barriersKey carries a run's *Barriers in its context.
+type barriersKey struct{}
+
 func newSharedLabels() func(string) int32 {
 	var mu sync.Mutex
 	ids := map[string]int32{}
@@ -92,6 +121,7 @@ type plan struct {
 	accept bool
 	opts   streamOptions
 	l      listener
+	turn   *turn // a connect's place in the script's opening order, or nil
 }
 
 // playScripts plays every stream of every script at once over net, as
@@ -112,6 +142,9 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 	schema, _ := dynamic.Builtin()
 	p := &play{net: newHTTPNetwork(net), bars: &barriers{m: map[string]chan struct{}{}}}
 	defer p.net.close()
+	if b, ok := ctx.Value(barriersKey{}).(*Barriers); ok && b != nil {
+		p.bars = b.b
+	}
 	p.trace, _ = ctx.Value(traceKey{}).(func(string, bool, frame))
 	var plans []*plan
 	for _, src := range scripts {
@@ -126,10 +159,15 @@ func playScripts(ctx context.Context, net network, labels func(string) int32, pr
 		if len(src.Script.Streams) == 0 {
 			return fmt.Errorf("%s: no connect or accept stream", src.Script.File)
 		}
+		var prev <-chan struct{}
 		for _, st := range src.Script.Streams {
 			pl, err := sr.plan(st)
 			if err != nil {
 				return err
+			}
+			if c, ok := st.Head.(*Connect); ok && c.Await == "" {
+				pl.turn = &turn{prev: prev, done: make(chan struct{})}
+				prev = pl.turn.done
 			}
 			plans = append(plans, pl)
 		}
@@ -252,7 +290,9 @@ func (sr *scriptRun) plan(st *Stream) (*plan, error) {
 func (pl *plan) runConnect(ctx context.Context) error {
 	h := pl.st.Head.(*Connect)
 	s := newStream(pl.sr, h, pl.uri, false, pl.opts)
+	s.turn = pl.turn
 	defer func() {
+		s.turn.release()
 		if s.c != nil {
 			s.c.close()
 		}
@@ -324,6 +364,20 @@ func (s *stream) runAccepted(ctx context.Context, cmds []Command) error {
 		return s.failf(head, "expected BEGIN with authorization %#x, observed authorization %#x", want, s.peerBegin.authorization)
 	}
 	if r, ok := head.(*Rejected); ok {
+		// The checks of the refused BEGIN come first, as k3po applies a
+		// rejected block's read zilla:begin.ext to the BEGIN it refuses;
+		// the rest of the block plays after the RESET.
+		rest := cmds[1:]
+		for len(rest) > 0 {
+			re, ok := rest[0].(*ReadExt)
+			if !ok || re.Kind != "begin" {
+				break
+			}
+			if err := s.exec(ctx, re); err != nil {
+				return err
+			}
+			rest = rest[1:]
+		}
 		var ext []byte
 		if w, ok := r.Write.(*WriteExt); ok && w.Kind == "reset" {
 			b, err := s.sr.concat(w.Values)
@@ -334,7 +388,11 @@ func (s *stream) runAccepted(ctx context.Context, cmds []Command) error {
 		} else if r.Write != nil {
 			return s.unsupported(r, fmt.Sprintf("command %q", commandName(r.Write)))
 		}
-		return s.send(ctx, r, frame{kind: frameReset, ext: ext})
+		s.readDone, s.stopped = true, true
+		if err := s.send(ctx, r, frame{kind: frameReset, ext: ext}); err != nil {
+			return err
+		}
+		return s.run(ctx, rest)
 	}
 	return s.run(ctx, cmds[1:])
 }

@@ -32,6 +32,7 @@ type Setup struct {
 	logger     *slog.Logger
 	external   []string
 	settings   map[string]string
+	barriers   *Barriers
 }
 
 type mode uint8
@@ -89,6 +90,9 @@ func Override(name string, value any) RunOption {
 // Root makes alias/<scenario>/<script> name dir/<scenario>/<script>.rpt,
 // as Zilla's tests use ${net} and ${app}.
 func Root(alias, dir string) RunOption { return func(s *Setup) { s.roots[alias] = dir } }
+
+// WithBarriers shares the run's barriers with the caller (see [Barriers]).
+func WithBarriers(b *Barriers) RunOption { return func(s *Setup) { s.barriers = b } }
 
 // Timeout bounds the run (RunTimeout by default).
 func Timeout(d time.Duration) RunOption { return func(s *Setup) { s.timeout = d } }
@@ -180,6 +184,9 @@ func ReadFile(path string) (*Source, error) {
 func PlaySources(ctx context.Context, setup Setup, sources ...*Source) error {
 	if len(setup.settings) > 0 && setup.mode != engineDriven {
 		return errors.New("spec: engine settings apply only to a run against an engine (Config)")
+	}
+	if setup.barriers != nil {
+		ctx = context.WithValue(ctx, barriersKey{}, setup.barriers)
 	}
 	switch setup.mode {
 	case peerToPeer:

@@ -153,12 +153,12 @@ connected
 `
 	server := `accept "zilla://streams/app0"
 accepted
-read advise zilla:redirect [0x01]
+write option mask [0x01 0x02 0x03 0x04]
 connected
 `
 	err := runPairSrc(t, 2*time.Second, client, server)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unsupported command "read advise zilla:redirect" at server.rpt:3`)
+	assert.Contains(t, err.Error(), `unsupported command "write option mask" at server.rpt:3`)
 }
 
 func TestRunPairAddressMismatch(t *testing.T) {
@@ -191,4 +191,72 @@ write await SENT
 write "ok"
 `
 	require.NoError(t, runPairSrc(t, 2*time.Second, client, server))
+}
+
+// TestRunBarriersFromOutside notifies a barrier from the test, as k3po's
+// notifyBarrier does, and awaits one that a script notifies.
+func TestRunBarriersFromOutside(t *testing.T) {
+	client := `connect "zilla://streams/app0"
+connected
+write await ROUTED
+write "hello"
+read "ok"
+read notify DONE
+`
+	server := `accept "zilla://streams/app0"
+accepted
+connected
+read "hello"
+write "ok"
+`
+	b := NewBarriers()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- PlaySources(ctx, PeerToPeer(WithBarriers(b)), source(t, "client.rpt", client), source(t, "server.rpt", server))
+	}()
+	b.Notify("ROUTED")
+	require.NoError(t, b.Await(ctx, "DONE"))
+	require.NoError(t, <-done)
+}
+
+// TestRunBarrierNeverNotified shows a script waiting on a barrier nobody
+// notifies times out at its line, and Await reports the context's end.
+func TestRunBarrierNeverNotified(t *testing.T) {
+	client := `connect "zilla://streams/app0"
+connected
+write await ROUTED
+`
+	server := `accept "zilla://streams/app0"
+accepted
+connected
+`
+	b := NewBarriers()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := PlaySources(ctx, PeerToPeer(WithBarriers(b)), source(t, "client.rpt", client), source(t, "server.rpt", server))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "client.rpt:3: timed out waiting for barrier ROUTED")
+	require.Error(t, b.Await(ctx, "ROUTED"))
+}
+
+// TestBeginExtBeforeConnectedMismatch: a read zilla:begin.ext before a
+// connect's connected is checked when the reply BEGIN arrives, even when
+// no later command waits for it, and fails at its own line.
+func TestBeginExtBeforeConnectedMismatch(t *testing.T) {
+	client := `connect "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+read zilla:begin.ext [0x02]
+`
+	server := `accept "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+accepted
+connected
+write zilla:begin.ext [0x03]
+write flush
+`
+	err := runPairSrc(t, 2*time.Second, client, server)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "client.rpt:3: expected BEGIN with extension [0x02]")
 }

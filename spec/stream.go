@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -36,13 +37,54 @@ type stream struct {
 	reset     *frame
 	inbound   []frame // DATA, FLUSH, END and ABORT, in order
 	off       int     // bytes of inbound[0] already consumed
-	advised   []frame // CHALLENGE frames against this side's writes
+	backlog   []frame // taken from q but not yet absorbed
+	advised   []frame // CHALLENGE and REDIRECT frames against this side's writes
 	pending   int64   // update "message": credit owed at the end of a read
 	writeExt  map[string][]byte
 	readExt   map[string]*ReadExt
 	wflags    *uint8 // write option zilla:flags for the next DATA
 	rflags    *uint8 // read option zilla:flags for the next DATA
 	stopped   bool   // END or ABORT sent, or RESET received: no more writes
+	aborted   bool   // RESET or REDIRECT received: the write side was aborted
+	windowed  bool   // a WINDOW arrived: the peer took the stream
+	readDone  bool   // END or ABORT received, or RESET or REDIRECT sent: no more reads
+
+	// beginCheck is a connect's `read zilla:begin.ext` placed before
+	// connected: the reply BEGIN is checked against it when it arrives.
+	beginCheck *ReadExt
+
+	// turn orders the opening of a script's connects: a connect opens
+	// once the one before it in the script has opened (or stopped short
+	// of opening), as k3po opens them in script order as the script
+	// starts. nil for a connect that awaits a barrier and for accepts.
+	turn *turn
+}
+
+// turn is one connect's place in its script's opening order.
+type turn struct {
+	prev <-chan struct{} // closed when the connect before has had its turn; nil for the first
+	done chan struct{}   // closed when this connect has had its turn
+	once sync.Once
+}
+
+// wait blocks until the connect before has had its turn.
+func (t *turn) wait(ctx context.Context) error {
+	if t == nil || t.prev == nil {
+		return nil
+	}
+	select {
+	case <-t.prev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release ends this connect's turn; later calls do nothing.
+func (t *turn) release() {
+	if t != nil {
+		t.once.Do(func() { close(t.done) })
+	}
 }
 
 func newStream(sr *scriptRun, head Node, uri string, server bool, opts streamOptions) *stream {
@@ -132,6 +174,12 @@ func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
 	switch f.kind {
 	case frameBegin:
 		s.peerBegun, s.peerBegin = true, f
+		if c := s.beginCheck; c != nil {
+			s.beginCheck = nil
+			if err := s.checkBegin(c); err != nil {
+				return err
+			}
+		}
 		if !s.server {
 			// A connect grants the reply its window as soon as it begins;
 			// an accept waits for connected (seed 000: advisories written
@@ -139,37 +187,54 @@ func (s *stream) absorb(ctx context.Context, n Node, f frame) error {
 			return s.grantInitial(ctx, n)
 		}
 	case frameWindow:
+		s.windowed = true
 		s.credit += f.credit
 		s.padding = f.padding
 	case frameReset:
 		s.reset = &f
-		s.stopped = true
+		s.stopped, s.aborted = true, true
 	case frameChallenge:
 		s.advised = append(s.advised, f)
+	case frameRedirect:
+		// A redirect ends the write side, as k3po's transport aborts its
+		// output on one.
+		s.advised = append(s.advised, f)
+		s.stopped, s.aborted = true, true
 	case frameData:
 		s.inbound = append(s.inbound, f)
 		if s.opts.update == "proactive" && s.granted {
 			return s.sendWindow(ctx, n, int64(f.reserved))
 		}
 	default:
+		if f.kind == frameEnd || f.kind == frameAbort {
+			s.readDone = true
+		}
 		s.inbound = append(s.inbound, f)
 	}
 	return nil
 }
 
-// wait absorbs frames until ready returns true; wake, when not nil, is
-// also waited on (a barrier).
+// wait absorbs frames, one at a time and in order, until ready returns
+// true; wake, when not nil, is also waited on (a barrier). Frames after
+// the one that made it ready stay in the backlog, so a wait sees the
+// state as it was at that frame, as k3po's transport handles each frame
+// as it arrives (a WINDOW releases a write before a RESET behind it
+// aborts the stream).
 func (s *stream) wait(ctx context.Context, n Node, what string, wake <-chan struct{}, ready func() bool) error {
 	for {
-		if s.q != nil {
-			for _, f := range s.q.take() {
-				if err := s.absorb(ctx, n, f); err != nil {
-					return err
-				}
-			}
-		}
 		if ready() {
 			return nil
+		}
+		if s.q != nil && len(s.backlog) == 0 {
+			s.backlog = s.q.take()
+		}
+		if len(s.backlog) > 0 {
+			f := s.backlog[0]
+			s.backlog = s.backlog[1:]
+			if err := s.absorb(ctx, n, f); err != nil {
+				return err
+			}
+			continue
 		}
 		var in <-chan struct{}
 		if s.q != nil {
@@ -185,7 +250,25 @@ func (s *stream) wait(ctx context.Context, n Node, what string, wake <-chan stru
 	}
 }
 
+// drain absorbs every frame that has arrived, without waiting.
+func (s *stream) drain(ctx context.Context, n Node) error {
+	if s.q != nil {
+		s.backlog = append(s.backlog, s.q.take()...)
+	}
+	for len(s.backlog) > 0 {
+		f := s.backlog[0]
+		s.backlog = s.backlog[1:]
+		if err := s.absorb(ctx, n, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *stream) awaitBarrier(ctx context.Context, n Node, name string) error {
+	// A connect that waits on a barrier before opening lets the next one
+	// open meanwhile, which that barrier may depend on.
+	s.turn.release()
 	ch := s.sr.play.bars.get(name)
 	return s.wait(ctx, n, "barrier "+name, ch, func() bool {
 		select {
@@ -197,17 +280,39 @@ func (s *stream) awaitBarrier(ctx context.Context, n Node, name string) error {
 	})
 }
 
-// run plays cmds, the commands of this stream.
+// run plays cmds, the commands of this stream. k3po opens every connect
+// as its script starts, so a connect whose commands never needed the
+// stream (only a write zilla:begin.ext, say) still sends its BEGIN at the
+// end; and a `read zilla:begin.ext` still unchecked then waits for the
+// BEGIN it describes, as k3po does not complete a script while one of its
+// handlers is pending.
 func (s *stream) run(ctx context.Context, cmds []Command) error {
 	for _, cmd := range cmds {
 		if err := s.exec(ctx, cmd); err != nil {
 			return err
 		}
 	}
+	if !s.server {
+		if err := s.ensureBegin(ctx, s.head); err != nil {
+			return err
+		}
+	}
+	if c := s.beginCheck; c != nil && s.c != nil {
+		return s.readBeginExt(ctx, c)
+	}
 	return nil
 }
 
 func (s *stream) exec(ctx context.Context, cmd Command) error {
+	if !s.server && s.c == nil && needsConnection(cmd) {
+		// k3po opens a connect as its script starts; Sluice opens it at
+		// connected, or at the first command before it that needs the
+		// stream, so that begin extensions and options written before
+		// connected still go on the BEGIN.
+		if err := s.ensureBegin(ctx, cmd); err != nil {
+			return err
+		}
+	}
 	if hc, ok := s.c.(*httpConn); ok {
 		if done, err := hc.exec(ctx, s, cmd); done {
 			return err
@@ -239,6 +344,11 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)+" missing"))
 		}
 		if c.Kind == "begin" {
+			if !s.server && s.c == nil {
+				// Before connected it says what the reply BEGIN must carry.
+				s.beginCheck = c
+				return nil
+			}
 			return s.readBeginExt(ctx, c)
 		}
 		s.readExt[c.Kind] = c
@@ -248,10 +358,11 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 	case *ReadOption:
 		return s.readOption(ctx, c)
 	case *WriteFlush:
-		if !s.beginSent {
-			return s.ensureBegin(ctx, c)
-		}
-		return s.sendFrame(ctx, c, frame{kind: frameFlush})
+		return s.writeFlush(ctx, c)
+	case *Close:
+		return s.close(ctx, c)
+	case *ConnectAbort:
+		return s.connectAbort(ctx, c)
 	case *WriteAdvise:
 		if c.Kind != "zilla:flush" {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)))
@@ -260,14 +371,20 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 		if err != nil {
 			return s.failf(c, "%v", err)
 		}
-		return s.sendFrame(ctx, c, frame{kind: frameFlush, ext: ext})
+		if s.stopped {
+			return s.failf(c, "cannot send FLUSH: the stream is already closed")
+		}
+		// k3po's transport sends the FLUSH as it is, without forcing out a
+		// deferred BEGIN: a half-duplex accept may advise (an HTTP/2 push
+		// promise) before its reply begins.
+		return s.send(ctx, c, frame{kind: frameFlush, ext: ext})
 	case *ReadAdvised:
 		if c.Kind != "zilla:flush" || c.Missing {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)))
 		}
 		return s.readFrame(ctx, c, frameFlush, c.Values)
 	case *ReadAdvise:
-		if c.Kind != "zilla:challenge" {
+		if c.Kind != "zilla:challenge" && c.Kind != "zilla:redirect" {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)))
 		}
 		ext, err := s.sr.concat(c.Values)
@@ -275,26 +392,29 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 			return s.failf(c, "%v", err)
 		}
 		if !s.peerBegun {
-			return s.failf(c, "read advise zilla:challenge before the peer's BEGIN arrived")
+			return s.failf(c, "read advise %s before the peer's BEGIN arrived", c.Kind)
+		}
+		if c.Kind == "zilla:redirect" {
+			return s.redirect(ctx, c, ext)
 		}
 		return s.send(ctx, c, frame{kind: frameChallenge, ext: ext})
 	case *WriteAdvised:
-		if c.Kind != "zilla:challenge" || c.Missing {
+		if (c.Kind != "zilla:challenge" && c.Kind != "zilla:redirect") || c.Missing {
 			return s.unsupported(c, fmt.Sprintf("command %q", commandName(c)))
 		}
 		return s.writeAdvised(ctx, c)
 	case *WriteClose:
 		return s.sendClosing(ctx, c, frameEnd, "end")
 	case *WriteAbort:
-		return s.sendClosing(ctx, c, frameAbort, "abort")
+		return s.writeAbort(ctx, c)
+	case *Closed:
+		return s.closed(ctx, c)
 	case *ReadClosed:
 		return s.readFrame(ctx, c, frameEnd, s.takeReadExt("end"))
 	case *ReadAborted:
 		return s.readFrame(ctx, c, frameAbort, s.takeReadExt("abort"))
 	case *ReadAbort:
-		ext := s.writeExt["reset"]
-		delete(s.writeExt, "reset")
-		return s.send(ctx, c, frame{kind: frameReset, ext: ext})
+		return s.sendReset(ctx, c)
 	case *WriteAborted:
 		return s.writeAborted(ctx, c)
 	case *ReadNotify:
@@ -309,6 +429,17 @@ func (s *stream) exec(ctx context.Context, cmd Command) error {
 		return s.awaitBarrier(ctx, c, c.Barrier)
 	}
 	return s.unsupported(cmd, fmt.Sprintf("command %q", commandName(cmd)))
+}
+
+// needsConnection reports whether cmd acts on a connect's stream, rather
+// than configuring it, ordering it by barriers or opening it itself.
+func needsConnection(cmd Command) bool {
+	switch cmd.(type) {
+	case *WriteExt, *ReadExt, *WriteOption, *ReadOption, *ReadNotify, *WriteNotify,
+		*ReadAwait, *WriteAwait, *Connected, *ConnectAborted, *ConnectAbort, *WriteFlush, *Close:
+		return false
+	}
+	return true
 }
 
 // commandName names a command for the unsupported error, without operands.
@@ -400,10 +531,16 @@ func (s *stream) takeReadExt(kind string) []Matcher {
 	return re.Values
 }
 
-// ensureBegin sends this side's BEGIN if it has not gone out yet.
+// ensureBegin sends this side's BEGIN if it has not gone out yet, opening
+// a connect that a command before connected needs.
 func (s *stream) ensureBegin(ctx context.Context, n Node) error {
 	if s.beginSent {
 		return nil
+	}
+	if !s.server {
+		if err := s.dial(ctx, n); err != nil {
+			return err
+		}
 	}
 	if s.server {
 		if s.opts.transmission == "simplex" {
@@ -416,12 +553,16 @@ func (s *stream) ensureBegin(ctx context.Context, n Node) error {
 	ext := s.writeExt["begin"]
 	delete(s.writeExt, "begin")
 	s.beginSent = true
+	defer s.turn.release()
 	return s.send(ctx, n, frame{kind: frameBegin, ext: ext, affinity: s.opts.affinity})
 }
 
 func (s *stream) dial(ctx context.Context, n Node) error {
 	if s.c != nil {
 		return nil
+	}
+	if err := s.turn.wait(ctx); err != nil {
+		return s.sr.ctxErr(ctx, n, "the connect before it in the script to open")
 	}
 	c, err := s.sr.play.net.dial(ctx, s.uri, &s.opts)
 	if err != nil {
@@ -516,6 +657,29 @@ func (s *stream) sendClosing(ctx context.Context, n Node, kind frameKind, extKin
 	return nil
 }
 
+// writeAbort sends ABORT, or nothing when the peer has already aborted
+// the write side with RESET or REDIRECT, as k3po's transport treats an
+// abort of an aborted output as done.
+func (s *stream) writeAbort(ctx context.Context, c *WriteAbort) error {
+	if err := s.drain(ctx, c); err != nil {
+		return err
+	}
+	if s.aborted {
+		return nil
+	}
+	return s.sendClosing(ctx, c, frameAbort, "abort")
+}
+
+// closed waits for k3po's closed event: both sides of the stream done,
+// the write side by END, ABORT or RESET, the read side by END, ABORT,
+// RESET or REDIRECT.
+func (s *stream) closed(ctx context.Context, c *Closed) error {
+	if s.c == nil {
+		return s.failf(c, "closed before the stream was opened")
+	}
+	return s.wait(ctx, c, "the stream to close", nil, func() bool { return s.stopped && s.readDone })
+}
+
 // waitCredit waits until need bytes may be reserved, or fails on RESET.
 // The padding is read at each check: a WINDOW that arrives meanwhile may
 // change it.
@@ -600,32 +764,130 @@ func (s *stream) writeAborted(ctx context.Context, c *WriteAborted) error {
 	return nil
 }
 
+// writeAdvised expects the next advisory against this side's writes to be
+// a CHALLENGE (zilla:challenge), whose extension the values match, or a
+// REDIRECT (zilla:redirect), whose affinity they match as 8 big-endian
+// bytes, as k3po's transport hands a redirect's affinity to the script.
 func (s *stream) writeAdvised(ctx context.Context, c *WriteAdvised) error {
-	what := "CHALLENGE"
-	if err := s.wait(ctx, c, what, nil, func() bool { return len(s.advised) > 0 || s.reset != nil }); err != nil {
+	kind := frameChallenge
+	if c.Kind == "zilla:redirect" {
+		kind = frameRedirect
+	}
+	if err := s.wait(ctx, c, kind.String(), nil, func() bool { return len(s.advised) > 0 || s.reset != nil }); err != nil {
 		return err
 	}
 	if len(s.advised) == 0 {
-		return s.failf(c, "expected CHALLENGE, observed %s", s.describe(*s.reset, ""))
+		return s.failf(c, "expected %s, observed %s", kind, s.describe(*s.reset, ""))
 	}
 	f := s.advised[0]
+	if f.kind != kind {
+		return s.failf(c, "expected %s, observed %s", kind, s.describe(f, ""))
+	}
 	s.advised = s.advised[1:]
-	if typ, err := s.sr.checkExt(c.Values, f.ext); err != nil {
-		return s.failf(c, "expected CHALLENGE with extension %s (%v), observed %s", s.sr.expectedExt(c.Values), err, s.describe(f, typ))
+	got := f.ext
+	if kind == frameRedirect {
+		got = binary.BigEndian.AppendUint64(nil, uint64(f.affinity))
+	}
+	if typ, err := s.sr.checkExt(c.Values, got); err != nil {
+		return s.failf(c, "expected %s with extension %s (%v), observed %s", kind, s.sr.expectedExt(c.Values), err, s.describe(f, typ))
 	}
 	return nil
+}
+
+// redirect answers the peer's BEGIN with a REDIRECT, as k3po's
+// `read advise zilla:redirect` does: its affinity is the advisory's value
+// when that is 8 bytes (big-endian), and its extension the BEGIN's own.
+// The read side is then done.
+func (s *stream) redirect(ctx context.Context, c *ReadAdvise, value []byte) error {
+	var affinity int64
+	if len(value) == 8 {
+		affinity = int64(binary.BigEndian.Uint64(value))
+	}
+	s.readDone = true
+	return s.send(ctx, c, frame{kind: frameRedirect, affinity: affinity, ext: s.peerBegin.ext})
+}
+
+// writeFlush plays `write flush` as k3po's zilla transport does: no frame
+// of its own, it sends a deferred BEGIN and, when a `write zilla:data.ext`
+// is pending with no data to carry it, a DATA with a null payload and that
+// extension. Writes are never held back here, so there are none to push.
+func (s *stream) writeFlush(ctx context.Context, c *WriteFlush) error {
+	if s.stopped || (s.server && s.opts.transmission == "simplex") {
+		return nil
+	}
+	if err := s.ensureBegin(ctx, c); err != nil {
+		return err
+	}
+	if _, ok := s.writeExt["data"]; ok {
+		return s.writeData(ctx, c, nil)
+	}
+	return nil
+}
+
+// sendReset refuses the rest of the peer's data with RESET, carrying a
+// pending `write zilla:reset.ext`.
+func (s *stream) sendReset(ctx context.Context, n Node) error {
+	ext := s.writeExt["reset"]
+	delete(s.writeExt, "reset")
+	s.readDone = true
+	return s.send(ctx, n, frame{kind: frameReset, ext: ext})
+}
+
+// close plays k3po's `close`: END on the write side (sending a deferred
+// BEGIN first) unless it is already closed, and RESET on the read side
+// unless END or ABORT has already arrived there.
+func (s *stream) close(ctx context.Context, c *Close) error {
+	if s.c == nil {
+		return nil
+	}
+	// Take in what has arrived, so a pending END counts as read closed.
+	if err := s.drain(ctx, c); err != nil {
+		return err
+	}
+	if !s.stopped {
+		if err := s.sendClosing(ctx, c, frameEnd, "end"); err != nil {
+			return err
+		}
+	}
+	if s.readDone {
+		return nil
+	}
+	return s.sendReset(ctx, c)
+}
+
+// connectAbort plays `connect abort`: the connect's BEGIN goes out (with
+// any pending begin extension) and ABORT follows at once, as k3po's
+// transport does when the connect is canceled.
+func (s *stream) connectAbort(ctx context.Context, c *ConnectAbort) error {
+	if err := s.ensureBegin(ctx, c); err != nil {
+		return err
+	}
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	return s.send(ctx, c, frame{kind: frameAbort})
 }
 
 func (s *stream) readBeginExt(ctx context.Context, c *ReadExt) error {
 	if s.c == nil {
 		return s.failf(c, "read zilla:begin.ext before the stream was connected")
 	}
-	if err := s.wait(ctx, c, "BEGIN", nil, func() bool { return s.peerBegun || s.reset != nil }); err != nil {
+	s.beginCheck = nil
+	// A RESET after the peer's WINDOW only aborts this side's writes; the
+	// peer's BEGIN may still follow (a half-duplex reply), so only a RESET
+	// refusing the stream outright ends the wait.
+	if err := s.wait(ctx, c, "BEGIN", nil, func() bool { return s.peerBegun || (s.reset != nil && !s.windowed) }); err != nil {
 		return err
 	}
 	if !s.peerBegun {
 		return s.failf(c, "expected BEGIN, observed %s", s.describe(*s.reset, ""))
 	}
+	return s.checkBegin(c)
+}
+
+// checkBegin checks the peer's BEGIN against a read zilla:begin.ext.
+func (s *stream) checkBegin(c *ReadExt) error {
 	if typ, err := s.sr.checkExt(c.Values, s.peerBegin.ext); err != nil {
 		return s.failf(c, "expected BEGIN with extension %s (%v), observed %s", s.sr.expectedExt(c.Values), err, s.describe(s.peerBegin, typ))
 	}
@@ -1121,6 +1383,8 @@ func (sr *scriptRun) describe(f frame, typ string) string {
 		}
 	case frameWindow:
 		b.WriteString(" " + strconv.FormatInt(f.credit, 10))
+	case frameRedirect:
+		fmt.Fprintf(&b, " affinity %#x", f.affinity)
 	}
 	if len(f.ext) > 0 {
 		b.WriteString(" ext ")

@@ -260,3 +260,73 @@ connected
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unsupported option "zilla:sharedWindow" at client.rpt:2`)
 }
+
+// TestWriteFlushSendsNoFrame: in duplex the BEGIN is out at connected, so
+// write flush has nothing to do; with a data extension pending it sends a
+// DATA with a null payload.
+func TestWriteFlushSendsNoFrame(t *testing.T) {
+	r := &recorder{network: newMemNetwork()}
+	err := playSrc(t, r, 2*time.Second, `connect "zilla://streams/app0"
+connected
+write "x"
+write flush
+write zilla:data.ext [0x01]
+write flush
+write close
+`, `accept "zilla://streams/app0"
+accepted
+connected
+read "x"
+read zilla:data.ext [0x01]
+read zilla:data.null
+read closed
+`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"BEGIN", "WINDOW", "DATA", "DATA", "END"}, r.sentBy("client"))
+}
+
+// TestCloseAndConnectAbortFrames checks what close and connect abort send.
+func TestCloseAndConnectAbortFrames(t *testing.T) {
+	r := &recorder{network: newMemNetwork()}
+	err := playSrc(t, r, 2*time.Second, `connect "zilla://streams/app0"
+connected
+close
+`, `accept "zilla://streams/app0"
+accepted
+connected
+read closed
+write aborted
+`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"BEGIN", "WINDOW", "END", "RESET"}, r.sentBy("client"))
+
+	r = &recorder{network: newMemNetwork()}
+	err = playSrc(t, r, 2*time.Second, `connect "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+connect abort
+`, `accept "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+accepted
+read aborted
+`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"BEGIN", "ABORT"}, r.sentBy("client"))
+}
+
+// TestWaitStopsAtItsFrame: a wait absorbs frames in order and stops at the
+// one that satisfies it, so a WINDOW ahead of a RESET releases a write
+// before the RESET is seen; drain then takes in the rest.
+func TestWaitStopsAtItsFrame(t *testing.T) {
+	q := newQueue()
+	q.push(frame{kind: frameWindow, credit: 10})
+	q.push(frame{kind: frameReset})
+	s := &stream{q: q, sr: &scriptRun{script: &Script{File: "t.rpt"}, play: &play{}}}
+	n := &Connected{Pos: Pos{File: "t.rpt", Line: 1, Col: 1}}
+	require.NoError(t, s.wait(context.Background(), n, "credit", nil, func() bool { return s.credit >= 5 }))
+	assert.Equal(t, int64(10), s.credit)
+	assert.Nil(t, s.reset)
+	assert.False(t, s.stopped)
+	require.NoError(t, s.drain(context.Background(), n))
+	assert.NotNil(t, s.reset)
+	assert.True(t, s.aborted)
+}

@@ -246,3 +246,22 @@ func TestSpecSettings(t *testing.T) {
 		assert.Contains(t, errb.String(), tt.want, tt.args)
 	}
 }
+
+// TestSpecNotify plays a pair whose client awaits a barrier only the
+// command line notifies: with --notify it completes, without it times out.
+func TestSpecNotify(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "client.rpt")
+	server := filepath.Join(dir, "server.rpt")
+	require.NoError(t, os.WriteFile(client, []byte("connect \"zilla://streams/app0\"\nconnected\nwrite await ROUTED\nwrite \"go\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(server, []byte("accept \"zilla://streams/app0\"\naccepted\nconnected\nread \"go\"\n"), 0o644))
+	var out, errb bytes.Buffer
+	code := run([]string{"spec", "-t", "5s", "--notify", "ROUTED", client, server}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"spec", "-t", "200ms", client, server}, &out, &errb)
+	assert.Equal(t, exitFail, code)
+	assert.Contains(t, errb.String(), "client.rpt:3: timed out waiting for barrier ROUTED")
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/sluicehq/sluice/spec"
 )
 
-const specUsage = `usage: sluice spec [-c file [--external name]... [--set name=value]... | --live] [-p name=value]... [-r alias=dir]... [-t timeout] [-w n] script...
+const specUsage = `usage: sluice spec [-c file [--external name]... [--set name=value]... | --live] [-p name=value]... [-r alias=dir]... [-n barrier]... [-t timeout] [-w n] script...
 
   -c, --config file     start an engine from file and let the scripts play
                         its bindings' peers (engine-driven)
@@ -28,6 +28,8 @@ const specUsage = `usage: sluice spec [-c file [--external name]... [--set name=
                         tests configure the engine: e.g. --set
                         mcp.session.id=5ca1ab1e-c0de-4a11-b0a7-000100000000
                         (the README lists the settings)
+  -n, --notify barrier  notify the barrier as the run starts, as a k3po test's
+                        notifyBarrier does for a barrier its scripts await
   -t, --timeout d       bound the run (default 10s)
   -w, --workers n       engine workers (default 2)
 
@@ -52,6 +54,7 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		roots      multiFlag
 		external   multiFlag
 		sets       multiFlag
+		notify     multiFlag
 		timeout    time.Duration
 		workers    int
 	)
@@ -69,6 +72,9 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 		fs.Var(&roots, name, "")
 	}
 	fs.Var(&sets, "set", "")
+	for _, name := range []string{"n", "notify"} {
+		fs.Var(&notify, name, "")
+	}
 	for _, name := range []string{"t", "timeout"} {
 		fs.DurationVar(&timeout, name, spec.RunTimeout, "")
 	}
@@ -124,6 +130,16 @@ func runSpec(args []string, stdout, stderr io.Writer) int {
 			return usageError(fs, "spec", fmt.Sprintf("-root %q: want alias=dir", r))
 		}
 		opts = append(opts, spec.Root(alias, dir))
+	}
+	if len(notify) > 0 {
+		bars := spec.NewBarriers()
+		for _, name := range notify {
+			if name == "" {
+				return usageError(fs, "spec", "-notify wants a barrier name")
+			}
+			bars.Notify(name)
+		}
+		opts = append(opts, spec.WithBarriers(bars))
 	}
 	setup := spec.PeerToPeer(opts...)
 	mode := "peer to peer"
