@@ -35,3 +35,23 @@ func TestClientEngineDriven(t *testing.T) {
 		})
 	}
 }
+
+// TestClientRoutes plays the client scenarios with the client's exit on a
+// route (Zilla's config shape) rather than on the binding, and a request
+// that no route matches, which the client refuses.
+func TestClientRoutes(t *testing.T) {
+	cfg := filepath.Join(scripts, "config", "client.routes.yaml")
+	for _, name := range clientScenarios {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			spec.Run(t, spec.Config(cfg, spec.Workers(1)),
+				filepath.Join(scripts, "streams", "application", name, "client"),
+				filepath.Join(scripts, "streams", "network", name, "server"))
+		})
+	}
+	t.Run("client.no.route", func(t *testing.T) {
+		t.Parallel()
+		spec.Run(t, spec.Config(cfg, spec.Workers(1), spec.External("net0")),
+			filepath.Join(scripts, "streams", "application", "client.no.route", "client"))
+	})
+}
