@@ -111,6 +111,15 @@ func readRequest(v *mcp.McpRequestBeginEx) []any {
 	return []any{sessionID(v), strOf(v.HasMethod(), v.Method(), v.MethodString()), v.ContentLength(), v.Timeout()}
 }
 
+func readClientResponse(v *mcp.McpClientResponseBeginEx) []any {
+	return []any{sessionID(v), id(v), v.Error(), v.ContentLength()}
+}
+
+func readClientRequest(v *mcp.McpClientRequestFlushEx) []any {
+	return []any{id(v), strOf(v.HasMethod(), v.Method(), v.MethodString()), strOf(v.HasParams(), v.Params(), v.ParamsString()),
+		v.Total(), v.Start()}
+}
+
 func readNotification(v *mcp.McpNotificationFlushEx) []any {
 	return []any{strOf(v.HasMethod(), v.Method(), v.MethodString()), strOf(v.HasParams(), v.Params(), v.ParamsString()),
 		v.Total(), v.Start()}
@@ -225,6 +234,8 @@ var (
 	resourcesUnsubscribe   = newCase("resourcesUnsubscribe", mcp.McpBeginExKindResourcesUnsubscribe, (*mcp.McpBeginExBuilder).ResourcesUnsubscribe, (*mcp.McpBeginEx).ResourcesUnsubscribe, readURICall[*mcp.McpResourcesUnsubscribeBeginEx])
 
 	request              = newCase("request", mcp.McpBeginExKindRequest, (*mcp.McpBeginExBuilder).Request, (*mcp.McpBeginEx).Request, readRequest)
+	clientResponse       = newCase("clientResponse", mcp.McpBeginExKindClientResponse, (*mcp.McpBeginExBuilder).ClientResponse, (*mcp.McpBeginEx).ClientResponse, readClientResponse)
+	clientRequest        = newCase("clientRequest", mcp.McpFlushExKindClientRequest, (*mcp.McpFlushExBuilder).ClientRequest, (*mcp.McpFlushEx).ClientRequest, readClientRequest)
 	notification         = newCase("notification", mcp.McpFlushExKindNotification, (*mcp.McpFlushExBuilder).Notification, (*mcp.McpFlushEx).Notification, readNotification)
 	resumable            = newCase("resumable", mcp.McpFlushExKindResumable, (*mcp.McpFlushExBuilder).Resumable, (*mcp.McpFlushEx).Resumable, readID[*mcp.McpResumableFlushEx])
 	toolsListChanged     = newCase("toolsListChanged", mcp.McpFlushExKindToolsListChanged, (*mcp.McpFlushExBuilder).ToolsListChanged, (*mcp.McpFlushEx).ToolsListChanged, readID[*mcp.McpToolsListChangedFlushEx])
@@ -466,6 +477,26 @@ func mcpCases() []flyweighttest.Case {
 			func(b *mcp.McpRequestBeginExBuilder) { b.SessionIDNull().Method("logging/setLevel") },
 			enc{}.Null16().Str16("logging/setLevel").I32(-1).I64(0),
 			null, text("logging/setLevel"), int32(-1), int64(0)),
+		clientResponse.cases("all set",
+			func(b *mcp.McpClientResponseBeginExBuilder) {
+				b.SessionID("sess-1").ID(`"a:7"`).Error(1).ContentLength(40)
+			},
+			enc{}.Str16("sess-1").Str16(`"a:7"`).U8(1).I32(40),
+			text("sess-1"), text(`"a:7"`), uint8(1), int32(40)),
+		clientResponse.cases("defaults",
+			func(b *mcp.McpClientResponseBeginExBuilder) { b.SessionID("sess-1").ID("7") },
+			enc{}.Str16("sess-1").Str16("7").U8(0).I32(-1),
+			text("sess-1"), text("7"), uint8(0), int32(-1)),
+		clientRequest.cases("all set",
+			func(b *mcp.McpClientRequestFlushExBuilder) {
+				b.ID("3").Method("roots/list").Params(`{}`).Total(2).Start(0)
+			},
+			enc{}.Str16("3").Str16("roots/list").I32(2).Add([]byte(`{}`)...).I32(2).I32(0),
+			text("3"), text("roots/list"), text(`{}`), int32(2), int32(0)),
+		clientRequest.cases("params default",
+			func(b *mcp.McpClientRequestFlushExBuilder) { b.ID(`"x"`).Method("roots/list") },
+			enc{}.Str16(`"x"`).Str16("roots/list").I32(-1).I32(-1).I32(0),
+			text(`"x"`), text("roots/list"), null, int32(-1), int32(0)),
 		notification.cases("all set",
 			func(b *mcp.McpNotificationFlushExBuilder) {
 				b.Method("notifications/message").Params(`{"level":"info","data":"x"}`)
@@ -616,7 +647,7 @@ func TestEveryUnionCaseCovered(t *testing.T) {
 		"McpLifecycleBeginEx", "McpToolsListBeginEx", "McpToolsCallBeginEx", "McpPromptsListBeginEx",
 		"McpPromptsGetBeginEx", "McpResourcesListBeginEx", "McpResourcesReadBeginEx",
 		"McpResourcesTemplatesListBeginEx", "McpResourcesSubscribeBeginEx", "McpResourcesUnsubscribeBeginEx",
-		"McpRequestBeginEx", "McpNotificationFlushEx", "McpResumableFlushEx", "McpToolsListChangedFlushEx", "McpPromptsListChangedFlushEx",
+		"McpRequestBeginEx", "McpClientResponseBeginEx", "McpClientRequestFlushEx", "McpNotificationFlushEx", "McpResumableFlushEx", "McpToolsListChangedFlushEx", "McpPromptsListChangedFlushEx",
 		"McpResourcesListChangedFlushEx", "McpProgressFlushEx", "McpSuspendFlushEx", "McpElicitCallbackFlushEx",
 		"McpElicitCompleteFlushEx", "McpElicitResponseFlushEx", "McpResourcesUpdatedFlushEx",
 		"McpResumeChallengeEx", "McpSuspendedChallengeEx", "McpElicitCreateChallengeEx",
@@ -641,7 +672,7 @@ func TestEveryUnionCaseCovered(t *testing.T) {
 	for typ, ks := range kinds {
 		counts[typ] = len(ks)
 	}
-	assert.Equal(t, map[string]int{"McpBeginEx": 11, "McpFlushEx": 11, "McpChallengeEx": 3, "McpResetEx": 2, "McpEventEx": 4}, counts,
+	assert.Equal(t, map[string]int{"McpBeginEx": 12, "McpFlushEx": 12, "McpChallengeEx": 3, "McpResetEx": 2, "McpEventEx": 4}, counts,
 		"union cases covered")
 }
 
@@ -745,12 +776,12 @@ func TestUnionCompositeIDDefault(t *testing.T) {
 func TestWrapErrors(t *testing.T) {
 	call := enc{}.Str16("n").I32(-1).I64(0)
 	flyweighttest.RunWrapErrors(t, []flyweighttest.WrapError{
-		{Name: "McpBeginEx kind 11", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
-			Buf: enc{}.Ext(cid, tid).U8(11).Str16("s").I64(0), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
+		{Name: "McpBeginEx kind 12", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
+			Buf: enc{}.Ext(cid, tid).U8(12).Str16("s").I64(0), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
 		{Name: "McpBeginEx kind 255", Wrap: flyweighttest.WrapAs[mcp.McpBeginEx],
 			Buf: enc{}.Ext(cid, tid).U8(255), Want: flyweight.ErrKind, Type: "McpBeginEx", Field: "kind"},
-		{Name: "McpFlushEx kind 11", Wrap: flyweighttest.WrapAs[mcp.McpFlushEx],
-			Buf: enc{}.Ext(cid, tid).U8(11).Null16(), Want: flyweight.ErrKind, Type: "McpFlushEx", Field: "kind"},
+		{Name: "McpFlushEx kind 12", Wrap: flyweighttest.WrapAs[mcp.McpFlushEx],
+			Buf: enc{}.Ext(cid, tid).U8(12).Null16(), Want: flyweight.ErrKind, Type: "McpFlushEx", Field: "kind"},
 		{Name: "McpChallengeEx kind 3", Wrap: flyweighttest.WrapAs[mcp.McpChallengeEx],
 			Buf: enc{}.Ext(cid, tid).U8(3).Null16(), Want: flyweight.ErrKind, Type: "McpChallengeEx", Field: "kind"},
 		{Name: "McpResetEx kind 2", Wrap: flyweighttest.WrapAs[mcp.McpResetEx],
@@ -1240,6 +1271,8 @@ func readBeginExCase(u *mcp.McpBeginEx) []any {
 		return readCase(u, u.ResourcesUnsubscribe(), readURICall[*mcp.McpResourcesUnsubscribeBeginEx])
 	case mcp.McpBeginExKindRequest:
 		return readCase(u, u.Request(), readRequest)
+	case mcp.McpBeginExKindClientResponse:
+		return readCase(u, u.ClientResponse(), readClientResponse)
 	}
 	return nil
 }

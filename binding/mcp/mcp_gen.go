@@ -215,6 +215,7 @@ const (
 	McpBeginExKindResourcesSubscribe     uint8 = 8
 	McpBeginExKindResourcesUnsubscribe   uint8 = 9
 	McpBeginExKindRequest                uint8 = 10
+	McpBeginExKindClientResponse         uint8 = 11
 )
 
 // McpBeginEx is a read-only view of the IDL union mcp::stream::McpBeginEx over a byte slice.
@@ -357,6 +358,15 @@ func (f *McpBeginEx) wrap(buf []byte, off, limit int) (string, error) {
 			p = v.limit
 		}
 
+	case McpBeginExKindClientResponse:
+		{
+			var v McpClientResponseBeginEx
+			if _, err := v.wrap(buf, p, limit); err != nil {
+				return "clientResponse", err
+			}
+			p = v.limit
+		}
+
 	default:
 		return "kind", flyweight.ErrKind
 	}
@@ -470,6 +480,13 @@ func (f *McpBeginEx) Request() McpRequestBeginEx {
 	return v
 }
 
+// ClientResponse returns a view of clientResponse over the same buffer. It is meaningful only when Kind() is McpBeginExKindClientResponse.
+func (f *McpBeginEx) ClientResponse() McpClientResponseBeginEx {
+	var v McpClientResponseBeginEx
+	v.wrap(f.buf, f.off+13, f.limit)
+	return v
+}
+
 // McpBeginExBuilder writes a McpBeginEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -505,6 +522,8 @@ type McpBeginExBuilder struct {
 	bResourcesUnsubscribe McpResourcesUnsubscribeBeginExBuilder
 
 	bRequest McpRequestBeginExBuilder
+
+	bClientResponse McpClientResponseBeginExBuilder
 }
 
 // Wrap starts a McpBeginEx at buf[off], writing no further than maxLimit.
@@ -643,6 +662,9 @@ func (b *McpBeginExBuilder) closeChild() {
 
 	case 1010:
 		limit, err = b.bRequest.BuildLimit()
+
+	case 1011:
+		limit, err = b.bClientResponse.BuildLimit()
 
 	}
 	if err != nil {
@@ -857,6 +879,23 @@ func (b *McpBeginExBuilder) Request() *McpRequestBeginExBuilder {
 	b.open = 1010
 	b.next = 3
 	return b.bRequest.Wrap(b.buf, b.p, b.max)
+}
+
+// ClientResponse starts clientResponse and returns its builder, which writes in place until the next setter or Build. It selects case McpBeginExKindClientResponse.
+func (b *McpBeginExBuilder) ClientResponse() *McpClientResponseBeginExBuilder {
+	if !(b.advance(2) && func() bool {
+		if !b.room(2, 1) {
+			return false
+		}
+		b.buf[b.p] = byte(McpBeginExKindClientResponse)
+		b.p += 1
+		return true
+	}()) {
+		return b.bClientResponse.Wrap(b.buf[:0], 0, 0)
+	}
+	b.open = 1011
+	b.next = 3
+	return b.bClientResponse.Wrap(b.buf, b.p, b.max)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -4633,6 +4672,426 @@ func (b *McpRequestBeginExBuilder) Build() (McpRequestBeginEx, error) {
 	return b.view, nil
 }
 
+// McpClientResponseBeginEx is a read-only view of the IDL struct mcp::stream::McpClientResponseBeginEx over a byte slice.
+// Wrap it over an encoded value, then read the fields; nothing is copied.
+type McpClientResponseBeginEx struct {
+	buf            []byte
+	off            int
+	limit          int
+	oID            int
+	oError         int
+	oContentLength int
+}
+
+var mcpClientResponseBeginExFieldNames = [...]string{"sessionId", "id", "error", "contentLength"}
+
+// Wrap views the McpClientResponseBeginEx that starts at buf[off] and ends at or before
+// limit, checking every length against limit.
+func (f *McpClientResponseBeginEx) Wrap(buf []byte, off, limit int) error {
+	if field, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpClientResponseBeginEx{}
+		return &flyweight.Error{Type: "McpClientResponseBeginEx", Field: field, Err: err}
+	}
+	return nil
+}
+
+// TryWrap is Wrap for probing: it reports success without building an error.
+func (f *McpClientResponseBeginEx) TryWrap(buf []byte, off, limit int) bool {
+	if _, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpClientResponseBeginEx{}
+		return false
+	}
+	return true
+}
+
+func (f *McpClientResponseBeginEx) wrap(buf []byte, off, limit int) (string, error) {
+	if off < 0 || off > limit || limit > len(buf) {
+		return "", flyweight.ErrBounds
+	}
+	f.buf, f.off = buf, off
+	p := off
+
+	if limit-p < 2 {
+		return "sessionId", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "sessionId", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "sessionId", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oID = p
+	if limit-p < 2 {
+		return "id", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "id", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "id", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oError = p
+	if limit-p < 1 {
+		return "error", flyweight.ErrShort
+	}
+	p += 1
+
+	f.oContentLength = p
+	if limit-p < 4 {
+		return "contentLength", flyweight.ErrShort
+	}
+	p += 4
+
+	f.limit = p
+	return "", nil
+}
+
+// Offset returns where the value starts.
+func (f *McpClientResponseBeginEx) Offset() int { return f.off }
+
+// Limit returns the offset one past the value's end.
+func (f *McpClientResponseBeginEx) Limit() int { return f.limit }
+
+// Sizeof returns the encoded size.
+func (f *McpClientResponseBeginEx) Sizeof() int { return f.limit - f.off }
+
+// Buffer returns the wrapped slice.
+func (f *McpClientResponseBeginEx) Buffer() []byte { return f.buf }
+
+// HasSessionID reports whether sessionId is not null.
+func (f *McpClientResponseBeginEx) HasSessionID() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.off:]))) >= 0
+}
+
+// SessionID returns the bytes of sessionId, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpClientResponseBeginEx) SessionID() []byte {
+	o := f.off
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// SessionIDString returns a copy of sessionId ("" when null).
+func (f *McpClientResponseBeginEx) SessionIDString() string { return string(f.SessionID()) }
+
+// HasID reports whether id is not null.
+func (f *McpClientResponseBeginEx) HasID() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.oID:]))) >= 0
+}
+
+// ID returns the bytes of id, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpClientResponseBeginEx) ID() []byte {
+	o := f.oID
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// IDString returns a copy of id ("" when null).
+func (f *McpClientResponseBeginEx) IDString() string { return string(f.ID()) }
+
+// Error returns error.
+func (f *McpClientResponseBeginEx) Error() uint8 { return uint8(f.buf[f.oError]) }
+
+// ContentLength returns contentLength.
+func (f *McpClientResponseBeginEx) ContentLength() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oContentLength:]))
+}
+
+// McpClientResponseBeginExBuilder writes a McpClientResponseBeginEx in place. Wrap it over a buffer, call
+// the setters in IDL order — a skipped field takes its default, and a skipped
+// field without one is an error — then Build. Errors are sticky: after the
+// first, setters do nothing and Build reports it.
+type McpClientResponseBeginExBuilder struct {
+	buf  []byte
+	off  int
+	max  int
+	p    int
+	next int
+	open int
+	err  error
+	view McpClientResponseBeginEx
+}
+
+// Wrap starts a McpClientResponseBeginEx at buf[off], writing no further than maxLimit.
+func (b *McpClientResponseBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpClientResponseBeginExBuilder {
+	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
+	if off < 0 || off > maxLimit || maxLimit > len(buf) {
+		b.wrapFail()
+	}
+	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpClientResponseBeginExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpClientResponseBeginEx", Err: flyweight.ErrBounds}
+	}
+}
+
+// Limit returns the offset one past what has been written so far.
+func (b *McpClientResponseBeginExBuilder) Limit() int { return b.p }
+
+// Fail stops the builder with err, unless it already failed.
+func (b *McpClientResponseBeginExBuilder) Fail(err error) *McpClientResponseBeginExBuilder {
+	if b.err == nil {
+		b.err = err
+	}
+	b.next = -1 // a failed builder matches no setter's fast path
+	return b
+}
+
+func (b *McpClientResponseBeginExBuilder) fail(i int, err error) {
+	if b.err == nil {
+		b.err = &flyweight.Error{Type: "McpClientResponseBeginEx", Field: mcpClientResponseBeginExFieldNames[i], Err: err}
+	}
+	b.next = -1
+}
+
+func (b *McpClientResponseBeginExBuilder) room(i, n int) bool {
+	if b.max-b.p < n {
+		b.fail(i, flyweight.ErrOverflow)
+		return false
+	}
+	return true
+}
+
+// advance finishes any open nested builder and fills the defaults of the
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
+func (b *McpClientResponseBeginExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpClientResponseBeginExBuilder) advanceSlow(i int) bool {
+	if b.open >= 0 {
+		b.closeChild()
+	}
+	if b.err != nil {
+		return false
+	}
+	if i < b.next {
+		b.fail(i, flyweight.ErrOrder)
+		return false
+	}
+	for b.next < i {
+		if !b.fill(b.next) {
+			return false
+		}
+		b.next++
+	}
+	return true
+}
+
+func (b *McpClientResponseBeginExBuilder) fill(i int) bool {
+	switch i {
+	case 0:
+		b.fail(0, flyweight.ErrMissing)
+		return false
+
+	case 1:
+		b.fail(1, flyweight.ErrMissing)
+		return false
+
+	case 2:
+		if !b.room(2, 1) {
+			return false
+		}
+		v := uint8(0)
+		b.buf[b.p] = byte(v)
+		b.p += 1
+
+	case 3:
+		if !b.room(3, 4) {
+			return false
+		}
+		v := int32(-1)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
+	}
+	return true
+}
+
+func (b *McpClientResponseBeginExBuilder) closeChild() {
+	id := b.open
+	b.open = -1
+	limit, err := b.p, error(nil)
+	switch id {
+
+	}
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.p = limit
+}
+
+// putStr writes a null or a default string: the Null setters and fill.
+func (b *McpClientResponseBeginExBuilder) putStr(i, width int, null bool, s string) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+// SessionID sets sessionId.
+func (b *McpClientResponseBeginExBuilder) SessionID(v string) *McpClientResponseBeginExBuilder {
+	if !b.advance(0) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
+	return b
+}
+
+// SessionIDBytes sets sessionId.
+func (b *McpClientResponseBeginExBuilder) SessionIDBytes(v []byte) *McpClientResponseBeginExBuilder {
+	if !b.advance(0) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
+	return b
+}
+
+// SessionIDNull sets sessionId to null (length -1).
+func (b *McpClientResponseBeginExBuilder) SessionIDNull() *McpClientResponseBeginExBuilder {
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
+	}
+	return b
+}
+
+// ID sets id.
+func (b *McpClientResponseBeginExBuilder) ID(v string) *McpClientResponseBeginExBuilder {
+	if !b.advance(1) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
+	return b
+}
+
+// IDBytes sets id.
+func (b *McpClientResponseBeginExBuilder) IDBytes(v []byte) *McpClientResponseBeginExBuilder {
+	if !b.advance(1) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
+	return b
+}
+
+// IDNull sets id to null (length -1).
+func (b *McpClientResponseBeginExBuilder) IDNull() *McpClientResponseBeginExBuilder {
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
+	}
+	return b
+}
+
+// Error sets error.
+func (b *McpClientResponseBeginExBuilder) Error(v uint8) *McpClientResponseBeginExBuilder {
+	if b.advance(2) && b.room(2, 1) {
+		b.buf[b.p] = byte(v)
+		b.p += 1
+		b.next = 3
+	}
+	return b
+}
+
+// ContentLength sets contentLength.
+func (b *McpClientResponseBeginExBuilder) ContentLength(v int32) *McpClientResponseBeginExBuilder {
+	if b.advance(3) && b.room(3, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 4
+	}
+	return b
+}
+
+// BuildLimit fills the defaults of the fields not set and returns the offset
+// one past the value's end.
+func (b *McpClientResponseBeginExBuilder) BuildLimit() (int, error) {
+
+	b.advance(4)
+	return b.p, b.err
+}
+
+// Build finishes the value and returns a view of it.
+func (b *McpClientResponseBeginExBuilder) Build() (McpClientResponseBeginEx, error) {
+	limit, err := b.BuildLimit()
+	if err != nil {
+		return McpClientResponseBeginEx{}, err
+	}
+	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
+		return McpClientResponseBeginEx{}, err
+	}
+	return b.view, nil
+}
+
 // McpResourcesUnsubscribeBeginEx is a read-only view of the IDL struct mcp::stream::McpResourcesUnsubscribeBeginEx over a byte slice.
 // Wrap it over an encoded value, then read the fields; nothing is copied.
 type McpResourcesUnsubscribeBeginEx struct {
@@ -5068,6 +5527,7 @@ const (
 	McpFlushExKindElicitResponse       uint8 = 8
 	McpFlushExKindResourcesUpdated     uint8 = 9
 	McpFlushExKindNotification         uint8 = 10
+	McpFlushExKindClientRequest        uint8 = 11
 )
 
 // McpFlushEx is a read-only view of the IDL union mcp::stream::McpFlushEx over a byte slice.
@@ -5210,6 +5670,15 @@ func (f *McpFlushEx) wrap(buf []byte, off, limit int) (string, error) {
 			p = v.limit
 		}
 
+	case McpFlushExKindClientRequest:
+		{
+			var v McpClientRequestFlushEx
+			if _, err := v.wrap(buf, p, limit); err != nil {
+				return "clientRequest", err
+			}
+			p = v.limit
+		}
+
 	default:
 		return "kind", flyweight.ErrKind
 	}
@@ -5323,6 +5792,13 @@ func (f *McpFlushEx) Notification() McpNotificationFlushEx {
 	return v
 }
 
+// ClientRequest returns a view of clientRequest over the same buffer. It is meaningful only when Kind() is McpFlushExKindClientRequest.
+func (f *McpFlushEx) ClientRequest() McpClientRequestFlushEx {
+	var v McpClientRequestFlushEx
+	v.wrap(f.buf, f.off+13, f.limit)
+	return v
+}
+
 // McpFlushExBuilder writes a McpFlushEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -5358,6 +5834,8 @@ type McpFlushExBuilder struct {
 	bResourcesUpdated McpResourcesUpdatedFlushExBuilder
 
 	bNotification McpNotificationFlushExBuilder
+
+	bClientRequest McpClientRequestFlushExBuilder
 }
 
 // Wrap starts a McpFlushEx at buf[off], writing no further than maxLimit.
@@ -5496,6 +5974,9 @@ func (b *McpFlushExBuilder) closeChild() {
 
 	case 1010:
 		limit, err = b.bNotification.BuildLimit()
+
+	case 1011:
+		limit, err = b.bClientRequest.BuildLimit()
 
 	}
 	if err != nil {
@@ -5710,6 +6191,23 @@ func (b *McpFlushExBuilder) Notification() *McpNotificationFlushExBuilder {
 	b.open = 1010
 	b.next = 3
 	return b.bNotification.Wrap(b.buf, b.p, b.max)
+}
+
+// ClientRequest starts clientRequest and returns its builder, which writes in place until the next setter or Build. It selects case McpFlushExKindClientRequest.
+func (b *McpFlushExBuilder) ClientRequest() *McpClientRequestFlushExBuilder {
+	if !(b.advance(2) && func() bool {
+		if !b.room(2, 1) {
+			return false
+		}
+		b.buf[b.p] = byte(McpFlushExKindClientRequest)
+		b.p += 1
+		return true
+	}()) {
+		return b.bClientRequest.Wrap(b.buf[:0], 0, 0)
+	}
+	b.open = 1011
+	b.next = 3
+	return b.bClientRequest.Wrap(b.buf, b.p, b.max)
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -8920,6 +9418,513 @@ func (b *McpNotificationFlushExBuilder) Build() (McpNotificationFlushEx, error) 
 	}
 	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
 		return McpNotificationFlushEx{}, err
+	}
+	return b.view, nil
+}
+
+// McpClientRequestFlushEx is a read-only view of the IDL struct mcp::stream::McpClientRequestFlushEx over a byte slice.
+// Wrap it over an encoded value, then read the fields; nothing is copied.
+type McpClientRequestFlushEx struct {
+	buf     []byte
+	off     int
+	limit   int
+	oMethod int
+	oParams int
+	oTotal  int
+	oStart  int
+}
+
+var mcpClientRequestFlushExFieldNames = [...]string{"id", "method", "params", "total", "start"}
+
+// Wrap views the McpClientRequestFlushEx that starts at buf[off] and ends at or before
+// limit, checking every length against limit.
+func (f *McpClientRequestFlushEx) Wrap(buf []byte, off, limit int) error {
+	if field, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpClientRequestFlushEx{}
+		return &flyweight.Error{Type: "McpClientRequestFlushEx", Field: field, Err: err}
+	}
+	return nil
+}
+
+// TryWrap is Wrap for probing: it reports success without building an error.
+func (f *McpClientRequestFlushEx) TryWrap(buf []byte, off, limit int) bool {
+	if _, err := f.wrap(buf, off, limit); err != nil {
+		*f = McpClientRequestFlushEx{}
+		return false
+	}
+	return true
+}
+
+func (f *McpClientRequestFlushEx) wrap(buf []byte, off, limit int) (string, error) {
+	if off < 0 || off > limit || limit > len(buf) {
+		return "", flyweight.ErrBounds
+	}
+	f.buf, f.off = buf, off
+	p := off
+
+	if limit-p < 2 {
+		return "id", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "id", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "id", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oMethod = p
+	if limit-p < 2 {
+		return "method", flyweight.ErrShort
+	}
+	if n := int(int16(binary.LittleEndian.Uint16(buf[p:]))); n < -1 {
+		return "method", flyweight.ErrLength
+	} else if n > limit-p-2 {
+		return "method", flyweight.ErrShort
+	} else {
+		p += 2 + max(n, 0)
+	}
+
+	f.oParams = p
+	if limit-p < 4 {
+		return "params", flyweight.ErrShort
+	}
+	if n := int(int32(binary.LittleEndian.Uint32(buf[p:]))); n < -1 {
+		return "params", flyweight.ErrLength
+	} else if n > limit-p-4 {
+		return "params", flyweight.ErrShort
+	} else {
+		p += 4 + max(n, 0)
+	}
+
+	f.oTotal = p
+	if limit-p < 4 {
+		return "total", flyweight.ErrShort
+	}
+	p += 4
+
+	f.oStart = p
+	if limit-p < 4 {
+		return "start", flyweight.ErrShort
+	}
+	p += 4
+
+	f.limit = p
+	return "", nil
+}
+
+// Offset returns where the value starts.
+func (f *McpClientRequestFlushEx) Offset() int { return f.off }
+
+// Limit returns the offset one past the value's end.
+func (f *McpClientRequestFlushEx) Limit() int { return f.limit }
+
+// Sizeof returns the encoded size.
+func (f *McpClientRequestFlushEx) Sizeof() int { return f.limit - f.off }
+
+// Buffer returns the wrapped slice.
+func (f *McpClientRequestFlushEx) Buffer() []byte { return f.buf }
+
+// HasID reports whether id is not null.
+func (f *McpClientRequestFlushEx) HasID() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.off:]))) >= 0
+}
+
+// ID returns the bytes of id, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpClientRequestFlushEx) ID() []byte {
+	o := f.off
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// IDString returns a copy of id ("" when null).
+func (f *McpClientRequestFlushEx) IDString() string { return string(f.ID()) }
+
+// HasMethod reports whether method is not null.
+func (f *McpClientRequestFlushEx) HasMethod() bool {
+	return int(int16(binary.LittleEndian.Uint16(f.buf[f.oMethod:]))) >= 0
+}
+
+// Method returns the bytes of method, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpClientRequestFlushEx) Method() []byte {
+	o := f.oMethod
+	n := int(int16(binary.LittleEndian.Uint16(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 2
+	return f.buf[o : o+n : o+n]
+}
+
+// MethodString returns a copy of method ("" when null).
+func (f *McpClientRequestFlushEx) MethodString() string { return string(f.Method()) }
+
+// HasParams reports whether params is not null.
+func (f *McpClientRequestFlushEx) HasParams() bool {
+	return int(int32(binary.LittleEndian.Uint32(f.buf[f.oParams:]))) >= 0
+}
+
+// Params returns the bytes of params, nil when null. The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpClientRequestFlushEx) Params() []byte {
+	o := f.oParams
+	n := int(int32(binary.LittleEndian.Uint32(f.buf[o:])))
+	if n < 0 {
+		return nil
+	}
+	o += 4
+	return f.buf[o : o+n : o+n]
+}
+
+// ParamsString returns a copy of params ("" when null).
+func (f *McpClientRequestFlushEx) ParamsString() string { return string(f.Params()) }
+
+// Total returns total.
+func (f *McpClientRequestFlushEx) Total() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oTotal:]))
+}
+
+// Start returns start.
+func (f *McpClientRequestFlushEx) Start() int32 {
+	return int32(binary.LittleEndian.Uint32(f.buf[f.oStart:]))
+}
+
+// McpClientRequestFlushExBuilder writes a McpClientRequestFlushEx in place. Wrap it over a buffer, call
+// the setters in IDL order — a skipped field takes its default, and a skipped
+// field without one is an error — then Build. Errors are sticky: after the
+// first, setters do nothing and Build reports it.
+type McpClientRequestFlushExBuilder struct {
+	buf  []byte
+	off  int
+	max  int
+	p    int
+	next int
+	open int
+	err  error
+	view McpClientRequestFlushEx
+}
+
+// Wrap starts a McpClientRequestFlushEx at buf[off], writing no further than maxLimit.
+func (b *McpClientRequestFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpClientRequestFlushExBuilder {
+	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
+	if off < 0 || off > maxLimit || maxLimit > len(buf) {
+		b.wrapFail()
+	}
+	return b
+}
+
+// wrapFail records why Wrap's buffer cannot take the value.
+func (b *McpClientRequestFlushExBuilder) wrapFail() {
+	b.next = -1
+	if b.off < 0 || b.off > b.max || b.max > len(b.buf) {
+		b.err = &flyweight.Error{Type: "McpClientRequestFlushEx", Err: flyweight.ErrBounds}
+	}
+}
+
+// Limit returns the offset one past what has been written so far.
+func (b *McpClientRequestFlushExBuilder) Limit() int { return b.p }
+
+// Fail stops the builder with err, unless it already failed.
+func (b *McpClientRequestFlushExBuilder) Fail(err error) *McpClientRequestFlushExBuilder {
+	if b.err == nil {
+		b.err = err
+	}
+	b.next = -1 // a failed builder matches no setter's fast path
+	return b
+}
+
+func (b *McpClientRequestFlushExBuilder) fail(i int, err error) {
+	if b.err == nil {
+		b.err = &flyweight.Error{Type: "McpClientRequestFlushEx", Field: mcpClientRequestFlushExFieldNames[i], Err: err}
+	}
+	b.next = -1
+}
+
+func (b *McpClientRequestFlushExBuilder) room(i, n int) bool {
+	if b.max-b.p < n {
+		b.fail(i, flyweight.ErrOverflow)
+		return false
+	}
+	return true
+}
+
+// advance finishes any open nested builder and fills the defaults of the
+// fields before field i. The common case, field i is next, inlines; a
+// failed builder's next is -1, so it never matches.
+func (b *McpClientRequestFlushExBuilder) advance(i int) bool {
+	if b.next == i && b.open < 0 {
+		return true
+	}
+	return b.advanceSlow(i)
+}
+
+func (b *McpClientRequestFlushExBuilder) advanceSlow(i int) bool {
+	if b.open >= 0 {
+		b.closeChild()
+	}
+	if b.err != nil {
+		return false
+	}
+	if i < b.next {
+		b.fail(i, flyweight.ErrOrder)
+		return false
+	}
+	for b.next < i {
+		if !b.fill(b.next) {
+			return false
+		}
+		b.next++
+	}
+	return true
+}
+
+func (b *McpClientRequestFlushExBuilder) fill(i int) bool {
+	switch i {
+	case 0:
+		b.fail(0, flyweight.ErrMissing)
+		return false
+
+	case 1:
+		b.fail(1, flyweight.ErrMissing)
+		return false
+
+	case 2:
+		return b.putStr(2, 4, true, "")
+
+	case 3:
+		if !b.room(3, 4) {
+			return false
+		}
+		v := int32(-1)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
+	case 4:
+		if !b.room(4, 4) {
+			return false
+		}
+		v := int32(0)
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+
+	}
+	return true
+}
+
+func (b *McpClientRequestFlushExBuilder) closeChild() {
+	id := b.open
+	b.open = -1
+	limit, err := b.p, error(nil)
+	switch id {
+
+	}
+	if err != nil {
+		b.Fail(err)
+		return
+	}
+	b.p = limit
+}
+
+// putStr writes a null or a default string: the Null setters and fill.
+func (b *McpClientRequestFlushExBuilder) putStr(i, width int, null bool, s string) bool {
+	p, err := flyweight.PutStr(b.buf, b.p, b.max, width, false, null, s)
+	if err != nil {
+		b.fail(i, err)
+		return false
+	}
+	b.p = p
+	return true
+}
+
+// ID sets id.
+func (b *McpClientRequestFlushExBuilder) ID(v string) *McpClientRequestFlushExBuilder {
+	if !b.advance(0) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
+	return b
+}
+
+// IDBytes sets id.
+func (b *McpClientRequestFlushExBuilder) IDBytes(v []byte) *McpClientRequestFlushExBuilder {
+	if !b.advance(0) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(0, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(0, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 1
+	return b
+}
+
+// IDNull sets id to null (length -1).
+func (b *McpClientRequestFlushExBuilder) IDNull() *McpClientRequestFlushExBuilder {
+	if b.advance(0) && b.putStr(0, 2, true, "") {
+		b.next = 1
+	}
+	return b
+}
+
+// Method sets method.
+func (b *McpClientRequestFlushExBuilder) Method(v string) *McpClientRequestFlushExBuilder {
+	if !b.advance(1) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
+	return b
+}
+
+// MethodBytes sets method.
+func (b *McpClientRequestFlushExBuilder) MethodBytes(v []byte) *McpClientRequestFlushExBuilder {
+	if !b.advance(1) {
+		return b
+	}
+	n := len(v)
+	if n > 32767 {
+		b.fail(1, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 2+n {
+		b.fail(1, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint16(b.buf[b.p:], uint16(n))
+	b.p += 2
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 2
+	return b
+}
+
+// MethodNull sets method to null (length -1).
+func (b *McpClientRequestFlushExBuilder) MethodNull() *McpClientRequestFlushExBuilder {
+	if b.advance(1) && b.putStr(1, 2, true, "") {
+		b.next = 2
+	}
+	return b
+}
+
+// Params sets params.
+func (b *McpClientRequestFlushExBuilder) Params(v string) *McpClientRequestFlushExBuilder {
+	if !b.advance(2) {
+		return b
+	}
+	n := len(v)
+	if n > 2147483647 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 4+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(n))
+	b.p += 4
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
+	return b
+}
+
+// ParamsBytes sets params.
+func (b *McpClientRequestFlushExBuilder) ParamsBytes(v []byte) *McpClientRequestFlushExBuilder {
+	if !b.advance(2) {
+		return b
+	}
+	n := len(v)
+	if n > 2147483647 {
+		b.fail(2, flyweight.ErrRange)
+		return b
+	}
+	if b.max-b.p < 4+n {
+		b.fail(2, flyweight.ErrOverflow)
+		return b
+	}
+	binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(n))
+	b.p += 4
+	b.p += copy(b.buf[b.p:b.p+n], v)
+	b.next = 3
+	return b
+}
+
+// ParamsNull sets params to null (length -1).
+func (b *McpClientRequestFlushExBuilder) ParamsNull() *McpClientRequestFlushExBuilder {
+	if b.advance(2) && b.putStr(2, 4, true, "") {
+		b.next = 3
+	}
+	return b
+}
+
+// Total sets total.
+func (b *McpClientRequestFlushExBuilder) Total(v int32) *McpClientRequestFlushExBuilder {
+	if b.advance(3) && b.room(3, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 4
+	}
+	return b
+}
+
+// Start sets start.
+func (b *McpClientRequestFlushExBuilder) Start(v int32) *McpClientRequestFlushExBuilder {
+	if b.advance(4) && b.room(4, 4) {
+		binary.LittleEndian.PutUint32(b.buf[b.p:], uint32(v))
+		b.p += 4
+		b.next = 5
+	}
+	return b
+}
+
+// BuildLimit fills the defaults of the fields not set and returns the offset
+// one past the value's end.
+func (b *McpClientRequestFlushExBuilder) BuildLimit() (int, error) {
+
+	b.advance(5)
+	return b.p, b.err
+}
+
+// Build finishes the value and returns a view of it.
+func (b *McpClientRequestFlushExBuilder) Build() (McpClientRequestFlushEx, error) {
+	limit, err := b.BuildLimit()
+	if err != nil {
+		return McpClientRequestFlushEx{}, err
+	}
+	if err := b.view.Wrap(b.buf, b.off, limit); err != nil {
+		return McpClientRequestFlushEx{}, err
 	}
 	return b.view, nil
 }
