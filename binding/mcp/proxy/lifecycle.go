@@ -226,6 +226,12 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 	if !l.Out.Opening() || l.Out.Closed() {
 		return
 	}
+	if ok, err := h.relayClientRequest(&l.Stream, f, g.route); ok {
+		if err != nil {
+			l.fail()
+		}
+		return
+	}
 	ext := f.Extension()
 	if h.s.prefixed && h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
 		h.flushEx.Kind() == mcp.McpFlushExKindResourcesUpdated {
