@@ -84,7 +84,12 @@ const clientPartRoom = 256
 // total and start); a part the longer id no longer lets fit a frame goes
 // as two or more consecutive parts, the same bytes in the same order.
 func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int) (bool, error) {
-	ext := f.Extension()
+	return h.sendClientRequests(s, f.Extension(), f.Reserved(), f.TraceID(), f.Authorization(), route)
+}
+
+// sendClientRequests is relayClientRequest for a FLUSH's extension ext,
+// reserved bytes, trace id and authorization.
+func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int32, trace, auth int64, route int) (bool, error) {
 	ex := &h.flushEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID || ex.Kind() != mcp.McpFlushExKindClientRequest {
 		return false, nil
@@ -95,9 +100,8 @@ func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int
 	method, params, hasParams := v.Method(), v.Params(), v.HasParams()
 	total, start := int(v.Total()), int(v.Start())
 	part := h.w.MaxFrame() - clientPartRoom - len(id) - len(method)
-	reserved := f.Reserved()
 	if !hasParams || len(params) <= part {
-		return true, h.sendClientRequest(s, f, reserved, id, method, params, hasParams, total, start)
+		return true, h.sendClientRequest(s, trace, auth, reserved, id, method, params, hasParams, total, start)
 	}
 	if part < 1024 {
 		h.log.Warn("client request dropped: its id and method do not leave room for its params",
@@ -109,7 +113,7 @@ func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int
 	}
 	for at := 0; at < len(params); at += part {
 		end := min(at+part, len(params))
-		if err := h.sendClientRequest(s, f, reserved, id, method, params[at:end], true, total, start+at); err != nil {
+		if err := h.sendClientRequest(s, trace, auth, reserved, id, method, params[at:end], true, total, start+at); err != nil {
 			return true, err
 		}
 		reserved = 0
@@ -118,8 +122,8 @@ func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int
 }
 
 // sendClientRequest sends one clientRequest FLUSH on s's Out with the
-// trace id and authorization of f, the FLUSH it relays.
-func (h *Handler) sendClientRequest(s *engine.Stream, f *frame.Flush, reserved int32, id, method, params []byte,
+// trace id and authorization of the FLUSH it relays.
+func (h *Handler) sendClientRequest(s *engine.Stream, trace, auth int64, reserved int32, id, method, params []byte,
 	hasParams bool, total, start int) error {
 	c := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ClientRequest().IDBytes(id).MethodBytes(method)
 	if hasParams {
@@ -133,7 +137,7 @@ func (h *Handler) sendClientRequest(s *engine.Stream, f *frame.Flush, reserved i
 		return err
 	}
 	ext := h.extBuf[:n]
-	return passOn(&s.Out, f.TraceID(), f.Authorization(), func() error {
+	return passOn(&s.Out, trace, auth, func() error {
 		return s.FlushWith(reserved, func(b *frame.FlushBuilder) { b.Extension(ext) })
 	})
 }
@@ -188,3 +192,20 @@ func (h *Handler) clientResponseBeginEx(r *request, id []byte, errFlag uint8, co
 	}
 	return h.extBuf[:n]
 }
+
+// heldRequest is a route's clientRequest FLUSH on a session's lifecycle
+// that came before the downstream's lifecycle reply opened (other routes
+// had not replied yet): it goes down once the reply opens.
+type heldRequest struct {
+	route       int
+	ext         []byte
+	reserved    int32
+	trace, auth int64
+}
+
+// Bounds on the clientRequest FLUSHes a lifecycle holds; past them a
+// FLUSH is dropped and logged.
+const (
+	maxHeld      = 16
+	maxHeldBytes = 1 << 20
+)
