@@ -108,17 +108,27 @@ func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int3
 			"method", string(method), "bytes", len(id)+len(method))
 		return true, nil
 	}
-	if total < 0 {
-		total, start = len(params), 0
-	}
-	for at := 0; at < len(params); at += part {
-		end := min(at+part, len(params))
-		if err := h.sendClientRequest(s, trace, auth, reserved, id, method, params[at:end], true, total, start+at); err != nil {
-			return true, err
-		}
+	return true, splitPart(len(params), part, total, start, func(at, end, total, start int) error {
+		err := h.sendClientRequest(s, trace, auth, reserved, id, method, params[at:end], true, total, start)
 		reserved = 0
+		return err
+	})
+}
+
+// splitPart cuts a part of n params bytes, from start of total (total -1:
+// the whole params), into parts of at most size bytes, and calls send for
+// each in order with its bytes [at, end) of the part and its own total
+// and start: a whole becomes parts of total n.
+func splitPart(n, size, total, start int, send func(at, end, total, start int) error) error {
+	if total < 0 {
+		total, start = n, 0
 	}
-	return true, nil
+	for at := 0; at < n; at += size {
+		if err := send(at, min(at+size, n), total, start+at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendClientRequest sends one clientRequest FLUSH on s's Out with the
