@@ -64,16 +64,21 @@
 //
 // # Calls
 //
-// Without prefixes, a call whose BEGIN names it and whose name a route
-// allows is handed through (engine.Worker.Forward): the route's exit
+// With one route and without prefixes, a call whose BEGIN names it and
+// whose name the route allows is handed through (engine.Worker.Forward),
+// and so is a clientResponse (below): the route's exit
 // takes the downstream's stream as it is, since the stream the proxy
 // would open for it would carry the same McpBeginEx and the same params,
 // and its reply the same frames. The proxy then sees none of the call,
 // which saves a stream, a buffer slot and a copy of the params per call.
 // The exit's own bounds then apply to the params, and a refusal of the
 // exit's reaches the mcp server as it is (it answers a RESET with
-// McpResetEx as the proxy would). What follows describes the calls the
-// proxy serves itself: with prefixes, or named only in the params.
+// McpResetEx as the proxy would). With several routes every call is the
+// proxy's, prefixes or not: a request the route's server sends its client
+// while the call is under way comes on the call's reply, and its id must
+// name the route (below). What follows describes the calls the proxy
+// serves itself: with prefixes, with several routes, or named only in the
+// params.
 //
 // A call whose BEGIN names it opens its route's stream at once, and lets
 // the params in only when the route grants its window, so that a route
@@ -140,4 +145,38 @@
 // route's part. The only state shared between workers (requests may
 // arrive on another worker than their session's lifecycle) is which
 // routes declared SERVER_LOGGING for each session, for logging/setLevel.
+//
+// # Server-to-client requests
+//
+// A request a route's server sends its client (elicitation/create,
+// sampling/createMessage, roots/list, ping) reaches the proxy as a FLUSH
+// with McpFlushEx clientRequest on the reply of the route's stream it
+// relates to: a call's, a list's, or the session's lifecycle. It goes down
+// on the reply of the downstream stream that stream serves, and only
+// there: the session that reached the route, never another. Its id is
+// rewritten so that the answer finds its way back without a table: with
+// several routes it becomes the JSON string "<route index>:<the route's
+// id as JSON text>" (id 7 of routes[1] is "1:7", id "a" of routes[0] is
+// "0:\"a\""); with one route it stays as it is. Zilla's proxy marks the
+// correlation id of a URL elicitation the same way, with the route's
+// toolkit prefix rather than its index; the index keeps the id short and
+// free of the toolkit's name. Nothing else changes:
+// the method and the params, which go on in parts as they came (total and
+// start), a part that the longer id no longer lets fit a frame cut in two
+// or more. A list's reply opens early for one; a lifecycle's that has not
+// opened yet (another route has not replied) holds up to 16 of them (1
+// MiB) until it does.
+//
+// The client's answer is a stream of its own, BEGIN with McpBeginEx
+// clientResponse{sessionId, id, error, contentLength}, DATA the result or
+// error object. The proxy opens it to the route its id names, with the
+// route's id and the same session id (every route knows the session by
+// the downstream's id), and relays the rest as it relays a call: the
+// object unchanged (roots and sampling results included), the reply with
+// the downstream's id again. An id the proxy did not make (not of that
+// form, a route it does not have, a route id that is neither a JSON
+// number nor a JSON string) is refused with RESET and McpResetEx error
+// -32600 "Invalid request: unknown response id", and reaches no route. A
+// notifications/cancelled from a route is a notification: it passes
+// through as it is, its requestId the route's.
 package proxy

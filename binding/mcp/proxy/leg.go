@@ -50,8 +50,12 @@ func (l *leg) begin() bool {
 		contentLength = r.contentLength
 	}
 	ident, identNull := r.upIdent, r.identNull
-	if r.kind == mcp.McpBeginExKindRequest {
+	switch r.kind {
+	case mcp.McpBeginExKindRequest:
 		ident = r.ident
+	case mcp.McpBeginExKindClientResponse:
+		// Its result or error object goes up unchanged.
+		return l.Begin(h.clientResponseBeginEx(r, r.upIdent, r.respError, r.contentLength)) == nil
 	}
 	return l.Begin(h.requestBeginEx(r.kind, r.sid, r.sidNull, ident, identNull, contentLength, r.timeout)) == nil
 }
@@ -199,8 +203,8 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameFlush:
 		var f frame.Flush
-		if f, err = l.OnFlush(buf); err == nil && r.op == opCall && !r.Out.Closed() && relayFlush(&r.Stream, &f) != nil {
-			r.fail()
+		if f, err = l.OnFlush(buf); err == nil {
+			l.onReplyFlush(&f)
 		}
 	case frame.FrameEnd:
 		var e frame.End
@@ -228,6 +232,41 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 	}
 }
 
+// onReplyFlush relays a FLUSH of the route's reply: a call's as it came,
+// a clientRequest with its id rewritten for the route. A fan-out relays
+// only clientRequests (a request the route's server sends while it
+// answers), opening the downstream reply early for them.
+func (l *leg) onReplyFlush(f *frame.Flush) {
+	r := l.r
+	h := r.h
+	if r.Out.Closed() {
+		return
+	}
+	if r.op == opCall {
+		ok, err := h.relayClientRequest(&r.Stream, f, l.route)
+		if !ok {
+			err = relayFlush(&r.Stream, f)
+		}
+		if err != nil {
+			r.fail()
+		}
+		return
+	}
+	if l.state&legSettled != 0 || !isClientRequest(h, f) || !r.Out.Opening() && !r.beginReply() {
+		return
+	}
+	if _, err := h.relayClientRequest(&r.Stream, f, l.route); err != nil {
+		r.fail()
+	}
+}
+
+// isClientRequest reports whether f carries McpFlushEx clientRequest.
+func isClientRequest(h *Handler, f *frame.Flush) bool {
+	ext := f.Extension()
+	return h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
+		h.flushEx.Kind() == mcp.McpFlushExKindClientRequest
+}
+
 // unwanted closes a reply the proxy does not read: reset, unless it
 // ended by itself.
 func (l *leg) unwanted(t frame.FrameType, buf []byte) {
@@ -252,6 +291,11 @@ func (l *leg) onReplyBegin(b *frame.Begin) {
 		l.grantReply()
 	case r.Out.Closed():
 		l.resetReply()
+	case r.kind == mcp.McpBeginExKindClientResponse:
+		// The reply names the downstream's id, not the route's.
+		if relayBeginWith(&r.Stream, b, r.h.clientResponseReplyEx(r, b)) != nil {
+			r.fail()
+		}
 	case relayBegin(&r.Stream, b) != nil:
 		r.fail()
 	case r.state&buffered != 0:
@@ -363,8 +407,12 @@ func (l *leg) outcome(e *frame.End) mcp.McpOutcome {
 // sequence and acknowledge: the reply's DATA keeps its sequence on the
 // way through.
 func relayBegin(s *engine.Stream, b *frame.Begin) error {
+	return relayBeginWith(s, b, b.Extension())
+}
+
+// relayBeginWith is relayBegin with extension ext in place of b's.
+func relayBeginWith(s *engine.Stream, b *frame.Begin, ext []byte) error {
 	s.Out.Seq, s.Out.Ack = b.Sequence(), b.Acknowledge()
-	ext := b.Extension()
 	return passOn(&s.Out, b.TraceID(), b.Authorization(), func() error {
 		return s.BeginWith(b.Affinity(), func(fb *frame.BeginBuilder) { fb.Extension(ext) })
 	})

@@ -35,6 +35,8 @@ type lifecycle struct {
 	hasCallback  bool
 	registered   bool // the session is in the shared table
 	legs         []*lifecycleLeg
+	held         []heldRequest // clientRequests before the reply opened
+	heldBytes    int
 	waiting      int
 	timer        int64
 }
@@ -208,6 +210,31 @@ func (l *lifecycle) settled() {
 		return
 	}
 	l.grant()
+	held := l.held
+	l.held, l.heldBytes = nil, 0
+	for _, q := range held {
+		if g := l.legs[q.route]; g.In.Closed() || !g.In.Opening() {
+			continue // the route is out of the session
+		}
+		if _, err := h.sendClientRequests(&l.Stream, q.ext, q.reserved, q.trace, q.auth, q.route); err != nil {
+			l.fail()
+			return
+		}
+	}
+}
+
+// hold keeps a route's clientRequest FLUSH until the downstream reply
+// opens, within maxHeld and maxHeldBytes.
+func (l *lifecycle) hold(g *lifecycleLeg, f *frame.Flush) {
+	ext := f.Extension()
+	if len(l.held) >= maxHeld || l.heldBytes+len(ext) > maxHeldBytes {
+		l.h.log.Warn("client request dropped: too many before the session opened",
+			"toolkit", l.h.s.routes[g.route].toolkit, "session", string(l.sid))
+		return
+	}
+	l.heldBytes += len(ext)
+	l.held = append(l.held, heldRequest{route: g.route, ext: append([]byte(nil), ext...),
+		reserved: f.Reserved(), trace: f.TraceID(), auth: f.Authorization()})
 }
 
 func (l *lifecycle) grant() {
@@ -219,11 +246,25 @@ func (l *lifecycle) grant() {
 
 // onFlush turns a route's lifecycle FLUSH into the downstream's: the list
 // changes as they are, resourcesUpdated with the route's prefix on its
-// uri (a FLUSH of the proxy's own), notifications and the rest passed
-// through.
+// uri (a FLUSH of the proxy's own), a clientRequest with its id naming the
+// route, notifications and the rest passed through. A clientRequest that
+// comes before the downstream reply opened waits for it (hold); other
+// FLUSHes then are dropped.
 func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 	h := l.h
-	if !l.Out.Opening() || l.Out.Closed() {
+	if l.Out.Closed() {
+		return
+	}
+	if !l.Out.Opening() {
+		if !l.In.Closed() && isClientRequest(h, f) {
+			l.hold(g, f)
+		}
+		return
+	}
+	if ok, err := h.relayClientRequest(&l.Stream, f, g.route); ok {
+		if err != nil {
+			l.fail()
+		}
 		return
 	}
 	ext := f.Extension()

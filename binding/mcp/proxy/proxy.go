@@ -139,16 +139,29 @@ func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsume
 // passThrough hands a call the proxy would only relay to its route's
 // exit (engine.Worker.Forward), so that the exit serves the downstream's
 // stream itself and the proxy's second stream, with its frames and its
-// copy of the params, is never made. That is a call without prefixes
-// (the BEGIN the proxy would open for the route is then the same: the
-// same kind, session, name or uri, contentLength and timeout) whose
-// BEGIN names it and whose name a route allows. Every other request, and
-// a call whose exit refuses the hand-over, is the proxy's (nil).
+// copy of the params, is never made. That is, with one route, a call
+// without prefixes (the BEGIN the proxy would open for the route is then
+// the same: the same kind, session, name or uri, contentLength and
+// timeout) whose BEGIN names it and whose name the route allows, and a
+// clientResponse (whose id is then the route's own). With several routes
+// the proxy relays every call itself: a clientRequest on a call's reply
+// needs its id rewritten to name the route. Every other request, and a
+// stream whose exit refuses the hand-over, is the proxy's (nil).
 func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageConsumer {
+	kind := ex.Kind()
+	if len(h.s.routes) != 1 {
+		return nil
+	}
+	if kind == mcp.McpBeginExKindClientResponse {
+		// With one route a clientResponse's id is the route's own.
+		if v := ex.ClientResponse(); v.HasID() && validID(v.ID()) {
+			return h.w.Forward(h.s.routes[0].exitID, buf)
+		}
+		return nil
+	}
 	if h.s.prefixed {
 		return nil
 	}
-	kind := ex.Kind()
 	var rb mcp.RequestBegin
 	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil

@@ -52,13 +52,16 @@ type request struct {
 	params []byte          // once complete (and rewritten for the route)
 
 	route   int
-	upIdent []byte // the name or uri the route knows
+	upIdent []byte // the name or uri the route knows, or a clientResponse's route id
+	upBuf   []byte // a clientResponse's route id
 	legs    []*leg
 	open    int // legs not yet settled
 	total   int // bytes the legs collected
 	entries []cursorEntry
 	cbuf    []byte // the decoded cursor the entries point into
 	timer   int64
+
+	respError uint8 // a clientResponse's error flag
 
 	answer    []byte // the proxy's own answer on the downstream reply
 	answerOff int
@@ -188,6 +191,10 @@ func (r *request) onBegin(b *frame.Begin) {
 		r.refuse(jsonrpc.CodeInvalidRequest, "Invalid request: not an MCP application stream")
 		return
 	}
+	if ex.Kind() == mcp.McpBeginExKindClientResponse {
+		r.onClientResponse(ex)
+		return
+	}
 	if !r.readBegin(ex) {
 		r.refuse(jsonrpc.CodeMethodNotFound, "Method not found")
 		return
@@ -210,6 +217,25 @@ func (r *request) onBegin(b *frame.Begin) {
 		}
 	}
 	r.grant()
+}
+
+// onClientResponse opens the route's stream for a clientResponse whose
+// id names it, the params (the result or error object) following once the
+// route grants its window; an id the proxy did not make is refused.
+func (r *request) onClientResponse(ex *mcp.McpBeginEx) {
+	h := r.h
+	r.kind, r.op = mcp.McpBeginExKindClientResponse, opCall
+	if !r.readClientResponse(ex) {
+		h.log.Warn("client response refused: its id names no route's request", "session", string(r.sid), "id", string(r.ident))
+		r.refuse(jsonrpc.CodeInvalidRequest, "Invalid request: unknown response id")
+		return
+	}
+	r.slot = h.pool.Acquire(r.InitialID())
+	if r.slot == engine.NoSlot {
+		r.refuse(jsonrpc.CodeInternalError, "Server busy")
+		return
+	}
+	r.openRelay()
 }
 
 // readBegin notes the BEGIN's session, name or uri, contentLength and
@@ -415,8 +441,14 @@ func (r *request) onParams() {
 	case opUnknown:
 		r.respondError(jsonrpc.CodeMethodNotFound, []byte("Method not found"), nil, nil)
 	case opCall:
-		if r.kind == mcp.McpBeginExKindRequest {
+		switch r.kind {
+		case mcp.McpBeginExKindRequest:
 			r.routeCompletion()
+			return
+		case mcp.McpBeginExKindClientResponse:
+			// A result or error object goes to the route as it is.
+			r.legs[0].params = r.params
+			r.legs[0].sendParams()
 			return
 		}
 		key := "name"
@@ -539,8 +571,22 @@ func (r *request) respondUnknownName(what string, name []byte) {
 	r.respondError(jsonrpc.CodeInvalidParams, msg, nil, nil)
 }
 
-// respondError answers with a JSON-RPC error object and outcome ERROR.
+// respondError answers with a JSON-RPC error object and outcome ERROR. A
+// clientResponse has no answer of its own: it is refused with RESET and
+// McpResetEx while the downstream's stream is open, else its reply is
+// aborted.
 func (r *request) respondError(code int32, msg []byte, dataKey, dataValue []byte) {
+	if r.kind == mcp.McpBeginExKindClientResponse {
+		r.state |= local
+		r.releaseSlot()
+		if !r.In.Closed() {
+			r.resetDown(code, string(msg))
+		}
+		if !r.Out.Closed() {
+			r.abortReply()
+		}
+		return
+	}
 	r.state |= answerError
 	r.answer = appendError(r.answer[:0], code, msg, dataKey, dataValue)
 	r.respond()
@@ -602,6 +648,11 @@ func (r *request) flushAnswer() {
 // request is reset with the error, and the reply carries it too. The
 // reply begins first: a RESET before it would give it up.
 func (r *request) tooLarge() {
+	if r.kind == mcp.McpBeginExKindClientResponse {
+		r.cancelLegs()
+		r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid params: too large"), nil, nil)
+		return
+	}
 	if !r.Out.Opening() && !r.Out.Closed() && !r.beginReply() {
 		return
 	}
