@@ -353,6 +353,10 @@ func (x *exchange) onFlush(ext []byte) {
 		return
 	}
 	kind := h.flushEx.Kind()
+	if kind == mcp.McpFlushExKindClientRequest {
+		h.onClientRequest(p.sess, p, h.flushEx.ClientRequest())
+		return
+	}
 	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || x.state&resultStreams != 0 && p.res.mode != modeSSE {
 		return
 	}
