@@ -365,7 +365,7 @@ func (x *exchange) onFlush(ext []byte) {
 	}
 	if kind == mcp.McpFlushExKindNotification {
 		n := h.flushEx.Notification()
-		if !n.HasMethod() || len(n.Method()) == 0 {
+		if !n.HasMethod() || len(n.Method()) == 0 || h.upstreamCancelled(p.sess, n) {
 			return
 		}
 		p.startSSE()

@@ -118,6 +118,12 @@
 //   - -32603 "Client session closed" for each one outstanding when the
 //     session ends.
 //
+// The upstream's notifications/cancelled whose requestId is the
+// application's id of an outstanding one reaches the client with the
+// server's id instead, and the request is forgotten; any other is relayed
+// as it came. (Behind the proxy kind this needs the proxy to map the
+// requestId to its own id, as it maps the request's.)
+//
 // When the request whose response carries one ends first (its result, an
 // error, a cancellation), the client gets notifications/cancelled for it
 // ahead of the result, and it is forgotten: the application ended its side

@@ -327,6 +327,9 @@ func (s *session) notify(h *server, ext []byte) {
 		u := h.flushEx.ResourcesUpdated()
 		uri = u.URI()
 	case mcp.McpFlushExKindNotification:
+		if h.upstreamCancelled(s, h.flushEx.Notification()) {
+			return
+		}
 	case mcp.McpFlushExKindClientRequest:
 		h.onClientRequest(s, nil, h.flushEx.ClientRequest())
 		return

@@ -270,7 +270,7 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "too many requests outstanding")
 		h.answerUpstream(s.appID, up, codeInternalError, "Internal error: too many requests outstanding", trace, auth)
 		return
-	case p != nil && (p.replyOver() && p.flags&detached == 0 || p.streaming() && p.res.mode != modeSSE),
+	case p != nil && (p.replyOver() && p.flags&detached == 0 || p.res.mode != modeNone && p.res.mode != modeSSE),
 		p == nil && s.get.g == nil:
 		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "no stream open to the client")
 		h.answerUpstream(s.appID, up, codeInternalError, noStreamMessage, trace, auth)
@@ -362,13 +362,54 @@ func (h *server) toClient(r *clientRequest, msg []byte) {
 // cancelToClient tells the client a request it was sent is over:
 // notifications/cancelled with its id and reason.
 func (h *server) cancelToClient(r *clientRequest, reason string) {
+	h.cancelToClientJSON(r, jsonrpc.AppendString(h.aux[:0], reason))
+}
+
+// cancelToClientJSON is cancelToClient with the reason as JSON text, nil
+// for none.
+func (h *server) cancelToClientJSON(r *clientRequest, reason []byte) {
 	msg := append(h.clientMsg[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
 	msg = r.appendID(msg)
-	msg = append(msg, `,"reason":`...)
-	msg = jsonrpc.AppendString(msg, reason)
+	if reason != nil {
+		msg = append(msg, `,"reason":`...)
+		msg = append(msg, reason...)
+	}
 	msg = append(msg, "}}"...)
 	h.clientMsg = msg
 	h.toClient(r, msg)
+}
+
+// upstreamCancelled handles the upstream's notifications/cancelled (n)
+// in session s: one naming a request the client was sent reaches the
+// client under the server's id for it, and the request is forgotten. It
+// reports whether n named one; any other is relayed as it came.
+func (h *server) upstreamCancelled(s *session, n mcp.McpNotificationFlushEx) bool {
+	if s == nil || s.clients == nil || string(n.Method()) != "notifications/cancelled" || !n.HasParams() {
+		return false
+	}
+	params := n.Params()
+	id, ok := field(params, "requestId")
+	if !ok {
+		return false
+	}
+	var r *clientRequest
+	for _, e := range s.clients.pending {
+		if string(e.up) == string(id) {
+			r = e
+			break
+		}
+	}
+	if r == nil {
+		return false
+	}
+	reason, ok := field(params, "reason")
+	if !ok || !isString(reason) {
+		reason = nil
+	}
+	h.cancelToClientJSON(r, reason)
+	h.logClient(slog.LevelDebug, "cancelled", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the upstream cancelled it")
+	s.clients.remove(r)
+	return true
 }
 
 // expired handles a request the client did not answer in time: the

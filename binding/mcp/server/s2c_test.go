@@ -185,3 +185,28 @@ func TestClientRequestCapabilityMissing(t *testing.T) {
 	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= 3*len(nf) })
 	assert.Equal(t, strings.Repeat(nf, 3), string(h.app.record[len(h.app.record)-3*len(nf):]))
 }
+
+// TestClientRequestUpstreamCancelled: the upstream's notifications/cancelled
+// for a request the client was sent reaches the client under the
+// server's id, and nothing goes back to the application.
+func TestClientRequestUpstreamCancelled(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.record = []byte{}
+	buf := make([]byte, 256)
+	var b mcp.McpFlushExBuilder
+	b.Wrap(buf, 0, len(buf)).TypeID(h.app.mcpType).Notification().
+		Method("notifications/cancelled").Params(`{"requestId":7,"reason":"changed"}`)
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`), buf[:n]}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, "id: 1-0\ndata: \n\n"+
+		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
+		"event: message\nid: 1-2\ndata: "+`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"changed"}}`+"\n\n"+
+		"event: message\nid: 1-3\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
+		string(h.req.response))
+	enginetest.Settle(t, h.e)
+	assert.Empty(t, answers(t, h))
+}
