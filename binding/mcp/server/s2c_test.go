@@ -210,3 +210,34 @@ func TestClientRequestUpstreamCancelled(t *testing.T) {
 	enginetest.Settle(t, h.e)
 	assert.Empty(t, answers(t, h))
 }
+
+// TestClientRequestSessionClosed: a session that ends (DELETE) with a
+// request the client still owes answers the application -32603 for it.
+func TestClientRequestSessionClosed(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"sampling":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "9", "sampling/createMessage", `{"messages":[]}`)}
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the sampling request reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+
+	del := h.second()
+	del.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "DELETE"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+	}, "")
+	del.left = 1
+	h.w.Dispatch(del.startFn)
+	enginetest.ReceiveBy(t, h.timer, del.done, "the DELETE's response")
+	until(t, h, "the application hears the session closed", func() bool {
+		return strings.HasSuffix(string(h.app.record), `{"code":-32603,"message":"Client session closed"}`)
+	})
+	got := answers(t, h)
+	require.Len(t, got, 1)
+	assert.Equal(t, "9", got[0].IDString())
+	assert.Equal(t, uint8(1), got[0].Error())
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+}
