@@ -14,9 +14,11 @@ import (
 //
 // authorization (server, client, and the proxy's cache), elicitation
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
-// configs load, but no kind serves them yet: [Unsupported] makes the
-// engine refuse to start a binding that sets one, rather than run it
-// without its security or caching options.
+// configs load. The server serves elicitation.timeout and sampling.timeout
+// (how long a request the upstream sends the client waits for its
+// answer); the rest no kind serves yet: [Unsupported] makes the engine
+// refuse to start a binding that sets one, rather than run it without its
+// security or caching options.
 var optionsSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -69,6 +71,11 @@ var optionsSchema = json.RawMessage(`{
         "callback": {"type": "string"},
         "timeout": {"type": "string"}
       }
+    },
+    "sampling": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {"timeout": {"type": "string"}}
     },
     "cache": {
       "type": "object",
@@ -142,25 +149,36 @@ var optionsSchema = json.RawMessage(`{
 
 // unsupported are the options of Zilla's mcp binding that load but that
 // no kind serves yet; see [Unsupported].
-var unsupported = []struct{ key, feature string }{
-	{"authorization", "options.authorization (credentials for a guard)"},
-	{"elicitation", "options.elicitation (URL-mode elicitation)"},
-	{"cache", "options.cache (the proxy's tool cache)"},
+// An entry with a sub key refuses only that member of the option.
+var unsupported = []struct{ key, sub, feature string }{
+	{"authorization", "", "options.authorization (credentials for a guard)"},
+	{"elicitation", "callback", "options.elicitation.callback (URL-mode elicitation)"},
+	{"cache", "", "options.cache (the proxy's tool cache)"},
 }
 
 // Unsupported refuses a binding whose options set authorization,
-// elicitation or cache, which no kind serves yet: the engine does not
-// start it rather than run it without them. The mcp type runs it before
-// provisioning any kind.
+// elicitation.callback or cache, which no kind serves yet: the engine does
+// not start it rather than run it without them. The mcp type runs it
+// before provisioning any kind.
 func Unsupported(cfg *engine.BindingConfig) error {
 	if cfg.Config == nil || cfg.Options() == nil {
 		return nil
 	}
 	m, _ := cfg.Options().Value().(map[string]any)
 	for _, u := range unsupported {
-		if _, ok := m[u.key]; ok {
-			return fmt.Errorf("%s: mcp binding %s: %s is not supported yet", cfg.Options().Where(u.key), cfg.Name, u.feature)
+		v, ok := m[u.key]
+		if !ok {
+			continue
 		}
+		where := cfg.Options().Where(u.key)
+		if u.sub != "" {
+			sub, _ := v.(map[string]any)
+			if _, ok := sub[u.sub]; !ok {
+				continue
+			}
+			where += "." + u.sub
+		}
+		return fmt.Errorf("%s: mcp binding %s: %s is not supported yet", where, cfg.Name, u.feature)
 	}
 	return nil
 }
@@ -225,13 +243,13 @@ var kindSchemas = map[string]json.RawMessage{
   "properties": {
     "options": {
       "required": ["server"],
-      "properties": {"elicitation": false, "cache": false, "tools": false}
+      "properties": {"elicitation": false, "sampling": false, "cache": false, "tools": false}
     }
   }
 }`),
 	"proxy": json.RawMessage(`{
   "properties": {
-    "options": {"properties": {"authorization": false, "elicitation": false}},
+    "options": {"properties": {"authorization": false, "elicitation": false, "sampling": false}},
     "routes": {"items": {"properties": {"when": {"items": {"required": ["toolkit"]}}}}}
   }
 }`),

@@ -353,6 +353,10 @@ func (x *exchange) onFlush(ext []byte) {
 		return
 	}
 	kind := h.flushEx.Kind()
+	if kind == mcp.McpFlushExKindClientRequest {
+		h.onClientRequest(p.sess, p, h.flushEx.ClientRequest())
+		return
+	}
 	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || x.state&resultStreams != 0 && p.res.mode != modeSSE {
 		return
 	}
@@ -361,7 +365,7 @@ func (x *exchange) onFlush(ext []byte) {
 	}
 	if kind == mcp.McpFlushExKindNotification {
 		n := h.flushEx.Notification()
-		if !n.HasMethod() || len(n.Method()) == 0 {
+		if !n.HasMethod() || len(n.Method()) == 0 || h.upstreamCancelled(p.sess, n) {
 			return
 		}
 		p.startSSE()

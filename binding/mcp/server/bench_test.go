@@ -224,6 +224,12 @@ type fakeApp struct {
 	lifecycle *appStream
 	// window is the credit a stream is granted at a time; 0 means 32 KiB.
 	window int32
+	// clientReqs are FLUSH extensions a request's reply carries before its
+	// answer; with hold the answer then waits (held) until a
+	// clientResponse stream comes.
+	clientReqs [][]byte
+	hold       bool
+	held       *appStream
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -241,7 +247,7 @@ func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsume
 	if !s.Accept(buf) {
 		return nil
 	}
-	s.inSeq, s.ended, s.windowed, s.answered, s.lifecycle = 0, false, false, false, false
+	s.inSeq, s.ended, s.windowed, s.answered, s.lifecycle, s.flushed = 0, false, false, false, false, false
 	return s.onFrame
 }
 
@@ -253,6 +259,7 @@ type appStream struct {
 	windowed  bool
 	answered  bool
 	lifecycle bool
+	flushed   bool
 	buf       []byte
 	onFrame   engine.MessageConsumer
 
@@ -263,6 +270,7 @@ type appStream struct {
 	dataB  frame.DataBuilder
 	endB   frame.EndBuilder
 	winB   frame.WindowBuilder
+	flushB frame.FlushBuilder
 	ex     mcp.McpBeginEx
 	exB    mcp.McpBeginExBuilder
 }
@@ -291,6 +299,13 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 				limit, _ := s.exB.Wrap(s.buf, off, max).TypeID(a.mcpType).Lifecycle().
 					SessionIDBytes(l.SessionID()).Capabilities(2063).BuildLimit()
 				b.ExtensionEnd(limit)
+			}
+			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindClientResponse {
+				s.flushed = true // an answer's reply carries no client requests
+				if held := a.held; held != nil {
+					a.held = nil
+					defer held.answerNow()
+				}
 			}
 		}
 		n, _ := b.BuildLimit()
@@ -332,6 +347,24 @@ func (s *appStream) answer() {
 	if !s.ended || !s.windowed || s.answered {
 		return
 	}
+	if a := s.a; len(a.clientReqs) > 0 && !s.flushed {
+		s.flushed = true
+		for _, ext := range a.clientReqs {
+			n, _ := s.flushB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
+				Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).BudgetID(0).Reserved(0).
+				Extension(ext).BuildLimit()
+			_ = a.w.Send(frame.FrameFlush, s.buf[:n])
+		}
+		if a.hold {
+			a.held = s
+			return
+		}
+	}
+	s.answerNow()
+}
+
+// answerNow sends the request's result and ends the reply.
+func (s *appStream) answerNow() {
 	s.answered = true
 	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(benchResult)), benchResult)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])

@@ -40,6 +40,18 @@ func TestConfig(t *testing.T) {
       hosts: ["http://x"]`, "server", `mcp net0: hosts: "http://x" is not a host; want host or host:port`},
 		{"unknown version", `
       versions: [2024-11-05]`, "server", `versions`},
+		{"client request timeouts", `
+      elicitation: {timeout: PT5M}
+      sampling: {timeout: PT30S}`, "server", ""},
+		{"bad sampling timeout", `
+      sampling: {timeout: later}`, "server", `mcp net0: sampling.timeout "later": want a positive duration`},
+		{"bad elicitation timeout", `
+      elicitation: {timeout: PT0S}`, "server", `mcp net0: elicitation.timeout "PT0S": want a positive duration`},
+		{"elicitation callback", `
+      elicitation: {callback: "https://app.example/cb", timeout: PT5M}`, "server",
+			`options.elicitation.callback: mcp binding net0: options.elicitation.callback (URL-mode elicitation) is not supported yet`},
+		{"unknown sampling option", `
+      sampling: {model: x}`, "server", `model`},
 		{"unknown option", `
       timeout: PT1S`, "server", `timeout`},
 		{"proxy", "", "proxy", "mcp net0: kind proxy is not compiled in"},

@@ -19,6 +19,8 @@
 //	      get: true                          # false: GET gets 405
 //	      versions: [2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28]
 //	      limits: {body: 1048576}
+//	      elicitation: {timeout: PT10M}      # the client's time to answer an elicitation
+//	      sampling: {timeout: PT60S}         # … sampling/createMessage, roots/list, ping
 //	  app0: {type: toolkit, kind: server}
 //
 // Its network side is one http application stream per HTTP request:
@@ -54,8 +56,9 @@
 //     session with a GET stream or requests in flight is in use) or the
 //     application ending it end the session: the lifecycle ENDs, the GET
 //     stream ends, and the session's requests get 404.
-//   - notifications/initialized, any other notification and any client
-//     response get 202; ping is answered {}. logging/setLevel is answered
+//   - notifications/initialized and any other notification get 202, as
+//     does a client response to a request the session's client was sent
+//     (below); ping is answered {}. logging/setLevel is answered
 //     {} too, unless the application's lifecycle BEGIN declared
 //     SERVER_LOGGING; then it goes to the application like
 //     completion/complete (which needs SERVER_COMPLETIONS, else -32601), as
@@ -73,6 +76,66 @@
 //     that stream, for a POST whose client went away (a disconnect is not a
 //     cancellation: its request goes on). An idle GET stream gets ":\n\n"
 //     every sse.keepalive.interval.
+//
+// # Server-to-client requests (s2c.go)
+//
+// The upstream server may ask its client something (elicitation/create,
+// sampling/createMessage, roots/list, ping). Such a request arrives as a
+// FLUSH McpFlushEx.clientRequest{id, method, params} (params in parts
+// like a notification's when large) on the reply of the request stream
+// whose answer it belongs to, or on the session's lifecycle reply. The
+// server gives it an id of its own, "s2c-<n>" (a JSON string, counted per
+// session), and sends {"jsonrpc":"2.0","id":"s2c-<n>","method":…,"params":…}
+// on that request's response, which becomes an event stream as it does for
+// progress, or, from the lifecycle, on the session's GET stream. The
+// application's id stays with the server, which never trusts the client's
+// ids: a POSTed response (id and result or error, no method) names an
+// outstanding request of this session, or it is refused, 400 -32600, and
+// goes nowhere. A known one is answered 202 and opens a stream of its own
+// to the exit: BEGIN McpBeginEx.clientResponse{sessionId, id (the
+// application's), error (1: an error object), contentLength}, DATA the
+// result or error object, END; the reply ENDs once the upstream took it,
+// or is RESET.
+//
+// The server answers the application itself, with a clientResponse whose
+// error is
+//
+//   - -32601 "Method not found" when the client did not declare what the
+//     method needs (fail closed): elicitation (form; a "url" mode needs
+//     elicitation.url), sampling or roots; ping needs nothing, and any
+//     other method is refused; also for a 2026-07-28 request, which has no
+//     session to reach its client by;
+//   - -32603 when no stream is open to carry it (a lifecycle request and
+//     no GET stream, or a response already over or streaming JSON), or
+//     when the session has 64 outstanding already;
+//   - -32001 "Request timed out" when the client does not answer within
+//     elicitation.timeout (default PT10M) or sampling.timeout (PT60S, for
+//     sampling, roots/list and ping); the client then gets
+//     notifications/cancelled {requestId, reason "timeout"} on the same
+//     stream;
+//   - -32800 "Request cancelled" when the client sends
+//     notifications/cancelled for it;
+//   - -32603 "Client session closed" for each one outstanding when the
+//     session ends.
+//
+// The upstream's notifications/cancelled whose requestId is the
+// application's id of an outstanding one reaches the client with the
+// server's id instead, and the request is forgotten; any other is relayed
+// as it came. (Behind the proxy kind this needs the proxy to map the
+// requestId to its own id, as it maps the request's.)
+//
+// When the request whose response carries one ends first (its result, an
+// error, a cancellation), the client gets notifications/cancelled for it
+// ahead of the result, and it is forgotten: the application ended its side
+// already. A subscriptions/listen's lifecycle takes no client requests.
+//
+// Metrics (per binding): mcp.<family>.requests, .completed{action},
+// .timeout and .duration (a histogram, milliseconds), for the families
+// elicitation (action accept, decline or cancel; an error counts as
+// cancel), sampling and roots (action ok or error); ping has none. Each
+// step of a request's life (created, delivered, completed, timeout,
+// cancelled, error) is one "mcp client request" log record with the
+// session, the ids and the method.
 //
 // # Stateless requests (2026-07-28)
 //

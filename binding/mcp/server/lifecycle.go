@@ -296,6 +296,7 @@ func (h *server) onExpiry(s *session) {
 // endSession ends an unpublished session: its lifecycle ENDs, its timer
 // stops and its GET stream ends.
 func (h *server) endSession(s *session) {
+	h.endClientRequests(s)
 	if s.timerID != 0 {
 		h.w.Cancel(s.timerID)
 		s.timerID = 0
@@ -326,6 +327,12 @@ func (s *session) notify(h *server, ext []byte) {
 		u := h.flushEx.ResourcesUpdated()
 		uri = u.URI()
 	case mcp.McpFlushExKindNotification:
+		if h.upstreamCancelled(s, h.flushEx.Notification()) {
+			return
+		}
+	case mcp.McpFlushExKindClientRequest:
+		h.onClientRequest(s, nil, h.flushEx.ClientRequest())
+		return
 	default:
 		for _, k := range mcp.ListChanges() {
 			if k.Flush == kind {

@@ -29,6 +29,15 @@ type options struct {
 	Sessions struct {
 		IDs string `yaml:"ids"`
 	} `yaml:"sessions"`
+	// Elicitation and Sampling bound how long a request the upstream
+	// sends the client may wait for its answer; the sampling timeout
+	// serves roots/list and ping too.
+	Elicitation struct {
+		Timeout string `yaml:"timeout"`
+	} `yaml:"elicitation"`
+	Sampling struct {
+		Timeout string `yaml:"timeout"`
+	} `yaml:"sampling"`
 }
 
 // Defaults (ZILLA.md §8 "MCP defaults").
@@ -37,6 +46,11 @@ const (
 	defaultKeepalive  = 15 * time.Second
 	defaultBodyLimit  = 1 << 20
 	defaultReplay     = 64
+	// The waits for the client's answer to a request the upstream sent it:
+	// a person fills an elicitation form; sampling, roots/list and ping
+	// are answered by the client's software.
+	defaultElicitationTimeout = 10 * time.Minute
+	defaultSamplingTimeout    = 60 * time.Second
 )
 
 // settings is what Provision compiles from a server's options, once per
@@ -51,6 +65,10 @@ type settings struct {
 	get        bool
 	versions   versionSet
 	maxBody    int64
+	// elicitTimeout and samplingTimeout bound the wait for the client's
+	// answer to a request the upstream sent it (s2c.go).
+	elicitTimeout   time.Duration
+	samplingTimeout time.Duration
 	// ids makes session ids sequential (session-1, session-2, …) or
 	// fixed instead of random: for engine-driven scripts, which must know
 	// the id the server hands out. Never use them in production: such ids
@@ -68,14 +86,16 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{
-		inactivity:    defaultInactivity,
-		keepalive:     defaultKeepalive,
-		replay:        defaultReplay,
-		get:           true,
-		versions:      allVersions,
-		maxBody:       defaultBodyLimit,
-		serverName:    defaultServerName,
-		serverVersion: buildVersion(),
+		inactivity:      defaultInactivity,
+		keepalive:       defaultKeepalive,
+		replay:          defaultReplay,
+		get:             true,
+		versions:        allVersions,
+		maxBody:         defaultBodyLimit,
+		elicitTimeout:   defaultElicitationTimeout,
+		samplingTimeout: defaultSamplingTimeout,
+		serverName:      defaultServerName,
+		serverVersion:   buildVersion(),
 	}
 	if err := s.applySettings(e); err != nil {
 		return nil, fmt.Errorf("mcp %s: %w", cfg.Name, err)
@@ -101,6 +121,12 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		return nil, err
 	}
 	if s.keepalive, err = duration(cfg.Name, "sse.keepalive.interval", opts.SSE.Keepalive.Interval, s.keepalive); err != nil {
+		return nil, err
+	}
+	if s.elicitTimeout, err = duration(cfg.Name, "elicitation.timeout", opts.Elicitation.Timeout, s.elicitTimeout); err != nil {
+		return nil, err
+	}
+	if s.samplingTimeout, err = duration(cfg.Name, "sampling.timeout", opts.Sampling.Timeout, s.samplingTimeout); err != nil {
 		return nil, err
 	}
 	if opts.SSE.Replay != nil {

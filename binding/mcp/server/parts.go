@@ -6,11 +6,14 @@ import "github.com/sluicehq/sluice/binding/mcp"
 // notifications; a larger one is released once its notification is out.
 const keptParts = 64 << 10
 
-// noteParts puts back together a notification whose params came in parts
-// (McpNotificationFlushEx with total ≥ 0): consecutive FLUSHes on one
-// stream, with the same method and total, each carrying the params bytes
+// noteParts puts back together a notification or a client request whose
+// params came in parts (McpNotificationFlushEx or McpClientRequestFlushEx
+// with total ≥ 0): consecutive FLUSHes on one stream, of the same kind,
+// with the same method (and id) and total, each carrying the params bytes
 // from start on. A stream holds one only after its first part.
 type noteParts struct {
+	kind   uint8
+	id     []byte // a client request's
 	method []byte
 	params []byte
 	total  int
@@ -18,19 +21,35 @@ type noteParts struct {
 	b      mcp.McpFlushExBuilder
 }
 
+// partView is what a part carries, of either kind.
+type partView struct {
+	id, method, params []byte
+	total, start       int
+}
+
 // wholeNotification takes a FLUSH's extension on a stream whose parts
 // buffer is *p. It returns the extension to act on: ext itself when it is
-// not a part, the rebuilt whole notification after its last part, or nil
-// while parts are missing or when they were dropped (out of order, or
-// past mcp.MaxNotification: the reason is logged once per notification).
+// not a part, the rebuilt whole notification or client request after its
+// last part, or nil while parts are missing or when they were dropped (out
+// of order, or past mcp.MaxNotification: the reason is logged once per
+// message).
 func (h *server) wholeNotification(p **noteParts, ext []byte) []byte {
-	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID ||
-		h.flushEx.Kind() != mcp.McpFlushExKindNotification {
+	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
 		return ext
 	}
-	n := h.flushEx.Notification()
-	total, start := int(n.Total()), int(n.Start())
-	if total < 0 {
+	kind := h.flushEx.Kind()
+	var v partView
+	switch kind {
+	case mcp.McpFlushExKindNotification:
+		n := h.flushEx.Notification()
+		v = partView{method: n.Method(), params: n.Params(), total: int(n.Total()), start: int(n.Start())}
+	case mcp.McpFlushExKindClientRequest:
+		c := h.flushEx.ClientRequest()
+		v = partView{id: c.ID(), method: c.Method(), params: c.Params(), total: int(c.Total()), start: int(c.Start())}
+	default:
+		return ext
+	}
+	if v.total < 0 {
 		if *p != nil {
 			(*p).drop()
 		}
@@ -41,23 +60,26 @@ func (h *server) wholeNotification(p **noteParts, ext []byte) []byte {
 	}
 	q := *p
 	switch {
-	case start == 0:
+	case v.start == 0:
 		q.drop()
-		if total > mcp.MaxNotification {
+		if v.total > mcp.MaxNotification {
 			h.w.Logger().Warn("mcp server: notification dropped: larger than the server puts together",
-				"binding", h.cfg.Name, "method", string(n.Method()), "bytes", total, "max", mcp.MaxNotification)
+				"binding", h.cfg.Name, "method", string(v.method), "bytes", v.total, "max", mcp.MaxNotification)
 			return nil
 		}
-		q.method, q.total = append(q.method[:0], n.Method()...), total
+		q.kind, q.total = kind, v.total
+		q.method = append(q.method[:0], v.method...)
+		q.id = append(q.id[:0], v.id...)
 	case q.total < 0:
 		return nil // the rest of a dropped notification
-	case start != len(q.params) || total != q.total || string(n.Method()) != string(q.method):
+	case v.start != len(q.params) || v.total != q.total || kind != q.kind ||
+		string(v.method) != string(q.method) || string(v.id) != string(q.id):
 		h.w.Logger().Warn("mcp server: notification dropped: a part is missing",
-			"binding", h.cfg.Name, "method", string(q.method), "have", len(q.params), "next", start)
+			"binding", h.cfg.Name, "method", string(q.method), "have", len(q.params), "next", v.start)
 		q.drop()
 		return nil
 	}
-	q.params = append(q.params, n.Params()...)
+	q.params = append(q.params, v.params...)
 	switch {
 	case len(q.params) < q.total:
 		return nil
@@ -67,13 +89,17 @@ func (h *server) wholeNotification(p **noteParts, ext []byte) []byte {
 		q.drop()
 		return nil
 	}
-	need := len(q.method) + len(q.params) + 64
+	need := len(q.id) + len(q.method) + len(q.params) + 64
 	if cap(q.whole) < need {
 		q.whole = make([]byte, need)
 	}
 	q.whole = q.whole[:cap(q.whole)]
-	q.b.Wrap(q.whole, 0, len(q.whole)).TypeID(h.mcpTypeID).Notification().
-		MethodBytes(q.method).ParamsBytes(q.params)
+	eb := q.b.Wrap(q.whole, 0, len(q.whole)).TypeID(h.mcpTypeID)
+	if q.kind == mcp.McpFlushExKindClientRequest {
+		eb.ClientRequest().IDBytes(q.id).MethodBytes(q.method).ParamsBytes(q.params)
+	} else {
+		eb.Notification().MethodBytes(q.method).ParamsBytes(q.params)
+	}
 	limit, err := q.b.BuildLimit()
 	q.total, q.params = -1, q.params[:0]
 	if err != nil {

@@ -45,6 +45,7 @@ const (
 	cacheable                         // a 2026-07-28 list or read, whose result carries ttlMs and cacheScope (SEP-2549)
 	cancellable                       // in the session's requests, for notifications/cancelled
 	badMcpName                        // the Mcp-Name header did not decode
+	hasClients                        // its response carried client requests (s2c.go)
 )
 
 // What a POST waits for besides its own streams.
@@ -165,6 +166,9 @@ func (p *post) doneInflight() {
 	if p.state&cancellable != 0 {
 		p.sess.removeInflight(p, p.gen)
 		p.state &^= cancellable
+	}
+	if p.state&hasClients != 0 {
+		p.endClientRequests()
 	}
 }
 
@@ -354,7 +358,11 @@ func (p *post) dispatch(m *message, request bool) {
 		return
 	}
 	if !request {
-		if m.method != nil && string(method) == "notifications/cancelled" {
+		if m.method == nil {
+			p.clientResponse(m)
+			return
+		}
+		if string(method) == "notifications/cancelled" {
 			p.cancel(m.params)
 		}
 		// MCP.md §1.1 rule 3: notifications and responses get 202.
@@ -559,7 +567,7 @@ func (p *post) cancel(params []byte) {
 	h := p.h
 	s := p.sess
 	id, ok := field(params, "requestId")
-	if !ok || !validID(id) {
+	if !ok || !validID(id) || p.cancelClientRequest(id) {
 		return
 	}
 	hash := fnv64(id)

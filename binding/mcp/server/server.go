@@ -71,6 +71,13 @@ type server struct {
 	// trackers scan streaming bodies.
 	trackers []*jsonrpc.Tracker
 	disc     discovery
+	// answers are the free list of client answers on their way to the
+	// application, clientMsg composes a client request's messages, and
+	// cmetrics are the client requests' metrics, looked up on first use
+	// (s2c.go).
+	answers   []*answer
+	clientMsg []byte
+	cmetrics  *[len(families)]clientMetrics
 	// serverInfo is the "serverInfo" object, and meta the 2026-07-28
 	// result _meta member that carries it.
 	serverInfo []byte

@@ -195,6 +195,7 @@ type session struct {
 	streams  uint32 // POST event streams handed out; the GET stream is 0
 	getSeq   uint32 // events sent on stream 0
 	replay   replayRing
+	clients  *clientRequests // requests the upstream sent the client, made on first use
 }
 
 // inflight is a request of the session that notifications/cancelled may

@@ -1,0 +1,666 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
+	"github.com/sluicehq/sluice/internal/freelist"
+)
+
+// Requests the upstream server sends its client (elicitation/create,
+// sampling/createMessage, roots/list, ping), doc.go's "Server-to-client
+// requests". They arrive as FLUSH McpFlushEx.clientRequest on the reply
+// of the request stream they relate to, or on the session's lifecycle
+// reply. The server gives each its own id S ("s2c-<n>", per session),
+// remembers the id P the application used, and sends the client the
+// request on that request's response (turned into an event stream) or on
+// the session's GET stream. The client's answer, a POSTed JSON-RPC
+// response naming S, goes back to the application as a stream of its
+// own: BEGIN McpBeginEx.clientResponse{sessionId, id P, error, length},
+// DATA the result (or error) object, END.
+//
+// Nothing of this is made before a session's first such request: a
+// session without any keeps a nil table, and a request stream pays one
+// bit test when it ends.
+
+// clientKind is what a client request needs of the client's capabilities.
+type clientKind uint8
+
+const (
+	clientPing clientKind = iota
+	clientElicitation
+	clientSampling
+	clientRoots
+)
+
+// families names the metric families of the kinds that have one.
+var families = [...]string{clientElicitation: "elicitation", clientSampling: "sampling", clientRoots: "roots"}
+
+// lookupClientKind finds the kind of a method the upstream may send its
+// client; any other method is refused.
+func lookupClientKind(method []byte) (clientKind, bool) {
+	switch string(method) {
+	case "ping":
+		return clientPing, true
+	case "elicitation/create":
+		return clientElicitation, true
+	case "sampling/createMessage":
+		return clientSampling, true
+	case "roots/list":
+		return clientRoots, true
+	}
+	return 0, false
+}
+
+// maxClientRequests bounds a session's outstanding client requests; past
+// it the upstream's request is answered -32603 at once.
+const maxClientRequests = 64
+
+// JSON-RPC codes of the answers the server makes for the client.
+const (
+	codeRequestTimeout   = -32001 // the client did not answer in time
+	codeRequestCancelled = -32800 // the client cancelled it
+)
+
+// noStreamMessage is the error of a client request with no stream open
+// to the client to carry it.
+const noStreamMessage = "Internal error: no stream open to the client"
+
+// clientRequests is a session's outstanding client requests.
+type clientRequests struct {
+	next    uint64 // the last n handed out
+	pending []*clientRequest
+	free    []*clientRequest
+}
+
+// clientRequest is one request the upstream sent the client, waiting for
+// the client's answer.
+type clientRequest struct {
+	h       *server
+	s       *session
+	n       uint64 // S is "s2c-<n>"
+	kind    clientKind
+	up      []byte  // P, the id on the application's side, as JSON text
+	origin  postRef // the request whose response carries it; p nil: the GET stream
+	start   time.Time
+	timerID int64
+	timerFn func()
+}
+
+// appendID appends S, the request's id toward the client, as JSON text.
+func (r *clientRequest) appendID(dst []byte) []byte {
+	dst = append(dst, `"s2c-`...)
+	dst = strconv.AppendUint(dst, r.n, 10)
+	return append(dst, '"')
+}
+
+// parseClientID reads the n of an id appendID wrote.
+func parseClientID(id []byte) (uint64, bool) {
+	const prefix = `"s2c-`
+	if len(id) < len(prefix)+2 || string(id[:len(prefix)]) != prefix || id[len(id)-1] != '"' {
+		return 0, false
+	}
+	digits := id[len(prefix) : len(id)-1]
+	if len(digits) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range digits {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// find returns the outstanding request whose id toward the client is id.
+func (t *clientRequests) find(id []byte) *clientRequest {
+	if t == nil {
+		return nil
+	}
+	n, ok := parseClientID(id)
+	if !ok {
+		return nil
+	}
+	for _, r := range t.pending {
+		if r.n == n {
+			return r
+		}
+	}
+	return nil
+}
+
+// add makes a new outstanding request.
+func (t *clientRequests) add(h *server, s *session) *clientRequest {
+	r := freelist.Pop(&t.free)
+	if r == nil {
+		r = &clientRequest{h: h, s: s}
+		r.timerFn = r.expired
+	}
+	t.next++
+	r.n = t.next
+	t.pending = append(t.pending, r)
+	return r
+}
+
+// remove forgets an outstanding request and stops its timer.
+func (t *clientRequests) remove(r *clientRequest) {
+	if r.timerID != 0 {
+		r.h.w.Cancel(r.timerID)
+		r.timerID = 0
+	}
+	for i, e := range t.pending {
+		if e == r {
+			last := len(t.pending) - 1
+			t.pending[i] = t.pending[last]
+			t.pending[last] = nil
+			t.pending = t.pending[:last]
+			break
+		}
+	}
+	r.up, r.origin = r.up[:0], postRef{}
+	t.free = append(t.free, r)
+}
+
+// clientMetrics are the counters of one family (elicitation, sampling,
+// roots) on one worker.
+type clientMetrics struct {
+	requests  *telemetry.Counter
+	timeouts  *telemetry.Counter
+	completed [3]*telemetry.Counter // elicitation: accept, decline, cancel; the others: ok, error
+	duration  *telemetry.Histogram  // milliseconds
+}
+
+var (
+	elicitActions = [...]string{"accept", "decline", "cancel"}
+	okActions     = [...]string{"ok", "error"}
+)
+
+func init() {
+	for _, f := range families[1:] {
+		telemetry.Describe("mcp."+f+".requests", telemetry.KindCounter, telemetry.UnitNone,
+			"The number of "+f+" requests the upstream sent a client.")
+		telemetry.Describe("mcp."+f+".completed", telemetry.KindCounter, telemetry.UnitNone,
+			"The number of "+f+" requests the client answered, by action.")
+		telemetry.Describe("mcp."+f+".timeout", telemetry.KindCounter, telemetry.UnitNone,
+			"The number of "+f+" requests the client did not answer in time.")
+		telemetry.Describe("mcp."+f+".duration", telemetry.KindHistogram, telemetry.Unit("milliseconds"),
+			"The time a client took to answer a "+f+" request.")
+	}
+}
+
+// clientMetrics returns the worker's metrics of kind's family, looked up
+// on first use; nil for ping, which has none.
+func (h *server) clientMetrics(kind clientKind) *clientMetrics {
+	if kind == clientPing {
+		return nil
+	}
+	if h.cmetrics == nil {
+		h.cmetrics = new([len(families)]clientMetrics)
+		wm := h.w.Metrics()
+		ns, name := h.cfg.Namespace, h.cfg.Name
+		for k := clientElicitation; int(k) < len(families); k++ {
+			f := families[k]
+			m := &h.cmetrics[k]
+			base := telemetry.MustLabels("namespace", ns, "binding", name)
+			m.requests = wm.Counter("mcp."+f+".requests", base)
+			m.timeouts = wm.Counter("mcp."+f+".timeout", base)
+			m.duration = wm.Histogram("mcp."+f+".duration", base)
+			actions := okActions[:]
+			if k == clientElicitation {
+				actions = elicitActions[:]
+			}
+			for i, a := range actions {
+				m.completed[i] = wm.Counter("mcp."+f+".completed", telemetry.MustLabels("namespace", ns, "binding", name, "action", a))
+			}
+		}
+	}
+	return &h.cmetrics[kind]
+}
+
+// logClient logs a step of a client request's life: created, delivered,
+// completed, timeout, cancelled or error.
+func (h *server) logClient(level slog.Level, step string, s *session, id []byte, method string, attrs ...any) {
+	log := h.w.Logger()
+	if !log.Enabled(context.Background(), level) {
+		return
+	}
+	args := append([]any{"binding", h.cfg.Name, "step", step, "session", s.id, "id", string(id), "method", method}, attrs...)
+	log.Log(context.Background(), level, "mcp client request", args...)
+}
+
+// onClientRequest handles a FLUSH clientRequest that came on the reply of
+// p's request stream, or on the session's lifecycle when p is nil.
+func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlushEx) {
+	if !c.HasID() || len(c.ID()) == 0 || !c.HasMethod() {
+		h.w.Logger().Warn("mcp server: client request dropped: no id or method", "binding", h.cfg.Name)
+		return
+	}
+	up, method := c.ID(), c.Method()
+	var trace, auth int64
+	if p != nil {
+		trace, auth = p.Out.Trace, p.Out.Auth
+	}
+	if s == nil {
+		// A stateless request has no session to reach its client by.
+		h.answerUpstream(nil, up, codeMethodNotFound, "Method not found", trace, auth)
+		return
+	}
+	kind, ok := lookupClientKind(method)
+	if !ok || !s.takes(kind, c.Params()) {
+		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "the client did not declare the capability")
+		h.answerUpstream(s.appID, up, codeMethodNotFound, "Method not found", trace, auth)
+		return
+	}
+	t := s.clients
+	if t == nil {
+		t = &clientRequests{}
+		s.clients = t
+	}
+	switch {
+	case len(t.pending) >= maxClientRequests:
+		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "too many requests outstanding")
+		h.answerUpstream(s.appID, up, codeInternalError, "Internal error: too many requests outstanding", trace, auth)
+		return
+	case p != nil && (p.replyOver() && p.flags&detached == 0 || p.res.mode != modeNone && p.res.mode != modeSSE),
+		p == nil && s.get.g == nil:
+		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "no stream open to the client")
+		h.answerUpstream(s.appID, up, codeInternalError, noStreamMessage, trace, auth)
+		return
+	}
+	r := t.add(h, s)
+	r.kind, r.up, r.start = kind, append(r.up[:0], up...), h.w.Now()
+	if p != nil {
+		r.origin = p.ref()
+		p.state |= hasClients
+	}
+	h.logClient(slog.LevelDebug, "created", s, up, string(method), "client_id", string(r.appendID(h.aux[:0])))
+	msg := append(h.clientMsg[:0], `{"jsonrpc":"2.0","id":`...)
+	msg = r.appendID(msg)
+	msg = append(msg, `,"method":`...)
+	msg = jsonrpc.AppendString(msg, method)
+	if c.HasParams() && len(c.Params()) > 0 {
+		msg = append(msg, `,"params":`...)
+		at := len(msg)
+		msg = append(msg, c.Params()...)
+		blankNewlines(msg[at:])
+	}
+	msg = append(msg, '}')
+	h.clientMsg = msg
+	if p != nil {
+		p.startSSE()
+	}
+	h.toClient(r, msg)
+	timeout := h.s.samplingTimeout
+	if kind == clientElicitation {
+		timeout = h.s.elicitTimeout
+	}
+	r.timerID = h.w.TimerAt(r.start.Add(timeout), r.timerFn)
+	if m := h.clientMetrics(kind); m != nil {
+		m.requests.Inc()
+	}
+	h.logClient(slog.LevelDebug, "delivered", s, r.appendID(h.aux[:0]), string(method), "upstream_id", string(up))
+}
+
+// takes reports whether the session's client declared what a request of
+// kind needs (fail closed): elicitation (form, or url for an
+// elicitation/create whose mode is "url"), sampling, roots; ping needs
+// nothing.
+func (s *session) takes(kind clientKind, params []byte) bool {
+	caps := mcp.McpCapabilities(s.clientCaps)
+	switch kind {
+	case clientElicitation:
+		if mode, ok := field(params, "mode"); ok && string(mode) == `"url"` {
+			return caps&mcp.McpCapabilitiesClientElicitationUrl != 0
+		}
+		return caps&mcp.McpCapabilitiesClientElicitationForm != 0
+	case clientSampling:
+		return caps&mcp.McpCapabilitiesClientSampling != 0
+	case clientRoots:
+		return caps&mcp.McpCapabilitiesClientRoots != 0
+	}
+	return true
+}
+
+// toClient sends msg, a JSON-RPC message, to the client on the stream of
+// r: its request's response while that is still the one it names, else
+// the session's GET stream.
+func (h *server) toClient(r *clientRequest, msg []byte) {
+	if r.origin.p != nil {
+		if !r.origin.live() {
+			return
+		}
+		p := r.origin.p
+		if p.res.mode != modeSSE || p.replyOver() && p.flags&detached == 0 {
+			return
+		}
+		b := p.appendEventHead(h.scratch[:0])
+		b = append(b, msg...)
+		b = append(b, "\n\n"...)
+		p.event(b)
+		return
+	}
+	s := r.s
+	s.getSeq++
+	b := append(h.scratch[:0], "event: message\nid: "...)
+	b = appendEventID(b, 0, s.getSeq)
+	b = append(b, "\ndata: "...)
+	b = append(b, msg...)
+	b = append(b, "\n\n"...)
+	s.replay.add(h.s.replay, 0, s.getSeq, b)
+	h.deliver(s.get, b)
+}
+
+// cancelToClient tells the client a request it was sent is over:
+// notifications/cancelled with its id and reason.
+func (h *server) cancelToClient(r *clientRequest, reason string) {
+	h.cancelToClientJSON(r, jsonrpc.AppendString(h.aux[:0], reason))
+}
+
+// cancelToClientJSON is cancelToClient with the reason as JSON text, nil
+// for none.
+func (h *server) cancelToClientJSON(r *clientRequest, reason []byte) {
+	msg := append(h.clientMsg[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	msg = r.appendID(msg)
+	if reason != nil {
+		msg = append(msg, `,"reason":`...)
+		msg = append(msg, reason...)
+	}
+	msg = append(msg, "}}"...)
+	h.clientMsg = msg
+	h.toClient(r, msg)
+}
+
+// upstreamCancelled handles the upstream's notifications/cancelled (n)
+// in session s: one naming a request the client was sent reaches the
+// client under the server's id for it, and the request is forgotten. It
+// reports whether n named one; any other is relayed as it came.
+func (h *server) upstreamCancelled(s *session, n mcp.McpNotificationFlushEx) bool {
+	if s == nil || s.clients == nil || string(n.Method()) != "notifications/cancelled" || !n.HasParams() {
+		return false
+	}
+	params := n.Params()
+	id, ok := field(params, "requestId")
+	if !ok {
+		return false
+	}
+	var r *clientRequest
+	for _, e := range s.clients.pending {
+		if string(e.up) == string(id) {
+			r = e
+			break
+		}
+	}
+	if r == nil {
+		return false
+	}
+	reason, ok := field(params, "reason")
+	if !ok || !isString(reason) {
+		reason = nil
+	}
+	h.cancelToClientJSON(r, reason)
+	h.logClient(slog.LevelDebug, "cancelled", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the upstream cancelled it")
+	s.clients.remove(r)
+	return true
+}
+
+// expired handles a request the client did not answer in time: the
+// client is told it is cancelled, the upstream gets -32001.
+func (r *clientRequest) expired() {
+	r.timerID = 0
+	h, s := r.h, r.s
+	h.cancelToClient(r, "timeout")
+	h.answerUpstream(s.appID, r.up, codeRequestTimeout, "Request timed out", 0, 0)
+	if m := h.clientMetrics(r.kind); m != nil {
+		m.timeouts.Inc()
+	}
+	h.logClient(slog.LevelInfo, "timeout", s, r.appendID(h.aux[:0]), families[r.kind], "upstream_id", string(r.up))
+	s.clients.remove(r)
+}
+
+// clientResponse handles a JSON-RPC response the client POSTed (m has an
+// id and a result or an error): the answer to a request of this session
+// goes to the application; any other is refused, 400 -32600, since a
+// response no request of the session awaits is forged or stale.
+func (p *post) clientResponse(m *message) {
+	h := p.h
+	s := p.sess
+	r := s.clients.find(m.id)
+	if r == nil {
+		h.logClient(slog.LevelWarn, "error", s, m.id, "", "reason", "a response to no outstanding request")
+		p.res.id = nil
+		p.transportError(400, codeInvalidRequest, "Invalid Request: no request with this id is outstanding")
+		return
+	}
+	data, isErr := m.result, m.result == nil
+	if isErr {
+		data = m.err
+	}
+	if m := h.clientMetrics(r.kind); m != nil {
+		i := 0
+		switch {
+		case r.kind == clientElicitation:
+			if a, ok := field(data, "action"); ok && !isErr {
+				switch string(a) {
+				case `"decline"`:
+					i = 1
+				case `"cancel"`:
+					i = 2
+				}
+			} else {
+				i = 2
+			}
+		case isErr:
+			i = 1
+		}
+		m.completed[i].Inc()
+		m.duration.Record(h.w.Now().Sub(r.start).Milliseconds())
+	}
+	h.logClient(slog.LevelDebug, "completed", s, m.id, families[r.kind], "upstream_id", string(r.up), "error", isErr)
+	h.openAnswer(s.appID, r.up, isErr, data, p.Out.Trace, p.Out.Auth)
+	s.clients.remove(r)
+	p.respondEmpty(202)
+}
+
+// cancelClientRequest handles the client's notifications/cancelled for a
+// request it was sent: the upstream gets -32800. It reports whether id
+// named one.
+func (p *post) cancelClientRequest(id []byte) bool {
+	h := p.h
+	s := p.sess
+	r := s.clients.find(id)
+	if r == nil {
+		return false
+	}
+	h.logClient(slog.LevelInfo, "cancelled", s, id, families[r.kind], "upstream_id", string(r.up))
+	h.answerUpstream(s.appID, r.up, codeRequestCancelled, "Request cancelled", p.Out.Trace, p.Out.Auth)
+	s.clients.remove(r)
+	return true
+}
+
+// endClientRequests handles the end of a request whose response carried
+// client requests still outstanding: the client is told each is
+// cancelled, while its response can still carry that, and each is
+// forgotten; the application already ended its side.
+func (p *post) endClientRequests() {
+	p.state &^= hasClients
+	s := p.sess
+	if s == nil || s.clients == nil {
+		return
+	}
+	h := p.h
+	t := s.clients
+	for i := 0; i < len(t.pending); {
+		r := t.pending[i]
+		if r.origin.p != p || r.origin.gen != p.gen {
+			i++
+			continue
+		}
+		h.cancelToClient(r, "The request that asked it ended")
+		h.logClient(slog.LevelDebug, "cancelled", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "its request ended")
+		t.remove(r) // swaps the last one into i
+	}
+}
+
+// endClientRequests answers each request the client still owes an
+// answer, as the session ends: the upstream gets -32603.
+func (h *server) endClientRequests(s *session) {
+	t := s.clients
+	if t == nil {
+		return
+	}
+	for len(t.pending) > 0 {
+		r := t.pending[len(t.pending)-1]
+		h.logClient(slog.LevelInfo, "error", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the session ended")
+		h.answerUpstream(s.appID, r.up, codeInternalError, "Client session closed", 0, 0)
+		t.remove(r)
+	}
+}
+
+// answerUpstream answers a request of the application with an error the
+// server made for the client.
+func (h *server) answerUpstream(sid, id []byte, code int, msg string, trace, auth int64) {
+	e := append(h.clientMsg[:0], `{"code":`...)
+	e = strconv.AppendInt(e, int64(code), 10)
+	e = append(e, `,"message":`...)
+	e = jsonrpc.AppendString(e, msg)
+	e = append(e, '}')
+	h.clientMsg = e
+	h.openAnswer(sid, id, true, e, trace, auth)
+}
+
+// answer is a client's answer on its way to the application: a stream of
+// its own, BEGIN McpBeginEx.clientResponse, DATA the result or error
+// object, END. The application's reply ends once the upstream took it,
+// or is RESET when it could not.
+type answer struct {
+	engine.Stream // Out: the answer; In: the application's reply
+	h             *server
+	data          []byte
+	sent          int
+	onFrame       engine.MessageConsumer
+}
+
+// openAnswer opens an answer stream for id (P) of session sid (nil: none).
+func (h *server) openAnswer(sid, id []byte, isErr bool, data []byte, trace, auth int64) {
+	w := h.w
+	a := freelist.Pop(&h.answers)
+	if a == nil {
+		a = &answer{h: h}
+		a.onFrame = a.handle
+	}
+	a.data, a.sent = append(a.data[:0], data...), 0
+	a.Connect(w, h.cfg.ID, h.exitID, w.SupplyInitialID(h.exitID), a.onFrame)
+	a.Out.Trace, a.Out.Auth = trace, auth
+	a.In.Trace = trace
+	var e uint8
+	if isErr {
+		e = 1
+	}
+	err := a.BeginWith(0, func(b *frame.BeginBuilder) {
+		off, max, ok := b.ExtensionSlot()
+		if !ok {
+			return
+		}
+		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		setSID(eb.ClientResponse(), sid).IDBytes(id).Error(e).ContentLength(int32(len(data)))
+		limit, err := eb.BuildLimit()
+		endExtension(b, limit, err)
+	})
+	if err != nil {
+		w.Logger().Warn("mcp server: client answer not sent", "binding", h.cfg.Name, "id", string(id), "error", err)
+		a.recycle()
+	}
+}
+
+func (a *answer) recycle() {
+	a.data, a.sent = a.data[:0], 0
+	if cap(a.data) > keptParts {
+		a.data = nil
+	}
+	a.h.answers = append(a.h.answers, a)
+}
+
+func (a *answer) handle(t frame.FrameType, buf []byte) {
+	h := a.h
+	switch t {
+	case frame.FrameWindow:
+		if _, err := a.OnWindow(buf); err == nil {
+			a.send()
+		} else if !malformed(err) {
+			a.abort()
+		}
+	case frame.FrameBegin:
+		a.OnBegin(buf)
+	case frame.FrameData:
+		a.OnData(buf) // the reply carries none
+	case frame.FrameFlush:
+		a.OnFlush(buf)
+	case frame.FrameEnd:
+		a.OnEnd(buf) // closes In whatever it returns
+		a.abort()    // the application took the answer before all of it
+	case frame.FrameAbort:
+		a.OnAbort(buf)
+		a.abort()
+	case frame.FrameReset:
+		r, err := a.OnReset(buf) // closes Out whatever it returns
+		msg := "refused"
+		if err == nil {
+			if ext := r.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.mcpTypeID &&
+				h.resetEx.Kind() == mcp.McpResetExKindError {
+				if e := h.resetEx.Error(); e.HasMessage() {
+					msg = string(e.Message())
+				}
+			}
+		}
+		h.w.Logger().Warn("mcp server: the upstream refused a client's answer", "binding", h.cfg.Name, "error", msg)
+		if !a.In.Closed() {
+			if err := a.Reset(nil); err != nil {
+				h.unsent(frame.FrameReset, a.InID(), err)
+			}
+		}
+	}
+	if a.Closed() {
+		a.recycle()
+	}
+}
+
+// send sends what the window allows of the answer, then ends it.
+func (a *answer) send() {
+	if a.Out.Closed() {
+		return
+	}
+	max := len(a.h.w.WriteBuffer()) - frameRoom
+	for a.sent < len(a.data) {
+		n := int(min(a.Out.Available()-int64(a.Out.Pad), int64(len(a.data)-a.sent), int64(max)))
+		if n <= 0 {
+			return
+		}
+		if err := a.Data(wholeData, a.data[a.sent:a.sent+n], nil); err != nil {
+			a.abort()
+			return
+		}
+		a.sent += n
+	}
+	if err := a.End(nil); err != nil {
+		a.h.unsent(frame.FrameEnd, a.OutID(), err)
+	}
+}
+
+// abort aborts the answer while it is still being sent.
+func (a *answer) abort() {
+	if a.Out.Closed() {
+		return
+	}
+	if err := a.Abort(nil); err != nil {
+		a.h.unsent(frame.FrameAbort, a.OutID(), err)
+	}
+}

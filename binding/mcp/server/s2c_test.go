@@ -1,0 +1,243 @@
+package server_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// clientRequestExt builds a FLUSH McpFlushEx.clientRequest.
+func clientRequestExt(t *testing.T, typeID int32, id, method, params string) []byte {
+	t.Helper()
+	buf := make([]byte, 1024)
+	var b mcp.McpFlushExBuilder
+	cr := b.Wrap(buf, 0, len(buf)).TypeID(typeID).ClientRequest().ID(id).Method(method)
+	if params != "" {
+		cr.Params(params)
+	}
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	return buf[:n]
+}
+
+// initSession initializes session-1 with the client capabilities caps.
+func initSession(t *testing.T, h *harness, caps string) {
+	t.Helper()
+	h.req.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`}}`)
+	h.request(t)
+	require.Equal(t, "200", string(h.req.status))
+	require.Equal(t, "session-1", string(h.req.session))
+}
+
+// second returns another HTTP request driver on h's worker, for a POST
+// made while h.req's response is still open.
+func (h *harness) second() *httpRequest {
+	r := *h.req
+	r2 := &r
+	r2.done = make(chan struct{}, 1)
+	r2.buf = make([]byte, 64<<10)
+	r2.onFrame = r2.handle
+	r2.startFn = r2.start
+	return r2
+}
+
+// until runs cond on the worker until it holds, letting the engine pass
+// frames between tries.
+func until(t *testing.T, h *harness, what string, cond func() bool) {
+	t.Helper()
+	for range 1000 {
+		ok := false
+		require.NoError(t, h.e.Execute(0, func(*engine.Worker) { ok = cond() }))
+		if ok {
+			return
+		}
+		enginetest.Settle(t, h.e)
+	}
+	t.Fatalf("never: %s", what)
+}
+
+// answers returns the clientResponse BEGINs the application received.
+func answers(t *testing.T, h *harness) []mcp.McpClientResponseBeginEx {
+	var out []mcp.McpClientResponseBeginEx
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
+		for _, b := range h.app.begins {
+			var ex mcp.McpBeginEx
+			if ex.TryWrap(b, 0, len(b)) && ex.Kind() == mcp.McpBeginExKindClientResponse {
+				out = append(out, ex.ClientResponse())
+			}
+		}
+	}))
+	return out
+}
+
+// TestClientRequestAnswered: an elicitation on a tools/call's reply
+// reaches the client on the response's event stream under the server's
+// id; the client's answer reaches the application under the
+// application's id, and the metrics count it.
+func TestClientRequestAnswered(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`)}
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+
+	answer := h.second()
+	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
+	answer.left = 1
+	h.w.Dispatch(answer.startFn)
+	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	assert.Equal(t, "202", string(answer.status))
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+	assert.Equal(t, "200", string(h.req.status))
+	assert.Equal(t, "id: 1-0\ndata: \n\n"+
+		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
+		"event: message\nid: 1-2\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
+		string(h.req.response))
+
+	got := answers(t, h)
+	require.Len(t, got, 1)
+	assert.Equal(t, "session-1", got[0].SessionIDString())
+	assert.Equal(t, "7", got[0].IDString())
+	assert.Equal(t, uint8(0), got[0].Error())
+	assert.Equal(t, int32(len(`{"action":"accept","content":{"name":"Ada"}}`)), got[0].ContentLength())
+	until(t, h, "the answer's DATA reaches the application", func() bool {
+		return strings.HasSuffix(string(h.app.record), `{"action":"accept","content":{"name":"Ada"}}`)
+	})
+
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "mcp.elicitation.requests"))
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "mcp.elicitation.completed"))
+	assert.Equal(t, int64(0), enginetest.Metric(h.e, "net0", "mcp.elicitation.timeout"))
+
+	// The same id again is stale: refused, and nothing more reaches the
+	// application.
+	stale := h.second()
+	stale.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`)
+	stale.left = 1
+	h.w.Dispatch(stale.startFn)
+	enginetest.ReceiveBy(t, h.timer, stale.done, "the stale answer's response")
+	assert.Equal(t, "400", string(stale.status))
+	assert.Contains(t, string(stale.response), `"code":-32600`)
+	assert.Len(t, answers(t, h), 1)
+}
+
+// TestClientRequestBound: past 64 outstanding requests in a session the
+// upstream is answered -32603 at once, and the client sees only 64.
+func TestClientRequestBound(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"roots":{}}`)
+	h.app.record = []byte{}
+	for i := range 65 {
+		h.app.clientReqs = append(h.app.clientReqs, clientRequestExt(t, h.app.mcpType, fmt.Sprint(100+i), "roots/list", ""))
+	}
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the 65th request is refused", func() bool { return len(h.app.begins) >= 2 })
+	got := answers(t, h)
+	require.Len(t, got, 1)
+	assert.Equal(t, "164", got[0].IDString())
+	assert.Equal(t, uint8(1), got[0].Error())
+	until(t, h, "the refusal's DATA reaches the application", func() bool {
+		return strings.HasSuffix(string(h.app.record), `{"code":-32603,"message":"Internal error: too many requests outstanding"}`)
+	})
+	assert.Equal(t, int64(64), enginetest.Metric(h.e, "net0", "mcp.roots.requests"))
+}
+
+// TestClientRequestCapabilityMissing: a sampling request for a client
+// that declared no sampling never reaches the client; the application
+// gets -32601 under its own id, and the tools/call stays a JSON response.
+func TestClientRequestCapabilityMissing(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{"url":{}}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{
+		clientRequestExt(t, h.app.mcpType, `"a"`, "sampling/createMessage", `{"messages":[]}`),
+		clientRequestExt(t, h.app.mcpType, `"b"`, "elicitation/create", `{"message":"form?"}`),
+		clientRequestExt(t, h.app.mcpType, `"c"`, "tasks/get", `{}`),
+	}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, "200", string(h.req.status))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	until(t, h, "three refusals", func() bool { return len(h.app.begins) >= 4 })
+	got := answers(t, h)
+	require.Len(t, got, 3)
+	for i, id := range []string{`"a"`, `"b"`, `"c"`} {
+		assert.Equal(t, id, got[i].IDString())
+		assert.Equal(t, uint8(1), got[i].Error())
+	}
+	nf := `{"code":-32601,"message":"Method not found"}`
+	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= 3*len(nf) })
+	assert.Equal(t, strings.Repeat(nf, 3), string(h.app.record[len(h.app.record)-3*len(nf):]))
+}
+
+// TestClientRequestUpstreamCancelled: the upstream's notifications/cancelled
+// for a request the client was sent reaches the client under the
+// server's id, and nothing goes back to the application.
+func TestClientRequestUpstreamCancelled(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.record = []byte{}
+	buf := make([]byte, 256)
+	var b mcp.McpFlushExBuilder
+	b.Wrap(buf, 0, len(buf)).TypeID(h.app.mcpType).Notification().
+		Method("notifications/cancelled").Params(`{"requestId":7,"reason":"changed"}`)
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`), buf[:n]}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, "id: 1-0\ndata: \n\n"+
+		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
+		"event: message\nid: 1-2\ndata: "+`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"changed"}}`+"\n\n"+
+		"event: message\nid: 1-3\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
+		string(h.req.response))
+	enginetest.Settle(t, h.e)
+	assert.Empty(t, answers(t, h))
+}
+
+// TestClientRequestSessionClosed: a session that ends (DELETE) with a
+// request the client still owes answers the application -32603 for it.
+func TestClientRequestSessionClosed(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"sampling":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "9", "sampling/createMessage", `{"messages":[]}`)}
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the sampling request reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+
+	del := h.second()
+	del.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "DELETE"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+	}, "")
+	del.left = 1
+	h.w.Dispatch(del.startFn)
+	enginetest.ReceiveBy(t, h.timer, del.done, "the DELETE's response")
+	until(t, h, "the application hears the session closed", func() bool {
+		return strings.HasSuffix(string(h.app.record), `{"code":-32603,"message":"Client session closed"}`)
+	})
+	got := answers(t, h)
+	require.Len(t, got, 1)
+	assert.Equal(t, "9", got[0].IDString())
+	assert.Equal(t, uint8(1), got[0].Error())
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+}
