@@ -826,12 +826,20 @@ const clientRequestWait = 10 * time.Minute
 // error, rather than left waiting.
 func (x *exchange) relayRequest(id, method, params []byte) {
 	if x.state&(xAnswered|xOver) != 0 || !x.ds.sendParts(flushClientRequest, id, method, params) {
-		postError(x.h, &x.snap, id, -32603, "No stream open to the client")
+		postError(x.h, &x.snap, id, -32603, undelivered(params))
 		return
 	}
 	if x.idx >= 0 {
 		x.deadline = x.h.w.Now().Add(max(x.h.s.timeout, clientRequestWait))
 	}
+}
+
+// undelivered is why a request with params could not reach the client.
+func undelivered(params []byte) string {
+	if len(params) > mcp.MaxNotification {
+		return "Request too large to relay to the client"
+	}
+	return "No stream open to the client"
 }
 
 // postError answers a request the upstream sent its client with the

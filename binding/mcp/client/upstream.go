@@ -937,7 +937,7 @@ func (l *lifecycle) relayRequest(id, method, params []byte) {
 	u.mu.Lock()
 	s := snapshot{u.gen, u.sessionID, u.version, u.stateless, u.caps}
 	u.mu.Unlock()
-	postError(l.h, &s, id, -32603, "No stream open to the client")
+	postError(l.h, &s, id, -32603, undelivered(params))
 }
 
 // unquote returns the contents of the JSON string b (with its quotes).
