@@ -196,8 +196,10 @@
 // with the JSON-RPC error -32603, rather than left waiting: its stream's
 // reply is gone, its params are past mcp.MaxNotification, or it came on
 // the GET stream of a worker's own session (a lifecycle without a session
-// id), which no one client owns. A 2026-07-28 listen stream carries no
-// such requests; they are ignored there, as before.
+// id), which no one client owns. 2026-07-28 asks the client through
+// input_required results instead: such a request from a stateless
+// upstream is refused with -32601 on a request's stream, and ignored on a
+// listen stream, as before.
 //
 // A request whose upstream asked its client something waits at least 10
 // minutes (the server kind's longest default, an elicitation's) from then

@@ -825,6 +825,12 @@ const clientRequestWait = 10 * time.Minute
 // the request cannot travel, the upstream is answered at once with an
 // error, rather than left waiting.
 func (x *exchange) relayRequest(id, method, params []byte) {
+	if x.snap.stateless {
+		// 2026-07-28 asks the client through input_required results, not
+		// requests on the stream: one is refused, as it always was.
+		postError(x.h, &x.snap, id, -32601, "Method not found")
+		return
+	}
 	if x.state&(xAnswered|xOver) != 0 || !x.ds.sendParts(flushClientRequest, id, method, params) {
 		postError(x.h, &x.snap, id, -32603, undelivered(params))
 		return

@@ -256,7 +256,6 @@ func (r *response) succeed() {
 	}
 	r.over()
 	r.ds.doEnd(false)
-	r.ds.doReset(nil) // anything the downstream still sends is not wanted
 }
 
 // fail resets the stream with McpResetEx error {code, message} while the
