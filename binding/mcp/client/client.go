@@ -260,16 +260,24 @@ func (h *handler) Detach() {
 	}
 }
 
-// NewStream takes an MCP application stream: a lifecycle or a request.
+// NewStream takes an MCP application stream: a lifecycle, a request, or
+// a client's answer to a request of the upstream (clientResponse).
 func (h *handler) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
 	if !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
 	ext := h.begin.Extension()
-	if h.mcpEx.TryWrap(ext, 0, len(ext)) && h.mcpEx.TypeID() == h.mcpTypeID && h.mcpEx.Kind() == mcp.McpBeginExKindLifecycle {
-		l := &lifecycle{h: h}
-		l.ds.init(h, &h.begin)
-		return l.onFrame
+	if h.mcpEx.TryWrap(ext, 0, len(ext)) && h.mcpEx.TypeID() == h.mcpTypeID {
+		switch h.mcpEx.Kind() {
+		case mcp.McpBeginExKindLifecycle:
+			l := &lifecycle{h: h}
+			l.ds.init(h, &h.begin)
+			return l.onFrame
+		case mcp.McpBeginExKindClientResponse:
+			r := h.newResponse()
+			r.ds.init(h, &h.begin)
+			return r.fn
+		}
 	}
 	x := h.newExchange()
 	x.ds.init(h, &h.begin)

@@ -74,8 +74,9 @@
 //     resourcesListChanged on the lifecycle's reply;
 //     notifications/resources/updated FLUSH resourcesUpdated{uri}; any
 //     other notification FLUSH McpFlushEx.notification{method, params}.
-//     A server→client request (roots/list, sampling, elicitation) is
-//     answered upstream with the JSON-RPC error -32601. A GET stream that
+//     A request to the client (roots/list, sampling, elicitation, ping)
+//     is relayed as described under "Requests to the client". A GET
+//     stream that
 //     ends or fails is reopened with Last-Event-ID, up to 5 times with a
 //     doubling backoff from 100ms on the worker's timers; 405 means the
 //     upstream has none, and 404 or 400 that the session is gone.
@@ -149,6 +150,8 @@
 //     {total, start} of the params bytes each carries, up to
 //     mcp.MaxNotification (1 MiB); a larger one, or a progress message
 //     past a frame, is dropped with a warning, and the request goes on.
+//   - A request the upstream sends its client on the stream is relayed
+//     (see "Requests to the client").
 //   - The reply's DATA respect its credit and padding, split to it.
 //
 // Failures:
@@ -173,6 +176,52 @@
 // notifications/cancelled {requestId, reason} upstream and aborts the HTTP
 // stream; nothing is answered afterwards. A timeout does the same and
 // answers -32603 "Upstream timeout".
+//
+// # Requests to the client
+//
+// A request the upstream sends its client (elicitation/create,
+// sampling/createMessage, roots/list, ping) goes down as FLUSH
+// McpFlushEx.clientRequest{id: the upstream's id as JSON text (7 or
+// "a"), method, params (null when it has none)} on the reply of the
+// stream it relates to: the request whose POST's event stream carried it,
+// or the session's lifecycle when it came on the GET stream. Its params
+// go in parts as a notification's do (total and start, up to
+// mcp.MaxNotification). The client kind keeps no table of them: the ids
+// are the upstream's, and the hops in front map their own. What it
+// declares upstream in initialize are the client capabilities of the
+// lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url),
+// no more, so the upstream asks only what the downstream client takes.
+//
+// A request that cannot reach the client is answered upstream at once
+// with the JSON-RPC error -32603, rather than left waiting: its stream's
+// reply is gone, its params are past mcp.MaxNotification, or it came on
+// the GET stream of a worker's own session (a lifecycle without a session
+// id), which no one client owns. 2026-07-28 asks the client through
+// input_required results instead: such a request from a stateless
+// upstream is refused with -32601 on a request's stream, and ignored on a
+// listen stream, as before.
+//
+// A request whose upstream asked its client something waits at least 10
+// minutes (the server kind's longest default, an elicitation's) from then
+// for its answer, rather than its timeout: a person may be answering. The
+// server kind answers the upstream itself when its own timeout runs out,
+// and the upstream's next message restarts the timeout as usual.
+//
+// The client's answer comes as a stream of its own, BEGIN
+// McpBeginEx.clientResponse{sessionId, id, error}, whose DATA are the
+// result object (or, with error 1, the error object), up to the kind's
+// message bound (16 MiB). The client kind POSTs
+//
+//	{"jsonrpc":"2.0","id":<id>,"result":<DATA>}   ("error" with error 1)
+//
+// on the upstream session, with its mcp-session-id and
+// mcp-protocol-version. The stream's reply begins at once (the same
+// clientResponse extension) and ends once the upstream took the answer
+// (2xx). Otherwise (an unknown session, an id that is not one JSON number
+// or string, DATA that are not one object, an HTTP error, a failed
+// connection, the timeout) the stream is reset with McpResetEx.error while
+// the downstream still sends, and the reply aborted. A 2026-07-28
+// stateless upstream sends no such requests: an answer to one is refused.
 //
 // # Costs
 //

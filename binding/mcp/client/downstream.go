@@ -169,22 +169,14 @@ const (
 	flushPromptsListChanged
 	flushResourcesListChanged
 	flushResourcesUpdated // a: uri
-	flushNotification     // a: method, b: params (nil: none), n1 total (-1: whole), n2 start
 	flushProgress         // a: token, b: message (nil: none), n1 progress, n2 total
+	flushNotification     // a part of a notification (doPart)
+	flushClientRequest    // a part of a request the upstream sends its client (doPart)
 )
 
 // doFlush sends one FLUSH with McpFlushEx on the reply.
 func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
-	if d.Out.Closed() || !d.Out.Opening() {
-		return false
-	}
-	h := d.h
-	err := d.FlushWith(0, func(fb *frame.FlushBuilder) {
-		off, maxLimit, ok := fb.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+	return d.flush(k, len(a)+len(b), func(eb *mcp.McpFlushExBuilder) {
 		switch k {
 		case flushToolsListChanged:
 			eb.ToolsListChanged().IDNull()
@@ -194,14 +186,6 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 			eb.ResourcesListChanged().IDNull()
 		case flushResourcesUpdated:
 			eb.ResourcesUpdated().IDNull().URIBytes(a)
-		case flushNotification:
-			nb := eb.Notification().MethodBytes(a)
-			if b == nil {
-				nb.ParamsNull()
-			} else {
-				nb.ParamsBytes(b)
-			}
-			nb.Total(int32(n1)).Start(int32(n2))
 		case flushProgress:
 			pb := eb.Progress().ID("").TokenBytes(a).Progress(n1).Total(n2)
 			if b == nil {
@@ -210,15 +194,56 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 				pb.MessageBytes(b)
 			}
 		}
+	})
+}
+
+// doPart sends one FLUSH of a message that carries params, whole (total
+// -1) or in parts: McpNotificationFlushEx{method, params, total, start},
+// or McpClientRequestFlushEx with the request's id too.
+func (d *downstream) doPart(k flushKind, id, method, params []byte, total, start int) bool {
+	return d.flush(k, len(id)+len(method)+len(params), func(eb *mcp.McpFlushExBuilder) {
+		if k == flushClientRequest {
+			rb := eb.ClientRequest().IDBytes(id).MethodBytes(method)
+			if params == nil {
+				rb.ParamsNull()
+			} else {
+				rb.ParamsBytes(params)
+			}
+			rb.Total(int32(total)).Start(int32(start))
+			return
+		}
+		nb := eb.Notification().MethodBytes(method)
+		if params == nil {
+			nb.ParamsNull()
+		} else {
+			nb.ParamsBytes(params)
+		}
+		nb.Total(int32(total)).Start(int32(start))
+	})
+}
+
+// flush sends one FLUSH on the reply, its McpFlushEx written by fill; n is
+// the size of what it carries, for the warning when it does not fit.
+func (d *downstream) flush(k flushKind, n int, fill func(*mcp.McpFlushExBuilder)) bool {
+	if d.Out.Closed() || !d.Out.Opening() {
+		return false
+	}
+	h := d.h
+	err := d.FlushWith(0, func(fb *frame.FlushBuilder) {
+		off, maxLimit, ok := fb.ExtensionSlot()
+		if !ok {
+			return
+		}
+		fill(h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID))
 		fb.ExtensionDone(h.flushExB.BuildLimit())
 	})
 	if errors.Is(err, flyweight.ErrOverflow) {
 		// A FLUSH is one frame: what does not fit (a progress message
-		// past the worker's frame size, 32 KiB by default; notify cuts
-		// other notifications into parts) cannot travel. The request
-		// goes on; the notification is dropped, not silently.
+		// past the worker's frame size, 32 KiB by default; sendParts cuts
+		// params into parts) cannot travel. The request goes on; the
+		// message is dropped, not silently.
 		h.w.Logger().Warn("mcp client: notification dropped: it does not fit a frame", "binding", h.cfg.Name,
-			"kind", k, "bytes", len(a)+len(b), "max", h.w.MaxFrame(), "err", err)
+			"kind", k, "bytes", n, "max", h.w.MaxFrame(), "err", err)
 	} else if d.Out.Closed() {
 		d.doReset(nil) // the ring refused it: the reply is over
 	}
@@ -226,26 +251,33 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 }
 
 // partRoom is what a FLUSH's frame and McpFlushEx take besides a
-// notification's method and params, with room to spare.
+// message's id, method and params, with room to spare.
 const partRoom = 256
 
-// notify relays a notification: one FLUSH when it fits a frame, else its
-// params in parts, consecutive FLUSHes of up to a frame each, up to
-// mcp.MaxNotification in all (McpNotificationFlushEx total and start).
+// notify relays a notification (see sendParts).
 func (d *downstream) notify(method, params []byte) bool {
+	return d.sendParts(flushNotification, nil, method, params)
+}
+
+// sendParts relays a notification or a request the upstream sends its
+// client: one FLUSH when it fits a frame, else its params in parts,
+// consecutive FLUSHes of up to a frame each, up to mcp.MaxNotification in
+// all (total and start of the params bytes each carries). It reports
+// whether all of it went.
+func (d *downstream) sendParts(k flushKind, id, method, params []byte) bool {
 	h := d.h
-	part := h.w.MaxFrame() - partRoom - len(method)
+	part := h.w.MaxFrame() - partRoom - len(method) - len(id)
 	if len(params) <= part {
-		return d.doFlush(flushNotification, method, params, -1, 0)
+		return d.doPart(k, id, method, params, -1, 0)
 	}
 	if part < 1024 || len(params) > mcp.MaxNotification {
-		h.w.Logger().Warn("mcp client: notification dropped: too large", "binding", h.cfg.Name,
+		h.w.Logger().Warn("mcp client: message dropped: too large", "binding", h.cfg.Name,
 			"method", string(method), "bytes", len(params), "max", mcp.MaxNotification)
 		return false
 	}
 	for start := 0; start < len(params); start += part {
 		end := min(start+part, len(params))
-		if !d.doFlush(flushNotification, method, params[start:end], int64(len(params)), int64(start)) {
+		if !d.doPart(k, id, method, params[start:end], len(params), start) {
 			return false
 		}
 	}

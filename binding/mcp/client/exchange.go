@@ -525,7 +525,7 @@ func (x *exchange) onMessage(c *call, m *message) {
 	if m.method != nil {
 		method := m.method[1 : len(m.method)-1]
 		if m.id != nil {
-			postRefusal(h, &x.snap, m.id)
+			x.relayRequest(m.id, method, m.params)
 			return
 		}
 		// A notification on the request's stream is the upstream working
@@ -812,12 +812,52 @@ func (x *exchange) release() {
 	x.h.freeX = append(x.h.freeX, x)
 }
 
-// postRefusal answers a server→client request with -32601: the gateway
-// does not relay them yet.
-func postRefusal(h *handler, s *snapshot, id []byte) {
+// clientRequestWait is how long a request waits, at least, once its
+// upstream asked the client something (elicitation, sampling, roots): a
+// person may be answering. It is the server kind's longest default, that
+// of an elicitation; the server kind answers the upstream when its own
+// timeout runs out, and the upstream then answers the request.
+const clientRequestWait = 10 * time.Minute
+
+// relayRequest relays a request the upstream sent its client on the
+// request's event stream: FLUSH McpClientRequestFlushEx on the reply, in
+// parts when its params do not fit a frame. When the reply is gone, or
+// the request cannot travel, the upstream is answered at once with an
+// error, rather than left waiting.
+func (x *exchange) relayRequest(id, method, params []byte) {
+	if x.snap.stateless {
+		// 2026-07-28 asks the client through input_required results, not
+		// requests on the stream: one is refused, as it always was.
+		postError(x.h, &x.snap, id, -32601, "Method not found")
+		return
+	}
+	if x.state&(xAnswered|xOver) != 0 || !x.ds.sendParts(flushClientRequest, id, method, params) {
+		postError(x.h, &x.snap, id, -32603, undelivered(params))
+		return
+	}
+	if x.idx >= 0 {
+		x.deadline = x.h.w.Now().Add(max(x.h.s.timeout, clientRequestWait))
+	}
+}
+
+// undelivered is why a request with params could not reach the client.
+func undelivered(params []byte) string {
+	if len(params) > mcp.MaxNotification {
+		return "Request too large to relay to the client"
+	}
+	return "No stream open to the client"
+}
+
+// postError answers a request the upstream sent its client with the
+// JSON-RPC error {code, message}.
+func postError(h *handler, s *snapshot, id []byte, code int32, msg string) {
 	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
-	b = append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
+	b = append(b, `,"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":`...)
+	b = strconv.AppendQuote(b, msg)
+	b = append(b, `}}`...)
 	h.scratch = b
 	postMessage(h, s, b)
 }

@@ -890,7 +890,7 @@ func (l *lifecycle) onMessage(m *message) {
 	}
 	method := m.method[1 : len(m.method)-1]
 	if m.id != nil {
-		l.refuseRequest(m.id)
+		l.relayRequest(m.id, method, m.params)
 		return
 	}
 	switch string(method) {
@@ -924,19 +924,20 @@ func (l *lifecycle) wants(bit mcp.McpCapabilities) bool {
 	return !l.null || l.subs&uint16(bit) != 0
 }
 
-// refuseRequest answers a server→client request with -32601: the gateway
-// does not relay them yet.
-func (l *lifecycle) refuseRequest(id []byte) {
-	h := l.h
+// relayRequest relays a request the upstream sent its client on the GET
+// stream: FLUSH McpClientRequestFlushEx on the lifecycle's reply. A
+// lifecycle without a session id shares the worker's upstream session
+// with others, so no one client is the one asked: the upstream is
+// answered with an error, as it is when the request cannot travel.
+func (l *lifecycle) relayRequest(id, method, params []byte) {
+	if !l.null && l.ds.sendParts(flushClientRequest, id, method, params) {
+		return
+	}
 	u := l.u
 	u.mu.Lock()
 	s := snapshot{u.gen, u.sessionID, u.version, u.stateless, u.caps}
 	u.mu.Unlock()
-	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
-	h.scratch = b
-	postMessage(h, &s, b)
+	postError(l.h, &s, id, -32603, undelivered(params))
 }
 
 // unquote returns the contents of the JSON string b (with its quotes).

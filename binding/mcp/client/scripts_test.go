@@ -1,0 +1,46 @@
+package client_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/sluicehq/sluice/spec"
+)
+
+var (
+	scripts   = filepath.Join("..", "..", "..", "scripts", "mcp")
+	clientDir = filepath.Join(scripts, "streams", "client")
+)
+
+// TestScriptsEngineDriven plays each client scenario against app0 of
+// config/client.yaml: downstream.rpt plays the mcp server kind in front,
+// and upstream.rpt, when the scenario has one, the http client behind it
+// (net0) answering as the upstream MCP server (a scenario without one
+// sends nothing upstream); on one worker and on two.
+// The two are not a pair (each talks to the client kind, not to the
+// other), hence not client and server.
+func TestScriptsEngineDriven(t *testing.T) {
+	cfg := filepath.Join(scripts, "config", "client.yaml")
+	for _, name := range spec.Scenarios(t, clientDir, "downstream.rpt") {
+		names := []string{filepath.Join(clientDir, name, "downstream")}
+		var opts []spec.RunOption
+		if up := filepath.Join(clientDir, name, "upstream"); fileExists(up + ".rpt") {
+			names = append(names, up)
+		} else {
+			opts = append(opts, spec.External("net0")) // nothing goes upstream
+		}
+		for _, workers := range []int{1, 2} {
+			t.Run(name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
+				t.Parallel()
+				spec.Run(t, spec.Config(cfg, append(opts, spec.Workers(workers))...), names...)
+			})
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
