@@ -41,9 +41,10 @@ func conformance(t *testing.T, next bool, url, baseline string, args ...string) 
 // TestConformanceThroughGateway runs the conformance suite against go-sdk's
 // everything-server twice in one run: directly, and through the gateway
 // (mcp server → proxy with prefix never and one route → mcp client →
-// the same server). The gateway's baseline lists only the server-to-client
-// features (sampling, elicitation, and 2026-07-28's input_required round
-// trips) that a later issue brings.
+// the same server), with 0.1.16 and with 0.2.0-alpha.12 at the 2025 spec
+// versions (stateful upstream) and at 2026-07-28 (stateless upstream).
+// Every scenario that passes directly passes through the gateway,
+// server-to-client requests included.
 func TestConformanceThroughGateway(t *testing.T) {
 	t.Run("0.1.16", func(t *testing.T) {
 		up := startGoEverything(t, 0, false)
@@ -52,6 +53,15 @@ func TestConformanceThroughGateway(t *testing.T) {
 		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL}), port, 2)
 		conformance(t, false, gw, "conformance-gateway-baseline.yml")
 	})
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		t.Run("0.2.0-alpha.12/"+version, func(t *testing.T) {
+			up := startGoEverything(t, 0, false)
+			conformance(t, true, up.URL, "", "--spec-version", version)
+			port := freePort(t)
+			gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL}), port, 2)
+			conformance(t, true, gw, "conformance-gateway-baseline.yml", "--spec-version", version)
+		})
+	}
 	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
 		conformance(t, true, up.URL, "", "--requirements", "2026-07-28")
