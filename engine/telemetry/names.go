@@ -37,6 +37,9 @@ type Unit string
 const (
 	UnitNone  Unit = ""
 	UnitBytes Unit = "bytes"
+	// UnitMilliseconds records a duration in whole milliseconds; the
+	// Prometheus exporter publishes it in seconds, Prometheus's base unit.
+	UnitMilliseconds Unit = "milliseconds"
 )
 
 // Description describes a known metric name.

@@ -320,6 +320,7 @@ func (c *prometheusCollector) collectGroup(ch chan<- prometheus.Metric, group []
 	keys := labelKeys(group)
 	desc := c.desc(group[0].Description, keys)
 	values := make([]string, len(keys)) // copied by each NewConst*
+	_, scale := exportUnit(group[0].Description.Unit)
 	for _, s := range group {
 		for i, k := range keys {
 			values[i], _ = s.Labels.Get(k)
@@ -328,9 +329,9 @@ func (c *prometheusCollector) collectGroup(ch chan<- prometheus.Metric, group []
 		var err error
 		switch s.Kind {
 		case KindCounter:
-			m, err = prometheus.NewConstMetric(desc, prometheus.CounterValue, float64(s.Value), values...)
+			m, err = prometheus.NewConstMetric(desc, prometheus.CounterValue, float64(s.Value)*scale, values...)
 		case KindGauge:
-			m, err = prometheus.NewConstMetric(desc, prometheus.GaugeValue, float64(s.Value), values...)
+			m, err = prometheus.NewConstMetric(desc, prometheus.GaugeValue, float64(s.Value)*scale, values...)
 		case KindHistogram:
 			// A const histogram keeps its map until the scrape is
 			// written, so each needs its own.
@@ -338,9 +339,9 @@ func (c *prometheusCollector) collectGroup(ch chan<- prometheus.Metric, group []
 			var cum uint64
 			for i, n := range s.Histogram.Buckets {
 				cum += uint64(n)
-				buckets[float64(BucketBound(i))] = cum
+				buckets[float64(BucketBound(i))*scale] = cum
 			}
-			m, err = prometheus.NewConstHistogram(desc, uint64(s.Histogram.Count), float64(s.Histogram.Sum), buckets, values...)
+			m, err = prometheus.NewConstHistogram(desc, uint64(s.Histogram.Count), float64(s.Histogram.Sum)*scale, buckets, values...)
 		}
 		if err != nil {
 			// NewLabels admits only valid label names and UTF-8
@@ -350,6 +351,15 @@ func (c *prometheusCollector) collectGroup(ch chan<- prometheus.Metric, group []
 		}
 		ch <- m
 	}
+}
+
+// exportUnit is the unit a metric recorded in u is exported in, and the
+// factor that converts its values: milliseconds are exported as seconds.
+func exportUnit(u Unit) (Unit, float64) {
+	if u == UnitMilliseconds {
+		return "seconds", 1e-3
+	}
+	return u, 1
 }
 
 // labelKeys returns the union of the group's label keys, sorted.
@@ -386,8 +396,9 @@ func (c *prometheusCollector) desc(d Description, keys []string) *prometheus.Des
 // stream.data.sent (a counter of bytes) is stream_data_sent_bytes_total.
 func prometheusName(d Description) string {
 	n := strings.ReplaceAll(d.Name, ".", "_")
-	if d.Unit != UnitNone && !strings.HasSuffix(n, "_"+string(d.Unit)) {
-		n += "_" + string(d.Unit)
+	unit, _ := exportUnit(d.Unit)
+	if unit != UnitNone && !strings.HasSuffix(n, "_"+string(unit)) {
+		n += "_" + string(unit)
 	}
 	if d.Kind == KindCounter && !strings.HasSuffix(n, "_total") {
 		n += "_total"

@@ -73,6 +73,9 @@ func TestPrometheusExposition(t *testing.T) {
 	// exported empty, which Prometheus reads as absent.
 	w0.Counter("test.elicitation.completed", app0).Inc()
 	w0.Counter("test.elicitation.completed", telemetry.MustLabels("namespace", "test", "binding", "app0", "action", "accept")).Add(4)
+	// Milliseconds are exported as seconds.
+	telemetry.Describe("test.answer.duration", telemetry.KindHistogram, telemetry.UnitMilliseconds, "Time to answer.")
+	w0.Histogram("test.answer.duration", app0).Record(1500)
 	// An undescribed name gets its kind from use and its name as help.
 	w1.Gauge("test.undescribed.level", telemetry.Labels{}).Set(9)
 
@@ -104,6 +107,10 @@ func TestPrometheusExposition(t *testing.T) {
 		`test_request_size_bytes_count{binding="app0",namespace="test"} 4`,
 		`test_elicitation_completed_total{action="",binding="app0",namespace="test"} 1`,
 		`test_elicitation_completed_total{action="accept",binding="app0",namespace="test"} 4`,
+		"# TYPE test_answer_duration_seconds histogram",
+		`test_answer_duration_seconds_bucket{binding="app0",namespace="test",le="1.024"} 0`,
+		`test_answer_duration_seconds_bucket{binding="app0",namespace="test",le="2.048"} 1`,
+		`test_answer_duration_seconds_sum{binding="app0",namespace="test"} 1.5`,
 		"# HELP test_undescribed_level test.undescribed.level",
 		"# TYPE test_undescribed_level gauge",
 		"test_undescribed_level 9",

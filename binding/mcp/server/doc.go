@@ -129,8 +129,9 @@
 // ahead of the result, and it is forgotten: the application ended its side
 // already. A subscriptions/listen's lifecycle takes no client requests.
 //
-// Metrics (per binding): mcp.<family>.requests, .completed{action},
-// .timeout and .duration (a histogram, milliseconds), for the families
+// Metrics (per binding): <family>.requests, .completed{action}, .timeout
+// and .duration (a histogram recorded in milliseconds, exported to
+// Prometheus in seconds: elicitation_duration_seconds), for the families
 // elicitation (action accept, decline or cancel; an error counts as
 // cancel), sampling and roots (action ok or error); ping has none. Each
 // step of a request's life (created, delivered, completed, timeout,

@@ -186,13 +186,13 @@ var (
 
 func init() {
 	for _, f := range families[1:] {
-		telemetry.Describe("mcp."+f+".requests", telemetry.KindCounter, telemetry.UnitNone,
+		telemetry.Describe(f+".requests", telemetry.KindCounter, telemetry.UnitNone,
 			"The number of "+f+" requests the upstream sent a client.")
-		telemetry.Describe("mcp."+f+".completed", telemetry.KindCounter, telemetry.UnitNone,
+		telemetry.Describe(f+".completed", telemetry.KindCounter, telemetry.UnitNone,
 			"The number of "+f+" requests the client answered, by action.")
-		telemetry.Describe("mcp."+f+".timeout", telemetry.KindCounter, telemetry.UnitNone,
+		telemetry.Describe(f+".timeout", telemetry.KindCounter, telemetry.UnitNone,
 			"The number of "+f+" requests the client did not answer in time.")
-		telemetry.Describe("mcp."+f+".duration", telemetry.KindHistogram, telemetry.Unit("milliseconds"),
+		telemetry.Describe(f+".duration", telemetry.KindHistogram, telemetry.UnitMilliseconds,
 			"The time a client took to answer a "+f+" request.")
 	}
 }
@@ -211,15 +211,15 @@ func (h *server) clientMetrics(kind clientKind) *clientMetrics {
 			f := families[k]
 			m := &h.cmetrics[k]
 			base := telemetry.MustLabels("namespace", ns, "binding", name)
-			m.requests = wm.Counter("mcp."+f+".requests", base)
-			m.timeouts = wm.Counter("mcp."+f+".timeout", base)
-			m.duration = wm.Histogram("mcp."+f+".duration", base)
+			m.requests = wm.Counter(f+".requests", base)
+			m.timeouts = wm.Counter(f+".timeout", base)
+			m.duration = wm.Histogram(f+".duration", base)
 			actions := okActions[:]
 			if k == clientElicitation {
 				actions = elicitActions[:]
 			}
 			for i, a := range actions {
-				m.completed[i] = wm.Counter("mcp."+f+".completed", telemetry.MustLabels("namespace", ns, "binding", name, "action", a))
+				m.completed[i] = wm.Counter(f+".completed", telemetry.MustLabels("namespace", ns, "binding", name, "action", a))
 			}
 		}
 	}

@@ -118,9 +118,9 @@ func TestClientRequestAnswered(t *testing.T) {
 		return strings.HasSuffix(string(h.app.record), `{"action":"accept","content":{"name":"Ada"}}`)
 	})
 
-	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "mcp.elicitation.requests"))
-	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "mcp.elicitation.completed"))
-	assert.Equal(t, int64(0), enginetest.Metric(h.e, "net0", "mcp.elicitation.timeout"))
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.requests"))
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.completed"))
+	assert.Equal(t, int64(0), enginetest.Metric(h.e, "net0", "elicitation.timeout"))
 
 	// The same id again is stale: refused, and nothing more reaches the
 	// application.
@@ -155,7 +155,7 @@ func TestClientRequestBound(t *testing.T) {
 	until(t, h, "the refusal's DATA reaches the application", func() bool {
 		return strings.HasSuffix(string(h.app.record), `{"code":-32603,"message":"Internal error: too many requests outstanding"}`)
 	})
-	assert.Equal(t, int64(64), enginetest.Metric(h.e, "net0", "mcp.roots.requests"))
+	assert.Equal(t, int64(64), enginetest.Metric(h.e, "net0", "roots.requests"))
 }
 
 // TestClientRequestCapabilityMissing: a sampling request for a client
