@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 // goEverythingBinary builds go-sdk's conformance everything-server once per
 // test binary.
-func goEverythingBinary(t *testing.T) string {
+func goEverythingBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "sluice-upstreams-")
@@ -60,7 +60,7 @@ func goEverythingBinary(t *testing.T) string {
 // freePort returns a loopback port no earlier test of this binary used:
 // Sluice's listeners are SO_REUSEPORT, so a new instance could otherwise
 // share a port with one still shutting down.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	for {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -98,7 +98,7 @@ func (u *upstream) Stop() {
 }
 
 // startProcess runs cmd until the test ends, waiting for port to listen.
-func startProcess(t *testing.T, cmd *exec.Cmd, port int) *upstream {
+func startProcess(t testing.TB, cmd *exec.Cmd, port int) *upstream {
 	t.Helper()
 	u := &upstream{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Port: port, cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = u.out, u.out
@@ -120,7 +120,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd, port int) *upstream {
 
 // startGoEverything runs go-sdk's everything-server on port (0: a free
 // one), stateful (2025-era sessions) or stateless (2026-07-28).
-func startGoEverything(t *testing.T, port int, stateless bool) *upstream {
+func startGoEverything(t testing.TB, port int, stateless bool) *upstream {
 	t.Helper()
 	bin := goEverythingBinary(t)
 	if port == 0 {
@@ -152,13 +152,13 @@ func startNodeEverything(t *testing.T, port int) *upstream {
 // startGateway runs sluice start on config (a YAML text) with the given
 // number of workers, waiting for port to listen, and returns the MCP
 // endpoint's URL.
-func startGateway(t *testing.T, config string, port, workers int) string {
+func startGateway(t testing.TB, config string, port, workers int) string {
 	return startConfig(t, config, port, workers)
 }
 
 // startConfig runs sluice start on config until the test ends and returns
 // http://127.0.0.1:port/mcp.
-func startConfig(t *testing.T, config string, port, workers int) string {
+func startConfig(t testing.TB, config string, port, workers int) string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "gateway.yaml")

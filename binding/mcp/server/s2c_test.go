@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 )
 
 // clientRequestExt builds a FLUSH McpFlushEx.clientRequest.
-func clientRequestExt(t *testing.T, typeID int32, id, method, params string) []byte {
+func clientRequestExt(t testing.TB, typeID int32, id, method, params string) []byte {
 	t.Helper()
 	buf := make([]byte, 1024)
 	var b mcp.McpFlushExBuilder
@@ -28,7 +29,7 @@ func clientRequestExt(t *testing.T, typeID int32, id, method, params string) []b
 }
 
 // initSession initializes session-1 with the client capabilities caps.
-func initSession(t *testing.T, h *harness, caps string) {
+func initSession(t testing.TB, h *harness, caps string) {
 	t.Helper()
 	h.req.set(t, [][2]string{
 		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
@@ -53,7 +54,7 @@ func (h *harness) second() *httpRequest {
 
 // until runs cond on the worker until it holds, letting the engine pass
 // frames between tries.
-func until(t *testing.T, h *harness, what string, cond func() bool) {
+func until(t testing.TB, h *harness, what string, cond func() bool) {
 	t.Helper()
 	for range 1000 {
 		ok := false
@@ -240,4 +241,39 @@ func TestClientRequestSessionClosed(t *testing.T) {
 	assert.Equal(t, "9", got[0].IDString())
 	assert.Equal(t, uint8(1), got[0].Error())
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+}
+
+// BenchmarkClientRequestOutstanding measures the memory one outstanding
+// server-to-client request holds: each round delivers 64 roots/list
+// requests on one held tools/call and reports the heap allocated per
+// request (the tools/call's own share included, so an upper bound).
+//
+//	go test ./binding/mcp/server -run '^$' -bench ClientRequestOutstanding -benchtime 20x
+func BenchmarkClientRequestOutstanding(b *testing.B) {
+	const n = 64
+	var perRequest float64
+	for b.Loop() {
+		b.StopTimer()
+		h := newHarness(b)
+		initSession(b, h, `{"roots":{}}`)
+		for i := range n {
+			h.app.clientReqs = append(h.app.clientReqs, clientRequestExt(b, h.app.mcpType, fmt.Sprint(100+i), "roots/list", ""))
+		}
+		h.app.hold = true
+		h.req.set(b, benchHeaders, benchBody)
+		h.req.left = 1
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
+		h.w.Dispatch(h.req.startFn)
+		until(b, h, "every request is outstanding", func() bool {
+			return enginetest.Metric(h.e, "net0", "roots.requests") == n
+		})
+		b.StopTimer()
+		runtime.ReadMemStats(&after)
+		perRequest = float64(after.TotalAlloc-before.TotalAlloc) / n
+		b.StartTimer()
+	}
+	b.ReportMetric(perRequest, "B/outstanding")
 }
