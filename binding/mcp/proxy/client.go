@@ -87,6 +87,49 @@ func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int
 	return h.sendClientRequests(s, f.Extension(), f.Reserved(), f.TraceID(), f.Authorization(), route)
 }
 
+// relayCancelled sends f on s's Out with its params' requestId rewritten
+// for route when f is a whole notifications/cancelled, and reports
+// whether it was one: a route cancels a request it sent the client under
+// its own id, which the downstream knows by the proxy's.
+func (h *Handler) relayCancelled(s *engine.Stream, f *frame.Flush, route int) (bool, error) {
+	ext := f.Extension()
+	ex := &h.flushEx
+	if len(h.s.routes) == 1 || !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID ||
+		ex.Kind() != mcp.McpFlushExKindNotification {
+		return false, nil
+	}
+	v := ex.Notification()
+	if string(v.Method()) != "notifications/cancelled" || !v.HasParams() || v.Total() >= 0 {
+		return false, nil
+	}
+	params := v.Params()
+	for i := 0; ; {
+		field, next, ok := jsonrpc.NextField(params, i)
+		if !ok {
+			return false, nil
+		}
+		if !jsonrpc.KeyIs(field.Key, "requestId") {
+			i = next
+			continue
+		}
+		at := next - len(field.Value)
+		out := append(h.scratch[:0], params[:at]...)
+		out = h.appendClientID(out, route, field.Value)
+		out = append(out, params[next:]...)
+		h.scratch = out
+		c := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Notification().MethodBytes(v.Method()).ParamsBytes(out)
+		c.Total(-1).Start(0)
+		n, err := h.flushExB.BuildLimit()
+		if err != nil {
+			return true, err
+		}
+		ext := h.extBuf[:n]
+		return true, passOn(&s.Out, f.TraceID(), f.Authorization(), func() error {
+			return s.FlushWith(f.Reserved(), func(b *frame.FlushBuilder) { b.Extension(ext) })
+		})
+	}
+}
+
 // sendClientRequests is relayClientRequest for a FLUSH's extension ext,
 // reserved bytes, trace id and authorization.
 func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int32, trace, auth int64, route int) (bool, error) {

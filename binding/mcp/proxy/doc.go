@@ -177,6 +177,7 @@
 // form, a route it does not have, a route id that is neither a JSON
 // number nor a JSON string) is refused with RESET and McpResetEx error
 // -32600 "Invalid request: unknown response id", and reaches no route. A
-// notifications/cancelled from a route is a notification: it passes
-// through as it is, its requestId the route's.
+// notifications/cancelled from a route (whole, on a call's reply or the
+// lifecycle) has its requestId rewritten the same way, so that the server
+// kind finds the request it cancels.
 package proxy

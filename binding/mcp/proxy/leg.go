@@ -245,6 +245,9 @@ func (l *leg) onReplyFlush(f *frame.Flush) {
 	if r.op == opCall {
 		ok, err := h.relayClientRequest(&r.Stream, f, l.route)
 		if !ok {
+			ok, err = h.relayCancelled(&r.Stream, f, l.route)
+		}
+		if !ok {
 			err = relayFlush(&r.Stream, f)
 		}
 		if err != nil {

@@ -267,6 +267,12 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 		}
 		return
 	}
+	if ok, err := h.relayCancelled(&l.Stream, f, g.route); ok {
+		if err != nil {
+			l.fail()
+		}
+		return
+	}
 	ext := f.Extension()
 	if h.s.prefixed && h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
 		h.flushEx.Kind() == mcp.McpFlushExKindResourcesUpdated {

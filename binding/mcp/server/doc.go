@@ -121,8 +121,8 @@
 // The upstream's notifications/cancelled whose requestId is the
 // application's id of an outstanding one reaches the client with the
 // server's id instead, and the request is forgotten; any other is relayed
-// as it came. (Behind the proxy kind this needs the proxy to map the
-// requestId to its own id, as it maps the request's.)
+// as it came. (Behind the proxy kind, the proxy maps the requestId to its
+// own id, as it maps the request's.)
 //
 // When the request whose response carries one ends first (its result, an
 // error, a cancellation), the client gets notifications/cancelled for it
