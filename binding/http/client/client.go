@@ -298,7 +298,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 		if len(name) == 0 || h1.HopByHop(name) || h1.EqualFold(name, "host") {
 			continue
 		}
-		fields = h1.AppendHeader(fields, name, hd.Value())
+		fields = h1.AppendHeaderTitle(fields, name, hd.Value())
 	}
 	h.fields = fields
 	if len(method) == 0 || len(path) == 0 || len(authority) == 0 {
@@ -323,7 +323,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 		return
 	}
 	head := h1.AppendRequestLine(h.head[:0], method, path)
-	head = h1.AppendHeader(head, []byte("host"), authority)
+	head = h1.AppendHeader(head, []byte("Host"), authority)
 	head = append(head, fields...)
 	switch {
 	case length >= 0:
@@ -331,7 +331,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 		// No body is expected; one that comes anyway is refused.
 	default:
 		x.flags.set(xChunked)
-		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
+		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
 	}
 	head = append(head, '\r', '\n')
 	h.head = head

@@ -10,6 +10,11 @@
 // speaks plain HTTP only: a request whose :scheme is not http is refused
 // with RESET rather than sent in cleartext.
 //
+// The head is written as Zilla's client writes it: the request line, Host
+// (from :authority), then the request's headers in their order with names
+// in title case (Content-Type), then Transfer-Encoding: chunked when the
+// request has a body of unknown length.
+//
 // Connections are per worker and per authority. A request takes the
 // connection idle longest, or opens one through the exit (a tcp client,
 // sys:tcp_client when the binding names none) with a ProxyBeginEx naming

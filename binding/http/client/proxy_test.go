@@ -113,7 +113,7 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
 	raw, err := io.ReadAll(c)
 	require.NoError(t, err)
-	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", string(raw))
+	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", string(raw))
 }
 
 // TestClientResponseFramingsBeforeClose: an upstream writes its whole

@@ -207,19 +207,19 @@ func TestServerInputEnds(t *testing.T) {
 		{
 			name:  "after a request",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
-			want:  []string{"HTTP/1.1 200 OK\r\n", "connection: close\r\n", "0\r\n\r\n"},
+			want:  []string{"HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n\r\n", "0\r\n\r\n"},
 		},
 		{
 			name: "in a pipelined body",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n" +
 				"POST /b HTTP/1.1\r\nHost: localhost\r\nContent-Length: 9\r\n\r\nabc",
-			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n", "incomplete request body"},
+			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"},
 		},
 		{
 			name: "in a pipelined head",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n" +
 				"GET /b HTTP/1.1\r\nHost: loc",
-			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n", "incomplete request"},
+			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"},
 		},
 		{
 			name:  "after a whole body the app has not read",
