@@ -574,15 +574,15 @@ func (x *clientExchange) fail() {
 // app whose request is still open: the RESET that refused it gave the
 // reply up too (engine: a RESET before the reply's BEGIN). One that has
 // ended its request can no longer be reset, and waits for a response
-// that will not come from upstream: it gets a 502 with no body, as a
-// proxy answers an upstream that failed before its response (RFC 9110
-// §15.6.3). The reply is closed whether the ring takes its frames or not.
+// that will not come from upstream: it gets a 503 with retry-after: 0
+// and no body, as Zilla's client answers an upstream that failed before
+// its response. The reply is closed whether the ring takes its frames or not.
 func (x *clientExchange) abortReply() {
 	switch {
 	case x.Out.Opening():
 		_ = x.Abort(nil)
 	case x.flags.Has(xAwaitingReply) && !x.Out.Closed():
-		if x.doReplyBegin(&badGateway) {
+		if x.doReplyBegin(&upstreamFailed) {
 			x.doReplyEnd()
 		}
 	}
@@ -1053,9 +1053,10 @@ func (c *clientConn) close(abrupt bool) {
 	c.outbox.Drop()
 }
 
-// badGateway is the response head of an exchange whose upstream failed
-// before it answered.
-var badGateway = h1.ResponseHead{Minor: 1, Status: 502, Headers: []h1.Header{{Name: []byte("Content-Length"), Value: []byte("0")}}}
+// upstreamFailed is the response head of an exchange whose upstream
+// failed before it answered: 503 with retry-after: 0, as Zilla's client
+// answers, since the request may well succeed on a fresh connection.
+var upstreamFailed = h1.ResponseHead{Minor: 1, Status: 503, Headers: []h1.Header{{Name: []byte("Retry-After"), Value: []byte("0")}}}
 
 // doReplyBegin answers the app with :status and the response headers. It
 // reports false when the reply could not begin.

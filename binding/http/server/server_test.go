@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/echo"
+	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/engine"
@@ -535,4 +536,39 @@ func quoteInput(b []byte) string {
 // spec.RunServerScenarios for the configurations).
 func TestScenarios(t *testing.T) {
 	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "http"))
+}
+
+// TestServerHeaderSetting: with the http.server.header engine setting,
+// the server adds a Server field right after the status line of every
+// response, the app's and its own, unless the app sent one.
+func TestServerHeaderSetting(t *testing.T) {
+	e, err := startServerEngine(t, "name: test\nbindings:\n  net0:\n    type: http\n    kind: server\n"+
+		"    routes:\n      - exit: echo0\n        when:\n          - headers:\n              :path: /b\n"+
+		"  echo0:\n    type: echo\n    kind: server\n",
+		engine.WithSetting(http.SettingServerHeader, "Zilla"))
+	require.NoError(t, err)
+	tests := []struct{ name, input, want string }{
+		{"app response", "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: Zilla\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"app response with its own", "GET /b HTTP/1.1\r\nHost: localhost\r\nserver: mine\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: mine\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"no route", "GET /a HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 404 Not Found\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"bad request", "GET /a\r\n\r\n",
+			"HTTP/1.1 400 Bad Request\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			results := make(chan *garbledConn, 1)
+			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
+			c.w.Dispatch(c.start)
+			select {
+			case c = <-results:
+			case <-time.After(5 * time.Second):
+				t.Fatal("timed out: the server left the connection open")
+			}
+			require.NoError(t, c.err)
+			assert.Equal(t, tt.want, string(c.out))
+		})
+	}
 }
