@@ -181,7 +181,7 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 	}
 	// RFC 9112 §3.2: 400 "to any HTTP/1.1 request message that lacks a
 	// Host header field", whatever the target's form.
-	if h.Minor >= 1 && hosts == 0 {
+	if h.Minor >= 1 && hosts == 0 && !(lim.AbsoluteWithoutHost && authority != nil) {
 		return 0, errNoHost
 	}
 	if h.ContentLength, h.Chunked, err = s.f.resolve(h.Minor, true); err != nil {

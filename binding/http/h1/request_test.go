@@ -434,6 +434,22 @@ func TestParseRequestHeadLimitsExact(t *testing.T) {
 	assert.Equal(t, 431, statusOf(t, err))
 }
 
+// TestParseRequestHeadAbsoluteWithoutHost: with the leniency on, an
+// absolute-form request needs no Host field and takes its authority from
+// the target; an origin-form one still does.
+func TestParseRequestHeadAbsoluteWithoutHost(t *testing.T) {
+	lim := h1.Limits{AbsoluteWithoutHost: true}
+	h := newReq()
+	in := "GET http://localhost:8080/a?b HTTP/1.1\r\nX: 1\r\n\r\n"
+	n, err := h1.ParseRequestHead([]byte(in), h, lim)
+	require.NoError(t, err)
+	assert.Equal(t, len(in), n)
+	assert.Equal(t, "localhost:8080", string(h.Host))
+
+	_, err = h1.ParseRequestHead([]byte("GET /a HTTP/1.1\r\nX: 1\r\n\r\n"), h, lim)
+	assert.Equal(t, 400, statusOf(t, err))
+}
+
 // TestParseRequestHeadSplits feeds every prefix of each valid head: each
 // shorter than the head is incomplete, and the whole gives the same result
 // as a single parse. Every prefix of each invalid head is either

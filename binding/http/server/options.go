@@ -49,6 +49,7 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{limits: opts.Limits.Head(), maxBody: -1, exitID: cfg.ExitID}
+	s.limits.AbsoluteWithoutHost = true
 	if e := w.Engine(); e != nil {
 		if v, ok := e.Setting(http.SettingServerHeader); ok && v != "" {
 			s.server = []byte(v)

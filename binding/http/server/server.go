@@ -408,11 +408,19 @@ func (c *serverConn) fail(status int, reason string) {
 	x.resetResponse()
 	x.release()
 	c.state = stateDraining
-	c.h.head = c.h.appendClosingTail(c.h.appendServer(h1.AppendStatusLine(c.h.head[:0], 1, status)))
+	head := h1.AppendStatusLine(c.h.head[:0], 1, status)
+	if status == 400 && reason == obsFoldReason {
+		// Zilla names the cause in the reason phrase of this one.
+		head = append(c.h.head[:0], "HTTP/1.1 400 Bad Request - obsolete line folding not supported\r\n"...)
+	}
+	c.h.head = c.h.appendClosingTail(c.h.appendServer(head))
 	c.writeNet(c.h.head)
 	c.dropInput()
 	c.endReply()
 }
+
+// obsFoldReason is the reason h1 gives a head with obsolete line folding.
+const obsFoldReason = "obsolete line folding"
 
 // appendServer adds the Server field of the http.server.header setting,
 // when it is set, to a response the server writes itself.
@@ -567,6 +575,14 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 		case ":method":
 			return r.Method, true
 		case ":path":
+			// An absolute-form target routes by its path, as the app
+			// will see it.
+			if _, _, rest, ok := absoluteForm(r.Target); ok {
+				if len(rest) == 0 {
+					return rootPath, true
+				}
+				return rest, true
+			}
 			return r.Target, true
 		case ":authority":
 			return r.Host, r.Host != nil
@@ -610,6 +626,12 @@ func (x *exchange) start(r *h1.RequestHead) {
 	}
 	if h.s.maxBody >= 0 && x.remaining > h.s.maxBody {
 		c.fail(413, "request body too large")
+		return
+	}
+	if !knownMethod(r.Method) {
+		// Zilla's server implements the methods of RFC 9110 and PATCH;
+		// any other is a 501 (RFC 9110 §9.1).
+		c.fail(501, "method not implemented")
 		return
 	}
 	if string(r.Method) == "CONNECT" {
@@ -1484,6 +1506,15 @@ func (x *exchange) respondRefused(ex *http.HttpResetEx) {
 	x.complete()
 }
 
+// knownMethod reports whether the server implements method.
+func knownMethod(method []byte) bool {
+	switch string(method) {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
+		return true
+	}
+	return false
+}
+
 // hasHeader reports whether the response's BEGIN extension has the named
 // field (name in lower case).
 func hasHeader(ex *http.HttpBeginEx, name string) bool {
@@ -1512,6 +1543,9 @@ func (h *server) secure(ext []byte) bool {
 	}
 	return false
 }
+
+// rootPath is the :path of an absolute-form target that names none.
+var rootPath = []byte("/")
 
 // The schemes absoluteForm returns, shared rather than made per request.
 var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")

@@ -540,7 +540,8 @@ func TestScenarios(t *testing.T) {
 
 // TestServerHeaderSetting: with the http.server.header engine setting,
 // the server adds a Server field right after the status line of every
-// response, the app's and its own, unless the app sent one.
+// response, the app's and its own, unless the app sent one. Its own
+// answers are Zilla's: bodiless, closing, with Zilla's reason phrases.
 func TestServerHeaderSetting(t *testing.T) {
 	e, err := startServerEngine(t, "name: test\nbindings:\n  net0:\n    type: http\n    kind: server\n"+
 		"    routes:\n      - exit: echo0\n        when:\n          - headers:\n              :path: /b\n"+
@@ -556,6 +557,12 @@ func TestServerHeaderSetting(t *testing.T) {
 			"HTTP/1.1 404 Not Found\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
 		{"bad request", "GET /a\r\n\r\n",
 			"HTTP/1.1 400 Bad Request\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"obsolete line folding", "GET /b HTTP/1.1\r\nHost: localhost\r\nX: a\r\n b\r\n\r\n",
+			"HTTP/1.1 400 Bad Request - obsolete line folding not supported\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"unimplemented method", "BREW /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 501 Not Implemented\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"absolute-form without Host", "GET http://localhost/b HTTP/1.1\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: Zilla\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
