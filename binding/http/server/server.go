@@ -1184,7 +1184,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	h := c.h
 	status := 200
 	var length int64 = -1
-	sse, cacheControl := false, false
+	sse := false
 	ok := h.ex.TryWrap(ext, 0, len(ext))
 	if ok {
 		for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
@@ -1201,8 +1201,6 @@ func (x *exchange) onResponseBegin(ext []byte) {
 				}
 			case h1.EqualFold(name, "content-type"):
 				sse = bytes.HasPrefix(hd.Value(), []byte("text/event-stream"))
-			case h1.EqualFold(name, "cache-control"):
-				cacheControl = true
 			}
 		}
 	}
@@ -1263,6 +1261,11 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		x.framing = bodyNone
 	case length >= 0:
 		x.framing, x.responseRemaining = bodyLength, length
+	case !x.flags.Has(xKeepAlive):
+		// The connection closes after this response (the request or the
+		// app said so): its end marks the body's, as Zilla frames it,
+		// with no chunking.
+		x.framing = bodyUntilClose
 	case x.minor == 0:
 		// RFC 9112 §6.1: no transfer coding to an HTTP/1.0 client; the
 		// body ends with the connection (§6.3).
@@ -1271,9 +1274,6 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	default:
 		x.framing = bodyChunked
 		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
-	}
-	if sse && !cacheControl {
-		head = h1.AppendHeader(head, []byte("Cache-Control"), []byte("no-cache"))
 	}
 	var headers flyweight.Array[http.HttpHeader, *http.HttpHeader]
 	if ok {
