@@ -55,6 +55,7 @@ type server struct {
 	resetEx http.HttpResetEx
 	lower   []byte // scratch for lower-casing header names
 	pathBuf []byte // scratch for an absolute-form target's path
+	authBuf []byte // scratch for an :authority with its default port added
 	head    []byte // scratch for response heads
 
 	// requestEx writes the HttpBeginEx of req into an app BEGIN; it is
@@ -585,7 +586,14 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 			}
 			return r.Target, true
 		case ":authority":
-			return r.Host, r.Host != nil
+			if r.Host == nil {
+				return nil, false
+			}
+			secure := c.flags.Has(connSecure)
+			if scheme, _, _, ok := absoluteForm(r.Target); ok {
+				secure = string(scheme) == "https"
+			}
+			return c.h.fullAuthority(r.Host, secure), true
 		case ":scheme":
 			if c.flags.Has(connSecure) {
 				return schemeHTTPS, true
@@ -818,7 +826,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 		hs.Item().Name(":scheme").ValueBytes(scheme)
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(path)
-		hs.Item().Name(":authority").ValueBytes(abs)
+		hs.Item().Name(":authority").ValueBytes(h.fullAuthority(abs, string(scheme) == "https"))
 		authority = nil
 	} else {
 		if h.secureReq {
@@ -837,7 +845,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 		hd := &r.Headers[i]
 		if h1.EqualFold(hd.Name, "host") {
 			if authority != nil {
-				hs.Item().Name(":authority").ValueBytes(authority)
+				hs.Item().Name(":authority").ValueBytes(h.fullAuthority(authority, h.secureReq))
 				authority = nil
 			}
 			continue
@@ -853,7 +861,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 	}
 	if authority != nil {
 		// A Host the parser took from elsewhere than a field.
-		hs.Item().Name(":authority").ValueBytes(authority)
+		hs.Item().Name(":authority").ValueBytes(h.fullAuthority(authority, h.secureReq))
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {
@@ -1112,15 +1120,14 @@ func (x *exchange) onRequestReset(buf []byte) {
 	r, err := x.OnReset(buf)
 	x.flags.unset(xContinue)
 	if !x.flags.Has(xResponseBegun) {
-		// The app refused the request. What is left of its body will
-		// not be read, so the connection closes after the answer: 503,
-		// or the 4xx/5xx :status of an HttpResetEx with its other
-		// headers (retry-after, say).
+		// The app refused the request: 404, or the 4xx/5xx :status of
+		// an HttpResetEx with its other headers (retry-after, say). What
+		// is left of its body will not be read, so then the connection
+		// closes after the answer (respondRefused).
 		var ex *http.HttpResetEx
 		if err == nil {
 			ex = c.h.resetExOf(r.Extension())
 		}
-		x.flags.unset(xKeepAlive)
 		x.resetResponse()
 		x.respondRefused(ex)
 		return
@@ -1504,6 +1511,22 @@ func (x *exchange) respondRefused(ex *http.HttpResetEx) {
 	h.head = append(head, '\r', '\n')
 	c.writeNet(h.head)
 	x.complete()
+}
+
+// fullAuthority returns authority with its scheme's default port added
+// when it names none ("localhost" as "localhost:80", or ":443" when
+// secure): Zilla's :authority always carries a port, and routes match it
+// so. It writes into h.authBuf, so the result lasts until the next call.
+func (h *server) fullAuthority(authority []byte, secure bool) []byte {
+	if len(authority) == 0 || bytes.IndexByte(authority, ':') >= 0 {
+		return authority
+	}
+	port := ":80"
+	if secure {
+		port = ":443"
+	}
+	h.authBuf = append(append(h.authBuf[:0], authority...), port...)
+	return h.authBuf
 }
 
 // knownMethod reports whether the server implements method.
