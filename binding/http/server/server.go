@@ -1287,19 +1287,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		headers = h.ex.Headers()
 	}
 	head = x.appendCORS(head, headers, ok)
-	if x.closing() {
-		// Connection: close when the connection closes for the request's
-		// or the server's reasons; a client that half-closed its side
-		// after the request is told nothing more, as Zilla does.
-		if !wroteClose && (!x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse)) {
-			head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
-		}
-		x.flags.unset(xKeepAlive)
-	} else if x.minor == 0 {
-		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
-		// response says so.
-		head = h1.AppendHeader(head, []byte("Connection"), []byte("keep-alive"))
-	}
+	head = x.appendConnection(head, wroteClose)
 	head = append(head, '\r', '\n')
 	h.head = head
 	// The head waits for the body's first bytes (or its end), so that a
@@ -1309,6 +1297,25 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	}
 	c.writeNet(head)
 	x.grantResponse()
+}
+
+// appendConnection adds the Connection field a response needs and settles
+// whether the connection persists: close when it closes for the
+// request's or the server's reasons (unless the app's own close was
+// written, wroteClose), nothing when the client has only half-closed, as
+// Zilla writes it, and keep-alive to an HTTP/1.0 client that keeps it.
+func (x *exchange) appendConnection(head []byte, wroteClose bool) []byte {
+	if x.closing() {
+		if !wroteClose && (!x.flags.Has(xKeepAlive) || x.c.flags.Has(connLastResponse)) {
+			head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
+		}
+		x.flags.unset(xKeepAlive)
+	} else if x.minor == 0 {
+		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
+		// response says so.
+		head = h1.AppendHeader(head, []byte("Connection"), []byte("keep-alive"))
+	}
+	return head
 }
 
 // closing reports whether the connection closes after this response: the
@@ -1502,13 +1509,7 @@ func (x *exchange) respondRefused(ex *http.HttpResetEx) {
 		head = h.appendServer(head)
 	}
 	head = x.appendCORS(head, headers, ex != nil)
-	if x.closing() {
-		head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
-		x.flags.unset(xKeepAlive)
-	} else if x.minor == 0 {
-		head = h1.AppendHeader(head, []byte("Connection"), []byte("keep-alive"))
-	}
-	h.head = append(head, '\r', '\n')
+	h.head = append(x.appendConnection(head, false), '\r', '\n')
 	c.writeNet(h.head)
 	x.complete()
 }
