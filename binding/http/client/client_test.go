@@ -55,3 +55,15 @@ func TestClientRoutes(t *testing.T) {
 			filepath.Join(scripts, "streams", "application", "client.no.route", "client"))
 	})
 }
+
+// TestClientInjectsCredentials: with options.authorization, a request on
+// an authorized session goes out with the guard's credentials for it in
+// the configured header and query parameter, on a connection that
+// carries the session.
+func TestClientInjectsCredentials(t *testing.T) {
+	// The scenario is the client kind's alone (the server kind would see
+	// other requests), so it sits apart from the shared library.
+	spec.Run(t, spec.Config(filepath.Join(scripts, "config", "client.inject.credentials.yaml"), spec.Workers(1)),
+		filepath.Join(scripts, "streams", "client", "application", "inject.credentials", "client"),
+		filepath.Join(scripts, "streams", "client", "network", "inject.credentials", "server"))
+}

@@ -32,6 +32,14 @@
 //	      max-idle: 256            # per authority and worker; the default
 //	      limits: {headers: 100, header-bytes: 16384}
 //
-// The server's options (limits.body, authorization, access-control) and
-// routes are accepted and not used.
+// With options.authorization, a request whose stream carries an
+// authorized session goes out with the guard's credentials for that
+// session, as Zilla's client sends them: in the configured header
+// (replacing the app's in place, or last), cookie (joined to the app's
+// Cookie) or query parameter (after the path's own), each written around
+// {credentials}; such a client pools connections per session, and each
+// connection's BEGIN carries its session.
+//
+// The server's options (limits.body, access-control) are accepted and
+// not used.
 package client
