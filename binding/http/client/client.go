@@ -1131,7 +1131,9 @@ func (h *client) writeResponseEx(b *frame.BeginBuilder) {
 	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if h1.HopByHop(hd.Name) {
+		if h1.HopByHop(hd.Name) && !h1.EqualFold(hd.Name, "upgrade") {
+			// Upgrade reaches the app, as Zilla passes it: a 426 names
+			// the protocols the server wants.
 			continue
 		}
 		hs.Item().NameBytes(lowerInto(&h.lower, hd.Name)).ValueBytes(hd.Value)

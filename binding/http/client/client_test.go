@@ -21,7 +21,7 @@ var scripts = filepath.Join("..", "..", "..", "scripts", "http")
 var clientScenarios = []string{
 	"request.with.content.length", "request.with.chunked.body", "response.chunked", "keep.alive.two.requests",
 	"head.request", "sse.response", "flow.control.small.window", "response.small.window", "request.large.body",
-	"app.abort.response", "client.abort.mid.body", "expect.continue",
+	"app.abort.response", "client.abort.mid.body", "expect.continue", "response.upgrade.required",
 }
 
 func TestClientEngineDriven(t *testing.T) {

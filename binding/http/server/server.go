@@ -1247,7 +1247,10 @@ func (x *exchange) onResponseBegin(ext []byte) {
 				x.flags.unset(xKeepAlive)
 				continue
 			}
-			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) {
+			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) && !h1.EqualFold(name, "upgrade") {
+				// Upgrade goes out as the app wrote it: a 426 names the
+				// protocols it wants (RFC 9110 §15.5.22), as Zilla passes
+				// it on.
 				continue
 			}
 			if h1.EqualFold(name, "content-length") {
