@@ -101,6 +101,13 @@ var validRequests = []struct {
 	want reqView
 }{
 	{
+		name: "later minor version read as HTTP/1.1",
+		in:   "GET / HTTP/1.2\r\nHost: example.com\r\n\r\n",
+		want: reqView{Method: "GET", Target: "/", Minor: 1,
+			Headers:       [][2]string{{"Host", "example.com"}},
+			ContentLength: -1, KeepAlive: true, Host: sp("example.com")},
+	},
+	{
 		name: "minimal",
 		in:   "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
 		want: reqView{Method: "GET", Target: "/", Minor: 1,
@@ -315,7 +322,6 @@ func TestParseRequestHeadErrors(t *testing.T) {
 		{name: "no dot in version", in: "GET / HTTP/1-1\r\n\r\n", status: 400, reason: "version"},
 		{name: "trailing SP after version", in: "GET / HTTP/1.1 \r\n\r\n", status: 400, reason: "version"},
 		{name: "HTTP/2.0", in: "GET / HTTP/2.0\r\nHost: a\r\n\r\n", status: 505, reason: "version"},
-		{name: "HTTP/1.2", in: "GET / HTTP/1.2\r\nHost: a\r\n\r\n", status: 505, reason: "version"},
 		{name: "HTTP/0.9", in: "GET / HTTP/0.9\r\n\r\n", status: 505, reason: "version"},
 		{name: "h2 preface", in: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", status: 505, reason: "version"},
 		{name: "bare CR after version", in: "GET / HTTP/1.1\rHost: a\r\n\r\n", status: 400, reason: "line ending"},
