@@ -6,7 +6,8 @@
 // request on it opens one application stream to the exit its route
 // chooses: the BEGIN's [http.HttpBeginEx] carries the request headers
 // in Zilla's order: :scheme, :method and :path first, then the fields
-// with lower-case names, hop-by-hop ones dropped and Host turned into
+// with lower-case names, hop-by-hop ones dropped (but for
+// transfer-encoding: chunked, which the app is told of) and Host turned into
 // :authority where it stands (an absolute-form target's authority comes
 // right after :path instead), DATA the decoded body, END
 // its end. The application's reply BEGIN carries :status and the response

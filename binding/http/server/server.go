@@ -850,6 +850,12 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 			}
 			continue
 		}
+		if h1.EqualFold(hd.Name, "transfer-encoding") {
+			// The parser let through only a body whose last coding is
+			// chunked; the app hears of it, as Zilla tells it.
+			hs.Item().Name("transfer-encoding").Value("chunked")
+			continue
+		}
 		if h1.HopByHop(hd.Name) || options && connectionOption(r, hd.Name) {
 			continue
 		}
