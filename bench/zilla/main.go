@@ -61,7 +61,7 @@ func main() {
 	}
 	kept := cases[:0]
 	for _, c := range cases {
-		if filter == nil || filter.MatchString(c.name) {
+		if filter == nil || filter.MatchString(c.group+" "+c.name) {
 			kept = append(kept, c)
 		}
 	}
@@ -206,6 +206,9 @@ func classTests(root, path, src string) ([]scenario, error) {
 	class := strings.TrimSuffix(filepath.Base(path), ".java")
 	rel, _ := filepath.Rel(root, path)
 	group := strings.Split(rel, string(filepath.Separator))[1] + " " + class
+	if _, pkg, ok := strings.Cut(filepath.ToSlash(filepath.Dir(rel)), "/internal/"); ok {
+		group = strings.Split(rel, string(filepath.Separator))[1] + " " + pkg + "/" + class
+	}
 	roots := map[string]string{}
 	for _, m := range reScriptRoot.FindAllStringSubmatch(src, -1) {
 		dir, err := specDir(root, m[2])

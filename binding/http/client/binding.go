@@ -20,7 +20,7 @@ type Binding struct{}
 
 // Attach compiles the configuration for one worker.
 func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handler, error) {
-	s, err := compile(cfg)
+	s, err := compile(w, cfg)
 	if err != nil {
 		return nil, err
 	}

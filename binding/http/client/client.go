@@ -15,6 +15,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
+	"github.com/sluicehq/sluice/engine/guard"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
@@ -56,6 +57,7 @@ type client struct {
 	fields   []byte // the header fields onBegin forwards, before head takes them
 	lower    []byte
 	key      []byte // the idle map key of a request's authority and exit
+	credBuf  []byte // scratch for injected credentials and the path they extend
 	// free holds finished exchanges for the next requests (release).
 	free []*clientExchange
 
@@ -270,6 +272,11 @@ func (x *clientExchange) onBegin(ext []byte) {
 	var method, path, authority []byte
 	var length int64 = -1
 	fields := h.fields[:0]
+	inj, cred := h.s.inject, ""
+	if inj != nil && guard.Authorized(x.Out.Auth) {
+		cred = inj.guard.Credentials(x.Out.Auth)
+	}
+	injectedHeader, injectedCookie := false, false
 	for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 		name := hd.Name()
 		if len(name) > 0 && name[0] == ':' {
@@ -298,7 +305,41 @@ func (x *clientExchange) onBegin(ext []byte) {
 		if len(name) == 0 || h1.HopByHop(name) || h1.EqualFold(name, "host") {
 			continue
 		}
-		fields = h1.AppendHeader(fields, name, hd.Value())
+		if cred != "" && inj.header.name != "" && h1.EqualFold(name, inj.header.name) {
+			// The session's credentials replace the app's, in place.
+			fields = h1.AppendHeaderTitle(fields, name, inj.header.appendValue(h.credBuf[:0], cred))
+			injectedHeader = true
+			continue
+		}
+		if cred != "" && inj.cookie.name != "" && h1.EqualFold(name, "cookie") {
+			v := append(append(h.credBuf[:0], hd.Value()...), "; "...)
+			v = inj.cookie.appendValue(append(append(v, inj.cookie.name...), '='), cred)
+			fields = h1.AppendHeaderTitle(fields, name, v)
+			injectedCookie = true
+			continue
+		}
+		fields = h1.AppendHeaderTitle(fields, name, hd.Value())
+	}
+	if cred != "" {
+		// Credentials the app's headers had no place for go last, and a
+		// query parameter after the path's own, as Zilla's client adds
+		// them.
+		if inj.header.name != "" && !injectedHeader {
+			fields = h1.AppendHeaderTitle(fields, []byte(inj.header.name), inj.header.appendValue(h.credBuf[:0], cred))
+		}
+		if inj.cookie.name != "" && !injectedCookie {
+			v := inj.cookie.appendValue(append(append(h.credBuf[:0], inj.cookie.name...), '='), cred)
+			fields = h1.AppendHeader(fields, []byte("Cookie"), v)
+		}
+		if inj.query.name != "" && len(path) > 0 {
+			sep := byte('?')
+			if bytes.IndexByte(path, '?') >= 0 {
+				sep = '&'
+			}
+			q := append(append(append(h.credBuf[:0], path...), sep), inj.query.name...)
+			path = inj.query.appendValue(append(q, '='), cred)
+			h.credBuf = path
+		}
 	}
 	h.fields = fields
 	if len(method) == 0 || len(path) == 0 || len(authority) == 0 {
@@ -323,7 +364,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 		return
 	}
 	head := h1.AppendRequestLine(h.head[:0], method, path)
-	head = h1.AppendHeader(head, []byte("host"), authority)
+	head = h1.AppendHeader(head, []byte("Host"), authority)
 	head = append(head, fields...)
 	switch {
 	case length >= 0:
@@ -331,7 +372,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 		// No body is expected; one that comes anyway is refused.
 	default:
 		x.flags.set(xChunked)
-		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
+		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
 	}
 	head = append(head, '\r', '\n')
 	h.head = head
@@ -363,6 +404,11 @@ func (h *client) requestHeader(name []byte) ([]byte, bool) {
 // allocate.
 func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) *clientConn {
 	h.key = binary.BigEndian.AppendUint64(append(h.key[:0], authorityB...), uint64(exitID))
+	if h.s.inject != nil {
+		// A client that sends sessions' credentials keeps a pool per
+		// session: its connections carry the session's authorization.
+		h.key = binary.BigEndian.AppendUint64(h.key, uint64(x.Out.Auth))
+	}
 	p := h.idle[string(h.key)]
 	if p != nil {
 		for c := p.pop(); c != nil; c = p.pop() {
@@ -391,6 +437,9 @@ func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) 
 	c.onIdle = c.idleExpired
 	c.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), c.onNet)
 	c.Out.Trace, c.In.Trace = x.In.Trace, x.In.Trace
+	if h.s.inject != nil {
+		c.Out.Auth = x.Out.Auth
+	}
 	h.host, h.port = host, port
 	if c.BeginWith(0, h.proxyEx) != nil {
 		c.leavePool()
@@ -574,15 +623,15 @@ func (x *clientExchange) fail() {
 // app whose request is still open: the RESET that refused it gave the
 // reply up too (engine: a RESET before the reply's BEGIN). One that has
 // ended its request can no longer be reset, and waits for a response
-// that will not come from upstream: it gets a 502 with no body, as a
-// proxy answers an upstream that failed before its response (RFC 9110
-// §15.6.3). The reply is closed whether the ring takes its frames or not.
+// that will not come from upstream: it gets a 503 with retry-after: 0
+// and no body, as Zilla's client answers an upstream that failed before
+// its response. The reply is closed whether the ring takes its frames or not.
 func (x *clientExchange) abortReply() {
 	switch {
 	case x.Out.Opening():
 		_ = x.Abort(nil)
 	case x.flags.Has(xAwaitingReply) && !x.Out.Closed():
-		if x.doReplyBegin(&badGateway) {
+		if x.doReplyBegin(&upstreamFailed) {
 			x.doReplyEnd()
 		}
 	}
@@ -1053,9 +1102,10 @@ func (c *clientConn) close(abrupt bool) {
 	c.outbox.Drop()
 }
 
-// badGateway is the response head of an exchange whose upstream failed
-// before it answered.
-var badGateway = h1.ResponseHead{Minor: 1, Status: 502, Headers: []h1.Header{{Name: []byte("Content-Length"), Value: []byte("0")}}}
+// upstreamFailed is the response head of an exchange whose upstream
+// failed before it answered: 503 with retry-after: 0, as Zilla's client
+// answers, since the request may well succeed on a fresh connection.
+var upstreamFailed = h1.ResponseHead{Minor: 1, Status: 503, Headers: []h1.Header{{Name: []byte("Retry-After"), Value: []byte("0")}}}
 
 // doReplyBegin answers the app with :status and the response headers. It
 // reports false when the reply could not begin.
@@ -1081,7 +1131,9 @@ func (h *client) writeResponseEx(b *frame.BeginBuilder) {
 	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
 	for i := range r.Headers {
 		hd := &r.Headers[i]
-		if h1.HopByHop(hd.Name) {
+		if h1.HopByHop(hd.Name) && !h1.EqualFold(hd.Name, "upgrade") {
+			// Upgrade reaches the app, as Zilla passes it: a 426 names
+			// the protocols the server wants.
 			continue
 		}
 		hs.Item().NameBytes(lowerInto(&h.lower, hd.Name)).ValueBytes(hd.Value)

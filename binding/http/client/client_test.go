@@ -21,7 +21,7 @@ var scripts = filepath.Join("..", "..", "..", "scripts", "http")
 var clientScenarios = []string{
 	"request.with.content.length", "request.with.chunked.body", "response.chunked", "keep.alive.two.requests",
 	"head.request", "sse.response", "flow.control.small.window", "response.small.window", "request.large.body",
-	"app.abort.response", "client.abort.mid.body", "expect.continue",
+	"app.abort.response", "client.abort.mid.body", "expect.continue", "response.upgrade.required",
 }
 
 func TestClientEngineDriven(t *testing.T) {
@@ -54,4 +54,16 @@ func TestClientRoutes(t *testing.T) {
 		spec.Run(t, spec.Config(cfg, spec.Workers(1), spec.External("net0")),
 			filepath.Join(scripts, "streams", "application", "client.no.route", "client"))
 	})
+}
+
+// TestClientInjectsCredentials: with options.authorization, a request on
+// an authorized session goes out with the guard's credentials for it in
+// the configured header and query parameter, on a connection that
+// carries the session.
+func TestClientInjectsCredentials(t *testing.T) {
+	// The scenario is the client kind's alone (the server kind would see
+	// other requests), so it sits apart from the shared library.
+	spec.Run(t, spec.Config(filepath.Join(scripts, "config", "client.inject.credentials.yaml"), spec.Workers(1)),
+		filepath.Join(scripts, "streams", "client", "application", "inject.credentials", "client"),
+		filepath.Join(scripts, "streams", "client", "network", "inject.credentials", "server"))
 }

@@ -10,6 +10,11 @@
 // speaks plain HTTP only: a request whose :scheme is not http is refused
 // with RESET rather than sent in cleartext.
 //
+// The head is written as Zilla's client writes it: the request line, Host
+// (from :authority), then the request's headers in their order with names
+// in title case (Content-Type), then Transfer-Encoding: chunked when the
+// request has a body of unknown length.
+//
 // Connections are per worker and per authority. A request takes the
 // connection idle longest, or opens one through the exit (a tcp client,
 // sys:tcp_client when the binding names none) with a ProxyBeginEx naming
@@ -27,6 +32,14 @@
 //	      max-idle: 256            # per authority and worker; the default
 //	      limits: {headers: 100, header-bytes: 16384}
 //
-// The server's options (limits.body, authorization, access-control) and
-// routes are accepted and not used.
+// With options.authorization, a request whose stream carries an
+// authorized session goes out with the guard's credentials for that
+// session, as Zilla's client sends them: in the configured header
+// (replacing the app's in place, or last), cookie (joined to the app's
+// Cookie) or query parameter (after the path's own), each written around
+// {credentials}; such a client pools connections per session, and each
+// connection's BEGIN carries its session.
+//
+// The server's options (limits.body, access-control) are accepted and
+// not used.
 package client

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/http"
@@ -22,8 +23,8 @@ const defaultIdleTimeout = 90 * time.Second
 const defaultMaxIdle = 256
 
 // settings is what Attach compiles from a client's configuration. The
-// server's options (limits.body, authorization, access-control) and
-// routes are accepted and not used.
+// server's options (limits.body, access-control) are accepted and not
+// used.
 type settings struct {
 	limits h1.Limits
 	exitID int64
@@ -32,9 +33,56 @@ type settings struct {
 	idle time.Duration
 	// maxIdle bounds the client's idle connections per authority.
 	maxIdle int
+	// inject, when set, adds the credentials of each request's session to
+	// the request, as Zilla's client does with options.authorization.
+	inject *injector
 }
 
-func compile(cfg *engine.BindingConfig) (*settings, error) {
+// injector is the compiled authorization option of a client: the guard
+// whose session credentials go out, and where they go (a header, a query
+// parameter or a cookie), written around {credentials}.
+type injector struct {
+	guard interface {
+		Credentials(session int64) string
+	}
+	header, query, cookie credentialTemplate
+}
+
+// credentialTemplate is one place credentials go: a name, and the text
+// around {credentials} in its value. An empty name is no such place.
+type credentialTemplate struct {
+	name, prefix, suffix string
+}
+
+// appendValue appends the template's value for cred.
+func (t *credentialTemplate) appendValue(dst []byte, cred string) []byte {
+	return append(append(append(dst, t.prefix...), cred...), t.suffix...)
+}
+
+func compileInjector(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*injector, error) {
+	for name, a := range opts.Authorization {
+		g, ok := w.Guard(name)
+		if !ok {
+			return nil, fmt.Errorf("http client %s: authorization names guard %q, which is not configured", cfg.Name, name)
+		}
+		in := &injector{guard: g}
+		pick := func(m map[string]string) credentialTemplate {
+			for k, pattern := range m {
+				pre, suf, _ := strings.Cut(pattern, "{credentials}")
+				return credentialTemplate{name: k, prefix: pre, suffix: suf}
+			}
+			return credentialTemplate{}
+		}
+		in.header = pick(a.Credentials.Headers)
+		in.header.name = strings.ToLower(in.header.name)
+		in.query = pick(a.Credentials.Query)
+		in.cookie = pick(a.Credentials.Cookies)
+		return in, nil
+	}
+	return nil, nil
+}
+
+func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 	var opts http.Options
 	if err := cfg.Options().Decode(&opts); err != nil {
 		return nil, err
@@ -55,6 +103,10 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("http client %s: idle-timeout %q: want a positive duration such as 90s or PT90S", cfg.Name, opts.IdleTimeout)
 		}
 		s.idle = d
+	}
+	var err error
+	if s.inject, err = compileInjector(w, cfg, &opts); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -58,7 +58,8 @@ func rawUpstream(t *testing.T, respond func(n int) string) string {
 
 // TestClientUpstreamClosesBeforeResponse: the upstream reads a whole
 // request, which the application has already ended, and closes without a
-// response. The application hears of it at once, as a 502 it can pass on,
+// response. The application hears of it at once, as a 503 with
+// retry-after: 0 (Zilla's answer) it can pass on,
 // rather than waiting for a reply that will never begin; and the proxy
 // keeps serving. The engine's clock stands still: an answer that only a
 // timer could give would never come.
@@ -86,7 +87,8 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 
 	resp, _, err := get()
 	require.NoError(t, err)
-	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "0", resp.Header.Get("Retry-After"))
 
 	// The upstream answers the others and closes each connection: the
 	// response, whose bytes may wait for the app's window past the
@@ -113,7 +115,7 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 	require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
 	raw, err := io.ReadAll(c)
 	require.NoError(t, err)
-	assert.Equal(t, "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n", string(raw))
+	assert.Equal(t, "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nConnection: close\r\n\r\n", string(raw))
 }
 
 // TestClientResponseFramingsBeforeClose: an upstream writes its whole

@@ -78,6 +78,49 @@ func AppendHeader(dst []byte, name, value []byte) []byte {
 	return append(dst, '\r', '\n')
 }
 
+// AppendHeaderTitle is [AppendHeader] with the name written in title
+// case, its first letter and each letter after a hyphen upper case and
+// the rest lower case ("content-length" as "Content-Length"): the casing
+// Zilla's http binding writes names in, which its scripts read byte for
+// byte. Field names are case-insensitive (RFC 9110 §5.1), so only the
+// bytes change.
+func AppendHeaderTitle(dst []byte, name, value []byte) []byte {
+	if !isToken(name) {
+		return dst
+	}
+	dst = AppendTitle(dst, name)
+	dst = append(dst, ':', ' ')
+	if ValidHeaderValue(value) {
+		dst = append(dst, value...)
+	} else {
+		for _, c := range value {
+			if class[c]&clValue == 0 {
+				c = ' '
+			}
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '\r', '\n')
+}
+
+// AppendTitle appends b in title case, as [AppendHeaderTitle] writes a
+// name: a letter at the start or after a hyphen upper case, any other
+// letter lower case, other bytes as they are.
+func AppendTitle(dst []byte, b []byte) []byte {
+	upper := true
+	for _, c := range b {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		case !upper && 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+		upper = c == '-'
+	}
+	return dst
+}
+
 // AppendHeaderString is [AppendHeader] for string arguments.
 func AppendHeaderString(dst []byte, name, value string) []byte {
 	for i := 0; i < len(name); i++ {

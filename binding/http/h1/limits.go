@@ -24,6 +24,12 @@ type Limits struct {
 	// MaxHeaders bounds the number of header fields (trailer fields for
 	// [ChunkedDecoder]); one more is a 431.
 	MaxHeaders int
+	// AbsoluteWithoutHost lets an HTTP/1.1 request whose target is in
+	// absolute-form leave out the Host field, its authority coming from
+	// the target: Zilla's server takes such requests, and k3po's http
+	// transport sends them. RFC 9112 §3.2 has them answered 400, as they
+	// are when this is false.
+	AbsoluteWithoutHost bool
 }
 
 // DefaultLimits returns 8 KiB for the target, 16 KiB for the head and 100

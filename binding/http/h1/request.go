@@ -14,7 +14,8 @@ type RequestHead struct {
 	// Method and Target are the request line's method and request-target,
 	// as sent.
 	Method, Target []byte
-	// Minor is the minor version: 0 for HTTP/1.0, 1 for HTTP/1.1.
+	// Minor is the minor version: 0 for HTTP/1.0, 1 for HTTP/1.1 and
+	// any later HTTP/1.x.
 	Minor int
 	// Headers are the field lines in order, names as sent. The parser
 	// truncates Headers and appends to it, so a caller that keeps one
@@ -129,10 +130,13 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 	if i, err = eol(b, i, errVersionSyntax); err != nil {
 		return 0, err
 	}
-	if major != 1 || minor > 1 {
+	if major != 1 {
 		return 0, errVersion
 	}
-	h.Minor = minor
+	// RFC 9110 §2.5: a later minor version is processed "as if it were in
+	// the highest minor version within that major version to which the
+	// recipient is conformant", as Zilla's server does.
+	h.Minor = min(minor, 1)
 	authority, err := checkTarget(h.Method, h.Target)
 	if err != nil {
 		return 0, err
@@ -181,7 +185,7 @@ func parseRequest(b []byte, h *RequestHead, lim *Limits) (int, error) {
 	}
 	// RFC 9112 §3.2: 400 "to any HTTP/1.1 request message that lacks a
 	// Host header field", whatever the target's form.
-	if h.Minor >= 1 && hosts == 0 {
+	if h.Minor >= 1 && hosts == 0 && !(lim.AbsoluteWithoutHost && authority != nil) {
 		return 0, errNoHost
 	}
 	if h.ContentLength, h.Chunked, err = s.f.resolve(h.Minor, true); err != nil {

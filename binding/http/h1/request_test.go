@@ -101,6 +101,13 @@ var validRequests = []struct {
 	want reqView
 }{
 	{
+		name: "later minor version read as HTTP/1.1",
+		in:   "GET / HTTP/1.2\r\nHost: example.com\r\n\r\n",
+		want: reqView{Method: "GET", Target: "/", Minor: 1,
+			Headers:       [][2]string{{"Host", "example.com"}},
+			ContentLength: -1, KeepAlive: true, Host: sp("example.com")},
+	},
+	{
 		name: "minimal",
 		in:   "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
 		want: reqView{Method: "GET", Target: "/", Minor: 1,
@@ -315,7 +322,6 @@ func TestParseRequestHeadErrors(t *testing.T) {
 		{name: "no dot in version", in: "GET / HTTP/1-1\r\n\r\n", status: 400, reason: "version"},
 		{name: "trailing SP after version", in: "GET / HTTP/1.1 \r\n\r\n", status: 400, reason: "version"},
 		{name: "HTTP/2.0", in: "GET / HTTP/2.0\r\nHost: a\r\n\r\n", status: 505, reason: "version"},
-		{name: "HTTP/1.2", in: "GET / HTTP/1.2\r\nHost: a\r\n\r\n", status: 505, reason: "version"},
 		{name: "HTTP/0.9", in: "GET / HTTP/0.9\r\n\r\n", status: 505, reason: "version"},
 		{name: "h2 preface", in: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", status: 505, reason: "version"},
 		{name: "bare CR after version", in: "GET / HTTP/1.1\rHost: a\r\n\r\n", status: 400, reason: "line ending"},
@@ -432,6 +438,22 @@ func TestParseRequestHeadLimitsExact(t *testing.T) {
 
 	_, err = h1.ParseRequestHead([]byte(in), h, h1.Limits{MaxHeaderBytes: len(in) - 1})
 	assert.Equal(t, 431, statusOf(t, err))
+}
+
+// TestParseRequestHeadAbsoluteWithoutHost: with the leniency on, an
+// absolute-form request needs no Host field and takes its authority from
+// the target; an origin-form one still does.
+func TestParseRequestHeadAbsoluteWithoutHost(t *testing.T) {
+	lim := h1.Limits{AbsoluteWithoutHost: true}
+	h := newReq()
+	in := "GET http://localhost:8080/a?b HTTP/1.1\r\nX: 1\r\n\r\n"
+	n, err := h1.ParseRequestHead([]byte(in), h, lim)
+	require.NoError(t, err)
+	assert.Equal(t, len(in), n)
+	assert.Equal(t, "localhost:8080", string(h.Host))
+
+	_, err = h1.ParseRequestHead([]byte("GET /a HTTP/1.1\r\nX: 1\r\n\r\n"), h, lim)
+	assert.Equal(t, 400, statusOf(t, err))
 }
 
 // TestParseRequestHeadSplits feeds every prefix of each valid head: each

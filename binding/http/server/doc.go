@@ -6,7 +6,8 @@
 // request on it opens one application stream to the exit its route
 // chooses: the BEGIN's [http.HttpBeginEx] carries the request headers
 // in Zilla's order: :scheme, :method and :path first, then the fields
-// with lower-case names, hop-by-hop ones dropped and Host turned into
+// with lower-case names, hop-by-hop ones dropped (but for
+// transfer-encoding: chunked, which the app is told of) and Host turned into
 // :authority where it stands (an absolute-form target's authority comes
 // right after :path instead), DATA the decoded body, END
 // its end. The application's reply BEGIN carries :status and the response
@@ -16,13 +17,46 @@
 // Routes match on request headers, pseudo-headers included; a value
 // ending in * matches a prefix. The first route that matches names the
 // exit, and a request that none matches gets 404 when the binding has no
-// exit of its own. Authorization hands the credentials it finds (in a
-// header, a query parameter or a cookie) to a guard, and a route's guarded
-// roles are checked against the session the guard returns (401, 403).
-// Access-control answers CORS preflights and adds the CORS response
-// headers. Malformed or oversized requests get the status package h1
-// names, and an application's RESET a 503 (or the :status of its
-// [http.HttpResetEx]).
+// exit of its own. :scheme is https when the network BEGIN's ProxyBeginEx
+// names a TLS version, as Zilla decides. Authorization hands the
+// credentials it finds (in a header, a query parameter or a cookie) to a
+// guard: none found is a 401, found and refused a 403, and a route's
+// guarded roles are checked against the session the guard returns (403).
+//
+// Responses are written as Zilla writes them, byte for byte: field names
+// in title case (Content-Type), a Server field first when the engine
+// setting http.server.header is set and the app sent none, then the
+// app's headers in order, Transfer-Encoding: chunked for a body of
+// unknown length on a connection that stays open (a closing one ends the
+// body), then the CORS fields. The server's own answers (no route, 401,
+// 403, a malformed request, a method outside RFC 9110 and PATCH: 501)
+// are the status line, Server and Connection: close, with no body, and
+// the connection closes after them. An application's RESET before its
+// response is answered with the :status and headers of its
+// [http.HttpResetEx], or 404, with Content-Length: 0. Connection: close
+// is written when the request or the app asked for it, not when the
+// client has only half-closed.
+//
+// Access-control follows Zilla's policies. same-origin refuses (403) a
+// request whose Origin is not the origin it was sent to. cross-origin
+// lets through the allowed origins (any when allow.origins is left out)
+// and adds Access-Control-Allow-Origin to each response (the request's
+// origin when allow.origins or allow.credentials is given, with Vary:
+// Origin, else *), Allow-Credentials, and Access-Control-Expose-Headers
+// (each exposed header by name when expose.headers or allow.credentials
+// is given, else *). A preflight (OPTIONS with an Origin and
+// Access-Control-Request-Method or -Headers) is answered 204 echoing what
+// it asked, or * when the list is left out, with Access-Control-Max-Age,
+// or 403. Without the access-control option the server applies no policy
+// at all, where Zilla applies same-origin: Sluice leaves a gateway's
+// origin checks to the application (the mcp server kind has its own).
+//
+// Where Sluice differs on purpose: a 401 carries WWW-Authenticate: Bearer
+// (RFC 9110 §11.6.1 requires a challenge; Zilla sends none), and a
+// request whose Transfer-Encoding does not end in chunked is a 400 as
+// RFC 9112 §6.3 requires (Zilla answers 501). An HTTP/1.1 request in
+// absolute-form may leave out Host, as Zilla and k3po's http transport
+// allow.
 //
 //	bindings:
 //	  http0:

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/sluicehq/sluice/binding/http"
@@ -31,18 +30,6 @@ type authorizer struct {
 	realm   string
 }
 
-// cors is the compiled access-control option.
-type cors struct {
-	anyOrigin   bool
-	origins     [][]byte
-	methods     string // comma list for Access-Control-Allow-Methods
-	headers     string
-	anyHeaders  bool
-	credentials bool
-	maxAge      string
-	expose      string
-}
-
 // settings is what Attach compiles from a server's configuration. The
 // client's options (idle-timeout, max-idle) are accepted and not used.
 type settings struct {
@@ -52,6 +39,8 @@ type settings struct {
 	cors    *cors
 	routes  []http.Route
 	exitID  int64
+	// server is the http.server.header setting, empty when unset.
+	server []byte
 }
 
 func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
@@ -60,6 +49,12 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		return nil, err
 	}
 	s := &settings{limits: opts.Limits.Head(), maxBody: -1, exitID: cfg.ExitID}
+	s.limits.AbsoluteWithoutHost = true
+	if e := w.Engine(); e != nil {
+		if v, ok := e.Setting(http.SettingServerHeader); ok && v != "" {
+			s.server = []byte(v)
+		}
+	}
 	if opts.Limits.Body > 0 {
 		s.maxBody = opts.Limits.Body
 	}
@@ -87,36 +82,8 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		}
 		s.authz = az
 	}
-	if ac := opts.AccessControl; ac != nil && ac.Policy == "cross-origin" {
-		c := &cors{credentials: ac.Allow.Credentials}
-		if len(ac.Allow.Origins) == 0 {
-			c.anyOrigin = true
-		}
-		for _, o := range ac.Allow.Origins {
-			if o == "*" {
-				c.anyOrigin = true
-				continue
-			}
-			c.origins = append(c.origins, []byte(strings.TrimSuffix(o, "/")))
-		}
-		c.methods = strings.Join(ac.Allow.Methods, ", ")
-		if c.methods == "" {
-			c.methods = "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS"
-		}
-		for _, h := range ac.Allow.Headers {
-			if h == "*" {
-				c.anyHeaders = true
-			}
-		}
-		c.headers = strings.Join(ac.Allow.Headers, ", ")
-		if len(ac.Allow.Headers) == 0 {
-			c.anyHeaders = true
-		}
-		if ac.MaxAge > 0 {
-			c.maxAge = strconv.Itoa(ac.MaxAge)
-		}
-		c.expose = strings.Join(ac.Expose.Headers, ", ")
-		s.cors = c
+	if ac := opts.AccessControl; ac != nil {
+		s.cors = compileCORS(ac)
 	}
 	routes, err := http.CompileRoutes(w, cfg, "server")
 	if err != nil {

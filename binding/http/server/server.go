@@ -11,7 +11,9 @@ import (
 	"github.com/sluicehq/sluice/binding/http/internal/connbuf"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/frame/proxy"
 	"github.com/sluicehq/sluice/engine/guard"
+	"github.com/sluicehq/sluice/idl/flyweight"
 )
 
 // server is the http server kind on one worker. Each network stream (a
@@ -39,7 +41,10 @@ type server struct {
 	cfg    *engine.BindingConfig
 	s      *settings
 	typeID int32
-	pool   *engine.BufferPool
+	// proxyTypeID and proxyEx read the network BEGIN's ProxyBeginEx.
+	proxyTypeID int32
+	proxyEx     proxy.ProxyBeginEx
+	pool        *engine.BufferPool
 
 	// Flyweights reused for every frame.
 	begin   frame.Begin
@@ -50,6 +55,7 @@ type server struct {
 	resetEx http.HttpResetEx
 	lower   []byte // scratch for lower-casing header names
 	pathBuf []byte // scratch for an absolute-form target's path
+	authBuf []byte // scratch for an :authority with its default port added
 	head    []byte // scratch for response heads
 
 	// requestEx writes the HttpBeginEx of req into an app BEGIN; it is
@@ -58,6 +64,7 @@ type server struct {
 	// answer in refusal.
 	requestEx func(*frame.BeginBuilder)
 	req       *h1.RequestHead
+	secureReq bool // h.req came on a TLS connection: its :scheme is https
 	refusal   int
 }
 
@@ -69,7 +76,7 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server
 		s.limits.MaxHeaderBytes = room
 	}
 	h := &server{
-		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), pool: w.BufferPool(),
+		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"), pool: w.BufferPool(),
 		lower: make([]byte, 0, 256), head: make([]byte, 0, 4096),
 	}
 	h.requestEx = h.writeRequestEx
@@ -112,6 +119,7 @@ const (
 	connCorked                             // a response head waits in out for the body's first bytes
 	connLastResponse                       // the connection closes once the response in progress is out
 	connDiscarding                         // input is read and dropped while the response goes on
+	connSecure                             // the network BEGIN's ProxyBeginEx names a TLS version: :scheme is https
 )
 
 // Has reports whether all of v's bits are set.
@@ -144,6 +152,7 @@ const (
 	xHead                                    // a HEAD request: no response body
 	xContinue                                // 100 Continue is owed once the app grants credit
 	xResponseBegun                           // the response head is written
+	xCrossOrigin                             // the response carries the CORS fields of a cross-origin policy
 )
 
 // Has reports whether all of v's bits are set.
@@ -202,6 +211,9 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		var b frame.Begin
 		if b, err = c.OnBegin(buf); err == nil {
 			c.In.Trace, c.Out.Trace, c.Out.Auth = b.TraceID(), b.TraceID(), b.Authorization()
+			if c.h.secure(b.Extension()) {
+				c.flags.set(connSecure)
+			}
 			// The reply opens at once: tcp starts writing once it has it.
 			if c.Begin(nil) != nil {
 				c.abortAll()
@@ -384,7 +396,9 @@ func (c *serverConn) nextRequest() bool {
 // is written. RFC 9112 §6.3 has a server close after a framing error, and
 // nothing after a bad head can be trusted to start the next request. A
 // response already under way cannot be followed by another: the
-// connection is aborted instead.
+// connection is aborted instead. The response is Zilla's: the status
+// line, Server and Connection: close, with no body; reason says why for
+// the code and is not sent.
 func (c *serverConn) fail(status int, reason string) {
 	x := &c.x
 	if x.flags.Has(xResponseBegun) && x.open() {
@@ -395,39 +409,34 @@ func (c *serverConn) fail(status int, reason string) {
 	x.resetResponse()
 	x.release()
 	c.state = stateDraining
-	c.h.head = appendLocalTail(h1.AppendStatusLine(c.h.head[:0], 1, status), status, reason, true, false)
+	head := h1.AppendStatusLine(c.h.head[:0], 1, status)
+	if status == 400 && reason == obsFoldReason {
+		// Zilla names the cause in the reason phrase of this one.
+		head = append(c.h.head[:0], "HTTP/1.1 400 Bad Request - obsolete line folding not supported\r\n"...)
+	}
+	c.h.head = c.h.appendClosingTail(c.h.appendServer(head))
 	c.writeNet(c.h.head)
 	c.dropInput()
 	c.endReply()
 }
 
-// appendLocalTail completes a response the server writes itself, after its
-// status line and any headers of its own: a plain-text body that names the
-// status and, when given, the reason, as net/http words its own errors
-// ("400 Bad Request: malformed request line\n"), its content-type and
-// content-length, and connection: close when closing. bodyless (a HEAD
-// request) leaves the body out.
-func appendLocalTail(head []byte, status int, reason string, closing, bodyless bool) []byte {
-	var scratch [128]byte
-	body := strconv.AppendInt(scratch[:0], int64(status), 10)
-	if text := h1.StatusText(status); text != "" {
-		body = append(append(body, ' '), text...)
+// obsFoldReason is the reason h1 gives a head with obsolete line folding.
+const obsFoldReason = "obsolete line folding"
+
+// appendServer adds the Server field of the http.server.header setting,
+// when it is set, to a response the server writes itself.
+func (h *server) appendServer(head []byte) []byte {
+	if len(h.s.server) == 0 {
+		return head
 	}
-	if reason != "" {
-		body = append(append(body, ": "...), reason...)
-	}
-	body = append(body, '\n')
-	head = append(head, "content-type: text/plain; charset=utf-8\r\ncontent-length: "...)
-	head = strconv.AppendInt(head, int64(len(body)), 10)
-	head = append(head, '\r', '\n')
-	if closing {
-		head = append(head, "connection: close\r\n"...)
-	}
-	head = append(head, '\r', '\n')
-	if !bodyless {
-		head = append(head, body...)
-	}
-	return head
+	return h1.AppendHeader(head, []byte("Server"), h.s.server)
+}
+
+// appendClosingTail ends the head of a response the server writes itself
+// and closes after, as Zilla's do: Connection: close and no body, so the
+// body is the empty rest of the connection.
+func (h *server) appendClosingTail(head []byte) []byte {
+	return append(head, "Connection: close\r\n\r\n"...)
 }
 
 func (c *serverConn) dropInput() { c.inbox.Drop() }
@@ -567,11 +576,29 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 		case ":method":
 			return r.Method, true
 		case ":path":
+			// An absolute-form target routes by its path, as the app
+			// will see it.
+			if _, _, rest, ok := absoluteForm(r.Target); ok {
+				if len(rest) == 0 {
+					return rootPath, true
+				}
+				return rest, true
+			}
 			return r.Target, true
 		case ":authority":
-			return r.Host, r.Host != nil
+			if r.Host == nil {
+				return nil, false
+			}
+			secure := c.flags.Has(connSecure)
+			if scheme, _, _, ok := absoluteForm(r.Target); ok {
+				secure = string(scheme) == "https"
+			}
+			return c.h.fullAuthority(r.Host, secure), true
 		case ":scheme":
-			return []byte("http"), true
+			if c.flags.Has(connSecure) {
+				return schemeHTTPS, true
+			}
+			return schemeHTTP, true
 		}
 		return nil, false
 	}
@@ -609,6 +636,12 @@ func (x *exchange) start(r *h1.RequestHead) {
 		c.fail(413, "request body too large")
 		return
 	}
+	if !knownMethod(r.Method) {
+		// Zilla's server implements the methods of RFC 9110 and PATCH;
+		// any other is a 501 (RFC 9110 §9.1).
+		c.fail(501, "method not implemented")
+		return
+	}
 	if string(r.Method) == "CONNECT" {
 		// Tunnels are not implemented, and a 2xx to CONNECT turns the
 		// connection into one (RFC 9110 §9.3.6); a client may already be
@@ -616,10 +649,21 @@ func (x *exchange) start(r *h1.RequestHead) {
 		c.fail(501, "CONNECT is not supported")
 		return
 	}
-	if cs := h.s.cors; cs != nil && string(r.Method) == "OPTIONS" && x.origin != nil {
-		if _, ok := c.headerValue([]byte("access-control-request-method")); ok {
+	if cs := h.s.cors; cs != nil {
+		if c.preflighted(x) {
 			x.preflight(cs)
 			return
+		}
+		// A request with an Origin passes when the policy is
+		// cross-origin and allows it, or when it is same-origin; a
+		// cross-origin response gets the CORS fields.
+		same := x.origin != nil && c.sameOrigin(x.origin)
+		if x.origin != nil && !same && !(cs.crossOrigin && cs.allowOrigin(x.origin)) {
+			x.respondLocal(403, nil)
+			return
+		}
+		if cs.crossOrigin && !same {
+			x.flags.set(xCrossOrigin)
 		}
 	}
 	// Route.
@@ -633,31 +677,33 @@ func (x *exchange) start(r *h1.RequestHead) {
 		}
 	}
 	if exitID == 0 {
-		x.respondLocal(404, nil, nil)
+		x.respondLocal(404, nil)
 		return
 	}
 	// Authorize.
 	if az := h.s.authz; az != nil {
 		cred, ok := az.credentials(c)
 		if !ok {
-			x.respondLocal(401, az, nil)
+			x.respondLocal(401, az)
 			return
 		}
 		x.session = az.guard.Reauthorize(c.In.Trace, h.cfg.ID, 0, cred)
 		if x.session == guard.NotAuthorized || x.session == guard.NeedsPreauthorize {
+			// Credentials given but refused: 403, as Zilla answers; 401
+			// is for a request that carries none.
 			x.session = 0
-			x.respondLocal(401, az, nil)
+			x.respondLocal(403, nil)
 			return
 		}
 		if rt != nil && rt.Roles != nil {
 			if roles, ok := rt.Roles[az.guardName]; ok && !az.guard.Verify(x.session, roles) {
-				x.respondLocal(403, nil, nil)
+				x.respondLocal(403, nil)
 				return
 			}
 		}
 	}
 	if status := x.doBegin(r, exitID); status != 0 {
-		x.respondLocal(status, nil, nil)
+		x.respondLocal(status, nil)
 		return
 	}
 	// RFC 9110 §10.1.1: 100 Continue invites the body, so it waits, as
@@ -733,7 +779,7 @@ func (x *exchange) doBegin(r *h1.RequestHead, exitID int64) int {
 	h := c.h
 	x.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), x.onApp)
 	x.Out.Trace, x.In.Trace, x.Out.Auth = c.In.Trace, c.In.Trace, x.session
-	h.req, h.refusal = r, 0
+	h.req, h.refusal, h.secureReq = r, 0, c.flags.Has(connSecure)
 	err := x.BeginWith(0, h.requestEx)
 	h.req = nil
 	switch {
@@ -780,10 +826,14 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 		hs.Item().Name(":scheme").ValueBytes(scheme)
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(path)
-		hs.Item().Name(":authority").ValueBytes(abs)
+		hs.Item().Name(":authority").ValueBytes(h.fullAuthority(abs, string(scheme) == "https"))
 		authority = nil
 	} else {
-		hs.Item().Name(":scheme").Value("http")
+		if h.secureReq {
+			hs.Item().Name(":scheme").Value("https")
+		} else {
+			hs.Item().Name(":scheme").Value("http")
+		}
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(r.Target)
 	}
@@ -795,9 +845,15 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 		hd := &r.Headers[i]
 		if h1.EqualFold(hd.Name, "host") {
 			if authority != nil {
-				hs.Item().Name(":authority").ValueBytes(authority)
+				hs.Item().Name(":authority").ValueBytes(h.fullAuthority(authority, h.secureReq))
 				authority = nil
 			}
+			continue
+		}
+		if h1.EqualFold(hd.Name, "transfer-encoding") {
+			// The parser let through only a body whose last coding is
+			// chunked; the app hears of it, as Zilla tells it.
+			hs.Item().Name("transfer-encoding").Value("chunked")
 			continue
 		}
 		if h1.HopByHop(hd.Name) || options && connectionOption(r, hd.Name) {
@@ -811,7 +867,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 	}
 	if authority != nil {
 		// A Host the parser took from elsewhere than a field.
-		hs.Item().Name(":authority").ValueBytes(authority)
+		hs.Item().Name(":authority").ValueBytes(h.fullAuthority(authority, h.secureReq))
 	}
 	limit, err := eb.BuildLimit()
 	if err != nil {
@@ -1070,17 +1126,16 @@ func (x *exchange) onRequestReset(buf []byte) {
 	r, err := x.OnReset(buf)
 	x.flags.unset(xContinue)
 	if !x.flags.Has(xResponseBegun) {
-		// The app refused the request. What is left of its body will
-		// not be read, so the connection closes after the answer: 503,
-		// or the 4xx/5xx :status of an HttpResetEx with its other
-		// headers (retry-after, say).
+		// The app refused the request: 404, or the 4xx/5xx :status of
+		// an HttpResetEx with its other headers (retry-after, say). What
+		// is left of its body will not be read, so then the connection
+		// closes after the answer (respondRefused).
 		var ex *http.HttpResetEx
 		if err == nil {
 			ex = c.h.resetExOf(r.Extension())
 		}
-		x.flags.unset(xKeepAlive)
 		x.resetResponse()
-		x.respondLocal(resetStatus(ex), nil, ex)
+		x.respondRefused(ex)
 		return
 	}
 	if c.state == stateBody {
@@ -1106,7 +1161,7 @@ func (h *server) resetExOf(ext []byte) *http.HttpResetEx {
 // resetStatus returns the status that answers a request the app refused:
 // the 4xx or 5xx :status of its HttpResetEx, or 503.
 func resetStatus(ex *http.HttpResetEx) int {
-	status := 503
+	status := 404
 	if ex == nil {
 		return status
 	}
@@ -1126,7 +1181,7 @@ func resetStatus(ex *http.HttpResetEx) int {
 func (x *exchange) onResponseAbort() {
 	x.abortRequest()
 	if !x.flags.Has(xResponseBegun) {
-		x.respondLocal(502, nil, nil)
+		x.respondLocal(502, nil)
 		return
 	}
 	x.c.abortAll()
@@ -1142,7 +1197,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	h := c.h
 	status := 200
 	var length int64 = -1
-	sse, cacheControl := false, false
+	sse := false
 	ok := h.ex.TryWrap(ext, 0, len(ext))
 	if ok {
 		for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
@@ -1159,8 +1214,6 @@ func (x *exchange) onResponseBegin(ext []byte) {
 				}
 			case h1.EqualFold(name, "content-type"):
 				sse = bytes.HasPrefix(hd.Value(), []byte("text/event-stream"))
-			case h1.EqualFold(name, "cache-control"):
-				cacheControl = true
 			}
 		}
 	}
@@ -1170,7 +1223,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		x.abortRequest()
 		x.resetResponse()
 		x.flags.unset(xKeepAlive)
-		x.respondLocal(502, nil, nil)
+		x.respondLocal(502, nil)
 		return
 	}
 	x.flags.set(xResponseBegun)
@@ -1184,11 +1237,26 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// response to HEAD, a 204 and a 304 end with their head.
 	noLength := status == 204
 	head := h1.AppendStatusLine(h.head[:0], 1, status)
+	if len(h.s.server) > 0 && !(ok && hasHeader(&h.ex, "server")) {
+		head = h1.AppendHeader(head, []byte("Server"), h.s.server)
+	}
+	wroteClose := false
 	if ok {
 		wroteLength := false
 		for hc, hd := h.ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
 			name := hd.Name()
-			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) {
+			if len(name) > 0 && !wroteClose && h1.EqualFold(name, "connection") && h1.EqualFold(hd.Value(), "close") {
+				// The app closes the connection after its response: the
+				// field stays where the app put it, as Zilla writes it.
+				head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
+				wroteClose = true
+				x.flags.unset(xKeepAlive)
+				continue
+			}
+			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) && !h1.EqualFold(name, "upgrade") {
+				// Upgrade goes out as the app wrote it: a 426 names the
+				// protocols it wants (RFC 9110 §15.5.22), as Zilla passes
+				// it on.
 				continue
 			}
 			if h1.EqualFold(name, "content-length") {
@@ -1198,10 +1266,10 @@ func (x *exchange) onResponseBegin(ext []byte) {
 					continue
 				}
 				wroteLength = true
-				head = h1.AppendHeader(head, name, strconv.AppendInt(h.lower[:0], length, 10))
+				head = h1.AppendHeaderTitle(head, name, strconv.AppendInt(h.lower[:0], length, 10))
 				continue
 			}
-			head = h1.AppendHeader(head, name, hd.Value())
+			head = h1.AppendHeaderTitle(head, name, hd.Value())
 		}
 	}
 	switch {
@@ -1209,6 +1277,11 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		x.framing = bodyNone
 	case length >= 0:
 		x.framing, x.responseRemaining = bodyLength, length
+	case !x.flags.Has(xKeepAlive):
+		// The connection closes after this response (the request or the
+		// app said so): its end marks the body's, as Zilla frames it,
+		// with no chunking.
+		x.framing = bodyUntilClose
 	case x.minor == 0:
 		// RFC 9112 §6.1: no transfer coding to an HTTP/1.0 client; the
 		// body ends with the connection (§6.3).
@@ -1216,20 +1289,14 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		x.flags.unset(xKeepAlive)
 	default:
 		x.framing = bodyChunked
-		head = h1.AppendHeader(head, []byte("transfer-encoding"), []byte("chunked"))
+		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
 	}
-	if sse && !cacheControl {
-		head = h1.AppendHeader(head, []byte("cache-control"), []byte("no-cache"))
+	var headers flyweight.Array[http.HttpHeader, *http.HttpHeader]
+	if ok {
+		headers = h.ex.Headers()
 	}
-	head = x.appendCORS(head)
-	if x.closing() {
-		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
-		x.flags.unset(xKeepAlive)
-	} else if x.minor == 0 {
-		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
-		// response says so.
-		head = h1.AppendHeader(head, []byte("connection"), []byte("keep-alive"))
-	}
+	head = x.appendCORS(head, headers, ok)
+	head = x.appendConnection(head, wroteClose)
 	head = append(head, '\r', '\n')
 	h.head = head
 	// The head waits for the body's first bytes (or its end), so that a
@@ -1239,6 +1306,25 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	}
 	c.writeNet(head)
 	x.grantResponse()
+}
+
+// appendConnection adds the Connection field a response needs and settles
+// whether the connection persists: close when it closes for the
+// request's or the server's reasons (unless the app's own close was
+// written, wroteClose), nothing when the client has only half-closed, as
+// Zilla writes it, and keep-alive to an HTTP/1.0 client that keeps it.
+func (x *exchange) appendConnection(head []byte, wroteClose bool) []byte {
+	if x.closing() {
+		if !wroteClose && (!x.flags.Has(xKeepAlive) || x.c.flags.Has(connLastResponse)) {
+			head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
+		}
+		x.flags.unset(xKeepAlive)
+	} else if x.minor == 0 {
+		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
+		// response says so.
+		head = h1.AppendHeader(head, []byte("Connection"), []byte("keep-alive"))
+	}
+	return head
 }
 
 // closing reports whether the connection closes after this response: the
@@ -1330,7 +1416,7 @@ func (x *exchange) onResponseEnd(ext []byte) {
 				if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) || h1.EqualFold(name, "content-length") {
 					continue
 				}
-				tail = h1.AppendHeader(tail, name, hd.Value())
+				tail = h1.AppendHeaderTitle(tail, name, hd.Value())
 			}
 		}
 		tail = append(tail, '\r', '\n')
@@ -1367,9 +1453,34 @@ func (x *exchange) complete() {
 	c.resume()
 }
 
-// respondLocal answers the request without the app (404, 401, 503 …),
-// with the headers of the app's HttpResetEx when it refused the request.
-func (x *exchange) respondLocal(status int, az *authorizer, ex *http.HttpResetEx) {
+// respondLocal answers the request without the app (404 no route, 401,
+// 403, 502), in Zilla's form: the status line, Server, WWW-Authenticate
+// for a 401, Connection: close and no body, the connection closing after
+// it.
+func (x *exchange) respondLocal(status int, az *authorizer) {
+	c := x.c
+	h := c.h
+	x.flags.unset(xContinue)
+	x.release()
+	head := h.appendServer(h1.AppendStatusLine(h.head[:0], 1, status))
+	if status == 401 && az != nil {
+		challenge := []byte("Bearer")
+		if az.realm != "" {
+			challenge = append(challenge, ` realm="`+az.realm+`"`...)
+		}
+		head = h1.AppendHeader(head, []byte("WWW-Authenticate"), challenge)
+	}
+	x.flags.unset(xKeepAlive)
+	h.head = h.appendClosingTail(head)
+	c.writeNet(h.head)
+	x.complete()
+}
+
+// respondRefused answers a request the app refused with a RESET, as
+// Zilla does: the :status of its HttpResetEx (404 without one) and its
+// other headers (or Content-Length: 0), written as a response of the
+// app's would be, CORS fields included; no body follows.
+func (x *exchange) respondRefused(ex *http.HttpResetEx) {
 	c := x.c
 	h := c.h
 	x.flags.unset(xContinue)
@@ -1378,98 +1489,96 @@ func (x *exchange) respondLocal(status int, az *authorizer, ex *http.HttpResetEx
 		// The request body is not read: the connection closes.
 		x.flags.unset(xKeepAlive)
 	}
-	head := h1.AppendStatusLine(h.head[:0], 1, status)
-	if status == 401 && az != nil {
-		challenge := []byte("Bearer")
-		if az.realm != "" {
-			challenge = append(challenge, ` realm="`+az.realm+`"`...)
-		}
-		head = h1.AppendHeader(head, []byte("www-authenticate"), challenge)
-	}
+	head := h1.AppendStatusLine(h.head[:0], 1, resetStatus(ex))
+	var headers flyweight.Array[http.HttpHeader, *http.HttpHeader]
 	if ex != nil {
-		for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
-			name := hd.Name()
-			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) ||
-				h1.EqualFold(name, "content-length") || h1.EqualFold(name, "content-type") {
-				continue
-			}
-			head = h1.AppendHeader(head, name, hd.Value())
+		headers = ex.Headers()
+	}
+	wroteLength, wroteServer := false, false
+	for hc, hd := headers.Cursor(), new(http.HttpHeader); ex != nil && http.NextHeader(&hc, hd); {
+		name := hd.Name()
+		if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) {
+			continue
 		}
+		if h1.EqualFold(name, "content-length") {
+			// No body follows, whatever the app said.
+			if !wroteLength {
+				head = h1.AppendHeader(head, []byte("Content-Length"), []byte("0"))
+			}
+			wroteLength = true
+			continue
+		}
+		wroteServer = wroteServer || h1.EqualFold(name, "server")
+		head = h1.AppendHeaderTitle(head, name, hd.Value())
 	}
-	head = x.appendCORS(head)
-	closing := x.closing()
-	if closing {
-		x.flags.unset(xKeepAlive)
-	} else if x.minor == 0 {
-		head = h1.AppendHeader(head, []byte("connection"), []byte("keep-alive"))
+	if !wroteLength {
+		head = h1.AppendHeader(head, []byte("Content-Length"), []byte("0"))
 	}
-	h.head = appendLocalTail(head, status, "", closing, x.flags.Has(xHead))
+	if !wroteServer {
+		head = h.appendServer(head)
+	}
+	head = x.appendCORS(head, headers, ex != nil)
+	h.head = append(x.appendConnection(head, false), '\r', '\n')
 	c.writeNet(h.head)
 	x.complete()
 }
 
-// preflight answers a CORS preflight request.
-func (x *exchange) preflight(cs *cors) {
-	c := x.c
-	h := c.h
-	if !cs.allows(x.origin) {
-		x.respondLocal(403, nil, nil)
-		return
+// fullAuthority returns authority with its scheme's default port added
+// when it names none ("localhost" as "localhost:80", or ":443" when
+// secure): Zilla's :authority always carries a port, and routes match it
+// so. It writes into h.authBuf, so the result lasts until the next call.
+func (h *server) fullAuthority(authority []byte, secure bool) []byte {
+	if len(authority) == 0 || bytes.IndexByte(authority, ':') >= 0 {
+		return authority
 	}
-	head := h1.AppendStatusLine(h.head[:0], 1, 204)
-	head = h1.AppendHeader(head, []byte("access-control-allow-origin"), x.origin)
-	head = h1.AppendHeader(head, []byte("access-control-allow-methods"), []byte(cs.methods))
-	if cs.anyHeaders {
-		if req, ok := c.headerValue([]byte("access-control-request-headers")); ok {
-			head = h1.AppendHeader(head, []byte("access-control-allow-headers"), req)
-		}
-	} else if cs.headers != "" {
-		head = h1.AppendHeader(head, []byte("access-control-allow-headers"), []byte(cs.headers))
+	port := ":80"
+	if secure {
+		port = ":443"
 	}
-	if cs.credentials {
-		head = h1.AppendHeader(head, []byte("access-control-allow-credentials"), []byte("true"))
-	}
-	if cs.maxAge != "" {
-		head = h1.AppendHeader(head, []byte("access-control-max-age"), []byte(cs.maxAge))
-	}
-	head = h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
-	if x.flags.Has(xChunked) || x.remaining > 0 || !x.flags.Has(xKeepAlive) {
-		head = h1.AppendHeader(head, []byte("connection"), []byte("close"))
-		x.flags.unset(xKeepAlive)
-	}
-	head = append(head, "\r\n"...)
-	h.head = head
-	c.writeNet(head)
-	x.complete()
+	h.authBuf = append(append(h.authBuf[:0], authority...), port...)
+	return h.authBuf
 }
 
-func (cs *cors) allows(origin []byte) bool {
-	if cs.anyOrigin {
+// knownMethod reports whether the server implements method.
+func knownMethod(method []byte) bool {
+	switch string(method) {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
 		return true
 	}
-	for _, o := range cs.origins {
-		if bytes.Equal(o, origin) {
+	return false
+}
+
+// hasHeader reports whether the response's BEGIN extension has the named
+// field (name in lower case).
+func hasHeader(ex *http.HttpBeginEx, name string) bool {
+	for hc, hd := ex.Headers().Cursor(), new(http.HttpHeader); http.NextHeader(&hc, hd); {
+		if h1.EqualFold(hd.Name(), name) {
 			return true
 		}
 	}
 	return false
 }
 
-// appendCORS adds the CORS response headers for an allowed origin.
-func (x *exchange) appendCORS(head []byte) []byte {
-	cs := x.c.h.s.cors
-	if cs == nil || x.origin == nil || !cs.allows(x.origin) {
-		return head
+// secure reports whether a network BEGIN's extension is a ProxyBeginEx
+// whose infos name a TLS version: the connection came through TLS, so
+// its requests are https, as Zilla's server decides.
+func (h *server) secure(ext []byte) bool {
+	if !h.proxyEx.TryWrap(ext, 0, len(ext)) || h.proxyEx.TypeID() != h.proxyTypeID {
+		return false
 	}
-	head = h1.AppendHeader(head, []byte("access-control-allow-origin"), x.origin)
-	if cs.credentials {
-		head = h1.AppendHeader(head, []byte("access-control-allow-credentials"), []byte("true"))
+	for _, info := range h.proxyEx.Infos().All() {
+		if info.Kind() != proxy.ProxyInfoTypeSecure {
+			continue
+		}
+		if sec := info.Secure(); sec.Kind() == proxy.ProxySecureInfoTypeVersion {
+			return true
+		}
 	}
-	if cs.expose != "" {
-		head = h1.AppendHeader(head, []byte("access-control-expose-headers"), []byte(cs.expose))
-	}
-	return h1.AppendHeader(head, []byte("vary"), []byte("Origin"))
+	return false
 }
+
+// rootPath is the :path of an absolute-form target that names none.
+var rootPath = []byte("/")
 
 // The schemes absoluteForm returns, shared rather than made per request.
 var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")

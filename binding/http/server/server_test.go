@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	_ "github.com/sluicehq/sluice/binding/echo"
+	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	_ "github.com/sluicehq/sluice/binding/http/server"
 	"github.com/sluicehq/sluice/engine"
@@ -207,19 +208,19 @@ func TestServerInputEnds(t *testing.T) {
 		{
 			name:  "after a request",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
-			want:  []string{"HTTP/1.1 200 OK\r\n", "connection: close\r\n", "0\r\n\r\n"},
+			want:  []string{"HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n\r\n", "0\r\n\r\n"},
 		},
 		{
 			name: "in a pipelined body",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n" +
 				"POST /b HTTP/1.1\r\nHost: localhost\r\nContent-Length: 9\r\n\r\nabc",
-			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n", "incomplete request body"},
+			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"},
 		},
 		{
 			name: "in a pipelined head",
 			input: "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n" +
 				"GET /b HTTP/1.1\r\nHost: loc",
-			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\n", "incomplete request"},
+			want: []string{"HTTP/1.1 200 OK\r\n", "0\r\n\r\n", "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"},
 		},
 		{
 			name:  "after a whole body the app has not read",
@@ -535,4 +536,46 @@ func quoteInput(b []byte) string {
 // spec.RunServerScenarios for the configurations).
 func TestScenarios(t *testing.T) {
 	spec.RunServerScenarios(t, filepath.Join("..", "..", "..", "scripts", "http"))
+}
+
+// TestServerHeaderSetting: with the http.server.header engine setting,
+// the server adds a Server field right after the status line of every
+// response, the app's and its own, unless the app sent one. Its own
+// answers are Zilla's: bodiless, closing, with Zilla's reason phrases.
+func TestServerHeaderSetting(t *testing.T) {
+	e, err := startServerEngine(t, "name: test\nbindings:\n  net0:\n    type: http\n    kind: server\n"+
+		"    routes:\n      - exit: echo0\n        when:\n          - headers:\n              :path: /b\n"+
+		"  echo0:\n    type: echo\n    kind: server\n",
+		engine.WithSetting(http.SettingServerHeader, "Zilla"))
+	require.NoError(t, err)
+	tests := []struct{ name, input, want string }{
+		{"app response", "GET /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: Zilla\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"app response with its own", "GET /b HTTP/1.1\r\nHost: localhost\r\nserver: mine\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: mine\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+		{"no route", "GET /a HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 404 Not Found\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"bad request", "GET /a\r\n\r\n",
+			"HTTP/1.1 400 Bad Request\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"obsolete line folding", "GET /b HTTP/1.1\r\nHost: localhost\r\nX: a\r\n b\r\n\r\n",
+			"HTTP/1.1 400 Bad Request - obsolete line folding not supported\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"unimplemented method", "BREW /b HTTP/1.1\r\nHost: localhost\r\n\r\n",
+			"HTTP/1.1 501 Not Implemented\r\nServer: Zilla\r\nConnection: close\r\n\r\n"},
+		{"absolute-form without Host", "GET http://localhost/b HTTP/1.1\r\n\r\n",
+			"HTTP/1.1 200 OK\r\nServer: Zilla\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			results := make(chan *garbledConn, 1)
+			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
+			c.w.Dispatch(c.start)
+			select {
+			case c = <-results:
+			case <-time.After(5 * time.Second):
+				t.Fatal("timed out: the server left the connection open")
+			}
+			require.NoError(t, c.err)
+			assert.Equal(t, tt.want, string(c.out))
+		})
+	}
 }
