@@ -714,7 +714,16 @@ func requestHead(buf, parsed []byte, h *h1.RequestHead, version string, inject, 
 		return string(buf[off : off+len(v)]), true
 	}
 	if version == "" {
+		// The request line's own version text: h1 reads a later
+		// HTTP/1.x as HTTP/1.1, as Netty does, but the script sees what
+		// was sent.
 		version = "HTTP/1." + strconv.Itoa(h.Minor)
+		if eol := bytes.IndexByte(buf, '\n'); eol > 0 {
+			line := bytes.TrimSuffix(buf[:eol], []byte("\r"))
+			if v := line[bytes.LastIndexByte(line, ' ')+1:]; bytes.HasPrefix(v, []byte("HTTP/1.")) {
+				version = string(v)
+			}
+		}
 	}
 	in := &httpHead{method: string(h.Method), target: string(h.Target), version: version}
 	for _, f := range h.Headers {
