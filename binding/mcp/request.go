@@ -53,13 +53,14 @@ func (r *RequestBegin) Build(b *McpBeginExBuilder, kind uint8) bool {
 	if kind == McpBeginExKindRequest {
 		// Only the generic request has a method, so the union has no
 		// setter for it: write through the member's builder.
-		SetMethod(SetSessionID(b.Request(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull)
+		rb := SetSessionID(b.Request(), r.SessionID, r.SessionIDNull)
+		SetString(rb.MethodBytes, rb.MethodNull, r.Ident, r.IdentNull)
 	} else {
 		SetSessionID(b.Case(kind), r.SessionID, r.SessionIDNull)
 		if McpBeginExHasName(kind) {
-			SetName(b, r.Ident, r.IdentNull)
+			SetString(b.NameBytes, b.NameNull, r.Ident, r.IdentNull)
 		} else if McpBeginExHasURI(kind) {
-			SetURI(b, r.Ident, r.IdentNull)
+			SetString(b.URIBytes, b.URINull, r.Ident, r.IdentNull)
 		}
 	}
 	if McpBeginExHasContentLength(kind) {

@@ -157,3 +157,21 @@ func BenchmarkRequestBeginRead(b *testing.B) {
 		}
 	}
 }
+
+func TestRequestBeginBuildAllocs(t *testing.T) {
+	var b mcp.McpBeginExBuilder
+	buf := make([]byte, 256)
+	r := mcp.RequestBegin{SessionID: []byte("s1"), Ident: []byte("x/y"), ContentLength: 4, Timeout: 9}
+	for _, kind := range []uint8{mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindResourcesRead, mcp.McpBeginExKindRequest, mcp.McpBeginExKindToolsList} {
+		allocs := testing.AllocsPerRun(100, func() {
+			eb := b.Wrap(buf, 0, len(buf)).TypeID(7)
+			if !r.Build(eb, kind) {
+				t.Fatal("not built")
+			}
+			if _, err := eb.BuildLimit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "kind %d", kind)
+	}
+}
