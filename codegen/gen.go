@@ -302,12 +302,13 @@ func sharedMethods(sh *shared) []string {
 
 // keepShared drops the shared fields whose accessors would collide with a
 // method of the union or with a declaration of the file, and claims the
-// names of the rest.
+// names of the rest. A union whose own methods or declarations take Case,
+// ReadShared or <Union>Shared gets no shared accessors at all.
 func (g *generator) keepShared(t *typ) {
 	if len(t.Shared) == 0 {
 		return
 	}
-	taken := map[string]bool{"Case": true}
+	taken := map[string]bool{}
 	for n := range reserved {
 		taken[n] = true
 	}
@@ -316,6 +317,11 @@ func (g *generator) keepShared(t *typ) {
 			taken[m] = true
 		}
 	}
+	if _, declared := g.names[t.Name+"Shared"]; declared || taken["Case"] || taken["ReadShared"] {
+		t.Shared = nil
+		return
+	}
+	taken["Case"], taken["ReadShared"] = true, true
 	kept := t.Shared[:0]
 	for _, sh := range t.Shared {
 		clash := false
@@ -329,6 +335,9 @@ func (g *generator) keepShared(t *typ) {
 		kept = append(kept, sh)
 	}
 	t.Shared = kept
+	if len(kept) > 0 {
+		g.names[t.Name+"Shared"] = kept[0].F.Pos
+	}
 }
 
 func (g *generator) listType(l *idl.List) (*typ, error) {

@@ -185,4 +185,19 @@ func TestSharedFieldsSkipClashes(t *testing.T) {
 	assert.NotContains(t, src, "func (f *U) N()", "UHasN is declared")
 	assert.NotContains(t, src, "func (b *UBuilder) N(", "UHasN is declared")
 	assert.NotContains(t, src, "func UHasB(", "case b takes the method B")
+	assert.Contains(t, src, "type UShared struct")
+	assert.Contains(t, src, "func (f *U) ReadShared(s *UShared)")
+
+	f, err = idl.Parse("t.idl", []byte(`scope s {
+		struct A { string16 id; }
+		struct B { string16 id; }
+		struct UShared { }
+		union U switch (uint8) { case 0: A a; case 1: B b; }
+	}`))
+	require.NoError(t, err)
+	require.NoError(t, idl.Check(f))
+	out, err = Generate(f, Options{Package: "s", Source: "t.idl"})
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "func (f *U) ID()", "UShared is declared")
+	assert.NotContains(t, string(out), "func (b *UBuilder) Case(")
 }

@@ -657,7 +657,45 @@ func sharedGetters(t *typ) string {
 		}
 		fmt.Fprintf(&b, "}\nreturn %s\n}\n\n", zero)
 	}
+	if len(t.Shared) > 0 {
+		sharedView(&b, t)
+	}
 	return b.String()
+}
+
+// sharedView renders <Union>Shared, a struct of every shared field, and
+// ReadShared, which fills one from the case present with a single view of
+// that case, where each accessor above makes its own.
+func sharedView(b *strings.Builder, t *typ) {
+	fmt.Fprintf(b, "// %sShared holds the fields that several cases of %s share, as ReadShared reads them from the case present.\ntype %sShared struct {\n", t.Name, t.Name, t.Name)
+	for _, sh := range t.Shared {
+		typeName := sh.GoType
+		if sh.Cat == catString {
+			typeName = "[]byte"
+		}
+		fmt.Fprintf(b, "%s %s // %s\n", sh.Go, typeName, sh.Name)
+	}
+	fmt.Fprintf(b, "}\n\n// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.\nfunc (f *%s) ReadShared(s *%sShared) {\n*s = %sShared{}\nswitch f.Kind() {\n", t.Name, t.Name, t.Name)
+	for _, c := range t.Cases {
+		var names []string
+		for _, sh := range t.Shared {
+			for _, sc := range sh.Cases {
+				if sc == c {
+					names = append(names, sh.Go)
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		lhs := make([]string, len(names))
+		rhs := make([]string, len(names))
+		for i, n := range names {
+			lhs[i], rhs[i] = "s."+n, "v."+n+"()"
+		}
+		fmt.Fprintf(b, "case %s:\nv := f.%s()\n%s = %s\n", c.Const, c.F.Go, strings.Join(lhs, ", "), strings.Join(rhs, ", "))
+	}
+	b.WriteString("}\n}\n\n")
 }
 
 // sharedSetters renders, for a union whose struct cases share fields, Case,

@@ -669,6 +669,58 @@ func (f *McpBeginEx) URI() []byte {
 	return nil
 }
 
+// McpBeginExShared holds the fields that several cases of McpBeginEx share, as ReadShared reads them from the case present.
+type McpBeginExShared struct {
+	SessionID     []byte // sessionId
+	Timeout       int64  // timeout
+	Name          []byte // name
+	ContentLength int32  // contentLength
+	URI           []byte // uri
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpBeginEx) ReadShared(s *McpBeginExShared) {
+	*s = McpBeginExShared{}
+	switch f.Kind() {
+	case McpBeginExKindLifecycle:
+		v := f.Lifecycle()
+		s.SessionID = v.SessionID()
+	case McpBeginExKindToolsList:
+		v := f.ToolsList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		s.SessionID, s.Timeout, s.Name, s.ContentLength = v.SessionID(), v.Timeout(), v.Name(), v.ContentLength()
+	case McpBeginExKindPromptsList:
+		v := f.PromptsList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		s.SessionID, s.Timeout, s.Name, s.ContentLength = v.SessionID(), v.Timeout(), v.Name(), v.ContentLength()
+	case McpBeginExKindResourcesList:
+		v := f.ResourcesList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindResourcesTemplatesList:
+		v := f.ResourcesTemplatesList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindRequest:
+		v := f.Request()
+		s.SessionID, s.Timeout, s.ContentLength = v.SessionID(), v.Timeout(), v.ContentLength()
+	case McpBeginExKindClientResponse:
+		v := f.ClientResponse()
+		s.SessionID, s.ContentLength = v.SessionID(), v.ContentLength()
+	}
+}
+
 // McpBeginExBuilder writes a McpBeginEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -6377,6 +6429,55 @@ func (f *McpFlushEx) Start() int32 {
 	return 0
 }
 
+// McpFlushExShared holds the fields that several cases of McpFlushEx share, as ReadShared reads them from the case present.
+type McpFlushExShared struct {
+	ID            []byte // id
+	CorrelationID []byte // correlationId
+	Method        []byte // method
+	Params        []byte // params
+	Start         int32  // start
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpFlushEx) ReadShared(s *McpFlushExShared) {
+	*s = McpFlushExShared{}
+	switch f.Kind() {
+	case McpFlushExKindResumable:
+		v := f.Resumable()
+		s.ID = v.ID()
+	case McpFlushExKindToolsListChanged:
+		v := f.ToolsListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindPromptsListChanged:
+		v := f.PromptsListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindResourcesListChanged:
+		v := f.ResourcesListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindProgress:
+		v := f.Progress()
+		s.ID = v.ID()
+	case McpFlushExKindElicitCallback:
+		v := f.ElicitCallback()
+		s.CorrelationID = v.CorrelationID()
+	case McpFlushExKindElicitComplete:
+		v := f.ElicitComplete()
+		s.ID = v.ID()
+	case McpFlushExKindElicitResponse:
+		v := f.ElicitResponse()
+		s.CorrelationID = v.CorrelationID()
+	case McpFlushExKindResourcesUpdated:
+		v := f.ResourcesUpdated()
+		s.ID = v.ID()
+	case McpFlushExKindNotification:
+		v := f.Notification()
+		s.Method, s.Params, s.Start = v.Method(), v.Params(), v.Start()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		s.ID, s.Method, s.Params, s.Start = v.ID(), v.Method(), v.Params(), v.Start()
+	}
+}
+
 // McpFlushExBuilder writes a McpFlushEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -11264,6 +11365,24 @@ func (f *McpChallengeEx) ID() []byte {
 	return nil
 }
 
+// McpChallengeExShared holds the fields that several cases of McpChallengeEx share, as ReadShared reads them from the case present.
+type McpChallengeExShared struct {
+	ID []byte // id
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpChallengeEx) ReadShared(s *McpChallengeExShared) {
+	*s = McpChallengeExShared{}
+	switch f.Kind() {
+	case McpChallengeExKindResume:
+		v := f.Resume()
+		s.ID = v.ID()
+	case McpChallengeExKindElicitCreate:
+		v := f.ElicitCreate()
+		s.ID = v.ID()
+	}
+}
+
 // McpChallengeExBuilder writes a McpChallengeEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -14430,6 +14549,27 @@ func (f *McpEventEx) SessionID() []byte {
 		return v.SessionID()
 	}
 	return nil
+}
+
+// McpEventExShared holds the fields that several cases of McpEventEx share, as ReadShared reads them from the case present.
+type McpEventExShared struct {
+	SessionID []byte // sessionId
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpEventEx) ReadShared(s *McpEventExShared) {
+	*s = McpEventExShared{}
+	switch f.Kind() {
+	case McpEventExKindSessionEstablished:
+		v := f.SessionEstablished()
+		s.SessionID = v.SessionID()
+	case McpEventExKindSessionClosed:
+		v := f.SessionClosed()
+		s.SessionID = v.SessionID()
+	case McpEventExKindElicitationTimeout:
+		v := f.ElicitationTimeout()
+		s.SessionID = v.SessionID()
+	}
 }
 
 // McpEventExBuilder writes a McpEventEx in place. Wrap it over a buffer, call

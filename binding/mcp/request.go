@@ -25,20 +25,21 @@ func (r *RequestBegin) Read(ex *McpBeginEx) bool {
 	if !McpBeginExHasTimeout(kind) {
 		return false
 	}
-	sid := ex.SessionID()
-	*r = RequestBegin{SessionID: sid, SessionIDNull: sid == nil, Timeout: ex.Timeout(), ContentLength: -1, IdentNull: true}
+	var s McpBeginExShared
+	ex.ReadShared(&s)
+	*r = RequestBegin{SessionID: s.SessionID, SessionIDNull: s.SessionID == nil, Timeout: s.Timeout, ContentLength: -1, IdentNull: true}
 	switch {
 	case McpBeginExHasName(kind):
-		r.Ident = ex.Name()
+		r.Ident = s.Name
 	case McpBeginExHasURI(kind):
-		r.Ident = ex.URI()
+		r.Ident = s.URI
 	case kind == McpBeginExKindRequest:
 		v := ex.Request()
 		r.Ident = v.Method()
 	default:
 		return true
 	}
-	r.IdentNull, r.ContentLength = r.Ident == nil, ex.ContentLength()
+	r.IdentNull, r.ContentLength = r.Ident == nil, s.ContentLength
 	return true
 }
 

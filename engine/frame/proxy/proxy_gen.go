@@ -1895,6 +1895,32 @@ func (f *ProxyAddress) DestinationPort() uint16 {
 	return 0
 }
 
+// ProxyAddressShared holds the fields that several cases of ProxyAddress share, as ReadShared reads them from the case present.
+type ProxyAddressShared struct {
+	Protocol        ProxyAddressProtocol // protocol
+	SourcePort      uint16               // sourcePort
+	DestinationPort uint16               // destinationPort
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *ProxyAddress) ReadShared(s *ProxyAddressShared) {
+	*s = ProxyAddressShared{}
+	switch f.Kind() {
+	case ProxyAddressKindInet:
+		v := f.Inet()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindInet4:
+		v := f.Inet4()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindInet6:
+		v := f.Inet6()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindUnix:
+		v := f.Unix()
+		s.Protocol = v.Protocol()
+	}
+}
+
 // ProxyAddressBuilder writes a ProxyAddress in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
