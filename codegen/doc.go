@@ -16,10 +16,11 @@
 // A scalar or string field that two or more struct cases of a union declare
 // with one name and type is also reachable through the union: a function
 // <Union>Has<Field>(kind) reports which kinds have it, the reader returns it
-// from whichever case is present, and the builder's Case(kind) selects a
-// case whose shared fields its setters then write. A name that some case
-// declares with another type, or whose methods would collide with the
-// union's own, gets none of these.
+// from whichever case is present (each such call views the case anew;
+// ReadShared fills a <Union>Shared with all of them from one view), and the
+// builder's Case(kind) selects a case whose shared fields its setters then
+// write. A name that some case declares with another type, or whose
+// methods would collide with the union's own, gets none of these.
 //
 //	go tool codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .
 //
