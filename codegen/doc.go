@@ -13,6 +13,15 @@
 // order, Build and BuildLimit). Enums become typed constants with String and
 // Valid; typedefs of structs, unions and enums become Go aliases.
 //
+// A scalar or string field that two or more struct cases of a union declare
+// with one name and type is also reachable through the union: a function
+// <Union>Has<Field>(kind) reports which kinds have it, the reader returns it
+// from whichever case is present (each such call views the case anew;
+// ReadShared fills a <Union>Shared with all of them from one view), and the
+// builder's Case(kind) selects a case whose shared fields its setters then
+// write. A name that some case declares with another type, or whose
+// methods would collide with the union's own, gets none of these.
+//
 //	go tool codegen -idl ../../idl/mcp.idl -dep ../../idl/core.idl -out .
 //
 // -idl names the file to generate; -dep names files whose types it refers

@@ -16,29 +16,31 @@ import (
 var templateFS embed.FS
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"wrapStep":     wrapStep,
-	"getters":      getters,
-	"setters":      setters,
-	"fillCase":     fillCase,
-	"closeCase":    closeCase,
-	"childField":   childField,
-	"quote":        func(s string) string { return fmt.Sprintf("%q", s) },
-	"hex":          func(v uint32) string { return fmt.Sprintf("0x%08x", v) },
-	"lower":        lowerFirst,
-	"isModule":     func(s string) bool { return strings.Contains(s, ".") },
-	"prefixCheck":  prefixCheck,
-	"allStatic":    allStatic,
-	"listGetters":  listGetters,
-	"wrapRoom":     wrapRoom,
-	"wrapRoomCond": wrapRoomCond,
-	"buildTail":    buildTail,
-	"hasString":    hasString,
-	"readKind":     func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },
-	"writeKind":    func(k idl.PrimKind, big bool, at, v string) string { return writeInt(k, big, "b.buf", at, v) },
-	"readMask":     func(big bool, at string) string { return readInt(idl.Uint64, big, "buf", at, "uint64") },
-	"writeMask":    func(big bool, at string) string { return writeInt(idl.Uint64, big, "b.buf", at, "b.mask") },
-	"add":          func(a, b int) int { return a + b },
-	"kindMax":      func(k idl.PrimKind) uint64 { _, _, m := k.Range(); return m },
+	"wrapStep":      wrapStep,
+	"getters":       getters,
+	"setters":       setters,
+	"fillCase":      fillCase,
+	"closeCase":     closeCase,
+	"childField":    childField,
+	"sharedGetters": sharedGetters,
+	"sharedSetters": sharedSetters,
+	"quote":         func(s string) string { return fmt.Sprintf("%q", s) },
+	"hex":           func(v uint32) string { return fmt.Sprintf("0x%08x", v) },
+	"lower":         lowerFirst,
+	"isModule":      func(s string) bool { return strings.Contains(s, ".") },
+	"prefixCheck":   prefixCheck,
+	"allStatic":     allStatic,
+	"listGetters":   listGetters,
+	"wrapRoom":      wrapRoom,
+	"wrapRoomCond":  wrapRoomCond,
+	"buildTail":     buildTail,
+	"hasString":     hasString,
+	"readKind":      func(k idl.PrimKind, big bool, at string) string { return readInt(k, big, "buf", at, "int") },
+	"writeKind":     func(k idl.PrimKind, big bool, at, v string) string { return writeInt(k, big, "b.buf", at, v) },
+	"readMask":      func(big bool, at string) string { return readInt(idl.Uint64, big, "buf", at, "uint64") },
+	"writeMask":     func(big bool, at string) string { return writeInt(idl.Uint64, big, "b.buf", at, "b.mask") },
+	"add":           func(a, b int) int { return a + b },
+	"kindMax":       func(k idl.PrimKind) uint64 { _, _, m := k.Range(); return m },
 	"kindRead": func(t *typ) string {
 		return readInt(t.Kind.Prim, t.Kind.Big, "f.buf", offExpr(t, t.Kind), t.Kind.GoType)
 	},
@@ -107,6 +109,7 @@ func Generate(f *idl.File, opts Options) ([]byte, error) {
 		if err := checkMethodNames(t); err != nil {
 			return nil, err
 		}
+		g.keepShared(t)
 	}
 	imports := map[string]bool{}
 	var body bytes.Buffer
@@ -230,7 +233,111 @@ func (g *generator) unionType(u *idl.Union) (*typ, error) {
 	}
 	t.Fixed = -1
 	t.MinSize += max(minCase, 0)
+	t.Shared = g.sharedFields(t, u)
 	return t, nil
+}
+
+// sharedFields finds the fields that two or more struct cases of u declare
+// with one name and one scalar or string type. A name that some case
+// declares with another type, or as a nested value, is left out, so that
+// the union's accessor covers every case that has the name.
+func (g *generator) sharedFields(t *typ, u *idl.Union) []*shared {
+	byName := map[string]*shared{}
+	mixed := map[string]bool{}
+	var names []string
+	for i, c := range u.Cases {
+		s, ok := c.Field.Type.Resolved.(*idl.Struct)
+		if !ok || c.Field.Array {
+			continue
+		}
+		for _, f := range s.AllFields() {
+			gf, err := g.field(t, f, 0, t.Big)
+			if err != nil {
+				// The case's own type reports the error when it is generated.
+				mixed[f.Name] = true
+				continue
+			}
+			switch gf.Cat {
+			case catInt, catEnum, catVarint, catString:
+			default:
+				mixed[f.Name] = true
+				continue
+			}
+			sh := byName[f.Name]
+			switch {
+			case sh == nil:
+				sh = &shared{field: gf}
+				byName[f.Name] = sh
+				names = append(names, f.Name)
+			case sh.Cat != gf.Cat || sh.Prim != gf.Prim || sh.GoType != gf.GoType || sh.Width != gf.Width:
+				mixed[f.Name] = true
+			}
+			sh.Cases = append(sh.Cases, t.Cases[i])
+		}
+	}
+	var out []*shared
+	for _, n := range names {
+		if sh := byName[n]; len(sh.Cases) >= 2 && !mixed[n] {
+			if reserved[sh.Go] {
+				sh.Go += "Field" // as the case's own type renames it
+			}
+			out = append(out, sh)
+		}
+	}
+	return out
+}
+
+// sharedName is the package-level function that reports which kinds of
+// union t have shared field sh.
+func sharedName(t *typ, sh *shared) string { return t.Name + "Has" + sh.Go }
+
+// sharedMethods lists the methods the union's reader and builder gain for
+// sh.
+func sharedMethods(sh *shared) []string {
+	if sh.Cat == catString {
+		return []string{sh.Go, sh.Go + "Bytes", sh.Go + "Null"}
+	}
+	return []string{sh.Go}
+}
+
+// keepShared drops the shared fields whose accessors would collide with a
+// method of the union or with a declaration of the file, and claims the
+// names of the rest. A union whose own methods or declarations take Case,
+// ReadShared or <Union>Shared gets no shared accessors at all.
+func (g *generator) keepShared(t *typ) {
+	if len(t.Shared) == 0 {
+		return
+	}
+	taken := map[string]bool{}
+	for n := range reserved {
+		taken[n] = true
+	}
+	for _, f := range append(append([]*field(nil), t.Fields...), casesFields(t)...) {
+		for _, m := range methodNames(f) {
+			taken[m] = true
+		}
+	}
+	if _, declared := g.names[t.Name+"Shared"]; declared || taken["Case"] || taken["ReadShared"] {
+		t.Shared = nil
+		return
+	}
+	taken["Case"], taken["ReadShared"] = true, true
+	kept := t.Shared[:0]
+	for _, sh := range t.Shared {
+		clash := false
+		for _, m := range sharedMethods(sh) {
+			clash = clash || taken[m]
+		}
+		if _, declared := g.names[sharedName(t, sh)]; clash || declared {
+			continue
+		}
+		g.names[sharedName(t, sh)] = sh.F.Pos
+		kept = append(kept, sh)
+	}
+	t.Shared = kept
+	if len(kept) > 0 {
+		g.names[t.Name+"Shared"] = kept[0].F.Pos
+	}
 }
 
 func (g *generator) listType(l *idl.List) (*typ, error) {

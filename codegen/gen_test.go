@@ -161,3 +161,43 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(golden), string(out), "the CLI names the source relative to the module root")
 }
+
+// TestSharedFieldsSkipClashes: a shared field whose function name another
+// declaration takes, or whose method a case takes, gets no union
+// accessors; the others do.
+func TestSharedFieldsSkipClashes(t *testing.T) {
+	src := `scope s {
+		struct A { string16 id; int32 n; uint8 b; }
+		struct B { string16 id; int32 n; uint8 b; }
+		struct UHasN { }
+		union U switch (uint8) { case 0: A a; case 1: B b; }
+	}`
+	f, err := idl.Parse("t.idl", []byte(src))
+	require.NoError(t, err)
+	require.NoError(t, idl.Check(f))
+	out, err := Generate(f, Options{Package: "s", Source: "t.idl"})
+	require.NoError(t, err)
+	src = string(out)
+	assert.Contains(t, src, "func UHasID(kind uint8) bool")
+	assert.Contains(t, src, "func (f *U) ID() []byte")
+	assert.Contains(t, src, "func (b *UBuilder) IDNull() *UBuilder")
+	assert.Contains(t, src, "func (b *UBuilder) Case(kind uint8) *UBuilder")
+	assert.NotContains(t, src, "func (f *U) N()", "UHasN is declared")
+	assert.NotContains(t, src, "func (b *UBuilder) N(", "UHasN is declared")
+	assert.NotContains(t, src, "func UHasB(", "case b takes the method B")
+	assert.Contains(t, src, "type UShared struct")
+	assert.Contains(t, src, "func (f *U) ReadShared(s *UShared)")
+
+	f, err = idl.Parse("t.idl", []byte(`scope s {
+		struct A { string16 id; }
+		struct B { string16 id; }
+		struct UShared { }
+		union U switch (uint8) { case 0: A a; case 1: B b; }
+	}`))
+	require.NoError(t, err)
+	require.NoError(t, idl.Check(f))
+	out, err = Generate(f, Options{Package: "s", Source: "t.idl"})
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "func (f *U) ID()", "UShared is declared")
+	assert.NotContains(t, string(out), "func (b *UBuilder) Case(")
+}

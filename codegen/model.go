@@ -61,6 +61,7 @@ type typ struct {
 	Union   bool
 	Kind    *field // union kind
 	Cases   []*ucase
+	Shared  []*shared // union: fields that several struct cases declare alike
 	HasID   bool
 	TypeID  uint32
 	Big     bool
@@ -80,6 +81,14 @@ type ucase struct {
 	Value int64
 	Const string // Go constant name of the kind
 	F     *field
+}
+
+// shared is a scalar or string field that two or more struct cases of a
+// union declare with the same name and type, so that the union can read and
+// set it whichever case is present.
+type shared struct {
+	*field          // as the first case declares it
+	Cases  []*ucase // the cases that declare it, in case order
 }
 
 type enumType struct {

@@ -625,3 +625,110 @@ func buildTail(t *typ) string {
 	fmt.Fprintf(&b, "case %d:\nb.next = %d\nreturn b.p, nil\n}\n}\n", end, end)
 	return b.String()
 }
+
+// caseList joins the kind constants of cs for a switch case.
+func caseList(cs []*ucase) string {
+	consts := make([]string, len(cs))
+	for i, c := range cs {
+		consts[i] = c.Const
+	}
+	return strings.Join(consts, ", ")
+}
+
+// sharedGetters renders, for each field several struct cases of union t
+// share, a function reporting which kinds have it and a reader accessor
+// that returns it from whichever case is present.
+func sharedGetters(t *typ) string {
+	var b strings.Builder
+	for _, sh := range t.Shared {
+		fmt.Fprintf(&b, "// %s reports whether case kind of %s has %s.\nfunc %s(kind %s) bool {\nswitch kind {\ncase %s:\nreturn true\n}\nreturn false\n}\n\n",
+			sharedName(t, sh), t.Name, sh.Name, sharedName(t, sh), t.Kind.GoType, caseList(sh.Cases))
+		typeName, zero, note := sh.GoType, "0", "zero"
+		if sh.Cat == catString {
+			typeName, zero, note = "[]byte", "nil", "nil when null or"
+		}
+		fmt.Fprintf(&b, "// %s returns %s of the case present, %s when that case has none (see %s).", sh.Go, sh.Name, note, sharedName(t, sh))
+		if sh.Cat == catString {
+			b.WriteString(" The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.")
+		}
+		fmt.Fprintf(&b, "\nfunc (f *%s) %s() %s {\nswitch f.Kind() {\n", t.Name, sh.Go, typeName)
+		for _, c := range sh.Cases {
+			fmt.Fprintf(&b, "case %s:\nv := f.%s()\nreturn v.%s()\n", c.Const, c.F.Go, sh.Go)
+		}
+		fmt.Fprintf(&b, "}\nreturn %s\n}\n\n", zero)
+	}
+	if len(t.Shared) > 0 {
+		sharedView(&b, t)
+	}
+	return b.String()
+}
+
+// sharedView renders <Union>Shared, a struct of every shared field, and
+// ReadShared, which fills one from the case present with a single view of
+// that case, where each accessor above makes its own.
+func sharedView(b *strings.Builder, t *typ) {
+	fmt.Fprintf(b, "// %sShared holds the fields that several cases of %s share, as ReadShared reads them from the case present.\ntype %sShared struct {\n", t.Name, t.Name, t.Name)
+	for _, sh := range t.Shared {
+		typeName := sh.GoType
+		if sh.Cat == catString {
+			typeName = "[]byte"
+		}
+		fmt.Fprintf(b, "%s %s // %s\n", sh.Go, typeName, sh.Name)
+	}
+	fmt.Fprintf(b, "}\n\n// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.\nfunc (f *%s) ReadShared(s *%sShared) {\n*s = %sShared{}\nswitch f.Kind() {\n", t.Name, t.Name, t.Name)
+	for _, c := range t.Cases {
+		var names []string
+		for _, sh := range t.Shared {
+			for _, sc := range sh.Cases {
+				if sc == c {
+					names = append(names, sh.Go)
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		lhs := make([]string, len(names))
+		rhs := make([]string, len(names))
+		for i, n := range names {
+			lhs[i], rhs[i] = "s."+n, "v."+n+"()"
+		}
+		fmt.Fprintf(b, "case %s:\nv := f.%s()\n%s = %s\n", c.Const, c.F.Go, strings.Join(lhs, ", "), strings.Join(rhs, ", "))
+	}
+	b.WriteString("}\n}\n\n")
+}
+
+// sharedSetters renders, for a union whose struct cases share fields, Case,
+// which selects a case by its kind, and for each shared field the setters
+// that write it into the selected case.
+func sharedSetters(t *typ) string {
+	if len(t.Shared) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	bt := t.Name + "Builder"
+	fmt.Fprintf(&b, "// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.\nfunc (b *%s) Case(kind %s) *%s {\nswitch kind {\n", bt, t.Kind.GoType, bt)
+	for _, c := range t.Cases {
+		if c.F.Cat == catStruct {
+			fmt.Fprintf(&b, "case %s:\nb.%s()\n", c.Const, c.F.Go)
+		}
+	}
+	fmt.Fprintf(&b, "default:\nb.Fail(&flyweight.Error{Type: %q, Field: \"kind\", Err: flyweight.ErrKind})\n}\nreturn b\n}\n\n", t.Name)
+	setter := func(sh *shared, name, params, args string) {
+		fmt.Fprintf(&b, "// %s sets %s of the selected case; a case without %s fails the builder.\nfunc (b *%s) %s(%s) *%s {\nswitch b.open {\n", name, sh.Name, sh.Name, bt, name, params, bt)
+		for _, c := range sh.Cases {
+			fmt.Fprintf(&b, "case %d:\nb.b%s.%s(%s)\n", childID(t, c.F), c.F.Go, name, args)
+		}
+		fmt.Fprintf(&b, "default:\nb.Fail(&flyweight.Error{Type: %q, Field: %q, Err: flyweight.ErrCase})\n}\nreturn b\n}\n\n", t.Name, sh.Name)
+	}
+	for _, sh := range t.Shared {
+		if sh.Cat == catString {
+			setter(sh, sh.Go, "v string", "v")
+			setter(sh, sh.Go+"Bytes", "v []byte", "v")
+			setter(sh, sh.Go+"Null", "", "")
+			continue
+		}
+		setter(sh, sh.Go, "v "+sh.GoType, "v")
+	}
+	return b.String()
+}

@@ -1,49 +1,21 @@
 package mcp
 
-// Setters for the fields every request kind's BEGIN extension shares, so
-// that code building any kind writes each field once rather than once per
-// kind. null sets the field to null (length -1) whatever the value.
+// SetString sets a nullable string field of a builder through that field's
+// Bytes and Null setters, passed as method values (b.NameBytes, b.NameNull),
+// so that code holding a value and a null flag writes it in one call:
+// null sets the field to null whatever v.
+func SetString[B any](setBytes func(v []byte) B, setNull func() B, v []byte, null bool) B {
+	if null {
+		return setNull()
+	}
+	return setBytes(v)
+}
 
-// SetSessionID sets b's sessionId.
+// SetSessionID sets b's sessionId, which every BEGIN extension member has:
+// null sets it to null whatever sid.
 func SetSessionID[B interface {
 	SessionIDBytes(v []byte) B
 	SessionIDNull() B
 }](b B, sid []byte, null bool) B {
-	if null {
-		return b.SessionIDNull()
-	}
-	return b.SessionIDBytes(sid)
-}
-
-// SetName sets b's name (tools/call, prompts/get).
-func SetName[B interface {
-	NameBytes(v []byte) B
-	NameNull() B
-}](b B, name []byte, null bool) B {
-	if null {
-		return b.NameNull()
-	}
-	return b.NameBytes(name)
-}
-
-// SetURI sets b's uri (resources/read, subscribe, unsubscribe).
-func SetURI[B interface {
-	URIBytes(v []byte) B
-	URINull() B
-}](b B, uri []byte, null bool) B {
-	if null {
-		return b.URINull()
-	}
-	return b.URIBytes(uri)
-}
-
-// SetMethod sets b's method (the generic request kind).
-func SetMethod[B interface {
-	MethodBytes(v []byte) B
-	MethodNull() B
-}](b B, method []byte, null bool) B {
-	if null {
-		return b.MethodNull()
-	}
-	return b.MethodBytes(method)
+	return SetString(b.SessionIDBytes, b.SessionIDNull, sid, null)
 }

@@ -37,8 +37,9 @@
 //   - [ListChanges] names each list_changed notification as a bit, a
 //     FLUSH kind, a method and a subscriptions/listen member.
 //   - [Version] and [ParseVersion] are the protocol revisions.
-//   - [SetSessionID], [SetName], [SetURI] and [SetMethod] set the fields
-//     every request kind's BEGIN shares.
+//   - [RequestBegin] reads and writes the fields every request kind's
+//     BEGIN shares; [SetSessionID] and [SetString] set a nullable string
+//     from a value and a null flag.
 //
 // # Kinds
 //

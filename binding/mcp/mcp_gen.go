@@ -487,6 +487,240 @@ func (f *McpBeginEx) ClientResponse() McpClientResponseBeginEx {
 	return v
 }
 
+// McpBeginExHasSessionID reports whether case kind of McpBeginEx has sessionId.
+func McpBeginExHasSessionID(kind uint8) bool {
+	switch kind {
+	case McpBeginExKindLifecycle, McpBeginExKindToolsList, McpBeginExKindToolsCall, McpBeginExKindPromptsList, McpBeginExKindPromptsGet, McpBeginExKindResourcesList, McpBeginExKindResourcesRead, McpBeginExKindResourcesTemplatesList, McpBeginExKindResourcesSubscribe, McpBeginExKindResourcesUnsubscribe, McpBeginExKindRequest, McpBeginExKindClientResponse:
+		return true
+	}
+	return false
+}
+
+// SessionID returns sessionId of the case present, nil when null or when that case has none (see McpBeginExHasSessionID). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpBeginEx) SessionID() []byte {
+	switch f.Kind() {
+	case McpBeginExKindLifecycle:
+		v := f.Lifecycle()
+		return v.SessionID()
+	case McpBeginExKindToolsList:
+		v := f.ToolsList()
+		return v.SessionID()
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		return v.SessionID()
+	case McpBeginExKindPromptsList:
+		v := f.PromptsList()
+		return v.SessionID()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		return v.SessionID()
+	case McpBeginExKindResourcesList:
+		v := f.ResourcesList()
+		return v.SessionID()
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		return v.SessionID()
+	case McpBeginExKindResourcesTemplatesList:
+		v := f.ResourcesTemplatesList()
+		return v.SessionID()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		return v.SessionID()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		return v.SessionID()
+	case McpBeginExKindRequest:
+		v := f.Request()
+		return v.SessionID()
+	case McpBeginExKindClientResponse:
+		v := f.ClientResponse()
+		return v.SessionID()
+	}
+	return nil
+}
+
+// McpBeginExHasTimeout reports whether case kind of McpBeginEx has timeout.
+func McpBeginExHasTimeout(kind uint8) bool {
+	switch kind {
+	case McpBeginExKindToolsList, McpBeginExKindToolsCall, McpBeginExKindPromptsList, McpBeginExKindPromptsGet, McpBeginExKindResourcesList, McpBeginExKindResourcesRead, McpBeginExKindResourcesTemplatesList, McpBeginExKindResourcesSubscribe, McpBeginExKindResourcesUnsubscribe, McpBeginExKindRequest:
+		return true
+	}
+	return false
+}
+
+// Timeout returns timeout of the case present, zero when that case has none (see McpBeginExHasTimeout).
+func (f *McpBeginEx) Timeout() int64 {
+	switch f.Kind() {
+	case McpBeginExKindToolsList:
+		v := f.ToolsList()
+		return v.Timeout()
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		return v.Timeout()
+	case McpBeginExKindPromptsList:
+		v := f.PromptsList()
+		return v.Timeout()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		return v.Timeout()
+	case McpBeginExKindResourcesList:
+		v := f.ResourcesList()
+		return v.Timeout()
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		return v.Timeout()
+	case McpBeginExKindResourcesTemplatesList:
+		v := f.ResourcesTemplatesList()
+		return v.Timeout()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		return v.Timeout()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		return v.Timeout()
+	case McpBeginExKindRequest:
+		v := f.Request()
+		return v.Timeout()
+	}
+	return 0
+}
+
+// McpBeginExHasName reports whether case kind of McpBeginEx has name.
+func McpBeginExHasName(kind uint8) bool {
+	switch kind {
+	case McpBeginExKindToolsCall, McpBeginExKindPromptsGet:
+		return true
+	}
+	return false
+}
+
+// Name returns name of the case present, nil when null or when that case has none (see McpBeginExHasName). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpBeginEx) Name() []byte {
+	switch f.Kind() {
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		return v.Name()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		return v.Name()
+	}
+	return nil
+}
+
+// McpBeginExHasContentLength reports whether case kind of McpBeginEx has contentLength.
+func McpBeginExHasContentLength(kind uint8) bool {
+	switch kind {
+	case McpBeginExKindToolsCall, McpBeginExKindPromptsGet, McpBeginExKindResourcesRead, McpBeginExKindResourcesSubscribe, McpBeginExKindResourcesUnsubscribe, McpBeginExKindRequest, McpBeginExKindClientResponse:
+		return true
+	}
+	return false
+}
+
+// ContentLength returns contentLength of the case present, zero when that case has none (see McpBeginExHasContentLength).
+func (f *McpBeginEx) ContentLength() int32 {
+	switch f.Kind() {
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		return v.ContentLength()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		return v.ContentLength()
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		return v.ContentLength()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		return v.ContentLength()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		return v.ContentLength()
+	case McpBeginExKindRequest:
+		v := f.Request()
+		return v.ContentLength()
+	case McpBeginExKindClientResponse:
+		v := f.ClientResponse()
+		return v.ContentLength()
+	}
+	return 0
+}
+
+// McpBeginExHasURI reports whether case kind of McpBeginEx has uri.
+func McpBeginExHasURI(kind uint8) bool {
+	switch kind {
+	case McpBeginExKindResourcesRead, McpBeginExKindResourcesSubscribe, McpBeginExKindResourcesUnsubscribe:
+		return true
+	}
+	return false
+}
+
+// URI returns uri of the case present, nil when null or when that case has none (see McpBeginExHasURI). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpBeginEx) URI() []byte {
+	switch f.Kind() {
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		return v.URI()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		return v.URI()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		return v.URI()
+	}
+	return nil
+}
+
+// McpBeginExShared holds the fields that several cases of McpBeginEx share, as ReadShared reads them from the case present.
+type McpBeginExShared struct {
+	SessionID     []byte // sessionId
+	Timeout       int64  // timeout
+	Name          []byte // name
+	ContentLength int32  // contentLength
+	URI           []byte // uri
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpBeginEx) ReadShared(s *McpBeginExShared) {
+	*s = McpBeginExShared{}
+	switch f.Kind() {
+	case McpBeginExKindLifecycle:
+		v := f.Lifecycle()
+		s.SessionID = v.SessionID()
+	case McpBeginExKindToolsList:
+		v := f.ToolsList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindToolsCall:
+		v := f.ToolsCall()
+		s.SessionID, s.Timeout, s.Name, s.ContentLength = v.SessionID(), v.Timeout(), v.Name(), v.ContentLength()
+	case McpBeginExKindPromptsList:
+		v := f.PromptsList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindPromptsGet:
+		v := f.PromptsGet()
+		s.SessionID, s.Timeout, s.Name, s.ContentLength = v.SessionID(), v.Timeout(), v.Name(), v.ContentLength()
+	case McpBeginExKindResourcesList:
+		v := f.ResourcesList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindResourcesRead:
+		v := f.ResourcesRead()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindResourcesTemplatesList:
+		v := f.ResourcesTemplatesList()
+		s.SessionID, s.Timeout = v.SessionID(), v.Timeout()
+	case McpBeginExKindResourcesSubscribe:
+		v := f.ResourcesSubscribe()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindResourcesUnsubscribe:
+		v := f.ResourcesUnsubscribe()
+		s.SessionID, s.Timeout, s.ContentLength, s.URI = v.SessionID(), v.Timeout(), v.ContentLength(), v.URI()
+	case McpBeginExKindRequest:
+		v := f.Request()
+		s.SessionID, s.Timeout, s.ContentLength = v.SessionID(), v.Timeout(), v.ContentLength()
+	case McpBeginExKindClientResponse:
+		v := f.ClientResponse()
+		s.SessionID, s.ContentLength = v.SessionID(), v.ContentLength()
+	}
+}
+
 // McpBeginExBuilder writes a McpBeginEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -896,6 +1130,274 @@ func (b *McpBeginExBuilder) ClientResponse() *McpClientResponseBeginExBuilder {
 	b.open = 1011
 	b.next = 3
 	return b.bClientResponse.Wrap(b.buf, b.p, b.max)
+}
+
+// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.
+func (b *McpBeginExBuilder) Case(kind uint8) *McpBeginExBuilder {
+	switch kind {
+	case McpBeginExKindLifecycle:
+		b.Lifecycle()
+	case McpBeginExKindToolsList:
+		b.ToolsList()
+	case McpBeginExKindToolsCall:
+		b.ToolsCall()
+	case McpBeginExKindPromptsList:
+		b.PromptsList()
+	case McpBeginExKindPromptsGet:
+		b.PromptsGet()
+	case McpBeginExKindResourcesList:
+		b.ResourcesList()
+	case McpBeginExKindResourcesRead:
+		b.ResourcesRead()
+	case McpBeginExKindResourcesTemplatesList:
+		b.ResourcesTemplatesList()
+	case McpBeginExKindResourcesSubscribe:
+		b.ResourcesSubscribe()
+	case McpBeginExKindResourcesUnsubscribe:
+		b.ResourcesUnsubscribe()
+	case McpBeginExKindRequest:
+		b.Request()
+	case McpBeginExKindClientResponse:
+		b.ClientResponse()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "kind", Err: flyweight.ErrKind})
+	}
+	return b
+}
+
+// SessionID sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpBeginExBuilder) SessionID(v string) *McpBeginExBuilder {
+	switch b.open {
+	case 1000:
+		b.bLifecycle.SessionID(v)
+	case 1001:
+		b.bToolsList.SessionID(v)
+	case 1002:
+		b.bToolsCall.SessionID(v)
+	case 1003:
+		b.bPromptsList.SessionID(v)
+	case 1004:
+		b.bPromptsGet.SessionID(v)
+	case 1005:
+		b.bResourcesList.SessionID(v)
+	case 1006:
+		b.bResourcesRead.SessionID(v)
+	case 1007:
+		b.bResourcesTemplatesList.SessionID(v)
+	case 1008:
+		b.bResourcesSubscribe.SessionID(v)
+	case 1009:
+		b.bResourcesUnsubscribe.SessionID(v)
+	case 1010:
+		b.bRequest.SessionID(v)
+	case 1011:
+		b.bClientResponse.SessionID(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// SessionIDBytes sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpBeginExBuilder) SessionIDBytes(v []byte) *McpBeginExBuilder {
+	switch b.open {
+	case 1000:
+		b.bLifecycle.SessionIDBytes(v)
+	case 1001:
+		b.bToolsList.SessionIDBytes(v)
+	case 1002:
+		b.bToolsCall.SessionIDBytes(v)
+	case 1003:
+		b.bPromptsList.SessionIDBytes(v)
+	case 1004:
+		b.bPromptsGet.SessionIDBytes(v)
+	case 1005:
+		b.bResourcesList.SessionIDBytes(v)
+	case 1006:
+		b.bResourcesRead.SessionIDBytes(v)
+	case 1007:
+		b.bResourcesTemplatesList.SessionIDBytes(v)
+	case 1008:
+		b.bResourcesSubscribe.SessionIDBytes(v)
+	case 1009:
+		b.bResourcesUnsubscribe.SessionIDBytes(v)
+	case 1010:
+		b.bRequest.SessionIDBytes(v)
+	case 1011:
+		b.bClientResponse.SessionIDBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// SessionIDNull sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpBeginExBuilder) SessionIDNull() *McpBeginExBuilder {
+	switch b.open {
+	case 1000:
+		b.bLifecycle.SessionIDNull()
+	case 1001:
+		b.bToolsList.SessionIDNull()
+	case 1002:
+		b.bToolsCall.SessionIDNull()
+	case 1003:
+		b.bPromptsList.SessionIDNull()
+	case 1004:
+		b.bPromptsGet.SessionIDNull()
+	case 1005:
+		b.bResourcesList.SessionIDNull()
+	case 1006:
+		b.bResourcesRead.SessionIDNull()
+	case 1007:
+		b.bResourcesTemplatesList.SessionIDNull()
+	case 1008:
+		b.bResourcesSubscribe.SessionIDNull()
+	case 1009:
+		b.bResourcesUnsubscribe.SessionIDNull()
+	case 1010:
+		b.bRequest.SessionIDNull()
+	case 1011:
+		b.bClientResponse.SessionIDNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// Timeout sets timeout of the selected case; a case without timeout fails the builder.
+func (b *McpBeginExBuilder) Timeout(v int64) *McpBeginExBuilder {
+	switch b.open {
+	case 1001:
+		b.bToolsList.Timeout(v)
+	case 1002:
+		b.bToolsCall.Timeout(v)
+	case 1003:
+		b.bPromptsList.Timeout(v)
+	case 1004:
+		b.bPromptsGet.Timeout(v)
+	case 1005:
+		b.bResourcesList.Timeout(v)
+	case 1006:
+		b.bResourcesRead.Timeout(v)
+	case 1007:
+		b.bResourcesTemplatesList.Timeout(v)
+	case 1008:
+		b.bResourcesSubscribe.Timeout(v)
+	case 1009:
+		b.bResourcesUnsubscribe.Timeout(v)
+	case 1010:
+		b.bRequest.Timeout(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "timeout", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// Name sets name of the selected case; a case without name fails the builder.
+func (b *McpBeginExBuilder) Name(v string) *McpBeginExBuilder {
+	switch b.open {
+	case 1002:
+		b.bToolsCall.Name(v)
+	case 1004:
+		b.bPromptsGet.Name(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "name", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// NameBytes sets name of the selected case; a case without name fails the builder.
+func (b *McpBeginExBuilder) NameBytes(v []byte) *McpBeginExBuilder {
+	switch b.open {
+	case 1002:
+		b.bToolsCall.NameBytes(v)
+	case 1004:
+		b.bPromptsGet.NameBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "name", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// NameNull sets name of the selected case; a case without name fails the builder.
+func (b *McpBeginExBuilder) NameNull() *McpBeginExBuilder {
+	switch b.open {
+	case 1002:
+		b.bToolsCall.NameNull()
+	case 1004:
+		b.bPromptsGet.NameNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "name", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// ContentLength sets contentLength of the selected case; a case without contentLength fails the builder.
+func (b *McpBeginExBuilder) ContentLength(v int32) *McpBeginExBuilder {
+	switch b.open {
+	case 1002:
+		b.bToolsCall.ContentLength(v)
+	case 1004:
+		b.bPromptsGet.ContentLength(v)
+	case 1006:
+		b.bResourcesRead.ContentLength(v)
+	case 1008:
+		b.bResourcesSubscribe.ContentLength(v)
+	case 1009:
+		b.bResourcesUnsubscribe.ContentLength(v)
+	case 1010:
+		b.bRequest.ContentLength(v)
+	case 1011:
+		b.bClientResponse.ContentLength(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "contentLength", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// URI sets uri of the selected case; a case without uri fails the builder.
+func (b *McpBeginExBuilder) URI(v string) *McpBeginExBuilder {
+	switch b.open {
+	case 1006:
+		b.bResourcesRead.URI(v)
+	case 1008:
+		b.bResourcesSubscribe.URI(v)
+	case 1009:
+		b.bResourcesUnsubscribe.URI(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "uri", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// URIBytes sets uri of the selected case; a case without uri fails the builder.
+func (b *McpBeginExBuilder) URIBytes(v []byte) *McpBeginExBuilder {
+	switch b.open {
+	case 1006:
+		b.bResourcesRead.URIBytes(v)
+	case 1008:
+		b.bResourcesSubscribe.URIBytes(v)
+	case 1009:
+		b.bResourcesUnsubscribe.URIBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "uri", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// URINull sets uri of the selected case; a case without uri fails the builder.
+func (b *McpBeginExBuilder) URINull() *McpBeginExBuilder {
+	switch b.open {
+	case 1006:
+		b.bResourcesRead.URINull()
+	case 1008:
+		b.bResourcesSubscribe.URINull()
+	case 1009:
+		b.bResourcesUnsubscribe.URINull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpBeginEx", Field: "uri", Err: flyweight.ErrCase})
+	}
+	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -5799,6 +6301,183 @@ func (f *McpFlushEx) ClientRequest() McpClientRequestFlushEx {
 	return v
 }
 
+// McpFlushExHasID reports whether case kind of McpFlushEx has id.
+func McpFlushExHasID(kind uint8) bool {
+	switch kind {
+	case McpFlushExKindResumable, McpFlushExKindToolsListChanged, McpFlushExKindPromptsListChanged, McpFlushExKindResourcesListChanged, McpFlushExKindProgress, McpFlushExKindElicitComplete, McpFlushExKindResourcesUpdated, McpFlushExKindClientRequest:
+		return true
+	}
+	return false
+}
+
+// ID returns id of the case present, nil when null or when that case has none (see McpFlushExHasID). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpFlushEx) ID() []byte {
+	switch f.Kind() {
+	case McpFlushExKindResumable:
+		v := f.Resumable()
+		return v.ID()
+	case McpFlushExKindToolsListChanged:
+		v := f.ToolsListChanged()
+		return v.ID()
+	case McpFlushExKindPromptsListChanged:
+		v := f.PromptsListChanged()
+		return v.ID()
+	case McpFlushExKindResourcesListChanged:
+		v := f.ResourcesListChanged()
+		return v.ID()
+	case McpFlushExKindProgress:
+		v := f.Progress()
+		return v.ID()
+	case McpFlushExKindElicitComplete:
+		v := f.ElicitComplete()
+		return v.ID()
+	case McpFlushExKindResourcesUpdated:
+		v := f.ResourcesUpdated()
+		return v.ID()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		return v.ID()
+	}
+	return nil
+}
+
+// McpFlushExHasCorrelationID reports whether case kind of McpFlushEx has correlationId.
+func McpFlushExHasCorrelationID(kind uint8) bool {
+	switch kind {
+	case McpFlushExKindElicitCallback, McpFlushExKindElicitResponse:
+		return true
+	}
+	return false
+}
+
+// CorrelationID returns correlationId of the case present, nil when null or when that case has none (see McpFlushExHasCorrelationID). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpFlushEx) CorrelationID() []byte {
+	switch f.Kind() {
+	case McpFlushExKindElicitCallback:
+		v := f.ElicitCallback()
+		return v.CorrelationID()
+	case McpFlushExKindElicitResponse:
+		v := f.ElicitResponse()
+		return v.CorrelationID()
+	}
+	return nil
+}
+
+// McpFlushExHasMethod reports whether case kind of McpFlushEx has method.
+func McpFlushExHasMethod(kind uint8) bool {
+	switch kind {
+	case McpFlushExKindNotification, McpFlushExKindClientRequest:
+		return true
+	}
+	return false
+}
+
+// Method returns method of the case present, nil when null or when that case has none (see McpFlushExHasMethod). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpFlushEx) Method() []byte {
+	switch f.Kind() {
+	case McpFlushExKindNotification:
+		v := f.Notification()
+		return v.Method()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		return v.Method()
+	}
+	return nil
+}
+
+// McpFlushExHasParams reports whether case kind of McpFlushEx has params.
+func McpFlushExHasParams(kind uint8) bool {
+	switch kind {
+	case McpFlushExKindNotification, McpFlushExKindClientRequest:
+		return true
+	}
+	return false
+}
+
+// Params returns params of the case present, nil when null or when that case has none (see McpFlushExHasParams). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpFlushEx) Params() []byte {
+	switch f.Kind() {
+	case McpFlushExKindNotification:
+		v := f.Notification()
+		return v.Params()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		return v.Params()
+	}
+	return nil
+}
+
+// McpFlushExHasStart reports whether case kind of McpFlushEx has start.
+func McpFlushExHasStart(kind uint8) bool {
+	switch kind {
+	case McpFlushExKindNotification, McpFlushExKindClientRequest:
+		return true
+	}
+	return false
+}
+
+// Start returns start of the case present, zero when that case has none (see McpFlushExHasStart).
+func (f *McpFlushEx) Start() int32 {
+	switch f.Kind() {
+	case McpFlushExKindNotification:
+		v := f.Notification()
+		return v.Start()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		return v.Start()
+	}
+	return 0
+}
+
+// McpFlushExShared holds the fields that several cases of McpFlushEx share, as ReadShared reads them from the case present.
+type McpFlushExShared struct {
+	ID            []byte // id
+	CorrelationID []byte // correlationId
+	Method        []byte // method
+	Params        []byte // params
+	Start         int32  // start
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpFlushEx) ReadShared(s *McpFlushExShared) {
+	*s = McpFlushExShared{}
+	switch f.Kind() {
+	case McpFlushExKindResumable:
+		v := f.Resumable()
+		s.ID = v.ID()
+	case McpFlushExKindToolsListChanged:
+		v := f.ToolsListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindPromptsListChanged:
+		v := f.PromptsListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindResourcesListChanged:
+		v := f.ResourcesListChanged()
+		s.ID = v.ID()
+	case McpFlushExKindProgress:
+		v := f.Progress()
+		s.ID = v.ID()
+	case McpFlushExKindElicitCallback:
+		v := f.ElicitCallback()
+		s.CorrelationID = v.CorrelationID()
+	case McpFlushExKindElicitComplete:
+		v := f.ElicitComplete()
+		s.ID = v.ID()
+	case McpFlushExKindElicitResponse:
+		v := f.ElicitResponse()
+		s.CorrelationID = v.CorrelationID()
+	case McpFlushExKindResourcesUpdated:
+		v := f.ResourcesUpdated()
+		s.ID = v.ID()
+	case McpFlushExKindNotification:
+		v := f.Notification()
+		s.Method, s.Params, s.Start = v.Method(), v.Params(), v.Start()
+	case McpFlushExKindClientRequest:
+		v := f.ClientRequest()
+		s.ID, s.Method, s.Params, s.Start = v.ID(), v.Method(), v.Params(), v.Start()
+	}
+}
+
 // McpFlushExBuilder writes a McpFlushEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -6208,6 +6887,244 @@ func (b *McpFlushExBuilder) ClientRequest() *McpClientRequestFlushExBuilder {
 	b.open = 1011
 	b.next = 3
 	return b.bClientRequest.Wrap(b.buf, b.p, b.max)
+}
+
+// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.
+func (b *McpFlushExBuilder) Case(kind uint8) *McpFlushExBuilder {
+	switch kind {
+	case McpFlushExKindResumable:
+		b.Resumable()
+	case McpFlushExKindToolsListChanged:
+		b.ToolsListChanged()
+	case McpFlushExKindPromptsListChanged:
+		b.PromptsListChanged()
+	case McpFlushExKindResourcesListChanged:
+		b.ResourcesListChanged()
+	case McpFlushExKindProgress:
+		b.Progress()
+	case McpFlushExKindSuspend:
+		b.Suspend()
+	case McpFlushExKindElicitCallback:
+		b.ElicitCallback()
+	case McpFlushExKindElicitComplete:
+		b.ElicitComplete()
+	case McpFlushExKindElicitResponse:
+		b.ElicitResponse()
+	case McpFlushExKindResourcesUpdated:
+		b.ResourcesUpdated()
+	case McpFlushExKindNotification:
+		b.Notification()
+	case McpFlushExKindClientRequest:
+		b.ClientRequest()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "kind", Err: flyweight.ErrKind})
+	}
+	return b
+}
+
+// ID sets id of the selected case; a case without id fails the builder.
+func (b *McpFlushExBuilder) ID(v string) *McpFlushExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResumable.ID(v)
+	case 1001:
+		b.bToolsListChanged.ID(v)
+	case 1002:
+		b.bPromptsListChanged.ID(v)
+	case 1003:
+		b.bResourcesListChanged.ID(v)
+	case 1004:
+		b.bProgress.ID(v)
+	case 1007:
+		b.bElicitComplete.ID(v)
+	case 1009:
+		b.bResourcesUpdated.ID(v)
+	case 1011:
+		b.bClientRequest.ID(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// IDBytes sets id of the selected case; a case without id fails the builder.
+func (b *McpFlushExBuilder) IDBytes(v []byte) *McpFlushExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResumable.IDBytes(v)
+	case 1001:
+		b.bToolsListChanged.IDBytes(v)
+	case 1002:
+		b.bPromptsListChanged.IDBytes(v)
+	case 1003:
+		b.bResourcesListChanged.IDBytes(v)
+	case 1004:
+		b.bProgress.IDBytes(v)
+	case 1007:
+		b.bElicitComplete.IDBytes(v)
+	case 1009:
+		b.bResourcesUpdated.IDBytes(v)
+	case 1011:
+		b.bClientRequest.IDBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// IDNull sets id of the selected case; a case without id fails the builder.
+func (b *McpFlushExBuilder) IDNull() *McpFlushExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResumable.IDNull()
+	case 1001:
+		b.bToolsListChanged.IDNull()
+	case 1002:
+		b.bPromptsListChanged.IDNull()
+	case 1003:
+		b.bResourcesListChanged.IDNull()
+	case 1004:
+		b.bProgress.IDNull()
+	case 1007:
+		b.bElicitComplete.IDNull()
+	case 1009:
+		b.bResourcesUpdated.IDNull()
+	case 1011:
+		b.bClientRequest.IDNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// CorrelationID sets correlationId of the selected case; a case without correlationId fails the builder.
+func (b *McpFlushExBuilder) CorrelationID(v string) *McpFlushExBuilder {
+	switch b.open {
+	case 1006:
+		b.bElicitCallback.CorrelationID(v)
+	case 1008:
+		b.bElicitResponse.CorrelationID(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "correlationId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// CorrelationIDBytes sets correlationId of the selected case; a case without correlationId fails the builder.
+func (b *McpFlushExBuilder) CorrelationIDBytes(v []byte) *McpFlushExBuilder {
+	switch b.open {
+	case 1006:
+		b.bElicitCallback.CorrelationIDBytes(v)
+	case 1008:
+		b.bElicitResponse.CorrelationIDBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "correlationId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// CorrelationIDNull sets correlationId of the selected case; a case without correlationId fails the builder.
+func (b *McpFlushExBuilder) CorrelationIDNull() *McpFlushExBuilder {
+	switch b.open {
+	case 1006:
+		b.bElicitCallback.CorrelationIDNull()
+	case 1008:
+		b.bElicitResponse.CorrelationIDNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "correlationId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// Method sets method of the selected case; a case without method fails the builder.
+func (b *McpFlushExBuilder) Method(v string) *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.Method(v)
+	case 1011:
+		b.bClientRequest.Method(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "method", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// MethodBytes sets method of the selected case; a case without method fails the builder.
+func (b *McpFlushExBuilder) MethodBytes(v []byte) *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.MethodBytes(v)
+	case 1011:
+		b.bClientRequest.MethodBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "method", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// MethodNull sets method of the selected case; a case without method fails the builder.
+func (b *McpFlushExBuilder) MethodNull() *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.MethodNull()
+	case 1011:
+		b.bClientRequest.MethodNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "method", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// Params sets params of the selected case; a case without params fails the builder.
+func (b *McpFlushExBuilder) Params(v string) *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.Params(v)
+	case 1011:
+		b.bClientRequest.Params(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "params", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// ParamsBytes sets params of the selected case; a case without params fails the builder.
+func (b *McpFlushExBuilder) ParamsBytes(v []byte) *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.ParamsBytes(v)
+	case 1011:
+		b.bClientRequest.ParamsBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "params", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// ParamsNull sets params of the selected case; a case without params fails the builder.
+func (b *McpFlushExBuilder) ParamsNull() *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.ParamsNull()
+	case 1011:
+		b.bClientRequest.ParamsNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "params", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// Start sets start of the selected case; a case without start fails the builder.
+func (b *McpFlushExBuilder) Start(v int32) *McpFlushExBuilder {
+	switch b.open {
+	case 1010:
+		b.bNotification.Start(v)
+	case 1011:
+		b.bClientRequest.Start(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpFlushEx", Field: "start", Err: flyweight.ErrCase})
+	}
+	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -10426,6 +11343,46 @@ func (f *McpChallengeEx) ElicitCreate() McpElicitCreateChallengeEx {
 	return v
 }
 
+// McpChallengeExHasID reports whether case kind of McpChallengeEx has id.
+func McpChallengeExHasID(kind uint8) bool {
+	switch kind {
+	case McpChallengeExKindResume, McpChallengeExKindElicitCreate:
+		return true
+	}
+	return false
+}
+
+// ID returns id of the case present, nil when null or when that case has none (see McpChallengeExHasID). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpChallengeEx) ID() []byte {
+	switch f.Kind() {
+	case McpChallengeExKindResume:
+		v := f.Resume()
+		return v.ID()
+	case McpChallengeExKindElicitCreate:
+		v := f.ElicitCreate()
+		return v.ID()
+	}
+	return nil
+}
+
+// McpChallengeExShared holds the fields that several cases of McpChallengeEx share, as ReadShared reads them from the case present.
+type McpChallengeExShared struct {
+	ID []byte // id
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpChallengeEx) ReadShared(s *McpChallengeExShared) {
+	*s = McpChallengeExShared{}
+	switch f.Kind() {
+	case McpChallengeExKindResume:
+		v := f.Resume()
+		s.ID = v.ID()
+	case McpChallengeExKindElicitCreate:
+		v := f.ElicitCreate()
+		s.ID = v.ID()
+	}
+}
+
 // McpChallengeExBuilder writes a McpChallengeEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -10637,6 +11594,60 @@ func (b *McpChallengeExBuilder) ElicitCreate() *McpElicitCreateChallengeExBuilde
 	b.open = 1002
 	b.next = 3
 	return b.bElicitCreate.Wrap(b.buf, b.p, b.max)
+}
+
+// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.
+func (b *McpChallengeExBuilder) Case(kind uint8) *McpChallengeExBuilder {
+	switch kind {
+	case McpChallengeExKindResume:
+		b.Resume()
+	case McpChallengeExKindSuspended:
+		b.Suspended()
+	case McpChallengeExKindElicitCreate:
+		b.ElicitCreate()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpChallengeEx", Field: "kind", Err: flyweight.ErrKind})
+	}
+	return b
+}
+
+// ID sets id of the selected case; a case without id fails the builder.
+func (b *McpChallengeExBuilder) ID(v string) *McpChallengeExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResume.ID(v)
+	case 1002:
+		b.bElicitCreate.ID(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpChallengeEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// IDBytes sets id of the selected case; a case without id fails the builder.
+func (b *McpChallengeExBuilder) IDBytes(v []byte) *McpChallengeExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResume.IDBytes(v)
+	case 1002:
+		b.bElicitCreate.IDBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpChallengeEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// IDNull sets id of the selected case; a case without id fails the builder.
+func (b *McpChallengeExBuilder) IDNull() *McpChallengeExBuilder {
+	switch b.open {
+	case 1000:
+		b.bResume.IDNull()
+	case 1002:
+		b.bElicitCreate.IDNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpChallengeEx", Field: "id", Err: flyweight.ErrCase})
+	}
+	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
@@ -13515,6 +14526,52 @@ func (f *McpEventEx) ElicitationTimeout() McpElicitationTimeoutEx {
 	return v
 }
 
+// McpEventExHasSessionID reports whether case kind of McpEventEx has sessionId.
+func McpEventExHasSessionID(kind McpEventType) bool {
+	switch kind {
+	case McpEventExKindSessionEstablished, McpEventExKindSessionClosed, McpEventExKindElicitationTimeout:
+		return true
+	}
+	return false
+}
+
+// SessionID returns sessionId of the case present, nil when null or when that case has none (see McpEventExHasSessionID). The slice aliases the wrapped buffer: it is valid until that buffer is reused; do not retain it.
+func (f *McpEventEx) SessionID() []byte {
+	switch f.Kind() {
+	case McpEventExKindSessionEstablished:
+		v := f.SessionEstablished()
+		return v.SessionID()
+	case McpEventExKindSessionClosed:
+		v := f.SessionClosed()
+		return v.SessionID()
+	case McpEventExKindElicitationTimeout:
+		v := f.ElicitationTimeout()
+		return v.SessionID()
+	}
+	return nil
+}
+
+// McpEventExShared holds the fields that several cases of McpEventEx share, as ReadShared reads them from the case present.
+type McpEventExShared struct {
+	SessionID []byte // sessionId
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *McpEventEx) ReadShared(s *McpEventExShared) {
+	*s = McpEventExShared{}
+	switch f.Kind() {
+	case McpEventExKindSessionEstablished:
+		v := f.SessionEstablished()
+		s.SessionID = v.SessionID()
+	case McpEventExKindSessionClosed:
+		v := f.SessionClosed()
+		s.SessionID = v.SessionID()
+	case McpEventExKindElicitationTimeout:
+		v := f.ElicitationTimeout()
+		s.SessionID = v.SessionID()
+	}
+}
+
 // McpEventExBuilder writes a McpEventEx in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -13748,6 +14805,68 @@ func (b *McpEventExBuilder) ElicitationTimeout() *McpElicitationTimeoutExBuilder
 	b.open = 1003
 	b.next = 3
 	return b.bElicitationTimeout.Wrap(b.buf, b.p, b.max)
+}
+
+// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.
+func (b *McpEventExBuilder) Case(kind McpEventType) *McpEventExBuilder {
+	switch kind {
+	case McpEventExKindSessionEstablished:
+		b.SessionEstablished()
+	case McpEventExKindSessionClosed:
+		b.SessionClosed()
+	case McpEventExKindAuthorizationFailed:
+		b.AuthorizationFailed()
+	case McpEventExKindElicitationTimeout:
+		b.ElicitationTimeout()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpEventEx", Field: "kind", Err: flyweight.ErrKind})
+	}
+	return b
+}
+
+// SessionID sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpEventExBuilder) SessionID(v string) *McpEventExBuilder {
+	switch b.open {
+	case 1000:
+		b.bSessionEstablished.SessionID(v)
+	case 1001:
+		b.bSessionClosed.SessionID(v)
+	case 1003:
+		b.bElicitationTimeout.SessionID(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpEventEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// SessionIDBytes sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpEventExBuilder) SessionIDBytes(v []byte) *McpEventExBuilder {
+	switch b.open {
+	case 1000:
+		b.bSessionEstablished.SessionIDBytes(v)
+	case 1001:
+		b.bSessionClosed.SessionIDBytes(v)
+	case 1003:
+		b.bElicitationTimeout.SessionIDBytes(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "McpEventEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// SessionIDNull sets sessionId of the selected case; a case without sessionId fails the builder.
+func (b *McpEventExBuilder) SessionIDNull() *McpEventExBuilder {
+	switch b.open {
+	case 1000:
+		b.bSessionEstablished.SessionIDNull()
+	case 1001:
+		b.bSessionClosed.SessionIDNull()
+	case 1003:
+		b.bElicitationTimeout.SessionIDNull()
+	default:
+		b.Fail(&flyweight.Error{Type: "McpEventEx", Field: "sessionId", Err: flyweight.ErrCase})
+	}
+	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset

@@ -17,100 +17,68 @@ type RequestBegin struct {
 }
 
 // Read fills r from ex's request member and reports whether ex has one:
-// false for a lifecycle or a kind the union does not know. A member
-// without an ident leaves Ident null and ContentLength -1, their
-// defaults.
+// false for a lifecycle, a client response or a kind the union does not
+// know (the request members are the ones with a timeout). A member without
+// an ident leaves Ident null and ContentLength -1, their defaults.
 func (r *RequestBegin) Read(ex *McpBeginEx) bool {
-	*r = RequestBegin{ContentLength: -1, IdentNull: true}
-	switch ex.Kind() {
-	case McpBeginExKindToolsList:
-		v := ex.ToolsList()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-	case McpBeginExKindPromptsList:
-		v := ex.PromptsList()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-	case McpBeginExKindResourcesList:
-		v := ex.ResourcesList()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-	case McpBeginExKindResourcesTemplatesList:
-		v := ex.ResourcesTemplatesList()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-	case McpBeginExKindToolsCall:
-		v := ex.ToolsCall()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.Name(), !v.HasName(), v.ContentLength()
-	case McpBeginExKindPromptsGet:
-		v := ex.PromptsGet()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.Name(), !v.HasName(), v.ContentLength()
-	case McpBeginExKindResourcesRead:
-		v := ex.ResourcesRead()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.URI(), !v.HasURI(), v.ContentLength()
-	case McpBeginExKindResourcesSubscribe:
-		v := ex.ResourcesSubscribe()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.URI(), !v.HasURI(), v.ContentLength()
-	case McpBeginExKindResourcesUnsubscribe:
-		v := ex.ResourcesUnsubscribe()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.URI(), !v.HasURI(), v.ContentLength()
-	case McpBeginExKindRequest:
-		v := ex.Request()
-		r.SessionID, r.SessionIDNull, r.Timeout = v.SessionID(), !v.HasSessionID(), v.Timeout()
-		r.Ident, r.IdentNull, r.ContentLength = v.Method(), !v.HasMethod(), v.ContentLength()
-	default:
+	kind := ex.Kind()
+	if !McpBeginExHasTimeout(kind) {
 		return false
 	}
+	var s McpBeginExShared
+	ex.ReadShared(&s)
+	*r = RequestBegin{SessionID: s.SessionID, SessionIDNull: s.SessionID == nil, Timeout: s.Timeout, ContentLength: -1, IdentNull: true}
+	switch {
+	case McpBeginExHasName(kind):
+		r.Ident = s.Name
+	case McpBeginExHasURI(kind):
+		r.Ident = s.URI
+	case kind == McpBeginExKindRequest:
+		v := ex.Request()
+		r.Ident = v.Method()
+	default:
+		return true
+	}
+	r.IdentNull, r.ContentLength = r.Ident == nil, s.ContentLength
 	return true
 }
 
 // Build selects kind's member of b and writes r into it: the session id
 // and timeout, and for a kind with an ident the ident and contentLength.
-// It reports false, writing nothing, for a lifecycle or a kind the union
-// does not know.
+// It reports false, writing nothing, for a lifecycle, a client response or
+// a kind the union does not know.
 func (r *RequestBegin) Build(b *McpBeginExBuilder, kind uint8) bool {
-	switch kind {
-	case McpBeginExKindToolsList:
-		SetSessionID(b.ToolsList(), r.SessionID, r.SessionIDNull).Timeout(r.Timeout)
-	case McpBeginExKindPromptsList:
-		SetSessionID(b.PromptsList(), r.SessionID, r.SessionIDNull).Timeout(r.Timeout)
-	case McpBeginExKindResourcesList:
-		SetSessionID(b.ResourcesList(), r.SessionID, r.SessionIDNull).Timeout(r.Timeout)
-	case McpBeginExKindResourcesTemplatesList:
-		SetSessionID(b.ResourcesTemplatesList(), r.SessionID, r.SessionIDNull).Timeout(r.Timeout)
-	case McpBeginExKindToolsCall:
-		SetName(SetSessionID(b.ToolsCall(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	case McpBeginExKindPromptsGet:
-		SetName(SetSessionID(b.PromptsGet(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	case McpBeginExKindResourcesRead:
-		SetURI(SetSessionID(b.ResourcesRead(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	case McpBeginExKindResourcesSubscribe:
-		SetURI(SetSessionID(b.ResourcesSubscribe(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	case McpBeginExKindResourcesUnsubscribe:
-		SetURI(SetSessionID(b.ResourcesUnsubscribe(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	case McpBeginExKindRequest:
-		SetMethod(SetSessionID(b.Request(), r.SessionID, r.SessionIDNull), r.Ident, r.IdentNull).
-			ContentLength(r.ContentLength).Timeout(r.Timeout)
-	default:
+	if !McpBeginExHasTimeout(kind) {
 		return false
 	}
+	if kind == McpBeginExKindRequest {
+		// Only the generic request has a method, so the union has no
+		// setter for it: write through the member's builder.
+		rb := SetSessionID(b.Request(), r.SessionID, r.SessionIDNull)
+		SetString(rb.MethodBytes, rb.MethodNull, r.Ident, r.IdentNull)
+	} else {
+		SetSessionID(b.Case(kind), r.SessionID, r.SessionIDNull)
+		if McpBeginExHasName(kind) {
+			SetString(b.NameBytes, b.NameNull, r.Ident, r.IdentNull)
+		} else if McpBeginExHasURI(kind) {
+			SetString(b.URIBytes, b.URINull, r.Ident, r.IdentNull)
+		}
+	}
+	if McpBeginExHasContentLength(kind) {
+		b.ContentLength(r.ContentLength)
+	}
+	b.Timeout(r.Timeout)
 	return true
 }
 
 // BuildReply writes into b the McpBeginEx that answers the request ex:
 // its kind, session id and ident, with contentLength unknown and no
 // timeout; a lifecycle's carries caps. It reports false for a kind the
-// union does not know.
+// union does not know or a client response.
 func BuildReply(b *McpBeginExBuilder, ex *McpBeginEx, caps uint16) bool {
 	if ex.Kind() == McpBeginExKindLifecycle {
-		v := ex.Lifecycle()
-		SetSessionID(b.Lifecycle(), v.SessionID(), !v.HasSessionID()).Capabilities(caps)
+		sid := ex.SessionID()
+		SetSessionID(b.Lifecycle(), sid, sid == nil).Capabilities(caps)
 		return true
 	}
 	var r RequestBegin

@@ -111,3 +111,67 @@ func TestBuildReply(t *testing.T) {
 	assert.Equal(t, "s2", lv.SessionIDString())
 	assert.Equal(t, uint16(mcp.McpCapabilitiesServerTools), lv.Capabilities())
 }
+
+func TestRequestBeginEmptyIsNotNull(t *testing.T) {
+	ex := buildRequest(t, mcp.McpBeginExKindPromptsGet, mcp.RequestBegin{SessionID: []byte{}, Ident: []byte{}, ContentLength: 3})
+	var out mcp.RequestBegin
+	require.True(t, out.Read(ex))
+	assert.False(t, out.SessionIDNull, "an empty session id is not null")
+	assert.False(t, out.IdentNull, "an empty name is not null")
+	assert.Empty(t, out.SessionID)
+	assert.Equal(t, int32(3), out.ContentLength)
+}
+
+func TestRequestBeginClientResponseIsNotARequest(t *testing.T) {
+	var r mcp.RequestBegin
+	var b mcp.McpBeginExBuilder
+	buf := make([]byte, 64)
+	eb := b.Wrap(buf, 0, len(buf)).TypeID(7)
+	assert.False(t, r.Build(eb, mcp.McpBeginExKindClientResponse))
+	assert.Equal(t, 12, eb.Limit(), "a refused kind writes nothing")
+
+	eb = b.Wrap(buf, 0, len(buf)).TypeID(7)
+	eb.ClientResponse().SessionID("s1").ID("7")
+	n, err := eb.BuildLimit()
+	require.NoError(t, err)
+	var ex mcp.McpBeginEx
+	require.NoError(t, ex.Wrap(buf, 0, n))
+	assert.False(t, r.Read(&ex))
+	assert.False(t, mcp.BuildReply(b.Wrap(buf, 0, len(buf)).TypeID(7), &ex, 0))
+}
+
+func BenchmarkRequestBeginRead(b *testing.B) {
+	var eb mcp.McpBeginExBuilder
+	buf := make([]byte, 256)
+	w := eb.Wrap(buf, 0, len(buf)).TypeID(7)
+	w.ToolsCall().SessionID("s1").Name("echo").ContentLength(12).Timeout(5)
+	n, err := w.BuildLimit()
+	require.NoError(b, err)
+	var ex mcp.McpBeginEx
+	require.NoError(b, ex.Wrap(buf, 0, n))
+	var r mcp.RequestBegin
+	b.ReportAllocs()
+	for b.Loop() {
+		if !r.Read(&ex) {
+			b.Fatal("not a request")
+		}
+	}
+}
+
+func TestRequestBeginBuildAllocs(t *testing.T) {
+	var b mcp.McpBeginExBuilder
+	buf := make([]byte, 256)
+	r := mcp.RequestBegin{SessionID: []byte("s1"), Ident: []byte("x/y"), ContentLength: 4, Timeout: 9}
+	for _, kind := range []uint8{mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindResourcesRead, mcp.McpBeginExKindRequest, mcp.McpBeginExKindToolsList} {
+		allocs := testing.AllocsPerRun(100, func() {
+			eb := b.Wrap(buf, 0, len(buf)).TypeID(7)
+			if !r.Build(eb, kind) {
+				t.Fatal("not built")
+			}
+			if _, err := eb.BuildLimit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		assert.Zero(t, allocs, "kind %d", kind)
+	}
+}

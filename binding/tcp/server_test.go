@@ -33,6 +33,16 @@ func connectServer(t *testing.T, a *app, o engineOptions) (*engine.Engine, *net.
 	return e, c, a.accept(t)
 }
 
+// openServer is connectServer that also takes the BEGIN the binding opens
+// the stream with and the WINDOW it grants on it.
+func openServer(t *testing.T, a *app) (*engine.Engine, *net.TCPConn, *peer) {
+	t.Helper()
+	e, c, p := connectServer(t, a, engineOptions{})
+	p.expect(t, frame.FrameBegin)
+	p.expect(t, frame.FrameWindow)
+	return e, c, p
+}
+
 // TestEcho sends messages of several sizes through a tcp server to the
 // echo binding and back, then half-closes: the echo's END comes back as
 // the end of stream.
@@ -115,15 +125,7 @@ func TestServerAbortive(t *testing.T) {
 				p.expect(t, frame.FrameReset)
 			},
 		},
-		{
-			name: "application aborts",
-			run: func(t *testing.T, c *net.TCPConn, p *peer) {
-				p.close(t, frame.FrameAbort)
-				_, err := c.Read(make([]byte, 1))
-				assert.ErrorIs(t, err, syscall.ECONNRESET)
-				p.expect(t, frame.FrameAbort)
-			},
-		},
+		{name: "application aborts", run: appCloses(frame.FrameAbort)},
 		{
 			name: "application overruns its window",
 			run: func(t *testing.T, c *net.TCPConn, p *peer) {
@@ -146,24 +148,26 @@ func TestServerAbortive(t *testing.T) {
 				p.until(t, frame.FrameReset)
 			},
 		},
-		{
-			name: "application resets",
-			run: func(t *testing.T, c *net.TCPConn, p *peer) {
-				p.close(t, frame.FrameReset)
-				_, err := c.Read(make([]byte, 1))
-				assert.ErrorIs(t, err, syscall.ECONNRESET)
-				p.expect(t, frame.FrameReset)
-			},
-		},
+		{name: "application resets", run: appCloses(frame.FrameReset)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
-			p.expect(t, frame.FrameBegin)
-			p.expect(t, frame.FrameWindow)
+			e, c, p := openServer(t, newApp("app0", 8192))
 			tc.run(t, c, p)
 			requireNoStreams(t, e)
 		})
+	}
+}
+
+// appCloses is the case of TestServerAbortive in which the application
+// closes with typ (ABORT or RESET): the client's connection is reset, and
+// the binding closes the application's other direction with typ as well.
+func appCloses(typ frame.FrameType) func(t *testing.T, c *net.TCPConn, p *peer) {
+	return func(t *testing.T, c *net.TCPConn, p *peer) {
+		p.close(t, typ)
+		_, err := c.Read(make([]byte, 1))
+		assert.ErrorIs(t, err, syscall.ECONNRESET)
+		p.expect(t, typ)
 	}
 }
 
@@ -190,9 +194,7 @@ func TestServerWindow(t *testing.T) {
 	const window = 1024
 	a := newApp("app0", window)
 	a.manual = true
-	e, c, p := connectServer(t, a, engineOptions{})
-	p.expect(t, frame.FrameBegin)
-	p.expect(t, frame.FrameWindow)
+	e, c, p := openServer(t, a)
 
 	const size = 32 << 20
 	msg := pattern(size, 7)
@@ -237,9 +239,7 @@ func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 // reads; the socket fills, the binding buffers what it took and returns
 // credit only as bytes reach the socket.
 func TestServerSlowReader(t *testing.T) {
-	e, c, p := connectServer(t, newApp("app0", 8192), engineOptions{})
-	p.expect(t, frame.FrameBegin)
-	p.expect(t, frame.FrameWindow)
+	e, c, p := openServer(t, newApp("app0", 8192))
 
 	const size = 32 << 20
 	msg := pattern(size, 3)

@@ -26,11 +26,14 @@ const clientOrigin = 0x1_0000_0042
 
 // topologies place the initiator and the proxy: on one worker, and on
 // either side of two.
-var topologies = []struct {
+// topology places the initiator and the exit on workers of an engine.
+type topology struct {
 	name           string
 	workers        int
 	client, target int
-}{
+}
+
+var topologies = []topology{
 	{name: "one worker", workers: 1, client: 0, target: 0},
 	{name: "worker 0 to 1", workers: 2, client: 0, target: 1},
 	{name: "worker 1 to 0", workers: 2, client: 1, target: 0},
@@ -236,6 +239,18 @@ func (p *peer) expect(t *testing.T, typ frame.FrameType) rec {
 // worker has read what was sent to it, twice over (the frames sent, and
 // the proxy's forwarding of them): it waits for the workers' passes, not
 // for a while.
+// relayed sends a frame of type typ with traceID and ext on from's stream
+// fromID and checks that to receives it on toID, trace id and extension
+// unchanged.
+func relayed(t *testing.T, typ frame.FrameType, from *peer, fromID int64, to *peer, toID, traceID int64, ext string) {
+	t.Helper()
+	from.send(t, typ, fromID, out{traceID: traceID, ext: ext})
+	r := to.expect(t, typ)
+	assert.Equal(t, toID, r.streamID)
+	assert.Equal(t, traceID, r.traceID)
+	assert.Equal(t, ext, r.ext)
+}
+
 func (p *peer) expectNone(t *testing.T) {
 	t.Helper()
 	enginetest.Settle(t, p.e)
@@ -346,6 +361,14 @@ func newEngine(t *testing.T, workers int, cfg *config.Config, x *exit, more ...e
 
 // start runs an engine whose app0 is a test proxy to the exit x; opts
 // add to the engine's options.
+// startOn starts an engine laid out as tp, with the proxy's options and
+// exit x, and connects an initiator that opens with begin.
+func startOn(t *testing.T, tp topology, options string, x *exit, begin out, opts ...engine.Option) (*engine.Engine, *peer) {
+	t.Helper()
+	e := start(t, tp.workers, options, x, opts...)
+	return e, connect(t, e, tp.client, tp.target, begin)
+}
+
 func start(t *testing.T, workers int, options string, x *exit, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	cfg, err := load(t, proxyConfig(options))
@@ -556,29 +579,15 @@ func TestClosing(t *testing.T) {
 		{
 			name: "exit resets initial, initiator resets reply",
 			run: func(t *testing.T, c, s *peer) {
-				s.send(t, frame.FrameReset, s.initialID, out{traceID: 0x61, ext: "reset-initial"})
-				r := c.expect(t, frame.FrameReset)
-				assert.Equal(t, c.initialID, r.streamID)
-				assert.Equal(t, int64(0x61), r.traceID)
-				assert.Equal(t, "reset-initial", r.ext)
-				c.send(t, frame.FrameReset, c.replyID, out{ext: "reset-reply"})
-				rr := s.expect(t, frame.FrameReset)
-				assert.Equal(t, s.replyID, rr.streamID)
-				assert.Equal(t, "reset-reply", rr.ext)
+				relayed(t, frame.FrameReset, s, s.initialID, c, c.initialID, 0x61, "reset-initial")
+				relayed(t, frame.FrameReset, c, c.replyID, s, s.replyID, 0, "reset-reply")
 			},
 		},
 		{
 			name: "initiator aborts, exit aborts reply",
 			run: func(t *testing.T, c, s *peer) {
-				c.send(t, frame.FrameAbort, c.initialID, out{traceID: 0x62, ext: "abort-initial"})
-				a := s.expect(t, frame.FrameAbort)
-				assert.Equal(t, s.initialID, a.streamID)
-				assert.Equal(t, int64(0x62), a.traceID)
-				assert.Equal(t, "abort-initial", a.ext)
-				s.send(t, frame.FrameAbort, s.replyID, out{ext: "abort-reply"})
-				ar := c.expect(t, frame.FrameAbort)
-				assert.Equal(t, c.replyID, ar.streamID)
-				assert.Equal(t, "abort-reply", ar.ext)
+				relayed(t, frame.FrameAbort, c, c.initialID, s, s.initialID, 0x62, "abort-initial")
+				relayed(t, frame.FrameAbort, s, s.replyID, c, c.replyID, 0, "abort-reply")
 			},
 		},
 		{
@@ -620,8 +629,7 @@ func TestClosing(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tp.name+"/"+tc.name, func(t *testing.T) {
 				x := newExit()
-				e := start(t, tp.workers, "", x)
-				c := connect(t, e, tp.client, tp.target, out{})
+				e, c := startOn(t, tp, "", x, out{})
 				s := x.accept(t, 5*time.Second)
 				s.expect(t, frame.FrameBegin)
 				s.send(t, frame.FrameBegin, s.replyID, out{})
@@ -641,8 +649,7 @@ func TestRefusedByExit(t *testing.T) {
 	for _, tp := range topologies {
 		t.Run(tp.name, func(t *testing.T) {
 			x := newExit()
-			e := start(t, tp.workers, "", x)
-			c := connect(t, e, tp.client, tp.target, out{traceID: 0x51, ext: x.refuse})
+			e, c := startOn(t, tp, "", x, out{traceID: 0x51, ext: x.refuse})
 			r := c.expect(t, frame.FrameReset)
 			assert.Equal(t, c.initialID, r.streamID)
 			assert.Equal(t, int64(0x51), r.traceID)
@@ -668,8 +675,7 @@ func TestDelay(t *testing.T) {
 			t.Run(option+"/"+tp.name, func(t *testing.T) {
 				x := newExit()
 				clock := enginetest.NewClock()
-				e := start(t, tp.workers, "    options:\n      delay: "+option+"\n", x, engine.WithClock(clock.Now))
-				c := connect(t, e, tp.client, tp.target, out{traceID: 0x41, ext: "late"})
+				e, c := startOn(t, tp, "    options:\n      delay: "+option+"\n", x, out{traceID: 0x41, ext: "late"}, engine.WithClock(clock.Now))
 				c.send(t, frame.FrameFlush, c.initialID, out{ext: "early-flush"})
 				c.send(t, frame.FrameEnd, c.initialID, out{ext: "early-end"})
 
@@ -701,8 +707,7 @@ func TestDelayReplyReset(t *testing.T) {
 	for _, tp := range topologies {
 		t.Run(tp.name, func(t *testing.T) {
 			x := newExit()
-			e := start(t, tp.workers, "    options:\n      delay: 1h\n", x)
-			c := connect(t, e, tp.client, tp.target, out{})
+			e, c := startOn(t, tp, "    options:\n      delay: 1h\n", x, out{})
 			c.send(t, frame.FrameReset, c.replyID, out{ext: "no-reply"})
 			s := x.accept(t, 5*time.Second)
 			s.expect(t, frame.FrameBegin)

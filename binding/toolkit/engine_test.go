@@ -513,14 +513,19 @@ func TestBusy(t *testing.T) {
 	requireReleased(t, e)
 }
 
+// startLong starts an engine on a manual clock and prepares a call of
+// long_running_operation with params.
+func startLong(t *testing.T, params string) (*engine.Engine, *call, *enginetest.Clock) {
+	t.Helper()
+	e, mcpID, clock := startClocked(t)
+	return e, &call{ext: toolsCallEx(mcpID, "long_running_operation", -1), params: []byte(params)}, clock
+}
+
 // TestLongWithoutToken: without a progress token no FLUSH goes out, only
 // the result once the duration is over (on a manual clock).
 func TestLongWithoutToken(t *testing.T) {
-	e, mcpID, clock := startClocked(t)
-	c := &call{
-		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
-		params: []byte(`{"arguments":{"duration":0.1,"steps":4}}`), end: true,
-	}
+	e, c, clock := startLong(t, `{"arguments":{"duration":0.1,"steps":4}}`)
+	c.end = true
 	moved := c.runTicking(t, e, 1, clock, 10*time.Millisecond)
 	assert.GreaterOrEqual(t, moved, 100*time.Millisecond)
 	assert.Empty(t, c.flushes)
@@ -531,11 +536,8 @@ func TestLongWithoutToken(t *testing.T) {
 // TestProgress: one FLUSH per step, in order, then the result (on a
 // manual clock).
 func TestProgress(t *testing.T) {
-	e, mcpID, clock := startClocked(t)
-	c := &call{
-		ext:    toolsCallEx(mcpID, "long_running_operation", -1),
-		params: []byte(`{"arguments":{"duration":0.03,"steps":3},"_meta":{"progressToken":"tok-1"}}`), end: true,
-	}
+	e, c, clock := startLong(t, `{"arguments":{"duration":0.03,"steps":3},"_meta":{"progressToken":"tok-1"}}`)
+	c.end = true
 	c.runTicking(t, e, 0, clock, 5*time.Millisecond)
 	require.Len(t, c.flushes, 3)
 	for i, ext := range c.flushes {
@@ -566,12 +568,8 @@ func TestCancel(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e, mcpID, clock := startClocked(t)
 			// A step every 200ms.
-			c := &call{
-				ext:    toolsCallEx(mcpID, "long_running_operation", -1),
-				params: []byte(`{"arguments":{"duration":2,"steps":10},"_meta":{"progressToken":7}}`),
-			}
+			e, c, clock := startLong(t, `{"arguments":{"duration":2,"steps":10},"_meta":{"progressToken":7}}`)
 			if abort {
 				c.abortAfter = 1 // the initial stream is still open: no END
 			} else {

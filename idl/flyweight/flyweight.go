@@ -27,6 +27,9 @@ var (
 	ErrOrder = errors.New("flyweight: field set out of order")
 	// ErrRange reports a value that does not fit its encoding.
 	ErrRange = errors.New("flyweight: value out of range")
+	// ErrCase reports a union builder setter for a field that the selected
+	// case does not have, or that ran with no case selected.
+	ErrCase = errors.New("flyweight: the selected case has no such field")
 )
 
 // Error locates a sentinel error at a type and field.

@@ -1817,6 +1817,110 @@ func (f *ProxyAddress) None() ProxyAddressNone {
 	return v
 }
 
+// ProxyAddressHasProtocol reports whether case kind of ProxyAddress has protocol.
+func ProxyAddressHasProtocol(kind ProxyAddressFamily) bool {
+	switch kind {
+	case ProxyAddressKindInet, ProxyAddressKindInet4, ProxyAddressKindInet6, ProxyAddressKindUnix:
+		return true
+	}
+	return false
+}
+
+// Protocol returns protocol of the case present, zero when that case has none (see ProxyAddressHasProtocol).
+func (f *ProxyAddress) Protocol() ProxyAddressProtocol {
+	switch f.Kind() {
+	case ProxyAddressKindInet:
+		v := f.Inet()
+		return v.Protocol()
+	case ProxyAddressKindInet4:
+		v := f.Inet4()
+		return v.Protocol()
+	case ProxyAddressKindInet6:
+		v := f.Inet6()
+		return v.Protocol()
+	case ProxyAddressKindUnix:
+		v := f.Unix()
+		return v.Protocol()
+	}
+	return 0
+}
+
+// ProxyAddressHasSourcePort reports whether case kind of ProxyAddress has sourcePort.
+func ProxyAddressHasSourcePort(kind ProxyAddressFamily) bool {
+	switch kind {
+	case ProxyAddressKindInet, ProxyAddressKindInet4, ProxyAddressKindInet6:
+		return true
+	}
+	return false
+}
+
+// SourcePort returns sourcePort of the case present, zero when that case has none (see ProxyAddressHasSourcePort).
+func (f *ProxyAddress) SourcePort() uint16 {
+	switch f.Kind() {
+	case ProxyAddressKindInet:
+		v := f.Inet()
+		return v.SourcePort()
+	case ProxyAddressKindInet4:
+		v := f.Inet4()
+		return v.SourcePort()
+	case ProxyAddressKindInet6:
+		v := f.Inet6()
+		return v.SourcePort()
+	}
+	return 0
+}
+
+// ProxyAddressHasDestinationPort reports whether case kind of ProxyAddress has destinationPort.
+func ProxyAddressHasDestinationPort(kind ProxyAddressFamily) bool {
+	switch kind {
+	case ProxyAddressKindInet, ProxyAddressKindInet4, ProxyAddressKindInet6:
+		return true
+	}
+	return false
+}
+
+// DestinationPort returns destinationPort of the case present, zero when that case has none (see ProxyAddressHasDestinationPort).
+func (f *ProxyAddress) DestinationPort() uint16 {
+	switch f.Kind() {
+	case ProxyAddressKindInet:
+		v := f.Inet()
+		return v.DestinationPort()
+	case ProxyAddressKindInet4:
+		v := f.Inet4()
+		return v.DestinationPort()
+	case ProxyAddressKindInet6:
+		v := f.Inet6()
+		return v.DestinationPort()
+	}
+	return 0
+}
+
+// ProxyAddressShared holds the fields that several cases of ProxyAddress share, as ReadShared reads them from the case present.
+type ProxyAddressShared struct {
+	Protocol        ProxyAddressProtocol // protocol
+	SourcePort      uint16               // sourcePort
+	DestinationPort uint16               // destinationPort
+}
+
+// ReadShared sets s to the shared fields of the case present: a field that case has not is zero, and a string is nil when null and aliases the wrapped buffer.
+func (f *ProxyAddress) ReadShared(s *ProxyAddressShared) {
+	*s = ProxyAddressShared{}
+	switch f.Kind() {
+	case ProxyAddressKindInet:
+		v := f.Inet()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindInet4:
+		v := f.Inet4()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindInet6:
+		v := f.Inet6()
+		s.Protocol, s.SourcePort, s.DestinationPort = v.Protocol(), v.SourcePort(), v.DestinationPort()
+	case ProxyAddressKindUnix:
+		v := f.Unix()
+		s.Protocol = v.Protocol()
+	}
+}
+
 // ProxyAddressBuilder writes a ProxyAddress in place. Wrap it over a buffer, call
 // the setters in IDL order — a skipped field takes its default, and a skipped
 // field without one is an error — then Build. Errors are sticky: after the
@@ -2040,6 +2144,72 @@ func (b *ProxyAddressBuilder) None() *ProxyAddressNoneBuilder {
 	b.open = 1004
 	b.next = 1
 	return b.bNone.Wrap(b.buf, b.p, b.max)
+}
+
+// Case selects case kind, as that case's setter does, so that the setters of the fields several cases share write into it. A kind that names no case, or a case that holds a value rather than a nested type (its own setter takes the value), fails the builder.
+func (b *ProxyAddressBuilder) Case(kind ProxyAddressFamily) *ProxyAddressBuilder {
+	switch kind {
+	case ProxyAddressKindInet:
+		b.Inet()
+	case ProxyAddressKindInet4:
+		b.Inet4()
+	case ProxyAddressKindInet6:
+		b.Inet6()
+	case ProxyAddressKindUnix:
+		b.Unix()
+	case ProxyAddressKindNone:
+		b.None()
+	default:
+		b.Fail(&flyweight.Error{Type: "ProxyAddress", Field: "kind", Err: flyweight.ErrKind})
+	}
+	return b
+}
+
+// Protocol sets protocol of the selected case; a case without protocol fails the builder.
+func (b *ProxyAddressBuilder) Protocol(v ProxyAddressProtocol) *ProxyAddressBuilder {
+	switch b.open {
+	case 1000:
+		b.bInet.Protocol(v)
+	case 1001:
+		b.bInet4.Protocol(v)
+	case 1002:
+		b.bInet6.Protocol(v)
+	case 1003:
+		b.bUnix.Protocol(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "ProxyAddress", Field: "protocol", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// SourcePort sets sourcePort of the selected case; a case without sourcePort fails the builder.
+func (b *ProxyAddressBuilder) SourcePort(v uint16) *ProxyAddressBuilder {
+	switch b.open {
+	case 1000:
+		b.bInet.SourcePort(v)
+	case 1001:
+		b.bInet4.SourcePort(v)
+	case 1002:
+		b.bInet6.SourcePort(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "ProxyAddress", Field: "sourcePort", Err: flyweight.ErrCase})
+	}
+	return b
+}
+
+// DestinationPort sets destinationPort of the selected case; a case without destinationPort fails the builder.
+func (b *ProxyAddressBuilder) DestinationPort(v uint16) *ProxyAddressBuilder {
+	switch b.open {
+	case 1000:
+		b.bInet.DestinationPort(v)
+	case 1001:
+		b.bInet4.DestinationPort(v)
+	case 1002:
+		b.bInet6.DestinationPort(v)
+	default:
+		b.Fail(&flyweight.Error{Type: "ProxyAddress", Field: "destinationPort", Err: flyweight.ErrCase})
+	}
+	return b
 }
 
 // BuildLimit fills the defaults of the fields not set and returns the offset
