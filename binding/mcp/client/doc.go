@@ -192,6 +192,21 @@
 // lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url),
 // no more, so the upstream asks only what the downstream client takes.
 //
+// An elicitation/create with mode url on a request's event stream (an
+// upstream that runs its own authorization, Zilla's proxied flow) goes
+// down instead as CHALLENGE McpChallengeEx.elicitCreate{id: its
+// elicitationId, url, message, correlationId: the upstream's id as JSON
+// text, absent when it sent none} against the request, as Zilla's client
+// does, while the downstream's request is still open (the POST went up
+// when the params closed, so the upstream can ask before the downstream's
+// END). Its notifications/elicitation/complete becomes FLUSH
+// elicitComplete{id}, and the client's FLUSH elicitResponse{action} is
+// POSTed as the request's result {"action": "accept" | "decline" |
+// "cancel"}. Once the downstream ended its request, a CHALLENGE can no
+// longer reach it, and the URL elicitation is relayed as FLUSH
+// clientRequest as any other (Sluice's server kind ends its requests with
+// their body).
+//
 // A request that cannot reach the client is answered upstream at once
 // with the JSON-RPC error -32603, rather than left waiting: its stream's
 // reply is gone, its params are past mcp.MaxNotification, or it came on

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
@@ -113,11 +114,19 @@ func (x *exchange) onPreauthorize(gen uint32, url string, err error) {
 // onFlush takes the client's answer to the guard's elicitation: the
 // callback URL its user's browser came back to (elicitCallback), which
 // the guard re-authorizes with, or a refusal (elicitResponse decline or
-// cancel). Any other FLUSH of the request is ignored.
+// cancel); or, with no guard's elicitation pending, the answer to one the
+// upstream asked for (elicitResponse). Any other FLUSH is ignored.
 func (x *exchange) onFlush(ext []byte) {
 	h := x.h
 	f := &h.flushEx
-	if x.auth != authPending || !f.TryWrap(ext, 0, len(ext)) || f.TypeID() != h.mcpTypeID {
+	if !f.TryWrap(ext, 0, len(ext)) || f.TypeID() != h.mcpTypeID {
+		return
+	}
+	if x.auth != authPending {
+		if f.Kind() == mcp.McpFlushExKindElicitResponse {
+			r := f.ElicitResponse()
+			x.answerURLElicitation(r.Action())
+		}
 		return
 	}
 	switch f.Kind() {
@@ -177,4 +186,90 @@ func nextID(ids *mcp.IDs, n *atomic.Int64, prefix string) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// relayURLElicitation turns elicitation/create with mode url on the
+// request's event stream (the upstream asking its client to have the user
+// visit a URL) into CHALLENGE elicitCreate against the request, as
+// Zilla's client does: its elicitationId, url and message, and as
+// correlationId the upstream's JSON-RPC id (its JSON text), absent when
+// the message has none. It reports false, leaving the message to be
+// relayed as any request to the client is, when it is not a URL
+// elicitation or the downstream already ended its request, which a
+// CHALLENGE can no longer reach.
+func (x *exchange) relayURLElicitation(id, params []byte) bool {
+	if x.state&(xAnswered|xOver) != 0 || x.ds.In.Closed() || !x.ds.Out.Opening() {
+		return false
+	}
+	if mode, err := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "mode")); err != nil || string(mode) != "url" {
+		return false
+	}
+	eid, err1 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "elicitationId"))
+	url, err2 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "url"))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var message []byte
+	if m := jsonrpc.Lookup(params, "message"); m != nil {
+		if message, err1 = jsonrpc.Unquote(nil, m); err1 != nil {
+			message = nil
+		}
+	}
+	x.elicitID = append(x.elicitID[:0], eid...)
+	x.corrID = append(x.corrID[:0], id...)
+	var corr []byte
+	if id != nil {
+		corr = x.corrID
+	}
+	if !x.ds.doElicitCreate(x.elicitID, url, message, corr) {
+		return false
+	}
+	x.elicitRelayed = true
+	if x.idx >= 0 {
+		// A person is visiting the URL: wait as for any request to the
+		// client.
+		x.deadline = x.h.w.Now().Add(max(x.h.s.timeout, clientRequestWait))
+	}
+	return true
+}
+
+// relayElicitationComplete turns notifications/elicitation/complete for
+// the elicitation relayed as a CHALLENGE into FLUSH elicitComplete; any
+// other is relayed as a notification.
+func (x *exchange) relayElicitationComplete(params []byte) bool {
+	if !x.elicitRelayed {
+		return false
+	}
+	eid, err := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "elicitationId"))
+	if err != nil || string(eid) != string(x.elicitID) {
+		return false
+	}
+	x.elicitRelayed = false
+	x.ds.doFlush(flushElicitComplete, x.elicitID, nil, 0, 0)
+	return true
+}
+
+// answerURLElicitation posts the client's answer (FLUSH elicitResponse)
+// to an elicitation relayed as a CHALLENGE: {"action": "accept" |
+// "decline" | "cancel"} as the result of the upstream's request.
+func (x *exchange) answerURLElicitation(action mcp.McpElicitAction) {
+	if !x.elicitRelayed || len(x.corrID) == 0 || x.state&xSent == 0 {
+		return
+	}
+	var name string
+	switch action {
+	case mcp.McpElicitActionAccept:
+		name = "accept"
+	case mcp.McpElicitActionDecline:
+		name = "decline"
+	default:
+		name = "cancel"
+	}
+	b := append(x.scratch[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, x.corrID...)
+	b = append(b, `,"result":{"action":"`...)
+	b = append(b, name...)
+	b = append(b, `"}}`...)
+	x.scratch = b
+	postMessage(x.h, &x.snap, b)
 }

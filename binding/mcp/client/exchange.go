@@ -65,6 +65,9 @@ type exchange struct {
 	corrID       []byte
 	credential   []byte // the POST's authorization header value; empty: none
 	guardSession int64  // a session the guard opened for the request; 0: none
+	// elicitRelayed: the upstream's URL elicitation elicitID went down as
+	// a CHALLENGE and is not complete yet.
+	elicitRelayed bool
 }
 
 const (
@@ -87,7 +90,7 @@ func (h *handler) newExchange() *exchange {
 	}
 	x.kind, x.hasSID, x.hasName = 0, false, false
 	x.gen++
-	x.auth, x.elicitWait, x.guardSession = authNone, 0, 0
+	x.auth, x.elicitWait, x.guardSession, x.elicitRelayed = authNone, 0, 0, false
 	x.elicitID, x.corrID, x.credential = x.elicitID[:0], x.corrID[:0], x.credential[:0]
 	x.method, x.sid, x.name = x.method[:0], x.sid[:0], x.name[:0]
 	x.params, x.answer, x.lastID, x.bearer, x.errBody = x.params[:0], x.answer[:0], x.lastID[:0], x.bearer[:0], x.errBody[:0]
@@ -111,7 +114,7 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 			x.onData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if f, err := x.ds.OnFlush(buf); x.received(err) && x.auth == authPending {
+		if f, err := x.ds.OnFlush(buf); x.received(err) && (x.auth == authPending || x.elicitRelayed) {
 			x.onFlush(f.Extension())
 		}
 	case frame.FrameEnd:
@@ -552,6 +555,17 @@ func (x *exchange) onMessage(c *call, m *message) {
 	h := x.h
 	if m.method != nil {
 		method := m.method[1 : len(m.method)-1]
+		switch string(method) {
+		case "elicitation/create":
+			if x.relayURLElicitation(m.id, m.params) {
+				return
+			}
+		case "notifications/elicitation/complete":
+			if x.relayElicitationComplete(m.params) {
+				x.extend()
+				return
+			}
+		}
 		if m.id != nil {
 			x.relayRequest(m.id, method, m.params)
 			return
