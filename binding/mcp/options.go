@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/sluicehq/sluice/engine"
 )
@@ -150,13 +151,18 @@ var optionsSchema = json.RawMessage(`{
 // unsupported are the options of Zilla's mcp binding that load but that
 // no kind serves yet; see [Unsupported].
 // An entry with a sub key refuses only that member of the option.
-var unsupported = []struct{ key, sub, feature string }{
-	{"authorization", "", "options.authorization (credentials for a guard)"},
-	{"elicitation", "callback", "options.elicitation.callback (URL-mode elicitation)"},
-	{"cache", "", "options.cache (the proxy's tool cache)"},
+// An entry with kinds refuses the option only for those kinds.
+var unsupported = []struct {
+	key, sub, feature string
+	kinds             []string
+}{
+	{"authorization", "", "options.authorization (credentials for a guard)", []string{"server", "proxy"}},
+	{"elicitation", "callback", "options.elicitation.callback (URL-mode elicitation)", nil},
+	{"cache", "", "options.cache (the proxy's tool cache)", nil},
 }
 
-// Unsupported refuses a binding whose options set authorization,
+// Unsupported refuses a binding whose options set authorization (but on
+// a client, which takes its upstream credentials from the guard),
 // elicitation.callback or cache, which no kind serves yet: the engine does
 // not start it rather than run it without them. The mcp type runs it
 // before provisioning any kind.
@@ -167,7 +173,7 @@ func Unsupported(cfg *engine.BindingConfig) error {
 	m, _ := cfg.Options().Value().(map[string]any)
 	for _, u := range unsupported {
 		v, ok := m[u.key]
-		if !ok {
+		if !ok || u.kinds != nil && !slices.Contains(u.kinds, cfg.Kind) {
 			continue
 		}
 		where := cfg.Options().Where(u.key)

@@ -65,7 +65,7 @@
 //	case guard.Authorized(session):
 //		defer h.Deauthorize(session)
 //	case session == guard.NeedsPreauthorize:
-//		h.Preauthorize(traceID, bindingID, 0, 0, func(url string, err error) {
+//		h.Preauthorize(traceID, bindingID, 0, 0, "", func(url string, err error) {
 //			// runs on worker's thread: ask the user to visit url
 //		})
 //	}

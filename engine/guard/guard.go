@@ -91,8 +91,10 @@ type Handler interface {
 	// must visit before Reauthorize can succeed (it drives MCP URL-mode
 	// elicitation and OAuth), or "" when the guard needs no such step.
 	// session is one another guard already established for the request,
-	// or 0.
-	Preauthorize(traceID, bindingID, contextID, session int64, done func(url string, err error))
+	// or 0. callback, when not "", is where the user's browser is to come
+	// back to (the redirect_uri the URL carries), as Zilla's preauthorize
+	// takes it.
+	Preauthorize(traceID, bindingID, contextID, session int64, callback string, done func(url string, err error))
 }
 
 // Guard is the process-wide instance of one configured guard. Each worker

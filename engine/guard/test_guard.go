@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	neturl "net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -280,18 +281,44 @@ func (h *testHandler) Challenge(session int64, now int64) bool {
 }
 
 // Preauthorize completes with the configured preauthorize URL, "" when
-// there is none.
-func (h *testHandler) Preauthorize(_, _, _, _ int64, done func(url string, err error)) {
+// there is none. As in Zilla's test guard, a URL whose text holds the
+// placeholder host replace.me gets its redirect_uri parameter replaced by
+// callback, query-escaped, when there is one.
+func (h *testHandler) Preauthorize(_, _, _, _ int64, callback string, done func(url string, err error)) {
 	h.g.mu.Lock()
 	closed := h.g.closed
 	h.g.mu.Unlock()
 	url, err := h.g.opts.preauthorize, error(nil)
 	if closed {
 		url, err = "", ErrClosed
+	} else if callback != "" && strings.Contains(url, redirectPlaceholder) {
+		url = withRedirect(url, callback)
 	}
 	if done != nil {
 		h.d.Dispatch(func() { done(url, err) })
 	}
+}
+
+// redirectPlaceholder marks a preauthorize URL whose redirect_uri is to be
+// replaced by the caller's callback.
+const redirectPlaceholder = "replace.me"
+
+// withRedirect replaces the value of the first redirect_uri parameter of
+// u with callback, query-escaped.
+func withRedirect(u, callback string) string {
+	const param = "redirect_uri="
+	i := strings.Index(u, param)
+	if i < 0 {
+		return u
+	}
+	start := i + len(param)
+	end := strings.IndexByte(u[start:], '&')
+	if end < 0 {
+		end = len(u)
+	} else {
+		end += start
+	}
+	return u[:start] + neturl.QueryEscape(callback) + u[end:]
 }
 
 var (

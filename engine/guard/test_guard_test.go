@@ -414,19 +414,32 @@ func TestTestGuardVerify(t *testing.T) {
 
 func TestTestGuardPreauthorize(t *testing.T) {
 	tests := []struct {
-		name    string
-		options map[string]any
-		want    string
+		name     string
+		options  map[string]any
+		callback string
+		want     string
 	}{
 		{name: "configured", options: map[string]any{"preauthorize": "https://auth.example.com/authorize?client_id=x"}, want: "https://auth.example.com/authorize?client_id=x"},
 		{name: "not needed", options: map[string]any{"credentials": "c"}, want: ""},
+		{name: "callback replaces the placeholder redirect_uri",
+			options:  map[string]any{"preauthorize": "https://s.example/authorize?state=7f&redirect_uri=https%3A%2F%2Freplace.me%2Fcallback&x=1"},
+			callback: "http://localhost:8080/mcp/auth/callback",
+			want:     "https://s.example/authorize?state=7f&redirect_uri=http%3A%2F%2Flocalhost%3A8080%2Fmcp%2Fauth%2Fcallback&x=1"},
+		{name: "callback replaces a last redirect_uri",
+			options:  map[string]any{"preauthorize": "https://s.example/authorize?redirect_uri=https%3A%2F%2Freplace.me%2Fcb"},
+			callback: "http://gw/cb?a=b",
+			want:     "https://s.example/authorize?redirect_uri=http%3A%2F%2Fgw%2Fcb%3Fa%3Db"},
+		{name: "no placeholder: the URL stays",
+			options:  map[string]any{"preauthorize": "https://s.example/authorize?redirect_uri=https%3A%2F%2Fapp.example%2Fcb"},
+			callback: "http://gw/cb",
+			want:     "https://s.example/authorize?redirect_uri=https%3A%2F%2Fapp.example%2Fcb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newQueue()
 			h := newGuard(t, tt.options, nil).Attach(q)
 			called := false
-			h.Preauthorize(1, 2, 3, 0, func(url string, err error) {
+			h.Preauthorize(1, 2, 3, 0, tt.callback, func(url string, err error) {
 				called = true
 				assert.NoError(t, err)
 				assert.Equal(t, tt.want, url)
@@ -434,7 +447,7 @@ func TestTestGuardPreauthorize(t *testing.T) {
 			assert.False(t, called, "completes through the dispatcher, not on the caller's stack")
 			assert.Equal(t, 1, q.drain())
 			assert.True(t, called)
-			h.Preauthorize(1, 2, 3, 0, nil)
+			h.Preauthorize(1, 2, 3, 0, "", nil)
 			assert.Zero(t, q.drain(), "a nil callback dispatches nothing")
 		})
 	}
@@ -453,6 +466,6 @@ func TestTestGuardClose(t *testing.T) {
 	assert.Zero(t, h.ExpiresAt(s), "sessions are gone")
 	assert.False(t, h.Verify(s, nil))
 	var gotErr error
-	h.Preauthorize(0, 0, 0, 0, func(_ string, err error) { gotErr = err })
+	h.Preauthorize(0, 0, 0, 0, "", func(_ string, err error) { gotErr = err })
 	assert.ErrorIs(t, gotErr, guard.ErrClosed)
 }

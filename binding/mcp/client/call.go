@@ -31,6 +31,7 @@ type reqHead struct {
 	lastEventID []byte
 	mcpMethod   []byte // 2026-07-28: Mcp-Method
 	mcpName     []byte // 2026-07-28: Mcp-Name, already encoded
+	bearer      []byte // "Bearer <credentials>" from the binding's guard; nil: none
 }
 
 // call is one HTTP request to the upstream, an application stream to the
@@ -116,6 +117,9 @@ func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	}
 	if rh.mcpName != nil {
 		hs.Item().Name("mcp-name").ValueBytes(rh.mcpName)
+	}
+	if rh.bearer != nil {
+		hs.Item().Name("authorization").ValueBytes(rh.bearer)
 	}
 	b.ExtensionDone(eb.BuildLimit())
 }

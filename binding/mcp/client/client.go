@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/sluicehq/sluice/binding"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,9 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	s, err := compile(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.applySettings(e); err != nil {
+		return nil, fmt.Errorf("mcp %s: %w", cfg.Name, err)
 	}
 	if s.exitID, err = exit(e, cfg); err != nil {
 		return nil, err
@@ -77,7 +81,15 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	if err != nil {
 		return nil, err
 	}
-	return attach(w, cfg, in), nil
+	h := attach(w, cfg, in)
+	if name := in.s.guardName; name != "" {
+		g, ok := w.Guard(name)
+		if !ok {
+			return nil, fmt.Errorf("mcp %s: options.authorization names guard %q, which is not configured", cfg.Name, name)
+		}
+		h.guard = g
+	}
+	return h, nil
 }
 
 // v20260728 is the stateless revision, which the client offers through
@@ -97,6 +109,11 @@ type options struct {
 	Server   string   `yaml:"server"`
 	Versions []string `yaml:"versions"`
 	Timeout  string   `yaml:"timeout"`
+	// Authorization names the guard whose credentials the upstream
+	// requests carry: {<guard>: {credentials: …}}.
+	Authorization map[string]struct {
+		Credentials *string `yaml:"credentials"`
+	} `yaml:"authorization"`
 
 	Origins    any `yaml:"origins"`
 	Hosts      any `yaml:"hosts"`
@@ -118,6 +135,41 @@ type settings struct {
 	stateless bool   // 2026-07-28 is offered
 	timeout   time.Duration
 	exitID    int64 // the exit, or the first route's
+
+	guardName string // options.authorization's guard; "": none
+	// needsCredentials: the guard's credentials are required, the
+	// authorization names none of its own (or a {credentials}
+	// placeholder), as Zilla decides.
+	needsCredentials bool
+	elicitIDs        mcp.IDs // mcp.elicitation.id
+	correlationIDs   mcp.IDs // mcp.elicit.correlation.id
+}
+
+// The engine settings that supply the ids of the elicitations the client
+// kind starts for its guard, named as Zilla's properties.
+const (
+	settingElicitationID = "mcp.elicitation.id"
+	settingCorrelationID = "mcp.elicit.correlation.id"
+)
+
+// applySettings reads the id suppliers of the engine's settings; the
+// engine checked their values when it started.
+func (s *settings) applySettings(e *engine.Engine) error {
+	if e == nil {
+		return nil
+	}
+	var err error
+	if v, ok := e.Setting(settingElicitationID); ok {
+		if s.elicitIDs, err = mcp.ParseIDs(v); err != nil {
+			return fmt.Errorf("%s: %w", settingElicitationID, err)
+		}
+	}
+	if v, ok := e.Setting(settingCorrelationID); ok {
+		if s.correlationIDs, err = mcp.ParseIDs(v); err != nil {
+			return fmt.Errorf("%s: %w", settingCorrelationID, err)
+		}
+	}
+	return nil
 }
 
 func compile(cfg *engine.BindingConfig) (*settings, error) {
@@ -153,6 +205,11 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 	s := &settings{scheme: u.Scheme, authority: u.Host, path: u.RequestURI(), timeout: defaultTimeout}
 	if u.Port() == "" {
 		s.authority += ":80"
+	}
+	for name, a := range o.Authorization {
+		// The schema allows one guard.
+		s.guardName = name
+		s.needsCredentials = a.Credentials == nil || strings.Contains(*a.Credentials, "{credentials}")
 	}
 	s.versions = o.Versions
 	if len(s.versions) == 0 {
@@ -195,6 +252,11 @@ type shared struct {
 	capsKnown bool
 
 	ids atomic.Int64
+
+	// elicitations and correlations count the ids handed out for
+	// elicitations the guard asked for.
+	elicitations atomic.Int64
+	correlations atomic.Int64
 }
 
 // handler is the client kind on one worker. Its flyweights, builders,
@@ -216,9 +278,13 @@ type handler struct {
 	flushExB mcp.McpFlushExBuilder
 	endExB   mcp.McpEndExBuilder
 	resetExB mcp.McpResetExBuilder
-	httpExB  httpb.HttpBeginExBuilder
-	hdr      httpb.HttpHeader
-	resp     respHead
+	// challengeExB and flushEx serve the guard's elicitations.
+	challengeExB mcp.McpChallengeExBuilder
+	flushEx      mcp.McpFlushEx
+	guard        guard.Handler // options.authorization's; nil: none
+	httpExB      httpb.HttpBeginExBuilder
+	hdr          httpb.HttpHeader
+	resp         respHead
 
 	tracker jsonrpc.Tracker
 	msg     message

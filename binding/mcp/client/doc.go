@@ -21,8 +21,8 @@
 // Zilla has no option for this; versions is Sluice's, shared with the
 // server kind.
 //
-// Zilla's options.authorization loads but is refused when the engine
-// starts, as not supported yet. The exit may be given as the binding's
+// options.authorization ({<guard>: {}}) names a guard whose credentials
+// the upstream requests carry (see "Guarded requests"). The exit may be given as the binding's
 // exit or, as Zilla's configs may, as the exit of its first route;
 // routes with when or guarded are refused as not supported yet.
 //
@@ -192,6 +192,21 @@
 // lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url),
 // no more, so the upstream asks only what the downstream client takes.
 //
+// An elicitation/create with mode url on a request's event stream (an
+// upstream that runs its own authorization, Zilla's proxied flow) goes
+// down instead as CHALLENGE McpChallengeEx.elicitCreate{id: its
+// elicitationId, url, message, correlationId: the upstream's id as JSON
+// text, absent when it sent none} against the request, as Zilla's client
+// does, while the downstream's request is still open (the POST went up
+// when the params closed, so the upstream can ask before the downstream's
+// END). Its notifications/elicitation/complete becomes FLUSH
+// elicitComplete{id}, and the client's FLUSH elicitResponse{action} is
+// POSTed as the request's result {"action": "accept" | "decline" |
+// "cancel"}. Once the downstream ended its request, a CHALLENGE can no
+// longer reach it, and the URL elicitation is relayed as FLUSH
+// clientRequest as any other (Sluice's server kind ends its requests with
+// their body).
+//
 // A request that cannot reach the client is answered upstream at once
 // with the JSON-RPC error -32603, rather than left waiting: its stream's
 // reply is gone, its params are past mcp.MaxNotification, or it came on
@@ -222,6 +237,39 @@
 // connection, the timeout) the stream is reset with McpResetEx.error while
 // the downstream still sends, and the reply aborted. A 2026-07-28
 // stateless upstream sends no such requests: an answer to one is refused.
+//
+// # Guarded requests
+//
+// With options.authorization, every request asks the guard first, as
+// Zilla's client does: a stream whose authorization is a session of the
+// guard with credentials uses them; otherwise the guard is asked with no
+// credentials. A session it opens gives the credentials, which the POST
+// carries as authorization: Bearer <credentials>. When it answers "needs
+// pre-authorization" (the test guard's preauthorize option), the request
+// is held, its reply already begun, its params not yet granted a window:
+//
+//   - the guard's Preauthorize gives the URL the user must visit, given
+//     the lifecycle's McpLifecycleBeginEx.authCallback as the callback
+//     (the test guard puts it into a replace.me redirect_uri);
+//   - CHALLENGE McpChallengeEx.elicitCreate{id, url, message, correlationId}
+//     goes down against the request, then the params' window; the ids
+//     come from the mcp.elicitation.id and mcp.elicit.correlation.id
+//     settings (random 8 hex digits by default);
+//   - FLUSH McpFlushEx.elicitCallback{url} from the client re-authorizes
+//     with that URL: a session sends FLUSH elicitComplete{id} on the reply
+//     and the held request goes upstream with its credentials once its
+//     params are whole; a refusal sends elicitComplete and aborts the
+//     reply;
+//   - FLUSH elicitResponse with DECLINE or CANCEL, or the request's own
+//     timeout (McpBeginEx's, in ms) running out, send elicitComplete and
+//     abort the reply; a request without a timeout cannot wait for a
+//     person and is reset and its reply aborted right after the challenge;
+//   - an END of the request while the elicitation is pending is a
+//     protocol error: the request is reset and the reply aborted.
+//
+// A guard that refuses outright resets the request and aborts its reply,
+// unless the authorization gives credentials of its own (without the
+// {credentials} placeholder), when the request goes on without.
 //
 // # Costs
 //

@@ -172,6 +172,7 @@ const (
 	flushProgress         // a: token, b: message (nil: none), n1 progress, n2 total
 	flushNotification     // a part of a notification (doPart)
 	flushClientRequest    // a part of a request the upstream sends its client (doPart)
+	flushElicitComplete   // a: the elicitation's id
 )
 
 // doFlush sends one FLUSH with McpFlushEx on the reply.
@@ -186,6 +187,8 @@ func (d *downstream) doFlush(k flushKind, a, b []byte, n1, n2 int64) bool {
 			eb.ResourcesListChanged().IDNull()
 		case flushResourcesUpdated:
 			eb.ResourcesUpdated().IDNull().URIBytes(a)
+		case flushElicitComplete:
+			eb.ElicitComplete().IDBytes(a)
 		case flushProgress:
 			pb := eb.Progress().ID("").TokenBytes(a).Progress(n1).Total(n2)
 			if b == nil {
@@ -290,4 +293,22 @@ func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx
 	b := h.mcpExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
 	mcp.BuildReply(b, ex, caps)
 	return b.BuildLimit()
+}
+
+// doElicitCreate sends CHALLENGE McpChallengeEx.elicitCreate against the
+// request (the initial direction), asking the client to have its user
+// visit url; it reports whether it went.
+func (d *downstream) doElicitCreate(id, url, message, correlationID []byte) bool {
+	h := d.h
+	return d.ChallengeWith(func(b *frame.ChallengeBuilder) {
+		off, maxLimit, ok := b.ExtensionSlot()
+		if !ok {
+			return
+		}
+		cb := h.challengeExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		eb := cb.ElicitCreate().IDBytes(id).URLBytes(url)
+		eb = optBytes(eb, message, (*mcp.McpElicitCreateChallengeExBuilder).MessageBytes, (*mcp.McpElicitCreateChallengeExBuilder).MessageNull)
+		optBytes(eb, correlationID, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDBytes, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDNull)
+		b.ExtensionDone(cb.BuildLimit())
+	}) == nil
 }

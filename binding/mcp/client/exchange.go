@@ -54,6 +54,20 @@ type exchange struct {
 	scratch   []byte
 	state     uint16
 	cancelled bool
+
+	// A guarded client's request (options.authorization): auth is where
+	// it stands with the guard (authNone…authPending); gen tells a stale
+	// guard completion from one for this use of the exchange.
+	auth         uint8
+	gen          uint32
+	elicitWait   int64  // the request's timeout in ms, how long an elicitation may take
+	elicitID     []byte // the elicitation the guard asked for
+	corrID       []byte
+	credential   []byte // the POST's authorization header value; empty: none
+	guardSession int64  // a session the guard opened for the request; 0: none
+	// elicitRelayed: the upstream's URL elicitation elicitID went down as
+	// a CHALLENGE and is not complete yet.
+	elicitRelayed bool
 }
 
 const (
@@ -75,6 +89,9 @@ func (h *handler) newExchange() *exchange {
 		x.resumeFn = x.resume
 	}
 	x.kind, x.hasSID, x.hasName = 0, false, false
+	x.gen++
+	x.auth, x.elicitWait, x.guardSession, x.elicitRelayed = authNone, 0, 0, false
+	x.elicitID, x.corrID, x.credential = x.elicitID[:0], x.corrID[:0], x.credential[:0]
 	x.method, x.sid, x.name = x.method[:0], x.sid[:0], x.name[:0]
 	x.params, x.answer, x.lastID, x.bearer, x.errBody = x.params[:0], x.answer[:0], x.lastID[:0], x.bearer[:0], x.errBody[:0]
 	x.pt.Reset()
@@ -97,11 +114,15 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 			x.onData(d.Payload())
 		}
 	case frame.FrameFlush:
-		_, err := x.ds.OnFlush(buf)
-		x.received(err)
+		if f, err := x.ds.OnFlush(buf); x.received(err) && (x.auth == authPending || x.elicitRelayed) {
+			x.onFlush(f.Extension())
+		}
 	case frame.FrameEnd:
 		_, _ = x.ds.OnEnd(buf) // In closes either way
-		if x.state&(xParamsDone|xOver) == 0 {
+		switch {
+		case x.auth == authPending && x.state&xOver == 0:
+			x.abandoned()
+		case x.state&(xParamsDone|xOver) == 0:
 			x.paramsComplete()
 		}
 	case frame.FrameAbort:
@@ -167,23 +188,30 @@ func (x *exchange) onBegin(ext []byte) {
 		x.method = append(x.method, method.Name...)
 	}
 	x.sid, x.hasSID = append(x.sid, r.SessionID...), !r.SessionIDNull
+	x.elicitWait = r.Timeout
 	// The reply opens at once, as the toolkit's does, so the reply's
 	// credit is usually there by the time the answer is.
 	if !x.ds.doBegin(ex, 0) {
 		x.refuse(-32603, "Internal error")
 		return
 	}
-	x.ds.doWindow(paramsWindow)
 	h.arm(x)
 	if x.hasSID {
 		h.sh.mu.Lock()
 		x.u = h.sh.sessions[string(x.sid)]
 		h.sh.mu.Unlock()
 		if x.u == nil {
+			x.ds.doWindow(paramsWindow)
 			x.fail(-32603, "Upstream session not found")
+			return
 		}
 	} else {
 		x.u = h.nullUpstream()
+	}
+	// A guarded client grants the params' window once the guard decided:
+	// an elicitation it asks for reaches the client first.
+	if h.guard == nil || x.authorize() {
+		x.ds.doWindow(paramsWindow)
 	}
 }
 
@@ -227,7 +255,7 @@ func (x *exchange) paramsComplete() {
 		x.fail(-32602, "Invalid params: not a JSON object")
 		return
 	}
-	if x.state&xOver == 0 {
+	if x.state&xOver == 0 && x.auth == authNone {
 		x.proceed()
 	}
 }
@@ -279,6 +307,9 @@ func (x *exchange) send() {
 	b = append(b, x.method...)
 	b = append(b, `","params":`...)
 	rh := reqHead{method: "POST", sessionID: x.snap.sessionID, version: x.snap.version}
+	if len(x.credential) > 0 {
+		rh.bearer = x.credential
+	}
 	if x.snap.stateless {
 		rh.sessionID = ""
 		rh.mcpMethod = x.method
@@ -524,6 +555,17 @@ func (x *exchange) onMessage(c *call, m *message) {
 	h := x.h
 	if m.method != nil {
 		method := m.method[1 : len(m.method)-1]
+		switch string(method) {
+		case "elicitation/create":
+			if x.relayURLElicitation(m.id, m.params) {
+				return
+			}
+		case "notifications/elicitation/complete":
+			if x.relayElicitationComplete(m.params) {
+				x.extend()
+				return
+			}
+		}
 		if m.id != nil {
 			x.relayRequest(m.id, method, m.params)
 			return
@@ -626,6 +668,16 @@ func (x *exchange) resumeGet() {
 func (x *exchange) onTimeout() {
 	x.cancelTimer()
 	if x.state&(xAnswered|xOver) != 0 {
+		return
+	}
+	switch x.auth {
+	case authPending:
+		x.elicitOver() // the user did not come back in time
+		x.release()
+		return
+	case authAcquiring:
+		x.reject()
+		x.release()
 		return
 	}
 	x.notifyCancelled("timeout")
@@ -808,6 +860,11 @@ func (x *exchange) release() {
 	if x.state&xFree != 0 {
 		return
 	}
+	if x.guardSession != 0 {
+		x.h.guard.Deauthorize(x.guardSession)
+		x.guardSession = 0
+	}
+	x.auth = authNone
 	x.state |= xOver | xFree
 	x.h.freeX = append(x.h.freeX, x)
 }

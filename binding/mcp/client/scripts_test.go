@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/spec"
@@ -15,17 +16,22 @@ var (
 )
 
 // TestScriptsEngineDriven plays each client scenario against app0 of
-// config/client.yaml: downstream.rpt plays the mcp server kind in front,
+// config/client.yaml (config/client.guarded.yaml for a scenario named
+// *.guarded, with the elicitation and correlation ids fixed): downstream.rpt plays the mcp server kind in front,
 // and upstream.rpt, when the scenario has one, the http client behind it
 // (net0) answering as the upstream MCP server (a scenario without one
 // sends nothing upstream); on one worker and on two.
 // The two are not a pair (each talks to the client kind, not to the
 // other), hence not client and server.
 func TestScriptsEngineDriven(t *testing.T) {
-	cfg := filepath.Join(scripts, "config", "client.yaml")
 	for _, name := range spec.Scenarios(t, clientDir, "downstream.rpt") {
 		names := []string{filepath.Join(clientDir, name, "downstream")}
+		cfg := filepath.Join(scripts, "config", "client.yaml")
 		var opts []spec.RunOption
+		if strings.HasSuffix(name, ".guarded") {
+			cfg = filepath.Join(scripts, "config", "client.guarded.yaml")
+			opts = append(opts, spec.Setting("mcp.elicitation.id", "elicit-1"), spec.Setting("mcp.elicit.correlation.id", "3"))
+		}
 		if up := filepath.Join(clientDir, name, "upstream"); fileExists(up + ".rpt") {
 			names = append(names, up)
 		} else {

@@ -36,6 +36,11 @@ type upstream struct {
 
 	owner *handler   // the worker of the lifecycle and the GET stream
 	lc    *lifecycle // nil for a worker's null-session upstream
+
+	// authCallback is the lifecycle's McpLifecycleBeginEx.authCallback,
+	// where a user's browser comes back to after an authorization the
+	// guard asks for; set before the upstream is shared, then only read.
+	authCallback string
 }
 
 // upstream states.
@@ -561,6 +566,9 @@ func (l *lifecycle) onBegin(ext []byte) {
 	}
 	l.key = string(v.SessionID())
 	u := &upstream{sh: h.sh, key: l.key, owner: h, lc: l, clientCaps: l.caps, state: upIniting}
+	if v.HasAuthCallback() {
+		u.authCallback = string(v.AuthCallback())
+	}
 	l.u = u
 	sh := h.sh
 	sh.mu.Lock()
