@@ -41,7 +41,8 @@ type exchange struct {
 	paramsSent    int
 	resSlot       int // the app's reply, at resHead
 	resLen        int
-	parts         *noteParts // a notification of the app's reply arriving in parts
+	parts         *noteParts   // a notification of the app's reply arriving in parts
+	elicit        *elicitation // its brokered URL elicitation, pending its callback (elicit.go)
 }
 
 // exState is an exchange's own state.
@@ -49,6 +50,7 @@ type exState uint8
 
 const (
 	resultStreams exState = 1 << iota // the app's reply outgrew its slot and streams through
+	endHeld                           // the params are out, their END waits for an elicitation's callback
 )
 
 // openApp opens the request's application stream. sid is the session id
@@ -110,6 +112,9 @@ func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name 
 // list: its POST is done with it.
 func (x *exchange) recycle() {
 	h := x.p.h
+	if x.elicit != nil {
+		x.dropElicit()
+	}
 	x.freeRes()
 	x.params, x.paramsSent, x.state = nil, 0, 0
 	if x.parts != nil {
@@ -159,6 +164,10 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		case !malformed(err):
 			x.failed()
 		}
+	case frame.FrameChallenge:
+		if c, err := x.OnChallenge(buf); err == nil {
+			x.onChallenge(c.Extension())
+		}
 	case frame.FrameFlush:
 		f, err := x.OnFlush(buf)
 		if malformed(err) {
@@ -170,7 +179,13 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameEnd:
 		e, err := x.OnEnd(buf) // closes In whatever it returns
-		x.abortRequest()       // an app that answers before reading all params is done with them
+		if x.state&endHeld != 0 {
+			// The application answered without the callback: the params
+			// were whole.
+			x.dropElicit()
+			x.releaseEnd()
+		}
+		x.abortRequest() // an app that answers before reading all params is done with them
 		outcome := mcp.McpOutcomeOk
 		if !malformed(err) {
 			if ext := e.Extension(); h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.mcpTypeID {
@@ -192,7 +207,7 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 // then ends the request.
 func (x *exchange) sendParams() {
 	p := x.p
-	if x.Out.Closed() {
+	if x.Out.Closed() || x.state&endHeld != 0 {
 		return
 	}
 	streamed := p.state&streamBody != 0
@@ -229,6 +244,11 @@ func (x *exchange) sendParams() {
 	x.params = nil
 	if !streamed {
 		p.freeIn()
+	}
+	if x.elicit != nil {
+		// The application hears of the callback before the END.
+		x.state |= endHeld
+		return
 	}
 	if err := x.End(nil); err != nil {
 		x.failed() // the application never learns the params ended
@@ -353,8 +373,12 @@ func (x *exchange) onFlush(ext []byte) {
 		return
 	}
 	kind := h.flushEx.Kind()
-	if kind == mcp.McpFlushExKindClientRequest {
+	switch kind {
+	case mcp.McpFlushExKindClientRequest:
 		h.onClientRequest(p.sess, p, h.flushEx.ClientRequest())
+		return
+	case mcp.McpFlushExKindElicitComplete:
+		x.onElicitComplete(h.flushEx.ElicitComplete())
 		return
 	}
 	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || x.state&resultStreams != 0 && p.res.mode != modeSSE {
