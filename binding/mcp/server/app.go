@@ -50,7 +50,9 @@ type exState uint8
 
 const (
 	resultStreams exState = 1 << iota // the app's reply outgrew its slot and streams through
-	endHeld                           // the params are out, their END waits for an elicitation's callback
+	endHeld                           // the params are out, their END waits for an elicitation
+	waitCallback                      // a brokered URL elicitation awaits its callback
+	waitAnswer                        // a URL elicitation awaits the client's answer
 )
 
 // openApp opens the request's application stream. sid is the session id
@@ -180,10 +182,10 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameEnd:
 		e, err := x.OnEnd(buf) // closes In whatever it returns
 		if x.state&endHeld != 0 {
-			// The application answered without the callback: the params
-			// were whole.
+			// The application answered without the elicitation's end:
+			// the params were whole.
 			x.dropElicit()
-			x.releaseEnd()
+			x.elicitDone(waitCallback | waitAnswer)
 		}
 		x.abortRequest() // an app that answers before reading all params is done with them
 		outcome := mcp.McpOutcomeOk
@@ -245,8 +247,9 @@ func (x *exchange) sendParams() {
 	if !streamed {
 		p.freeIn()
 	}
-	if x.elicit != nil {
-		// The application hears of the callback before the END.
+	if x.state&(waitCallback|waitAnswer) != 0 {
+		// The application hears of the elicitation's callback and answer
+		// before the END.
 		x.state |= endHeld
 		return
 	}

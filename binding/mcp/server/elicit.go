@@ -123,15 +123,20 @@ func (x *exchange) onChallenge(ext []byte) {
 		}
 		x.elicit = e
 	}
+	if broker {
+		x.state |= waitCallback
+	}
 	p.startSSE()
-	h.sendElicitCreate(s, p, ec, target)
+	if h.sendElicitCreate(s, p, ec, target) {
+		x.state |= waitAnswer
+	}
 }
 
 // sendElicitCreate sends the client elicitation/create for ec, with url
 // as the client sees it, on p's response (nil: the GET stream): a request
 // it answers when ec has a correlationId, else a notification as Zilla
-// sends it.
-func (h *server) sendElicitCreate(s *session, p *post, ec mcp.McpElicitCreateChallengeEx, target []byte) {
+// sends it. It reports whether the client owes an answer.
+func (h *server) sendElicitCreate(s *session, p *post, ec mcp.McpElicitCreateChallengeEx, target []byte) bool {
 	var r *clientRequest
 	if ec.HasCorrelationID() && len(ec.CorrelationID()) > 0 {
 		t := s.clients
@@ -170,11 +175,12 @@ func (h *server) sendElicitCreate(s *session, p *post, ec mcp.McpElicitCreateCha
 	if r == nil {
 		h.toStream(s, p, msg)
 		h.logClient(slog.LevelDebug, "delivered", s, ec.ID(), "elicitation", "mode", "url")
-		return
+		return false
 	}
 	h.toClient(r, msg)
 	r.timerID = h.w.TimerAt(r.start.Add(h.s.elicitTimeout), r.timerFn)
 	h.logClient(slog.LevelDebug, "delivered", s, r.appendID(h.aux[:0]), "elicitation", "mode", "url", "upstream_id", string(r.up))
+	return true
 }
 
 // toStream sends msg on p's event stream, or on the session's GET stream
@@ -227,9 +233,9 @@ func (x *exchange) onElicitComplete(c mcp.McpElicitCompleteFlushEx) {
 	if !c.HasID() {
 		return
 	}
-	if e := x.elicit; e != nil && e.id == string(c.ID()) {
+	if e := x.elicit; e == nil || e.id == string(c.ID()) {
 		x.dropElicit()
-		x.releaseEnd()
+		x.elicitDone(waitCallback | waitAnswer)
 	}
 	if p.sess == nil || p.replyOver() && p.flags&detached == 0 || p.res.mode != modeSSE {
 		return
@@ -256,9 +262,11 @@ func (x *exchange) dropElicit() {
 	}
 }
 
-// releaseEnd sends the request's END that waited for an elicitation.
-func (x *exchange) releaseEnd() {
-	if x.state&endHeld == 0 {
+// elicitDone notes that what the request's elicitation awaited (bits)
+// came, and sends the END that waited for it once nothing else does.
+func (x *exchange) elicitDone(bits exState) {
+	x.state &^= bits
+	if x.state&(endHeld|waitCallback|waitAnswer) != endHeld {
 		return
 	}
 	x.state &^= endHeld
@@ -297,6 +305,7 @@ func (s *session) endElicits() {
 // asked it. It reports whether that stream could take it.
 func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bool {
 	var out flusher
+	var x *exchange
 	switch {
 	case r.origin.p == nil:
 		if r.s.lc == nil || r.s.lc.Out.Closed() {
@@ -306,7 +315,8 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 	case !r.origin.live() || r.origin.p.ex == nil || r.origin.p.ex.Out.Closed():
 		return false
 	default:
-		out = r.origin.p.ex
+		x = r.origin.p.ex
+		out = x
 	}
 	err := out.FlushWith(0, func(b *frame.FlushBuilder) {
 		off, max, ok := b.ExtensionSlot()
@@ -325,6 +335,9 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 	if err != nil {
 		h.unsent(frame.FrameFlush, out.OutID(), err)
 		return false
+	}
+	if x != nil {
+		x.elicitDone(waitAnswer)
 	}
 	return true
 }
@@ -446,7 +459,7 @@ func (h *server) elicitCallback(s *session, e *elicitation, u []byte) bool {
 		return false
 	}
 	if x != nil {
-		x.releaseEnd()
+		x.elicitDone(waitCallback)
 	}
 	return true
 }
