@@ -53,6 +53,8 @@ const (
 	endHeld                           // the params are out, their END waits for an elicitation
 	waitCallback                      // a brokered URL elicitation awaits its callback
 	waitAnswer                        // a URL elicitation awaits the client's answer
+	elicitDeclined                    // the client declined the URL elicitation
+	elicitTimedOut                    // the client cancelled it, or did not answer in time
 )
 
 // openApp opens the request's application stream. sid is the session id
@@ -198,7 +200,14 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameAbort:
 		x.OnAbort(buf) // closes In whatever it returns
 		x.abortRequest()
-		p.appError(codeInternalError, "Internal error")
+		switch {
+		case x.state&elicitDeclined != 0:
+			p.appError(codeTransport, "Authorization declined")
+		case x.state&elicitTimedOut != 0:
+			p.appError(codeTransport, "Authorization timed out")
+		default:
+			p.appError(codeInternalError, "Internal error")
+		}
 	}
 	if p.over() {
 		p.release()

@@ -337,6 +337,12 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 		return false
 	}
 	if x != nil {
+		switch action {
+		case mcp.McpElicitActionDecline:
+			x.state |= elicitDeclined
+		case mcp.McpElicitActionCancel:
+			x.state |= elicitTimedOut
+		}
 		x.elicitDone(waitAnswer)
 	}
 	return true
