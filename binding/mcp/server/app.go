@@ -49,12 +49,12 @@ type exchange struct {
 type exState uint8
 
 const (
-	resultStreams exState = 1 << iota // the app's reply outgrew its slot and streams through
-	endHeld                           // the params are out, their END waits for an elicitation
-	waitCallback                      // a brokered URL elicitation awaits its callback
-	waitAnswer                        // a URL elicitation awaits the client's answer
-	elicitDeclined                    // the client declined the URL elicitation
-	elicitTimedOut                    // the client cancelled it, or did not answer in time
+	resultStreams  exState = 1 << iota // the app's reply outgrew its slot and streams through
+	endHeld                            // the params are out, their END waits for an elicitation
+	waitCallback                       // a brokered URL elicitation awaits its callback
+	waitAnswer                         // a URL elicitation awaits the client's answer
+	elicitDeclined                     // the client declined the URL elicitation
+	elicitTimedOut                     // the client cancelled it, or did not answer in time
 )
 
 // openApp opens the request's application stream. sid is the session id
