@@ -43,6 +43,7 @@ type exchange struct {
 	resLen        int
 	parts         *noteParts   // a notification of the app's reply arriving in parts
 	elicit        *elicitation // its brokered URL elicitation, pending its callback (elicit.go)
+	deferred      [][]byte     // elicitation FLUSH extensions waiting for the params to be out
 }
 
 // exState is an exchange's own state.
@@ -119,6 +120,7 @@ func (x *exchange) recycle() {
 	if x.elicit != nil {
 		x.dropElicit()
 	}
+	x.deferred = x.deferred[:0]
 	x.freeRes()
 	x.params, x.paramsSent, x.state = nil, 0, 0
 	if x.parts != nil {
@@ -256,10 +258,15 @@ func (x *exchange) sendParams() {
 	if !streamed {
 		p.freeIn()
 	}
-	if x.state&(waitCallback|waitAnswer) != 0 {
+	if x.state&(waitCallback|waitAnswer) != 0 || len(x.deferred) > 0 {
 		// The application hears of the elicitation's callback and answer
-		// before the END.
+		// after the params and before the END.
 		x.state |= endHeld
+		if !x.sendDeferred() {
+			x.failed()
+			return
+		}
+		x.elicitDone(0)
 		return
 	}
 	if err := x.End(nil); err != nil {

@@ -318,22 +318,9 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 		x = r.origin.p.ex
 		out = x
 	}
-	err := out.FlushWith(0, func(b *frame.FlushBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.flushExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
-		eb.ElicitResponse().CorrelationIDBytes(r.up).Action(action)
-		limit, err := eb.BuildLimit()
-		if err != nil {
-			b.Fail(err)
-			return
-		}
-		b.ExtensionEnd(limit)
-	})
-	if err != nil {
-		h.unsent(frame.FrameFlush, out.OutID(), err)
+	eb := h.flushExB.Wrap(h.elicitBuf(len(r.up)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
+	eb.ElicitResponse().CorrelationIDBytes(r.up).Action(action)
+	if !h.elicitFlush(out, x, eb) {
 		return false
 	}
 	if x != nil {
@@ -348,10 +335,54 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 	return true
 }
 
+// elicitBuf returns the buffer an elicitation FLUSH's extension is built
+// in, with room for n bytes of strings.
+func (h *server) elicitBuf(n int) []byte {
+	if len(h.elicitExt) < n+256 {
+		h.elicitExt = make([]byte, n+256)
+	}
+	return h.elicitExt
+}
+
+// elicitFlush sends out the FLUSH whose extension eb built. On a request
+// whose params are still on their way (x, its END not yet due) it waits
+// until they are out, so that the application sees BEGIN, the params,
+// the FLUSHes, END.
+func (h *server) elicitFlush(out flusher, x *exchange, eb *mcp.McpFlushExBuilder) bool {
+	limit, err := eb.BuildLimit()
+	if err != nil {
+		h.w.Logger().Warn("mcp server: elicitation FLUSH not built", "binding", h.cfg.Name, "error", err)
+		return false
+	}
+	ext := h.elicitExt[:limit]
+	if x != nil && x.state&endHeld == 0 {
+		x.deferred = append(x.deferred, append([]byte(nil), ext...))
+		return true
+	}
+	if err := out.Flush(ext); err != nil {
+		h.unsent(frame.FrameFlush, out.OutID(), err)
+		return false
+	}
+	return true
+}
+
+// sendDeferred sends the elicitation FLUSHes that waited for the params.
+func (x *exchange) sendDeferred() bool {
+	for i, ext := range x.deferred {
+		if err := x.Flush(ext); err != nil {
+			x.p.h.unsent(frame.FrameFlush, x.OutID(), err)
+			return false
+		}
+		x.deferred[i] = nil
+	}
+	x.deferred = x.deferred[:0]
+	return true
+}
+
 // flusher is an application stream the server sends a FLUSH on: a
 // request's or a lifecycle's.
 type flusher interface {
-	FlushWith(reserved int32, fill func(*frame.FlushBuilder)) error
+	Flush(ext []byte) error
 	OutID() int64
 }
 
@@ -443,25 +474,12 @@ func (h *server) elicitCallback(s *session, e *elicitation, u []byte) bool {
 	}
 	target := stripState(h.msg[:0], u, len(s.id)+len(e.id)+2)
 	h.msg = target
-	err := out.FlushWith(0, func(b *frame.FlushBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.flushExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
-		cb := eb.ElicitCallback().URLBytes(target)
-		if e.corr != nil {
-			cb.CorrelationIDBytes(e.corr)
-		}
-		limit, err := eb.BuildLimit()
-		if err != nil {
-			b.Fail(err)
-			return
-		}
-		b.ExtensionEnd(limit)
-	})
-	if err != nil {
-		h.unsent(frame.FrameFlush, out.OutID(), err)
+	eb := h.flushExB.Wrap(h.elicitBuf(len(target)+len(e.corr)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
+	cb := eb.ElicitCallback().URLBytes(target)
+	if e.corr != nil {
+		cb.CorrelationIDBytes(e.corr)
+	}
+	if !h.elicitFlush(out, x, eb) {
 		return false
 	}
 	if x != nil {

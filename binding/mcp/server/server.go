@@ -52,6 +52,7 @@ type server struct {
 	// elicitation FLUSHes (elicit.go).
 	challengeEx mcp.McpChallengeEx
 	flushExB    mcp.McpFlushExBuilder
+	elicitExt   []byte
 
 	// scratch composes local responses and events; name holds a decoded
 	// tool name or resource uri while an application BEGIN is built.
