@@ -278,12 +278,13 @@ func (x *exchange) elicitDone(bits exState) {
 	}
 }
 
-// addElicit registers e in the session; false when its id is pending.
+// addElicit registers e in the session; false when its id is pending, or
+// when the session has as many pending as it may have client requests.
 func (s *session) addElicit(e *elicitation) bool {
 	if s.elicits == nil {
 		s.elicits = map[string]*elicitation{}
 	}
-	if _, ok := s.elicits[e.id]; ok {
+	if _, ok := s.elicits[e.id]; ok || len(s.elicits) >= maxClientRequests {
 		return false
 	}
 	s.elicits[e.id] = e

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,10 @@ func TestFindElicitOwnSession(t *testing.T) {
 	e := &elicitation{id: "elicit-1", state: "7f3a"}
 	require.True(t, a.addElicit(e))
 	assert.False(t, a.addElicit(&elicitation{id: "elicit-1"}), "an id pending already")
+	for i := 0; i < maxClientRequests; i++ {
+		require.True(t, b.addElicit(&elicitation{id: fmt.Sprint("e", i)}))
+	}
+	assert.False(t, b.addElicit(&elicitation{id: "one-more"}), "a session's pending elicitations are bounded")
 
 	cb := func(state string) []byte { return []byte("http://localhost/mcp/auth/callback?code=x&state=" + state) }
 	for _, state := range []string{
