@@ -17,7 +17,8 @@ import (
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
 // configs load. The server serves elicitation.timeout and sampling.timeout
 // (how long a request the upstream sends the client waits for its
-// answer); the rest no kind serves yet: [Unsupported] makes the engine
+// answer) and elicitation.callback (the path of its URL-mode elicitation
+// callback); the rest no kind serves yet: [Unsupported] makes the engine
 // refuse to start a binding that sets one, rather than run it without its
 // security or caching options.
 var optionsSchema = json.RawMessage(`{
@@ -157,13 +158,12 @@ var unsupported = []struct {
 	kinds             []string
 }{
 	{"authorization", "", "options.authorization (credentials for a guard)", []string{"server", "proxy"}},
-	{"elicitation", "callback", "options.elicitation.callback (URL-mode elicitation)", nil},
 	{"cache", "", "options.cache (the proxy's tool cache)", nil},
 }
 
 // Unsupported refuses a binding whose options set authorization (but on
-// a client, which takes its upstream credentials from the guard),
-// elicitation.callback or cache, which no kind serves yet: the engine does
+// a client, which takes its upstream credentials from the guard) or
+// cache, which no kind serves yet: the engine does
 // not start it rather than run it without them. The mcp type runs it
 // before provisioning any kind.
 func Unsupported(cfg *engine.BindingConfig) error {

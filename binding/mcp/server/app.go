@@ -41,14 +41,21 @@ type exchange struct {
 	paramsSent    int
 	resSlot       int // the app's reply, at resHead
 	resLen        int
-	parts         *noteParts // a notification of the app's reply arriving in parts
+	parts         *noteParts   // a notification of the app's reply arriving in parts
+	elicit        *elicitation // its brokered URL elicitation, pending its callback (elicit.go)
+	deferred      [][]byte     // elicitation FLUSH extensions waiting for the params to be out
 }
 
 // exState is an exchange's own state.
 type exState uint8
 
 const (
-	resultStreams exState = 1 << iota // the app's reply outgrew its slot and streams through
+	resultStreams  exState = 1 << iota // the app's reply outgrew its slot and streams through
+	endHeld                            // the params are out, their END waits for an elicitation
+	waitCallback                       // a brokered URL elicitation awaits its callback
+	waitAnswer                         // a URL elicitation awaits the client's answer
+	elicitDeclined                     // the client declined the URL elicitation
+	elicitTimedOut                     // the client cancelled it, or did not answer in time
 )
 
 // openApp opens the request's application stream. sid is the session id
@@ -110,6 +117,10 @@ func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name 
 // list: its POST is done with it.
 func (x *exchange) recycle() {
 	h := x.p.h
+	if x.elicit != nil {
+		x.dropElicit()
+	}
+	x.deferred = x.deferred[:0]
 	x.freeRes()
 	x.params, x.paramsSent, x.state = nil, 0, 0
 	if x.parts != nil {
@@ -159,6 +170,10 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		case !malformed(err):
 			x.failed()
 		}
+	case frame.FrameChallenge:
+		if c, err := x.OnChallenge(buf); err == nil {
+			x.onChallenge(c.Extension())
+		}
 	case frame.FrameFlush:
 		f, err := x.OnFlush(buf)
 		if malformed(err) {
@@ -170,7 +185,13 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameEnd:
 		e, err := x.OnEnd(buf) // closes In whatever it returns
-		x.abortRequest()       // an app that answers before reading all params is done with them
+		if x.state&endHeld != 0 {
+			// The application answered without the elicitation's end:
+			// the params were whole.
+			x.dropElicit()
+			x.elicitDone(waitCallback | waitAnswer)
+		}
+		x.abortRequest() // an app that answers before reading all params is done with them
 		outcome := mcp.McpOutcomeOk
 		if !malformed(err) {
 			if ext := e.Extension(); h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.mcpTypeID {
@@ -181,7 +202,14 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameAbort:
 		x.OnAbort(buf) // closes In whatever it returns
 		x.abortRequest()
-		p.appError(codeInternalError, "Internal error")
+		switch {
+		case x.state&elicitDeclined != 0:
+			p.appError(codeTransport, "Authorization declined")
+		case x.state&elicitTimedOut != 0:
+			p.appError(codeTransport, "Authorization timed out")
+		default:
+			p.appError(codeInternalError, "Internal error")
+		}
 	}
 	if p.over() {
 		p.release()
@@ -192,7 +220,7 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 // then ends the request.
 func (x *exchange) sendParams() {
 	p := x.p
-	if x.Out.Closed() {
+	if x.Out.Closed() || x.state&endHeld != 0 {
 		return
 	}
 	streamed := p.state&streamBody != 0
@@ -229,6 +257,17 @@ func (x *exchange) sendParams() {
 	x.params = nil
 	if !streamed {
 		p.freeIn()
+	}
+	if x.state&(waitCallback|waitAnswer) != 0 || len(x.deferred) > 0 {
+		// The application hears of the elicitation's callback and answer
+		// after the params and before the END.
+		x.state |= endHeld
+		if !x.sendDeferred() {
+			x.failed()
+			return
+		}
+		x.elicitDone(0)
+		return
 	}
 	if err := x.End(nil); err != nil {
 		x.failed() // the application never learns the params ended
@@ -353,8 +392,12 @@ func (x *exchange) onFlush(ext []byte) {
 		return
 	}
 	kind := h.flushEx.Kind()
-	if kind == mcp.McpFlushExKindClientRequest {
+	switch kind {
+	case mcp.McpFlushExKindClientRequest:
 		h.onClientRequest(p.sess, p, h.flushEx.ClientRequest())
+		return
+	case mcp.McpFlushExKindElicitComplete:
+		x.onElicitComplete(h.flushEx.ElicitComplete())
 		return
 	}
 	if kind != mcp.McpFlushExKindProgress && kind != mcp.McpFlushExKindNotification || x.state&resultStreams != 0 && p.res.mode != modeSSE {

@@ -230,6 +230,9 @@ type fakeApp struct {
 	clientReqs [][]byte
 	hold       bool
 	held       *appStream
+	// challenge is a CHALLENGE extension a request's stream gets as it
+	// opens, before its window.
+	challenge []byte
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -271,6 +274,7 @@ type appStream struct {
 	endB   frame.EndBuilder
 	winB   frame.WindowBuilder
 	flushB frame.FlushBuilder
+	chalB  frame.ChallengeBuilder
 	ex     mcp.McpBeginEx
 	exB    mcp.McpBeginExBuilder
 }
@@ -310,6 +314,11 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 		}
 		n, _ := b.BuildLimit()
 		_ = a.w.Send(frame.FrameBegin, s.buf[:n])
+		if a.challenge != nil && !s.lifecycle && !s.flushed {
+			n, _ := s.chalB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.InitialID).
+				Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Extension(a.challenge).BuildLimit()
+			_ = a.w.Send(frame.FrameChallenge, s.buf[:n])
+		}
 		s.grant()
 	case t == frame.FrameData && id == s.InitialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {

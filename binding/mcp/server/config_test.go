@@ -48,8 +48,10 @@ func TestConfig(t *testing.T) {
 		{"bad elicitation timeout", `
       elicitation: {timeout: PT0S}`, "server", `mcp net0: elicitation.timeout "PT0S": want a positive duration`},
 		{"elicitation callback", `
-      elicitation: {callback: "https://app.example/cb", timeout: PT5M}`, "server",
-			`options.elicitation.callback: mcp binding net0: options.elicitation.callback (URL-mode elicitation) is not supported yet`},
+      elicitation: {callback: auth/done, timeout: PT5M}`, "server", ""},
+		{"elicitation callback not a relative path", `
+      elicitation: {callback: "https://app.example/cb"}`, "server",
+			`mcp net0: elicitation.callback: "https://app.example/cb" is not a relative path`},
 		{"unknown sampling option", `
       sampling: {model: x}`, "server", `model`},
 		{"unknown option", `

@@ -138,6 +138,51 @@
 // cancelled, error) is one "mcp client request" log record with the
 // session, the ids and the method.
 //
+// # URL-mode elicitation (elicit.go)
+//
+// As Zilla's server kind: the application asks with a CHALLENGE
+// McpChallengeEx.elicitCreate{id, url, message, correlationId} on a
+// request's stream (before or after its params) or on the lifecycle. The
+// client gets {"method":"elicitation/create","params":{"mode":"url",
+// "elicitationId","url","message"}} on that request's response (an event
+// stream from then on) or on the GET stream; with a correlationId it is a
+// request under the server's id "s2c-<n>", answered as above but reaching
+// the application as FLUSH elicitResponse{correlationId, action ACCEPT,
+// DECLINE or CANCEL} on the stream that asked (CANCEL too when the client
+// cancels it or elicitation.timeout passes); without one it is sent as a
+// notification, as Zilla sends it. A client that did not declare
+// elicitation.url gets instead -32042 "URL elicitation required" with the
+// URL in the error's data, and the request ends.
+//
+// The server brokers the elicitation when the URL's redirect_uri
+// (decoded) is its own callback: <:scheme>://<:authority><:path without
+// query>/<options.elicitation.callback> (default auth/callback) of the
+// request that asked (of the initialize, for the lifecycle). It then
+// prefixes the URL's state with "<sessionId>.<elicitationId>." and keeps
+// the elicitation in its session until GET …/<callback>?…&state=… names
+// it: that session, that id and the state the upstream made (each dot is
+// tried as the session id's end, since ids may hold one). The callback is
+// sent to the application verbatim, its state as the upstream made it, as
+// FLUSH elicitCallback{url, correlationId}, and answered 200 text/plain;
+// an elicitation completes once, and any callback that names no pending
+// one of that session (unknown, completed, expired, another session's) is
+// answered 410 text/plain "Authorization session expired or unknown.",
+// the same for every cause. A GET of the callback on another worker than
+// the session's is relayed to its owner by the session id in its state.
+//
+// The request's END toward the application waits while its elicitation
+// awaits the callback or the client's answer, so that the application
+// sees BEGIN, the params, the FLUSHes, END. The application's FLUSH
+// elicitComplete{id} becomes notifications/elicitation/complete
+// {elicitationId} and ends the wait. Sluice differs from Zilla on
+// purpose in one place: an application that ABORTs a call after the
+// client declined ends it with -32000 "Authorization declined", after a
+// cancel or timeout with -32000 "Authorization timed out" (Zilla aborts
+// the response), as Zilla's elicitation design states it for its
+// DECLINED and CANCELLED outcomes. Events carry Sluice's own ids
+// (<stream>-<n>) and resume with Last-Event-ID like every other event.
+// Metrics: the elicitation family with mode="url".
+//
 // # Stateless requests (2026-07-28)
 //
 // No session, no GET (405, allow: POST), no DELETE. Every request carries

@@ -11,6 +11,11 @@ type getStream struct {
 	request
 	lastEventLen int // -1: longer than any event id
 	lastEvent    [maxEventID]byte
+	// callback: the GET is of the elicitation callback, whose URL cb
+	// keeps (elicit.go); cbLen -1: too long to keep.
+	isCB  bool
+	cbLen int
+	cb    [maxCallbackURL]byte
 }
 
 // getRef names a GET stream for its session. A getStream struct is
@@ -46,6 +51,10 @@ func (g *getStream) body(p []byte) { g.drain(p) }
 
 // ended opens the stream once the request is complete.
 func (g *getStream) ended() {
+	if g.isCB {
+		g.callback()
+		return
+	}
 	if !g.answered() {
 		g.open()
 	}

@@ -110,6 +110,10 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 		if _, err := lc.OnData(buf); !malformed(err) && !lc.grant() {
 			lc.fail()
 		}
+	case frame.FrameChallenge:
+		if c, err := lc.OnChallenge(buf); err == nil && lc.s != nil {
+			h.onLifecycleChallenge(lc.s, c.Extension())
+		}
 	case frame.FrameFlush:
 		f, err := lc.OnFlush(buf)
 		if malformed(err) {
@@ -297,6 +301,7 @@ func (h *server) onExpiry(s *session) {
 // stops and its GET stream ends.
 func (h *server) endSession(s *session) {
 	h.endClientRequests(s)
+	s.endElicits()
 	if s.timerID != 0 {
 		h.w.Cancel(s.timerID)
 		s.timerID = 0
@@ -332,6 +337,15 @@ func (s *session) notify(h *server, ext []byte) {
 		}
 	case mcp.McpFlushExKindClientRequest:
 		h.onClientRequest(s, nil, h.flushEx.ClientRequest())
+		return
+	case mcp.McpFlushExKindElicitComplete:
+		c := h.flushEx.ElicitComplete()
+		if c.HasID() {
+			if e := s.elicits[string(c.ID())]; e != nil && e.req.p == nil {
+				delete(s.elicits, e.id)
+			}
+			h.toStream(s, nil, appendElicitComplete(h.clientMsg[:0], c.ID()))
+		}
 		return
 	default:
 		for _, k := range mcp.ListChanges() {

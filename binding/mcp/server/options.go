@@ -31,9 +31,12 @@ type options struct {
 	} `yaml:"sessions"`
 	// Elicitation and Sampling bound how long a request the upstream
 	// sends the client may wait for its answer; the sampling timeout
-	// serves roots/list and ping too.
+	// serves roots/list and ping too. Elicitation.Callback is the path,
+	// relative to the MCP endpoint's, of the binding's URL-mode
+	// elicitation callback (elicit.go).
 	Elicitation struct {
-		Timeout string `yaml:"timeout"`
+		Timeout  string `yaml:"timeout"`
+		Callback string `yaml:"callback"`
 	} `yaml:"elicitation"`
 	Sampling struct {
 		Timeout string `yaml:"timeout"`
@@ -51,6 +54,9 @@ const (
 	// are answered by the client's software.
 	defaultElicitationTimeout = 10 * time.Minute
 	defaultSamplingTimeout    = 60 * time.Second
+	// defaultCallback is the URL-mode elicitation callback's path under
+	// the MCP endpoint, as Zilla's options.elicitation.callback default.
+	defaultCallback = "auth/callback"
 )
 
 // settings is what Provision compiles from a server's options, once per
@@ -69,6 +75,9 @@ type settings struct {
 	// answer to a request the upstream sent it (s2c.go).
 	elicitTimeout   time.Duration
 	samplingTimeout time.Duration
+	// callback is "/" and the elicitation callback's path, which a GET's
+	// path (without its query) ends with to reach the callback.
+	callback string
 	// ids makes session ids sequential (session-1, session-2, …) or
 	// fixed instead of random: for engine-driven scripts, which must know
 	// the id the server hands out. Never use them in production: such ids
@@ -94,6 +103,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		maxBody:         defaultBodyLimit,
 		elicitTimeout:   defaultElicitationTimeout,
 		samplingTimeout: defaultSamplingTimeout,
+		callback:        "/" + defaultCallback,
 		serverName:      defaultServerName,
 		serverVersion:   buildVersion(),
 	}
@@ -128,6 +138,12 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	if s.samplingTimeout, err = duration(cfg.Name, "sampling.timeout", opts.Sampling.Timeout, s.samplingTimeout); err != nil {
 		return nil, err
+	}
+	if cb := opts.Elicitation.Callback; cb != "" {
+		if strings.HasPrefix(cb, "/") || strings.ContainsAny(cb, ":?#% ") {
+			return nil, fmt.Errorf("mcp %s: elicitation.callback: %q is not a relative path; want one like auth/callback", cfg.Name, cb)
+		}
+		s.callback = "/" + cb
 	}
 	if opts.SSE.Replay != nil {
 		s.replay = *opts.SSE.Replay

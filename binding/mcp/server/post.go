@@ -35,7 +35,15 @@ type post struct {
 
 	ex *exchange
 	ls *listen
+
+	// cbBase is the request's scheme, authority and path without its query,
+	// which the URL of the elicitation callback starts with (elicit.go).
+	baseLen int // -1: too long to keep
+	cbBase  [maxBase]byte
 }
+
+// maxBase bounds the scheme, authority and path a POST keeps.
+const maxBase = 1024
 
 // postState is a POST's own state.
 type postState uint8
@@ -84,6 +92,7 @@ func (p *post) setup(h *server) {
 
 // setPostHeaders keeps the 2026-07-28 headers the body must match.
 func (p *post) setPostHeaders(sc *headerScan) {
+	p.baseLen = appendBase(p.cbBase[:0], sc)
 	if sc.flags&hasMcpMethod != 0 {
 		p.mcpMethodLen = copy(p.mcpMethod[:], sc.mcpMethod)
 		if len(sc.mcpMethod) > len(p.mcpMethod) {
@@ -647,6 +656,9 @@ func (p *post) initialize(params []byte) {
 	}
 	caps, _ := field(params, "capabilities")
 	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps)}
+	if s.clientCaps&uint16(mcp.McpCapabilitiesClientElicitationUrl) != 0 {
+		s.callback = p.callbackURL(nil)
+	}
 	s.init = p.ref()
 	p.sess = s
 	p.wait = waitLifecycle

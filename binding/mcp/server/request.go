@@ -242,6 +242,8 @@ type headerScan struct {
 	// Mcp-Method and Mcp-Name (a POST's, 2026-07-28) and Last-Event-ID
 	// (a GET's), when they came.
 	mcpMethod, mcpName, lastEventID []byte
+	// :scheme, :authority and :path, for the elicitation callback.
+	scheme, authority, path []byte
 }
 
 // scanHeaders reads a request's headers (the HttpBeginEx ext): what
@@ -269,6 +271,10 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 			}
 		case ":authority":
 			authority = v
+		case ":scheme":
+			sc.scheme = v
+		case ":path":
+			sc.path = v
 		case "host":
 			if authority == nil {
 				authority = v
@@ -305,6 +311,7 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 			sc.mcpName = v
 		}
 	}
+	sc.authority = authority
 	switch {
 	case !h.hostAllowed(authority):
 		// DNS-rebinding protection: a request naming another host than

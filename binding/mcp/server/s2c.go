@@ -38,10 +38,15 @@ const (
 	clientElicitation
 	clientSampling
 	clientRoots
+	// clientElicitationURL is a URL-mode elicitation the application
+	// asked for with a CHALLENGE (elicit.go): its answer goes back as
+	// FLUSH elicitResponse, and its metrics are the elicitation family's
+	// with mode="url".
+	clientElicitationURL
 )
 
 // families names the metric families of the kinds that have one.
-var families = [...]string{clientElicitation: "elicitation", clientSampling: "sampling", clientRoots: "roots"}
+var families = [...]string{clientElicitation: "elicitation", clientSampling: "sampling", clientRoots: "roots", clientElicitationURL: "elicitation"}
 
 // lookupClientKind finds the kind of a method the upstream may send its
 // client; any other method is refused.
@@ -185,7 +190,7 @@ var (
 )
 
 func init() {
-	for _, f := range families[1:] {
+	for _, f := range families[1:clientElicitationURL] {
 		telemetry.Describe(f+".requests", telemetry.KindCounter, telemetry.UnitNone,
 			"The number of "+f+" requests the upstream sent a client.")
 		telemetry.Describe(f+".completed", telemetry.KindCounter, telemetry.UnitNone,
@@ -210,16 +215,20 @@ func (h *server) clientMetrics(kind clientKind) *clientMetrics {
 		for k := clientElicitation; int(k) < len(families); k++ {
 			f := families[k]
 			m := &h.cmetrics[k]
-			base := telemetry.MustLabels("namespace", ns, "binding", name)
+			labels := []string{"namespace", ns, "binding", name}
+			if k == clientElicitationURL {
+				labels = append(labels, "mode", "url")
+			}
+			base := telemetry.MustLabels(labels...)
 			m.requests = wm.Counter(f+".requests", base)
 			m.timeouts = wm.Counter(f+".timeout", base)
 			m.duration = wm.Histogram(f+".duration", base)
 			actions := okActions[:]
-			if k == clientElicitation {
+			if k == clientElicitation || k == clientElicitationURL {
 				actions = elicitActions[:]
 			}
 			for i, a := range actions {
-				m.completed[i] = wm.Counter(f+".completed", telemetry.MustLabels("namespace", ns, "binding", name, "action", a))
+				m.completed[i] = wm.Counter(f+".completed", telemetry.MustLabels(append(labels, "action", a)...))
 			}
 		}
 	}
@@ -418,7 +427,11 @@ func (r *clientRequest) expired() {
 	r.timerID = 0
 	h, s := r.h, r.s
 	h.cancelToClient(r, "timeout")
-	h.answerUpstream(s.appID, r.up, codeRequestTimeout, "Request timed out", 0, 0)
+	if r.kind == clientElicitationURL {
+		h.elicitResponse(r, mcp.McpElicitActionCancel)
+	} else {
+		h.answerUpstream(s.appID, r.up, codeRequestTimeout, "Request timed out", 0, 0)
+	}
 	if m := h.clientMetrics(r.kind); m != nil {
 		m.timeouts.Inc()
 	}
@@ -447,7 +460,7 @@ func (p *post) clientResponse(m *message) {
 	if m := h.clientMetrics(r.kind); m != nil {
 		i := 0
 		switch {
-		case r.kind == clientElicitation:
+		case r.kind == clientElicitation || r.kind == clientElicitationURL:
 			if a, ok := field(data, "action"); ok && !isErr {
 				switch string(a) {
 				case `"decline"`:
@@ -465,7 +478,15 @@ func (p *post) clientResponse(m *message) {
 		m.duration.Record(h.w.Now().Sub(r.start).Milliseconds())
 	}
 	h.logClient(slog.LevelDebug, "completed", s, m.id, families[r.kind], "upstream_id", string(r.up), "error", isErr)
-	h.openAnswer(s.appID, r.up, isErr, data, p.Out.Trace, p.Out.Auth)
+	if r.kind == clientElicitationURL {
+		action := mcp.McpElicitActionCancel
+		if !isErr {
+			action = elicitAction(data)
+		}
+		h.elicitResponse(r, action)
+	} else {
+		h.openAnswer(s.appID, r.up, isErr, data, p.Out.Trace, p.Out.Auth)
+	}
 	s.clients.remove(r)
 	p.respondEmpty(202)
 }
@@ -481,7 +502,11 @@ func (p *post) cancelClientRequest(id []byte) bool {
 		return false
 	}
 	h.logClient(slog.LevelInfo, "cancelled", s, id, families[r.kind], "upstream_id", string(r.up))
-	h.answerUpstream(s.appID, r.up, codeRequestCancelled, "Request cancelled", p.Out.Trace, p.Out.Auth)
+	if r.kind == clientElicitationURL {
+		h.elicitResponse(r, mcp.McpElicitActionCancel)
+	} else {
+		h.answerUpstream(s.appID, r.up, codeRequestCancelled, "Request cancelled", p.Out.Trace, p.Out.Auth)
+	}
 	s.clients.remove(r)
 	return true
 }
@@ -520,7 +545,9 @@ func (h *server) endClientRequests(s *session) {
 	for len(t.pending) > 0 {
 		r := t.pending[len(t.pending)-1]
 		h.logClient(slog.LevelInfo, "error", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the session ended")
-		h.answerUpstream(s.appID, r.up, codeInternalError, "Client session closed", 0, 0)
+		if r.kind != clientElicitationURL {
+			h.answerUpstream(s.appID, r.up, codeInternalError, "Client session closed", 0, 0)
+		}
 		t.remove(r)
 	}
 }

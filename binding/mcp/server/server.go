@@ -48,6 +48,11 @@ type server struct {
 	flushEx mcp.McpFlushEx
 	resetEx mcp.McpResetEx
 	endEx   mcp.McpEndEx
+	// challengeEx reads a CHALLENGE's extension, flushExB writes the
+	// elicitation FLUSHes (elicit.go).
+	challengeEx mcp.McpChallengeEx
+	flushExB    mcp.McpFlushExBuilder
+	elicitExt   []byte
 
 	// scratch composes local responses and events; name holds a decoded
 	// tool name or resource uri while an application BEGIN is built.
@@ -133,6 +138,10 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	case methodGet:
 		g := h.allocGet()
 		g.setLastEventID(sc.lastEventID)
+		g.isCB = h.isCallback(sc.path)
+		if g.isCB {
+			g.setCallback(&sc)
+		}
 		r = &g.request
 	default:
 		r = &h.allocDelete().request

@@ -1,0 +1,61 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func challengeExt(t testing.TB, typeID int32, id, url, corr string) []byte {
+	t.Helper()
+	buf := make([]byte, 1024)
+	var b mcp.McpChallengeExBuilder
+	ec := b.Wrap(buf, 0, len(buf)).TypeID(typeID).ElicitCreate().ID(id).URL(url)
+	if corr != "" {
+		ec.CorrelationID(corr)
+	}
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	return buf[:n]
+}
+
+// TestURLElicitationHoldsEnd: a CHALLENGE elicitCreate on a tools/call
+// reaches the client as elicitation/create with mode "url"; the request's
+// END waits for the client's answer, so the application answers only
+// after it; the metrics count it with mode="url".
+func TestURLElicitationHoldsEnd(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{"url":{}}}`)
+	h.app.challenge = challengeExt(t, h.app.mcpType, "e-1", "https://auth.example/a?state=s", "3")
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+	assert.Equal(t, "id: 1-0\ndata: \n\n"+
+		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"url","elicitationId":"e-1","url":"https://auth.example/a?state=s"}}`+"\n\n",
+		string(h.req.response), "no result before the answer: the END waits")
+
+	answer := h.second()
+	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`)
+	answer.left = 1
+	h.w.Dispatch(answer.startFn)
+	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	assert.Equal(t, "202", string(answer.status))
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+	assert.Contains(t, string(h.req.response), `"id":42,"result"`)
+
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.requests"))
+	url := false
+	for _, s := range h.e.Telemetry().Gather() {
+		if m, _ := s.Labels.Get("mode"); m == "url" && s.Name == "elicitation.completed" && s.Value == 1 {
+			a, _ := s.Labels.Get("action")
+			assert.Equal(t, "accept", a)
+			url = true
+		}
+	}
+	assert.True(t, url, `elicitation.completed{mode="url",action="accept"} counts the answer`)
+}
