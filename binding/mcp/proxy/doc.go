@@ -95,7 +95,12 @@
 // request, its RESET of the reply resets the route's reply, and the
 // route's ABORT aborts the downstream reply. A CHALLENGE of the route's
 // (elicitation) goes to the downstream, and a FLUSH of the downstream's
-// request to the route. A routed tools/call allocates nothing.
+// request to the route. When the proxy prefixes names, a URL
+// elicitation's state carries the route's prefix on the way down
+// (state=<toolkit>__<state>), and a FLUSH elicitCallback whose URL's
+// state starts with a route's prefix goes to that route alone, on a call
+// or the session's lifecycle, with the prefix taken off. A routed
+// tools/call allocates nothing.
 //
 // # Lists
 //

@@ -83,7 +83,7 @@ func (l *leg) onUp(t frame.FrameType, buf []byte) {
 			l.onReset(nil)
 		}
 	case frame.FrameChallenge:
-		if c, err := l.OnChallenge(buf); err == nil && r.op == opCall && !r.In.Closed() && relayChallenge(&r.Stream, &c) != nil {
+		if c, err := l.OnChallenge(buf); err == nil && r.op == opCall && !r.In.Closed() && relayChallenge(&r.Stream, &c, r.h.downChallenge(c.Extension(), l.route)) != nil {
 			r.fail()
 		}
 	default:
@@ -437,7 +437,11 @@ func relayData(s *engine.Stream, d *frame.Data) error {
 }
 
 func relayFlush(s *engine.Stream, f *frame.Flush) error {
-	ext := f.Extension()
+	return relayFlushExt(s, f, f.Extension())
+}
+
+// relayFlushExt passes f on up s with extension ext in place of f's own.
+func relayFlushExt(s *engine.Stream, f *frame.Flush, ext []byte) error {
 	return passOn(&s.Out, f.TraceID(), f.Authorization(), func() error {
 		return s.FlushWith(f.Reserved(), func(b *frame.FlushBuilder) { b.Extension(ext) })
 	})
@@ -475,8 +479,10 @@ func relayReset(s *engine.Stream, rs *frame.Reset) error {
 	return passOn(&s.In, rs.TraceID(), rs.Authorization(), func() error { return s.Reset(rs.Extension()) })
 }
 
-func relayChallenge(s *engine.Stream, c *frame.Challenge) error {
-	return passOn(&s.In, c.TraceID(), c.Authorization(), func() error { return s.Challenge(c.Extension()) })
+// relayChallenge passes c on down s with extension ext (c's own, or the
+// one downChallenge made of it).
+func relayChallenge(s *engine.Stream, c *frame.Challenge, ext []byte) error {
+	return passOn(&s.In, c.TraceID(), c.Authorization(), func() error { return s.Challenge(ext) })
 }
 
 // passOn runs send, a relayed frame's sender, with d carrying the trace

@@ -113,10 +113,15 @@ func (l *lifecycle) received(err error) bool {
 }
 
 // relayFlush passes a client's step (an elicitation response) on to
-// every route that opened the session.
+// every route that opened the session; an elicitCallback whose state
+// carries a route's toolkit prefix goes to that route alone, without it.
 func (l *lifecycle) relayFlush(f *frame.Flush) {
+	route, ext := l.h.upCallback(f.Extension())
 	for _, g := range l.legs {
-		if !g.Out.Closed() && g.In.Opening() && relayFlush(&g.Stream, f) != nil {
+		if route >= 0 && g.route != route {
+			continue
+		}
+		if !g.Out.Closed() && g.In.Opening() && relayFlushExt(&g.Stream, f, ext) != nil {
 			g.resetReply()
 		}
 	}
@@ -397,7 +402,7 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 			l.legSettled()
 		}
 	case frame.FrameChallenge:
-		if c, err := g.OnChallenge(buf); err == nil && !l.In.Closed() && relayChallenge(&l.Stream, &c) != nil {
+		if c, err := g.OnChallenge(buf); err == nil && !l.In.Closed() && relayChallenge(&l.Stream, &c, h.downChallenge(c.Extension(), g.route)) != nil {
 			l.fail()
 		}
 	case frame.FrameBegin:

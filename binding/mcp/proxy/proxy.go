@@ -105,6 +105,10 @@ type Handler struct {
 	endEx   mcp.McpEndEx
 	resetEx mcp.McpResetEx
 
+	challengeEx  mcp.McpChallengeEx
+	challengeExB mcp.McpChallengeExBuilder
+	elicitExt    []byte // a rewritten elicitation extension
+
 	beginExB mcp.McpBeginExBuilder
 	flushExB mcp.McpFlushExBuilder
 	resetExB mcp.McpResetExBuilder

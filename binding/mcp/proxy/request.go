@@ -390,7 +390,12 @@ func (r *request) onDownFlush(f *frame.Flush) {
 	if r.op != opCall || len(r.legs) != 1 {
 		return
 	}
-	if l := r.legs[0]; !l.Out.Closed() && relayFlush(&l.Stream, f) != nil {
+	l := r.legs[0]
+	ext := f.Extension()
+	if route, up := r.h.upCallback(ext); route == l.route {
+		ext = up
+	}
+	if !l.Out.Closed() && relayFlushExt(&l.Stream, f, ext) != nil {
 		r.fail()
 	}
 }
