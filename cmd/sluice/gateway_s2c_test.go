@@ -46,6 +46,8 @@ func TestGatewayServerToClientTypeScript(t *testing.T) {
 		Roots           int    `json:"roots"`
 		GoSampling      string `json:"goSampling"`
 		GoElicitation   string `json:"goElicitation"`
+		GoDefaults      string `json:"goDefaults"`
+		GoEnums         string `json:"goEnums"`
 		NodeSampling    string `json:"nodeSampling"`
 		NodeElicitation string `json:"nodeElicitation"`
 		NodeRoots       string `json:"nodeRoots"`
@@ -56,9 +58,17 @@ func TestGatewayServerToClientTypeScript(t *testing.T) {
 	assert.Contains(t, out.Sampling[1], "hello from node")
 	assert.Contains(t, out.GoSampling, "sampled answer", "the client's sample reached the go upstream")
 	assert.Contains(t, out.NodeSampling, "sampled answer", "the client's sample reached the node upstream")
-	require.Len(t, out.Elicitation, 2, "one elicitation from each upstream")
+	require.Len(t, out.Elicitation, 4, "go's three elicitations and node's one")
 	assert.Equal(t, "who are you?", out.Elicitation[0].Message)
-	assert.NotEmpty(t, out.Elicitation[1].Fields, "the requested schema came through")
+	for _, e := range out.Elicitation[1:] {
+		assert.NotEmpty(t, e.Fields, "the requested schema came through")
+	}
+	// The client answered each field from the schema's default, so the
+	// upstream accepted; the enum schema (SEP-1330) came through whole and
+	// its decline reached the upstream.
+	assert.Contains(t, out.GoDefaults, "action=accept", "requestedSchema defaults (SEP-1034)")
+	assert.Contains(t, out.GoEnums, "action=decline", "requestedSchema enums (SEP-1330)")
+	assert.Subset(t, out.Elicitation[2].Fields, []string{"titledMulti"}, "the enum schema's fields")
 	assert.Contains(t, out.GoElicitation, "accept")
 	assert.NotEmpty(t, out.NodeElicitation)
 	if out.NodeRoots != "" {
