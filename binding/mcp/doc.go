@@ -28,6 +28,18 @@
 // client's capability bits, its reply's BEGIN the server's, and its
 // FLUSHes the session's notifications.
 //
+// A request the upstream server sends its client (form elicitation,
+// sampling, roots, ping) travels back as a FLUSH clientRequest on the reply
+// of the request it belongs to, or of the session's lifecycle, and the
+// client's answer comes forward as a stream of its own, BEGIN
+// clientResponse, as the client POSTs it. This differs from Zilla, which
+// carries only URL elicitation (CHALLENGE elicitCreate, FLUSH
+// elicitCallback, elicitResponse and elicitComplete on the request
+// stream, which Sluice carries too): a request's initial direction is
+// ended with its params in Sluice, so an answer cannot follow on it, and a
+// stream of its own is what the wire does. Each hop maps the request's id
+// to its own and answers for it; no hop trusts an id from downstream.
+//
 // The kinds share the tables that map those streams to MCP:
 //
 //   - [LookupMethod] and [KindMethod] map JSON-RPC methods and request
