@@ -26,7 +26,7 @@ func (h *Handler) downChallenge(ext []byte, route int) []byte {
 	}
 	ec := c.ElicitCreate()
 	u := ec.URL()
-	start, _, ok := stateSpan(u)
+	start, _, ok := mcp.QueryParamSpan(u, "state")
 	if !ok {
 		return ext
 	}
@@ -75,7 +75,7 @@ func (h *Handler) upCallback(ext []byte) (int, []byte) {
 	}
 	cb := f.ElicitCallback()
 	u := cb.URL()
-	start, end, ok := stateSpan(u)
+	start, end, ok := mcp.QueryParamSpan(u, "state")
 	if !ok {
 		return -1, ext
 	}
@@ -114,28 +114,4 @@ func (h *Handler) elicitBuf(n int) []byte {
 		h.elicitExt = make([]byte, n)
 	}
 	return h.elicitExt[:n]
-}
-
-// stateSpan returns where the value of URL u's first state query
-// parameter starts and ends; ok is false when u has none.
-func stateSpan(u []byte) (start, end int, ok bool) {
-	q := bytes.IndexByte(u, '?')
-	if q < 0 {
-		return 0, 0, false
-	}
-	limit := len(u)
-	if f := bytes.IndexByte(u[q:], '#'); f >= 0 {
-		limit = q + f
-	}
-	for i := q + 1; i < limit; {
-		end := limit
-		if a := bytes.IndexByte(u[i:limit], '&'); a >= 0 {
-			end = i + a
-		}
-		if bytes.HasPrefix(u[i:end], []byte("state=")) {
-			return i + len("state="), end, true
-		}
-		i = end + 1
-	}
-	return 0, 0, false
 }

@@ -429,7 +429,7 @@ var nilSession = &session{}
 // "<sessionId>.<elicitationId>.<state>", with the state the upstream made.
 // Session ids may hold dots, so each dot is tried as the session id's end.
 func (h *server) findElicit(u []byte) (*elicitation, *session) {
-	st, ok := queryParam(u, "state")
+	st, ok := mcp.QueryParam(u, "state")
 	if !ok {
 		return nil, nil
 	}
@@ -503,7 +503,7 @@ func (p *post) callbackURL(dst []byte) []byte {
 // brokered reports whether an elicitation URL's redirect_uri is the
 // binding's own callback cb: then the binding serves its callback.
 func brokered(u, cb []byte) bool {
-	v, ok := queryParam(u, "redirect_uri")
+	v, ok := mcp.QueryParam(u, "redirect_uri")
 	if !ok || len(cb) == 0 {
 		return false
 	}
@@ -511,68 +511,17 @@ func brokered(u, cb []byte) bool {
 	return err == nil && d == string(cb)
 }
 
-// queryParam returns the raw value of the first query parameter name of
-// URL u.
-func queryParam(u []byte, name string) ([]byte, bool) {
-	q := bytes.IndexByte(u, '?')
-	if q < 0 {
-		return nil, false
-	}
-	rest := u[q+1:]
-	if f := bytes.IndexByte(rest, '#'); f >= 0 {
-		rest = rest[:f]
-	}
-	for len(rest) > 0 {
-		var kv []byte
-		if a := bytes.IndexByte(rest, '&'); a >= 0 {
-			kv, rest = rest[:a], rest[a+1:]
-		} else {
-			kv, rest = rest, nil
-		}
-		k, v, _ := bytes.Cut(kv, []byte("="))
-		if string(k) == name {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
 // stateOf returns the raw state of URL u, empty when it has none.
 func stateOf(u []byte) []byte {
-	v, _ := queryParam(u, "state")
+	v, _ := mcp.QueryParam(u, "state")
 	return v
-}
-
-// stateSpan returns where the value of u's first state parameter starts
-// and ends; ok false when u has none.
-func stateSpan(u []byte) (start, end int, ok bool) {
-	q := bytes.IndexByte(u, '?')
-	if q < 0 {
-		return 0, 0, false
-	}
-	limit := len(u)
-	if f := bytes.IndexByte(u[q:], '#'); f >= 0 {
-		limit = q + f
-	}
-	for i := q + 1; i < limit; {
-		a := bytes.IndexByte(u[i:limit], '&')
-		end := limit
-		if a >= 0 {
-			end = i + a
-		}
-		if bytes.HasPrefix(u[i:end], []byte("state=")) {
-			return i + len("state="), end, true
-		}
-		i = end + 1
-	}
-	return 0, 0, false
 }
 
 // rewriteState appends u with its state prefixed by "<sid>.<eid>.", so
 // that the callback names its session and elicitation; a URL without a
 // state gets one of just that prefix.
 func rewriteState(dst, u []byte, sid string, eid []byte) []byte {
-	start, _, ok := stateSpan(u)
+	start, _, ok := mcp.QueryParamSpan(u, "state")
 	if !ok {
 		dst = append(dst, u...)
 		if bytes.IndexByte(u, '?') < 0 {
@@ -613,7 +562,7 @@ func plainID(id []byte) bool {
 // the "<sid>.<eid>." the binding put there, so that the state is the
 // upstream's again.
 func stripState(dst, u []byte, n int) []byte {
-	start, end, ok := stateSpan(u)
+	start, end, ok := mcp.QueryParamSpan(u, "state")
 	if !ok || end-start < n {
 		return append(dst, u...)
 	}
@@ -667,7 +616,7 @@ func (g *getStream) setCallback(sc *headerScan) {
 	b = append(b, sc.authority...)
 	b = append(b, sc.path...)
 	g.cbLen = len(b)
-	st, ok := queryParam(sc.path, "state")
+	st, ok := mcp.QueryParam(sc.path, "state")
 	if !ok {
 		return
 	}

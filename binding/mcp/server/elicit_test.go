@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
 )
 
 func TestRewriteStateRoundTrip(t *testing.T) {
@@ -28,7 +30,7 @@ func TestRewriteStateRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := rewriteState(nil, []byte(tt.in), "s1", []byte("e1"))
 			assert.Equal(t, tt.out, string(got))
-			if _, _, ok := stateSpan([]byte(tt.in)); ok {
+			if _, _, ok := mcp.QueryParamSpan([]byte(tt.in), "state"); ok {
 				assert.Equal(t, tt.in, string(stripState(nil, got, len("s1.e1."))))
 			}
 		})
@@ -122,9 +124,9 @@ func FuzzCallbackState(f *testing.F) {
 	s.addElicit(e)
 	f.Fuzz(func(t *testing.T, u string) {
 		b := []byte(u)
-		queryParam(b, "state")
+		mcp.QueryParam(b, "state")
 		brokered(b, []byte("http://localhost/cb"))
-		start, end, ok := stateSpan(b)
+		start, end, ok := mcp.QueryParamSpan(b, "state")
 		if ok {
 			if start > end || end > len(b) {
 				t.Fatalf("state span %d:%d of %d bytes", start, end, len(b))
@@ -135,7 +137,7 @@ func FuzzCallbackState(f *testing.F) {
 			}
 		}
 		if got, _ := h.findElicit(b); got != nil {
-			st, _ := queryParam(b, "state")
+			st, _ := mcp.QueryParam(b, "state")
 			if string(st) != "sess-a.elicit-1.7f3a9b1c" {
 				t.Fatalf("state %q found the elicitation", st)
 			}

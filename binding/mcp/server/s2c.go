@@ -343,29 +343,10 @@ func (s *session) takes(kind clientKind, params []byte) bool {
 // r: its request's response while that is still the one it names, else
 // the session's GET stream.
 func (h *server) toClient(r *clientRequest, msg []byte) {
-	if r.origin.p != nil {
-		if !r.origin.live() {
-			return
-		}
-		p := r.origin.p
-		if p.res.mode != modeSSE || p.replyOver() && p.flags&detached == 0 {
-			return
-		}
-		b := p.appendEventHead(h.scratch[:0])
-		b = append(b, msg...)
-		b = append(b, "\n\n"...)
-		p.event(b)
+	if r.origin.p != nil && !r.origin.live() {
 		return
 	}
-	s := r.s
-	s.getSeq++
-	b := append(h.scratch[:0], "event: message\nid: "...)
-	b = appendEventID(b, 0, s.getSeq)
-	b = append(b, "\ndata: "...)
-	b = append(b, msg...)
-	b = append(b, "\n\n"...)
-	s.replay.add(h.s.replay, 0, s.getSeq, b)
-	h.deliver(s.get, b)
+	h.toStream(r.s, r.origin.p, msg)
 }
 
 // cancelToClient tells the client a request it was sent is over:
