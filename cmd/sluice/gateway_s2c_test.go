@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,19 +20,8 @@ import (
 // both everything servers: each request an upstream sends while answering
 // a call reaches the client, and the client's answer reaches the upstream.
 func TestGatewayServerToClientTypeScript(t *testing.T) {
-	dir, node := peers(t)
 	endpoint, _, _ := threeRoutes(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	src, err := os.ReadFile(filepath.Join("testdata", "ts-s2c-client.mjs"))
-	require.NoError(t, err)
-	script := filepath.Join(dir, "ts-s2c-client.mjs")
-	require.NoError(t, os.WriteFile(script, src, 0o644))
-	cmd := exec.CommandContext(ctx, node, script, endpoint)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
+	stdout := runNodeScript(t, "ts-s2c-client.mjs", 90*time.Second, endpoint)
 	var out struct {
 		Sampling    []string `json:"sampling"`
 		Elicitation []struct {
@@ -52,7 +37,7 @@ func TestGatewayServerToClientTypeScript(t *testing.T) {
 		NodeElicitation string `json:"nodeElicitation"`
 		NodeRoots       string `json:"nodeRoots"`
 	}
-	require.NoError(t, json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out), stdout.String())
+	require.NoError(t, json.Unmarshal(stdout, &out), string(stdout))
 	require.Len(t, out.Sampling, 2, "one sampling request from each upstream")
 	assert.Contains(t, out.Sampling[0], "hello from go")
 	assert.Contains(t, out.Sampling[1], "hello from node")

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -154,19 +152,8 @@ func TestGatewayGoSDKClient(t *testing.T) {
 // TestGatewayTypeScriptClient runs the TypeScript SDK's client through the
 // gateway (2025-11-25).
 func TestGatewayTypeScriptClient(t *testing.T) {
-	dir, node := peers(t)
 	endpoint, _, _ := threeRoutes(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	src, err := os.ReadFile(filepath.Join("testdata", "ts-gateway-client.mjs"))
-	require.NoError(t, err)
-	script := filepath.Join(dir, "ts-gateway-client.mjs")
-	require.NoError(t, os.WriteFile(script, src, 0o644))
-	cmd := exec.CommandContext(ctx, node, script, endpoint)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
+	stdout := runNodeScript(t, "ts-gateway-client.mjs", 60*time.Second, endpoint)
 	var out struct {
 		ProtocolVersion string   `json:"protocolVersion"`
 		Tools           []string `json:"tools"`
@@ -180,7 +167,7 @@ func TestGatewayTypeScriptClient(t *testing.T) {
 		Cancelled       string   `json:"cancelled"`
 		After           string   `json:"after"`
 	}
-	require.NoError(t, json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out), stdout.String())
+	require.NoError(t, json.Unmarshal(stdout, &out), string(stdout))
 	assert.Equal(t, "2025-11-25", out.ProtocolVersion)
 	assert.Subset(t, out.Tools, []string{"everything__test_simple_text", "node__echo", "local__add"})
 	assert.NotEmpty(t, out.Simple)

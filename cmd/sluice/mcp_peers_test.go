@@ -30,21 +30,8 @@ func peers(t *testing.T) (dir, node string) {
 // TestTypeScriptSDKClient runs the TypeScript SDK's Streamable HTTP client
 // against the embedded default at its 2025-era version.
 func TestTypeScriptSDKClient(t *testing.T) {
-	dir, node := peers(t)
 	startDefault(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	// The script imports the SDK as an ES module, which Node resolves from
-	// the script's own directory: run a copy inside .peers.
-	src, err := os.ReadFile(filepath.Join("testdata", "ts-client.mjs"))
-	require.NoError(t, err)
-	script := filepath.Join(dir, "ts-client.mjs")
-	require.NoError(t, os.WriteFile(script, src, 0o644))
-	cmd := exec.CommandContext(ctx, node, script, defaultEndpoint)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
+	stdout := runNodeScript(t, "ts-client.mjs", 30*time.Second, defaultEndpoint)
 	var out struct {
 		ProtocolVersion string    `json:"protocolVersion"`
 		SessionID       string    `json:"sessionId"`
@@ -57,7 +44,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		Cancelled       string    `json:"cancelled"`
 		Add             string    `json:"add"`
 	}
-	require.NoError(t, json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &out), stdout.String())
+	require.NoError(t, json.Unmarshal(stdout, &out), string(stdout))
 	assert.Equal(t, "2025-11-25", out.ProtocolVersion)
 	assert.NotEmpty(t, out.SessionID)
 	assert.Subset(t, out.Tools, []string{"echo", "add", "long_running_operation"})
@@ -69,4 +56,25 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	assert.NotEqual(t, "completed", out.Cancelled, "the long call was cancelled")
 	assert.True(t, strings.Contains(out.Cancelled, "cancel") || strings.Contains(out.Cancelled, "abort"), out.Cancelled)
 	assert.Contains(t, out.Add, "5")
+}
+
+// runNodeScript runs testdata/name with Node and args, within timeout,
+// and returns what it printed, trimmed. The scripts import the SDK as ES
+// modules, which Node resolves from the script's own directory, so a
+// copy runs inside .peers.
+func runNodeScript(t *testing.T, name string, timeout time.Duration, args ...string) []byte {
+	t.Helper()
+	dir, node := peers(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	script := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(script, src, 0o644))
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	return bytes.TrimSpace(stdout.Bytes())
 }
