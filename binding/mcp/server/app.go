@@ -84,7 +84,7 @@ func (p *post) openApp(kind uint8, sid, name, params []byte) bool {
 		if !ok {
 			return
 		}
-		limit, err := h.requestBeginEx(w.WriteBuffer(), off, max, kind, sid, name, n)
+		limit, err := h.requestBeginEx(w.WriteBuffer(), off, max, kind, sid, name, n, p.requestTimeout())
 		endExtension(b, limit, err)
 	})
 	if err != nil {
@@ -99,15 +99,26 @@ func (p *post) openApp(kind uint8, sid, name, params []byte) bool {
 	return true
 }
 
+// requestTimeout is the McpBeginEx timeout of the request's application
+// stream, in ms: how long the application may hold it on a person, as
+// Zilla's server sets it. It is elicitation.timeout for a session whose
+// client takes URL elicitation, and 0 (no person to wait for) otherwise.
+func (p *post) requestTimeout() int64 {
+	if s := p.sess; s != nil && s.clientCaps&uint16(mcp.McpCapabilitiesClientElicitationUrl) != 0 {
+		return p.h.s.elicitTimeout.Milliseconds()
+	}
+	return 0
+}
+
 // requestBeginEx writes the McpBeginEx of a request of kind in
 // buf[off:max] and returns its limit. A nil sid or name is null, but a
 // generic request always names its method.
-func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32) (int, error) {
+func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32, timeout int64) (int, error) {
 	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
 	r := mcp.RequestBegin{
 		SessionID: sid, SessionIDNull: sid == nil,
 		Ident: name, IdentNull: name == nil && kind != mcp.McpBeginExKindRequest,
-		ContentLength: n,
+		ContentLength: n, Timeout: timeout,
 	}
 	r.Build(eb, kind)
 	return eb.BuildLimit()

@@ -228,9 +228,13 @@
 // stream:
 //
 //   - BEGIN McpBeginEx.<kind>{sessionId (null when stateless), name or uri,
-//     contentLength = the params' length, timeout 0}; DATA exactly the
+//     contentLength = the params' length, timeout}; DATA exactly the
 //     params object ({} when absent), once the application grants credit;
-//     END.
+//     END. timeout is elicitation.timeout in ms when the session's client
+//     declared URL elicitation (how long a person may take), otherwise 0,
+//     as Zilla's server sets it. The session's lifecycle BEGIN carries
+//     authCallback, the elicitation callback's URL made from the
+//     initialize request, for a guard's redirect_uri downstream.
 //   - The reply: BEGIN; FLUSH McpFlushEx.progress{token (the
 //     progressToken's JSON text), progress, total (-1: none), message} and
 //     FLUSH McpFlushEx.notification{method, params} (any other

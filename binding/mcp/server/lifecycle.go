@@ -44,8 +44,10 @@ type discovery struct {
 }
 
 // openLifecycle opens a lifecycle stream: BEGIN McpBeginEx.lifecycle with
-// the session id (nil for none), the client's capability bits and the
-// list_changed notifications wanted on it (subs). p is the POST that
+// the session id (nil for none), the client's capability bits, the
+// session's elicitation callback URL as authCallback (as Zilla's server
+// sends it, for a guard's redirect_uri) and the list_changed
+// notifications wanted on it (subs). p is the POST that
 // opens it, whose trace id and authorization it carries, and listen makes
 // it that subscriptions/listen's.
 func (h *server) openLifecycle(s *session, p *post, sid []byte, caps, subs uint16, listen bool) *lifecycle {
@@ -64,7 +66,11 @@ func (h *server) openLifecycle(s *session, p *post, sid []byte, caps, subs uint1
 			return
 		}
 		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
-		setSID(eb.Lifecycle(), sid).Capabilities(caps).Subscriptions(subs)
+		lb := setSID(eb.Lifecycle(), sid).Capabilities(caps)
+		if s != nil && len(s.callback) > 0 {
+			lb.AuthCallbackBytes(s.callback)
+		}
+		lb.Subscriptions(subs)
 		limit, err := eb.BuildLimit()
 		endExtension(b, limit, err)
 	})

@@ -656,9 +656,7 @@ func (p *post) initialize(params []byte) {
 	}
 	caps, _ := field(params, "capabilities")
 	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps)}
-	if s.clientCaps&uint16(mcp.McpCapabilitiesClientElicitationUrl) != 0 {
-		s.callback = p.callbackURL(nil)
-	}
+	s.callback = p.callbackURL(nil)
 	s.init = p.ref()
 	p.sess = s
 	p.wait = waitLifecycle
