@@ -234,6 +234,11 @@ func (x *exchange) onElicitComplete(c mcp.McpElicitCompleteFlushEx) {
 		return
 	}
 	if e := x.elicit; e == nil || e.id == string(c.ID()) {
+		if x.state&waitCallback != 0 {
+			// Completed before its callback came: the application gave up
+			// waiting (its timeout), so an ABORT after it is a time-out.
+			x.state |= elicitTimedOut
+		}
 		x.dropElicit()
 		x.elicitDone(waitCallback | waitAnswer)
 	}

@@ -83,6 +83,39 @@ type clientRequests struct {
 	next    uint64 // the last n handed out
 	pending []*clientRequest
 	free    []*clientRequest
+	// cancelled holds the n of the last requests the server cancelled
+	// (notifications/cancelled sent), whose answer may still be on its
+	// way: the client's handler may have answered before it read the
+	// cancellation. Such an answer is ignored, as MCP asks of the side that
+	// cancelled, rather than refused.
+	cancelled [maxCancelled]uint64
+	ci        int
+}
+
+// maxCancelled bounds the cancelled requests a session remembers.
+const maxCancelled = 16
+
+// cancel forgets r as remove does, remembering it as cancelled.
+func (t *clientRequests) cancel(r *clientRequest) {
+	t.cancelled[t.ci] = r.n
+	t.ci = (t.ci + 1) % maxCancelled
+	t.remove(r)
+}
+
+// wasCancelled reports whether id names a request the server cancelled
+// lately, and forgets it: one late answer is taken.
+func (t *clientRequests) wasCancelled(id []byte) bool {
+	n, ok := parseClientID(id)
+	if t == nil || !ok || n == 0 {
+		return false
+	}
+	for i, c := range t.cancelled {
+		if c == n {
+			t.cancelled[i] = 0
+			return true
+		}
+	}
+	return false
 }
 
 // clientRequest is one request the upstream sent the client, waiting for
@@ -398,7 +431,7 @@ func (h *server) upstreamCancelled(s *session, n mcp.McpNotificationFlushEx) boo
 	}
 	h.cancelToClientJSON(r, reason)
 	h.logClient(slog.LevelDebug, "cancelled", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the upstream cancelled it")
-	s.clients.remove(r)
+	s.clients.cancel(r)
 	return true
 }
 
@@ -417,17 +450,23 @@ func (r *clientRequest) expired() {
 		m.timeouts.Inc()
 	}
 	h.logClient(slog.LevelInfo, "timeout", s, r.appendID(h.aux[:0]), families[r.kind], "upstream_id", string(r.up))
-	s.clients.remove(r)
+	s.clients.cancel(r)
 }
 
 // clientResponse handles a JSON-RPC response the client POSTed (m has an
 // id and a result or an error): the answer to a request of this session
-// goes to the application; any other is refused, 400 -32600, since a
+// goes to the application; a late answer to one the server cancelled is
+// taken (202) and dropped; any other is refused, 400 -32600, since a
 // response no request of the session awaits is forged or stale.
 func (p *post) clientResponse(m *message) {
 	h := p.h
 	s := p.sess
 	r := s.clients.find(m.id)
+	if r == nil && s.clients.wasCancelled(m.id) {
+		h.logClient(slog.LevelDebug, "ignored", s, m.id, "", "reason", "an answer to a request the server cancelled")
+		p.respondEmpty(202)
+		return
+	}
 	if r == nil {
 		h.logClient(slog.LevelWarn, "error", s, m.id, "", "reason", "a response to no outstanding request")
 		p.res.id = nil
@@ -512,7 +551,7 @@ func (p *post) endClientRequests() {
 		}
 		h.cancelToClient(r, "The request that asked it ended")
 		h.logClient(slog.LevelDebug, "cancelled", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "its request ended")
-		t.remove(r) // swaps the last one into i
+		t.cancel(r) // swaps the last one into i
 	}
 }
 

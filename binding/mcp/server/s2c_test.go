@@ -189,7 +189,8 @@ func TestClientRequestCapabilityMissing(t *testing.T) {
 
 // TestClientRequestUpstreamCancelled: the upstream's notifications/cancelled
 // for a request the client was sent reaches the client under the
-// server's id, and nothing goes back to the application.
+// server's id, and nothing goes back to the application, nor from a
+// late answer of the client.
 func TestClientRequestUpstreamCancelled(t *testing.T) {
 	h := newHarness(t)
 	initSession(t, h, `{"elicitation":{}}`)
@@ -210,6 +211,19 @@ func TestClientRequestUpstreamCancelled(t *testing.T) {
 		string(h.req.response))
 	enginetest.Settle(t, h.e)
 	assert.Empty(t, answers(t, h))
+
+	// The client's handler answered before it read the cancellation: its
+	// answer is taken and dropped, once; the same id again is stale.
+	for _, want := range []string{"202", "400"} {
+		late := h.second()
+		late.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
+		late.left = 1
+		h.w.Dispatch(late.startFn)
+		enginetest.ReceiveBy(t, h.timer, late.done, "the late answer's response")
+		assert.Equal(t, want, string(late.status))
+	}
+	enginetest.Settle(t, h.e)
+	assert.Empty(t, answers(t, h), "a cancelled request's answer reaches no one")
 }
 
 // TestClientRequestSessionClosed: a session that ends (DELETE) with a
