@@ -15,7 +15,9 @@
 //     (such as its :status) and of a challenge.
 //
 // [NextHeader] walks the headers of an extension without allocating.
-// [Options] is what a binding's options decode to, for both kinds.
+// [Options] is what a binding's options decode to, for both kinds; each
+// kind's package registers itself with [RegisterKind], giving the
+// function that makes its handler for a worker from them.
 //
 // # Versions
 //

@@ -73,7 +73,15 @@ type client struct {
 	status     string
 }
 
-func newClient(w *engine.Worker, cfg *engine.BindingConfig, s *settings) (*client, error) {
+func init() { http.RegisterKind("client", newClient) }
+
+// newClient compiles the configuration and makes the client for one
+// worker.
+func newClient(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (engine.Handler, error) {
+	s, err := compile(w, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
 	if s.exitID == 0 && len(s.routes) == 0 {
 		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit or routes (to a tcp client)")
 	}

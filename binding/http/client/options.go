@@ -82,11 +82,7 @@ func compileInjector(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Opt
 	return nil, nil
 }
 
-func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
-	var opts http.Options
-	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, err
-	}
+func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*settings, error) {
 	s := &settings{limits: opts.Limits.Head(), exitID: cfg.ExitID, idle: defaultIdleTimeout, maxIdle: defaultMaxIdle}
 	if opts.MaxIdle != nil {
 		if *opts.MaxIdle < 0 {
@@ -105,7 +101,10 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		s.idle = d
 	}
 	var err error
-	if s.inject, err = compileInjector(w, cfg, &opts); err != nil {
+	if s.inject, err = compileInjector(w, cfg, opts); err != nil {
+		return nil, err
+	}
+	if s.routes, err = http.CompileRoutes(w, cfg, "client"); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -63,19 +63,7 @@ func AppendHeader(dst []byte, name, value []byte) []byte {
 	if !isToken(name) {
 		return dst
 	}
-	dst = append(dst, name...)
-	dst = append(dst, ':', ' ')
-	if ValidHeaderValue(value) {
-		dst = append(dst, value...)
-	} else {
-		for _, c := range value {
-			if class[c]&clValue == 0 {
-				c = ' '
-			}
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '\r', '\n')
+	return appendFieldValue(append(dst, name...), value)
 }
 
 // AppendHeaderTitle is [AppendHeader] with the name written in title
@@ -88,7 +76,13 @@ func AppendHeaderTitle(dst []byte, name, value []byte) []byte {
 	if !isToken(name) {
 		return dst
 	}
-	dst = AppendTitle(dst, name)
+	return appendFieldValue(AppendTitle(dst, name), value)
+}
+
+// appendFieldValue appends ": <value>\r\n", the rest of a field line
+// after its name, with the control bytes of value other than HTAB written
+// as SP.
+func appendFieldValue(dst []byte, value []byte) []byte {
 	dst = append(dst, ':', ' ')
 	if ValidHeaderValue(value) {
 		dst = append(dst, value...)

@@ -43,11 +43,7 @@ type settings struct {
 	server []byte
 }
 
-func compile(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
-	var opts http.Options
-	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, err
-	}
+func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*settings, error) {
 	s := &settings{limits: opts.Limits.Head(), maxBody: -1, exitID: cfg.ExitID}
 	s.limits.AbsoluteWithoutHost = true
 	if e := w.Engine(); e != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/sluicehq/sluice/binding"
@@ -68,7 +69,18 @@ type server struct {
 	refusal   int
 }
 
-func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server {
+func init() { http.RegisterKind("server", newServer) }
+
+// newServer compiles the configuration and makes the server for one
+// worker.
+func newServer(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (engine.Handler, error) {
+	s, err := compile(w, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if s.exitID == 0 && len(s.routes) == 0 {
+		return nil, fmt.Errorf("http server %s: a server needs an exit or routes", cfg.Name)
+	}
 	// A head waits in one buffer slot until it is complete: one that may
 	// be larger than a slot could never complete, and the connection
 	// would stall with its window shut instead of getting its 431.
@@ -80,7 +92,7 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings) *server
 		lower: make([]byte, 0, 256), head: make([]byte, 0, 4096),
 	}
 	h.requestEx = h.writeRequestEx
-	return h
+	return h, nil
 }
 
 // NewStream accepts each network stream (connection).
