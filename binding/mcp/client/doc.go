@@ -207,6 +207,12 @@
 // clientRequest as any other (Sluice's server kind ends its requests with
 // their body).
 //
+// On the session's GET stream, an elicitation/create with mode url sent
+// as a notification (no id, as Zilla's upstreams send it on lifecycle
+// events) goes down as CHALLENGE elicitCreate on the lifecycle, without a
+// correlationId, and notifications/elicitation/complete as FLUSH
+// elicitComplete; one with an id is a request like any other.
+//
 // A request that cannot reach the client is answered upstream at once
 // with the JSON-RPC error -32603, rather than left waiting: its stream's
 // reply is gone, its params are past mcp.MaxNotification, or it came on

@@ -201,19 +201,9 @@ func (x *exchange) relayURLElicitation(id, params []byte) bool {
 	if x.state&(xAnswered|xOver) != 0 || x.ds.In.Closed() || !x.ds.Out.Opening() {
 		return false
 	}
-	if mode, err := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "mode")); err != nil || string(mode) != "url" {
+	eid, url, message, ok := urlElicitation(params)
+	if !ok {
 		return false
-	}
-	eid, err1 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "elicitationId"))
-	url, err2 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "url"))
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	var message []byte
-	if m := jsonrpc.Lookup(params, "message"); m != nil {
-		if message, err1 = jsonrpc.Unquote(nil, m); err1 != nil {
-			message = nil
-		}
 	}
 	x.elicitID = append(x.elicitID[:0], eid...)
 	x.corrID = append(x.corrID[:0], id...)
@@ -231,6 +221,48 @@ func (x *exchange) relayURLElicitation(id, params []byte) bool {
 		x.deadline = x.h.w.Now().Add(max(x.h.s.timeout, clientRequestWait))
 	}
 	return true
+}
+
+// urlElicitation reads the params of an elicitation/create with mode url:
+// its elicitationId, url and message (nil when absent or not a string);
+// ok is false for another mode or a missing id or url.
+func urlElicitation(params []byte) (eid, url, message []byte, ok bool) {
+	if mode, err := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "mode")); err != nil || string(mode) != "url" {
+		return nil, nil, nil, false
+	}
+	eid, err1 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "elicitationId"))
+	url, err2 := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "url"))
+	if err1 != nil || err2 != nil {
+		return nil, nil, nil, false
+	}
+	if m := jsonrpc.Lookup(params, "message"); m != nil {
+		if message, err1 = jsonrpc.Unquote(nil, m); err1 != nil {
+			message = nil
+		}
+	}
+	return eid, url, message, true
+}
+
+// relayLifecycleElicitation relays a URL elicitation the upstream sent
+// as a notification on its GET stream (no id: nothing is answered, as
+// Zilla's client relays it): CHALLENGE elicitCreate on the lifecycle,
+// without a correlationId. notifications/elicitation/complete there
+// becomes FLUSH elicitComplete on the lifecycle. One with an id is a
+// request, relayed as FLUSH clientRequest as any other. A lifecycle
+// without a session id shares the upstream session: it relays neither.
+func (l *lifecycle) relayLifecycleElicitation(method, id, params []byte) bool {
+	if l.null || id != nil {
+		return false
+	}
+	switch string(method) {
+	case "elicitation/create":
+		eid, url, message, ok := urlElicitation(params)
+		return ok && l.ds.doElicitCreate(eid, url, message, nil)
+	case "notifications/elicitation/complete":
+		eid, err := jsonrpc.Unquote(nil, jsonrpc.Lookup(params, "elicitationId"))
+		return err == nil && l.ds.doFlush(flushElicitComplete, eid, nil, 0, 0)
+	}
+	return false
 }
 
 // relayElicitationComplete turns notifications/elicitation/complete for

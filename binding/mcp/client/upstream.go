@@ -897,6 +897,9 @@ func (l *lifecycle) onMessage(m *message) {
 		return // a response replayed on a resumed stream: no request waits here
 	}
 	method := m.method[1 : len(m.method)-1]
+	if l.relayLifecycleElicitation(method, m.id, m.params) {
+		return
+	}
 	if m.id != nil {
 		l.relayRequest(m.id, method, m.params)
 		return
