@@ -109,14 +109,7 @@ func checkIDs(v string) error {
 // ParseDuration parses a positive ISO 8601 duration (PT15S) or a Go one
 // (15s), as the mcp kinds' duration options and settings are written.
 func ParseDuration(v string) (time.Duration, error) {
-	d, err := guard.ParseDuration(v)
-	if err != nil {
-		d, err = time.ParseDuration(v)
-	}
-	if err != nil || d <= 0 {
-		return 0, errors.New("want a positive duration such as PT15S")
-	}
-	return d, nil
+	return guard.PositiveDuration(v)
 }
 
 func checkDuration(v string) error {

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,6 +20,24 @@ func ParseDuration(s string) (time.Duration, error) {
 	d, ok := parseDuration(s)
 	if !ok {
 		return 0, fmt.Errorf("%w %q", ErrInvalidDuration, s)
+	}
+	return d, nil
+}
+
+// ErrNotPositive is the error of [PositiveDuration] for a text that is no
+// positive duration.
+var ErrNotPositive = errors.New("want a positive duration such as PT15S")
+
+// PositiveDuration parses a positive duration written either as Zilla's
+// configuration writes it (ISO-8601, PT15S) or as Go does (15s), the two
+// forms every duration option of a binding takes.
+func PositiveDuration(v string) (time.Duration, error) {
+	d, err := ParseDuration(v)
+	if err != nil {
+		d, err = time.ParseDuration(v)
+	}
+	if err != nil || d <= 0 {
+		return 0, ErrNotPositive
 	}
 	return d, nil
 }

@@ -99,3 +99,32 @@ func FuzzParseDuration(f *testing.F) {
 		}
 	})
 }
+
+// TestPositiveDuration: both forms a binding's duration option takes,
+// and nothing that is not positive.
+func TestPositiveDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"PT15S", 15 * time.Second, true},
+		{"pt1m30s", 90 * time.Second, true},
+		{"90s", 90 * time.Second, true},
+		{"1h2m", time.Hour + 2*time.Minute, true},
+		{"PT0S", 0, false},
+		{"0s", 0, false},
+		{"-5s", 0, false},
+		{"P", 0, false},
+		{"soon", 0, false},
+		{"", 0, false},
+	} {
+		d, err := guard.PositiveDuration(tc.in)
+		if !tc.ok {
+			assert.ErrorIs(t, err, guard.ErrNotPositive, tc.in)
+			continue
+		}
+		assert.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, d, tc.in)
+	}
+}

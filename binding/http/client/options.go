@@ -91,11 +91,8 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 		s.maxIdle = *opts.MaxIdle
 	}
 	if opts.IdleTimeout != "" {
-		d, err := time.ParseDuration(opts.IdleTimeout)
+		d, err := guard.PositiveDuration(opts.IdleTimeout)
 		if err != nil {
-			d, err = guard.ParseDuration(opts.IdleTimeout)
-		}
-		if err != nil || d <= 0 {
 			return nil, fmt.Errorf("http client %s: idle-timeout %q: want a positive duration such as 90s or PT90S", cfg.Name, opts.IdleTimeout)
 		}
 		s.idle = d

@@ -227,11 +227,8 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 		}
 	}
 	if o.Timeout != "" {
-		d, err := guard.ParseDuration(o.Timeout)
+		d, err := mcp.ParseDuration(o.Timeout)
 		if err != nil {
-			d, err = time.ParseDuration(o.Timeout)
-		}
-		if err != nil || d <= 0 {
 			return nil, fmt.Errorf("mcp %s: options.timeout %q: want a positive duration such as PT60S", cfg.Name, o.Timeout)
 		}
 		s.timeout = d
