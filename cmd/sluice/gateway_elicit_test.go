@@ -333,38 +333,32 @@ func TestGatewayURLElicitationGuarded(t *testing.T) {
 		assert.Equal(t, http.StatusGone, browseStatus(t, ctx, got.replay), "an elicitation completes once")
 	})
 
-	t.Run("declined", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		asked := make(chan string, 1)
-		session := urlClient(t, ctx, endpoint, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked <- req.Params.URL
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		}, make(chan string, 4))
-		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
-		require.Error(t, err)
-		assert.Equal(t, int64(-32000), rpcCode(t, err))
-		assert.Contains(t, err.Error(), "Authorization declined")
-		assert.Equal(t, http.StatusGone, browseStatus(t, ctx, receive(t, asked)), "a declined elicitation's callback")
-	})
-
-	t.Run("timeout", func(t *testing.T) {
-		port := freePort(t)
-		endpoint := startGateway(t, elicitGatewayConfig(port, up.URL, as, true, "PT1S"), port, 1)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		asked := make(chan string, 1)
-		session := urlClient(t, ctx, endpoint, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			// The user opened the link and never came back.
-			asked <- req.Params.URL
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		}, make(chan string, 4))
-		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
-		require.Error(t, err)
-		assert.Equal(t, int64(-32000), rpcCode(t, err))
-		assert.Contains(t, err.Error(), "Authorization timed out")
-		assert.Equal(t, http.StatusGone, browseStatus(t, ctx, receive(t, asked)), "a timed-out elicitation's callback")
-	})
+	// The client declines; or it accepts (the user opened the link) and
+	// the callback never comes, on a gateway whose elicitation.timeout is
+	// one second.
+	shortPort := freePort(t)
+	short := startGateway(t, elicitGatewayConfig(shortPort, up.URL, as, true, "PT1S"), shortPort, 1)
+	for _, tc := range []struct {
+		name, endpoint, action, message string
+	}{
+		{"declined", endpoint, "decline", "Authorization declined"},
+		{"timeout", short, "accept", "Authorization timed out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			asked := make(chan string, 1)
+			session := urlClient(t, ctx, tc.endpoint, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked <- req.Params.URL
+				return &mcp.ElicitResult{Action: tc.action}, nil
+			}, make(chan string, 4))
+			_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "whoami"})
+			require.Error(t, err)
+			assert.Equal(t, int64(-32000), rpcCode(t, err))
+			assert.Contains(t, err.Error(), tc.message)
+			assert.Equal(t, http.StatusGone, browseStatus(t, ctx, receive(t, asked)), "the elicitation's callback afterwards")
+		})
+	}
 }
 
 // TestGatewayURLElicitationProxied: the upstream runs its own URL
