@@ -582,7 +582,7 @@ func (x *exchange) finish(isError bool) {
 	if p.res.mode == modeSSE {
 		end += copy(b[end:], "\n\n")
 		if s := p.sess; s != nil && !isStateless {
-			s.record(h, p.res.stream, p.res.seq, b[start:end])
+			s.record(h, &p.res, b[start:end])
 		}
 	}
 	slot := x.resSlot

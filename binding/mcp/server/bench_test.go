@@ -442,6 +442,33 @@ func TestStatelessToolsCallAllocs(t *testing.T) {
 	require.Zero(t, allocs, "allocations per stateless tools/call")
 }
 
+// TestEventStreamAllocs pins a tools/call whose response turns into an
+// event stream at zero allocations once the session's replay ring has
+// filled: the priming event, a notification and the result, each with an
+// id made from the request's string id, kept for replay.
+func TestEventStreamAllocs(t *testing.T) {
+	h := sessionHarness(t)
+	buf := make([]byte, 256)
+	var b mcp.McpFlushExBuilder
+	b.Wrap(buf, 0, len(buf)).TypeID(h.app.mcpType).Notification().
+		Method("notifications/message").Params(`{"level":"info","data":"working"}`)
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	h.app.clientReqs = [][]byte{buf[:n]}
+	h.req.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"job:1 é","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`)
+	h.request(t)
+	want := "id: job%3A1%20%C3%A9:0\ndata: \n\n" +
+		"event: message\nid: job%3A1%20%C3%A9:1\ndata: " + `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}` + "\n\n" +
+		"event: message\nid: job%3A1%20%C3%A9:2\ndata: " + `{"jsonrpc":"2.0","id":"job:1 é","result":{"content":[{"type":"text","text":"Echo: hi"}]}}` + "\n\n"
+	require.Equal(t, want, string(h.req.response))
+	h.req.parse = false
+	for range 64 { // sse.replay's default
+		h.request(t)
+	}
+	allocs := testing.AllocsPerRun(200, func() { h.request(t) })
+	require.Zero(t, allocs, "allocations per tools/call on an event stream")
+}
+
 // BenchmarkDecodeToolsCall decodes a tools/call end to end inside the
 // binding: HTTP request frames in, session lookup, body scan, the
 // application stream's BEGIN and params, its result back as the JSON

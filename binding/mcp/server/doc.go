@@ -69,13 +69,32 @@
 //     no JSON-RPC answer.
 //   - GET opens the session's event stream (one per session; another gets
 //     409). At 2025-11-25 a priming event (id, empty data) comes first.
-//     Event ids are "<stream>-<seq>": stream 0 is the GET stream, each POST
-//     that turned into an event stream has its own number. The session
-//     keeps its last sse.replay events; a GET with Last-Event-ID replays
-//     those of the stream named after that id and then carries the rest of
+//     Event ids are Zilla's "<requestId>:<n>": a POST that turned into an
+//     event stream names it by its request's JSON-RPC id (a number's text
+//     as it is; a string's content with each byte outside A-Z a-z 0-9
+//     . _ ~ - encoded as %XX, so the id holds no ':' and stays one SSE
+//     line), and the GET stream by the empty text, so its ids are ":<n>".
+//     n counts the stream's events, the priming event 0. A request whose
+//     id makes an empty text ("") or one over 64 bytes gets events without
+//     ids, which cannot be resumed. The session keeps its last sse.replay
+//     events; a GET with Last-Event-ID "<requestId>:<n>" replays the kept
+//     events after n of the newest stream of the session with that
+//     requestId (MCP asks ids to be unique in a session; a client that
+//     reuses one resumes its latest request) and then carries the rest of
 //     that stream, for a POST whose client went away (a disconnect is not a
-//     cancellation: its request goes on). An idle GET stream gets ":\n\n"
-//     every sse.keepalive.interval.
+//     cancellation: its request goes on); ":<n>" replays the GET stream's.
+//     A Last-Event-ID of another form, or naming no stream of the session,
+//     opens the GET stream as if it had none. An idle GET stream gets
+//     ":\n\n" every sse.keepalive.interval.
+//
+// Sluice's event ids differ from Zilla's on purpose: Zilla's n is an id
+// the application gives its resumable and progress FLUSHes, and only
+// those events carry one, where Sluice numbers every event itself, the
+// response too; Zilla writes a string id's text raw, where Sluice encodes
+// it; and Zilla answers 400 to a Last-Event-ID whose requestId names no
+// request, where Sluice opens the stream without replay, as it does for
+// an id it did not write (Zilla's lifecycle.events.resume opens one for
+// "event-99").
 //
 // # Server-to-client requests (s2c.go)
 //
@@ -179,8 +198,9 @@
 // client declined ends it with -32000 "Authorization declined", after a
 // cancel or timeout with -32000 "Authorization timed out" (Zilla aborts
 // the response), as Zilla's elicitation design states it for its
-// DECLINED and CANCELLED outcomes. Events carry Sluice's own ids
-// (<stream>-<n>) and resume with Last-Event-ID like every other event.
+// DECLINED and CANCELLED outcomes. Events carry the ids of every other
+// event on the request's stream (<requestId>:<n>, as Zilla's "id: 2:1"
+// for the elicitation/create of request 2) and resume with Last-Event-ID.
 // Metrics: the elicitation family with mode="url".
 //
 // # Stateless requests (2026-07-28)

@@ -198,11 +198,11 @@ func (h *server) toStream(s *session, p *post, msg []byte) {
 	}
 	s.getSeq++
 	b := append(h.scratch[:0], "event: message\nid: "...)
-	b = appendEventID(b, 0, s.getSeq)
+	b = appendEventID(b, nil, s.getSeq)
 	b = append(b, "\ndata: "...)
 	b = append(b, msg...)
 	b = append(b, "\n\n"...)
-	s.replay.add(h.s.replay, 0, s.getSeq, b)
+	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
 	h.deliver(s.get, b)
 }
 

@@ -35,8 +35,8 @@ func TestURLElicitationHoldsEnd(t *testing.T) {
 	h.req.left = 1
 	h.w.Dispatch(h.req.startFn)
 	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
-	assert.Equal(t, "id: 1-0\ndata: \n\n"+
-		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"url","elicitationId":"e-1","url":"https://auth.example/a?state=s"}}`+"\n\n",
+	assert.Equal(t, "id: 42:0\ndata: \n\n"+
+		"event: message\nid: 42:1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"url","elicitationId":"e-1","url":"https://auth.example/a?state=s"}}`+"\n\n",
 		string(h.req.response), "no result before the answer: the END waits")
 
 	answer := h.second()

@@ -38,7 +38,8 @@ func (ref getRef) release() {
 func (g *getStream) setup(h *server) { g.init(h, g) }
 
 // setLastEventID keeps Last-Event-ID, which resumes a stream (MCP.md
-// §1.2).
+// §1.2); one longer than any id the server writes (maxEventID: a
+// stream's id text, ':' and a uint32) resumes none.
 func (g *getStream) setLastEventID(v []byte) {
 	g.lastEventLen = copy(g.lastEvent[:], v)
 	if len(v) > len(g.lastEvent) {
@@ -95,7 +96,10 @@ func (g *getStream) open() {
 	var stream, after uint32
 	resuming := false
 	if g.lastEventLen > 0 {
-		stream, after, resuming = parseEventID(g.lastEvent[:g.lastEventLen])
+		var sid []byte
+		if sid, after, resuming = parseEventID(g.lastEvent[:g.lastEventLen]); resuming {
+			stream, resuming = s.findStream(sid)
+		}
 	}
 	b := h.scratch[:0]
 	if s.get.g != nil {
@@ -121,7 +125,7 @@ func (g *getStream) open() {
 		g.write(b)
 	} else if s.version >= mcp.Version20251125 {
 		p := append(h.aux[:0], "id: "...)
-		p = appendEventID(p, 0, priming)
+		p = appendEventID(p, nil, priming)
 		p = append(p, "\ndata: \n\n"...)
 		g.write(p)
 	}

@@ -53,18 +53,6 @@ func TestValidID(t *testing.T) {
 	}
 }
 
-func TestEventID(t *testing.T) {
-	b := appendEventID(nil, 3, 42)
-	assert.Equal(t, "3-42", string(b))
-	stream, seq, ok := parseEventID(b)
-	require.True(t, ok)
-	assert.Equal(t, [2]uint32{3, 42}, [2]uint32{stream, seq})
-	for _, s := range []string{"", "-1", "1-", "a-1", "1-2-3", "99999999999-1"} {
-		_, _, ok := parseEventID([]byte(s))
-		assert.False(t, ok, s)
-	}
-}
-
 // TestHeaderIter reads what the generated builder writes.
 func TestHeaderIter(t *testing.T) {
 	var b httpb.HttpBeginExBuilder

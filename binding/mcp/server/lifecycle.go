@@ -365,7 +365,7 @@ func (s *session) notify(h *server, ext []byte) {
 	}
 	s.getSeq++
 	b := append(h.scratch[:0], "event: message\nid: "...)
-	b = appendEventID(b, 0, s.getSeq)
+	b = appendEventID(b, nil, s.getSeq)
 	b = append(b, "\ndata: "...)
 	if h.flushEx.Kind() == mcp.McpFlushExKindNotification {
 		b = appendNotification(b, h.flushEx.Notification())
@@ -380,16 +380,22 @@ func (s *session) notify(h *server, ext []byte) {
 		b = append(b, '}')
 	}
 	b = append(b, "\n\n"...)
-	s.replay.add(h.s.replay, 0, s.getSeq, b)
+	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
 	h.deliver(s.get, b)
 }
 
-// record keeps an event of a POST stream for replay, and sends it on to
-// a GET stream that resumed that stream: the client resumed because it
-// lost the POST's connection, whether or not the server has noticed yet.
-func (s *session) record(h *server, stream, seq uint32, b []byte) {
-	s.replay.add(h.s.replay, stream, seq, b)
-	if s.resume == stream {
+// record keeps the last event of a POST stream's response res for
+// replay, and sends it on to a GET stream that resumed that stream: the
+// client resumed because it lost the POST's connection, whether or not
+// the server has noticed yet. A stream without an id text cannot be
+// resumed, so its events are not kept.
+func (s *session) record(h *server, res *response, b []byte) {
+	sid := res.streamID()
+	if sid == nil {
+		return
+	}
+	s.replay.add(h.s.replay, res.stream, sid, res.seq, b)
+	if s.resume == res.stream {
 		h.deliver(s.get, b)
 	}
 }

@@ -34,11 +34,16 @@ type response struct {
 	// id is the JSON-RPC id the response answers (aliasing its POST's),
 	// nil for none.
 	id []byte
-	// stream is the event stream's number in the session's event ids,
-	// and seq the last event's sequence on it.
+	// stream is the event stream's number in its session, and seq the
+	// last event's sequence on it.
 	stream, seq uint32
-	kaID        int64
-	onKA        func()
+	// sid is the event stream's id text, which its event ids start with
+	// (appendStreamID): sidLen 0 while the request's id is not known,
+	// -1 when it makes no id text and the events go without ids.
+	sidLen int
+	sid    [maxStreamID]byte
+	kaID   int64
+	onKA   func()
 }
 
 // outQueue holds response bytes waiting for the network window: in a
@@ -352,23 +357,51 @@ func (r *request) startSSE() {
 		r.res.stream = s.streams
 	}
 	r.beginReply(200, "text/event-stream", -1, nil)
-	if r.sess != nil && r.sess.version >= mcp.Version20251125 {
+	if r.sess == nil || r.sess.version < mcp.Version20251125 {
+		return
+	}
+	if sid := r.res.makeStreamID(); sid != nil {
 		b := append(h.aux[:0], "id: "...)
-		b = appendEventID(b, r.res.stream, 0)
+		b = appendEventID(b, sid, 0)
 		b = append(b, "\ndata: \n\n"...)
 		r.write(b)
 	}
 }
 
+// makeStreamID returns the id text of the response's event stream, made
+// from the request's id the first time it is known; nil for none.
+func (res *response) makeStreamID() []byte {
+	if res.sidLen == 0 && res.id != nil {
+		sid, ok := appendStreamID(res.sid[:0], res.id)
+		res.sidLen = len(sid)
+		if !ok {
+			res.sidLen = -1
+		}
+	}
+	return res.streamID()
+}
+
+// streamID returns the id text of the response's event stream, nil while
+// it has none.
+func (res *response) streamID() []byte {
+	if res.sidLen <= 0 {
+		return nil
+	}
+	return res.sid[:res.sidLen]
+}
+
 // appendEventHead appends the fields of the next event on the response's
-// event stream: its id when the stream belongs to a session.
+// event stream: its id when the stream belongs to a session and has an
+// id text.
 func (r *request) appendEventHead(dst []byte) []byte {
 	dst = append(dst, "event: message\n"...)
 	if r.sess != nil && r.flags&stateless == 0 {
 		r.res.seq++
-		dst = append(dst, "id: "...)
-		dst = appendEventID(dst, r.res.stream, r.res.seq)
-		dst = append(dst, '\n')
+		if sid := r.res.makeStreamID(); sid != nil {
+			dst = append(dst, "id: "...)
+			dst = appendEventID(dst, sid, r.res.seq)
+			dst = append(dst, '\n')
+		}
 	}
 	return append(dst, "data: "...)
 }
@@ -383,7 +416,7 @@ func (r *request) event(b []byte) {
 		}
 	}
 	if s := r.sess; s != nil && r.flags&stateless == 0 {
-		s.record(r.h, r.res.stream, r.res.seq, b)
+		s.record(r.h, &r.res, b)
 	}
 }
 

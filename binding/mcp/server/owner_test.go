@@ -242,14 +242,14 @@ func TestSessionGetAndDeleteAcrossWorkers(t *testing.T) {
 	require.Eventually(t, func() bool { _, body := response(); return body != "" }, 2*time.Second, time.Millisecond)
 	status, body := response()
 	require.Equal(t, "200", status)
-	assert.Equal(t, "id: 0-0\ndata: \n\n", body, "the priming event")
+	assert.Equal(t, "id: :0\ndata: \n\n", body, "the priming event")
 
 	// The application's list_changed on the session's lifecycle, on
 	// worker 1, reaches the GET stream held for worker 0's client.
 	var err error
 	tw.on(t, 1, func() { err = notifyToolsChanged(tw.apps.apps[1]) })
 	require.NoError(t, err)
-	want := "id: 0-0\ndata: \n\nevent: message\nid: 0-1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"
+	want := "id: :0\ndata: \n\nevent: message\nid: :1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"
 	require.Eventually(t, func() bool { _, body := response(); return body == want }, 2*time.Second, time.Millisecond)
 
 	status, body = send(t, del, headersFor("DELETE", sid), "")

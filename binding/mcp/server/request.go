@@ -16,7 +16,7 @@ const (
 	maxMethod    = 128  // a longer Mcp-Method header mismatches
 	maxName      = 4096 // tool and prompt names, resource uris
 	maxID        = 256  // a request id's JSON text
-	maxEventID   = 64
+	maxEventID   = maxStreamID + 11
 )
 
 // HTTP methods the endpoint serves.
@@ -167,6 +167,7 @@ func (r *request) recycle() {
 	r.bodyLen, r.sess, r.rl = 0, nil, nil
 	res := &r.res
 	res.mode, res.held, res.allow, res.id, res.stream, res.seq = modeNone, 0, "", nil, 0, 0
+	res.sidLen = 0
 }
 
 // onNetFrame handles the HTTP stream: the request's frames, and the

@@ -104,9 +104,9 @@ func TestClientRequestAnswered(t *testing.T) {
 	assert.Equal(t, "202", string(answer.status))
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "200", string(h.req.status))
-	assert.Equal(t, "id: 1-0\ndata: \n\n"+
-		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
-		"event: message\nid: 1-2\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
+	assert.Equal(t, "id: 42:0\ndata: \n\n"+
+		"event: message\nid: 42:1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
+		"event: message\nid: 42:2\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
 		string(h.req.response))
 
 	got := answers(t, h)
@@ -204,10 +204,10 @@ func TestClientRequestUpstreamCancelled(t *testing.T) {
 	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`), buf[:n]}
 	h.req.set(t, benchHeaders, benchBody)
 	h.request(t)
-	assert.Equal(t, "id: 1-0\ndata: \n\n"+
-		"event: message\nid: 1-1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
-		"event: message\nid: 1-2\ndata: "+`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"changed"}}`+"\n\n"+
-		"event: message\nid: 1-3\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
+	assert.Equal(t, "id: 42:0\ndata: \n\n"+
+		"event: message\nid: 42:1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?"}}`+"\n\n"+
+		"event: message\nid: 42:2\ndata: "+`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"changed"}}`+"\n\n"+
+		"event: message\nid: 42:3\ndata: "+`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n",
 		string(h.req.response))
 	enginetest.Settle(t, h.e)
 	assert.Empty(t, answers(t, h))

@@ -160,7 +160,7 @@ func TestStackSessionFlow(t *testing.T) {
 			require.Len(t, events, 3, body)
 			assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2,"message":"Step 1 of 2"}}`, events[0])
 			assert.Contains(t, events[2], `"id":4,"result":{"content"`)
-			assert.Equal(t, version == "2025-11-25", strings.HasPrefix(body, "id: 1-0\ndata: \n\n"), "priming only at 2025-11-25")
+			assert.Equal(t, version == "2025-11-25", strings.HasPrefix(body, "id: 4:0\ndata: \n\n"), "priming only at 2025-11-25")
 
 			resp, body = s.post(t, sid, version, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"sluice://toolkit/readme"}}`)
 			require.Equal(t, 200, resp.StatusCode, body)
@@ -228,7 +228,7 @@ func TestStackGetStream(t *testing.T) {
 	r := bufio.NewReader(resp.Body)
 	line, err := r.ReadString('\n')
 	require.NoError(t, err)
-	assert.Equal(t, "id: 0-0\n", line, "the priming event")
+	assert.Equal(t, "id: :0\n", line, "the priming event")
 
 	// One GET stream per session.
 	second, body := s.do(t, http.MethodGet, "", "Accept", "text/event-stream", "Mcp-Session-Id", sid)
@@ -585,14 +585,15 @@ func TestStackLargeBodies(t *testing.T) {
 
 // TestStackResume cuts an event stream short and resumes it with GET and
 // Last-Event-ID (MCP.md §1.2): the events after that id are replayed, and
-// the rest follow, the response included.
+// the rest follow, the response included. The request's id is a string
+// with a ':', a space and non-ASCII, which its event ids encode.
 func TestStackResume(t *testing.T) {
 	s := startStack(t, "")
 	sid := s.initialize(t, "2025-11-25")
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
-	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":"r","method":"tools/call",
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":"job:1 é","method":"tools/call",
 		"params":{"name":"long_running_operation","arguments":{"duration":0.6,"steps":3},"_meta":{"progressToken":"t"}}}`))
 	require.NoError(t, err)
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -612,7 +613,7 @@ func TestStackResume(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, "1-1", last)
+	require.Equal(t, "job%3A1%20%C3%A9:1", last)
 	resp.Body.Close() // the client goes away; the call goes on
 	tr.CloseIdleConnections()
 
@@ -636,9 +637,33 @@ func TestStackResume(t *testing.T) {
 	}
 	assert.Contains(t, data[0], `"progress":2`)
 	assert.Contains(t, data[1], `"progress":3`)
-	assert.Contains(t, data[2], `"id":"r","result":{"content"`)
+	assert.Contains(t, data[2], `"id":"job:1 é","result":{"content"`)
 	gresp.Body.Close()
 	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
+// TestStackResumeUnknown: a Last-Event-ID that names no stream of the
+// session, or is of another form, opens the GET stream as a fresh one,
+// priming event first, rather than resuming anything.
+func TestStackResumeUnknown(t *testing.T) {
+	s := startStack(t, "")
+	for _, last := range []string{"nope:3", "1-1", "event-99", "2:x"} {
+		sid := s.initialize(t, "2025-11-25")
+		req, err := http.NewRequest(http.MethodGet, s.base, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Last-Event-ID", last)
+		resp, err := s.client.Do(req)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, last)
+		line, err := bufio.NewReader(resp.Body).ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, "id: :0\n", line, "the priming event for %q", last)
+		s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+		resp.Body.Close()
+	}
 	s.requireReleased(t)
 }
 

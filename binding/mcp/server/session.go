@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // Sessions (2025-03-26 … 2025-11-25).
@@ -244,8 +245,8 @@ func fnv64(b []byte) uint64 {
 }
 
 // replayRing keeps a session's recent SSE events for Last-Event-ID
-// (MCP.md §1.2): the last n, each with the stream and sequence its id
-// encodes. Event buffers are reused as the ring turns.
+// (MCP.md §1.2): the last n, each with its stream's number and id text
+// and its sequence on it. Event buffers are reused as the ring turns.
 type replayRing struct {
 	events []replayEvent
 	next   int
@@ -254,6 +255,8 @@ type replayRing struct {
 
 type replayEvent struct {
 	stream, seq uint32
+	sidLen      uint8
+	sid         [maxStreamID]byte
 	data        []byte
 }
 
@@ -261,8 +264,10 @@ type replayEvent struct {
 // (a big tool result) are sent but cannot be replayed.
 const maxReplayEvent = 16 << 10
 
-func (q *replayRing) add(limit int, stream, seq uint32, data []byte) {
-	if limit == 0 || len(data) > maxReplayEvent {
+// add keeps event seq of stream, whose id text is sid (empty for the GET
+// stream), when the session keeps events (limit > 0).
+func (q *replayRing) add(limit int, stream uint32, sid []byte, seq uint32, data []byte) {
+	if limit == 0 || len(data) > maxReplayEvent || len(sid) > maxStreamID {
 		return
 	}
 	if q.events == nil {
@@ -270,9 +275,22 @@ func (q *replayRing) add(limit int, stream, seq uint32, data []byte) {
 	}
 	e := &q.events[q.next]
 	e.stream, e.seq = stream, seq
+	e.sidLen = uint8(copy(e.sid[:], sid))
 	e.data = append(e.data[:0], data...)
 	q.next = (q.next + 1) % len(q.events)
 	q.n = min(q.n+1, len(q.events))
+}
+
+// find returns the number of the newest POST stream with id text sid
+// that has events kept.
+func (q *replayRing) find(sid []byte) (uint32, bool) {
+	for i := 1; i <= q.n; i++ {
+		e := &q.events[(q.next-i+len(q.events))%len(q.events)]
+		if e.stream != 0 && string(e.sid[:e.sidLen]) == string(sid) {
+			return e.stream, true
+		}
+	}
+	return 0, false
 }
 
 // each calls fn with the kept events of stream after seq, oldest first.
@@ -289,30 +307,107 @@ func (q *replayRing) each(stream, after uint32, fn func(data []byte)) {
 	}
 }
 
-// appendEventID appends the SSE id of event seq of stream: "<stream>-<seq>".
-// Ids are unique within the session and name their stream, as 2025-11-25
-// asks (MCP.md §1.2).
-func appendEventID(dst []byte, stream, seq uint32) []byte {
-	dst = strconv.AppendUint(dst, uint64(stream), 10)
-	dst = append(dst, '-')
+// findStream returns the number of the event stream that Last-Event-ID's
+// id text sid names: the GET stream (0) for an empty one, else the newest
+// POST stream of the session whose request id makes sid, live or with
+// events kept for replay. A client that reuses a request id once the
+// request ended thus resumes the later request.
+func (s *session) findStream(sid []byte) (uint32, bool) {
+	if len(sid) == 0 {
+		return 0, true
+	}
+	stream, found := s.replay.find(sid)
+	for _, e := range s.inflight {
+		p := e.ref.p
+		if e.ref.live() && p.res.mode == modeSSE && p.res.stream > stream && string(p.res.streamID()) == string(sid) {
+			stream, found = p.res.stream, true
+		}
+	}
+	return stream, found
+}
+
+// Event ids (MCP.md §1.2), in Zilla's form "<stream id>:<n>": a POST's
+// event stream has its request's id as its id text (appendStreamID), and
+// the GET stream the empty text, so its ids are ":<n>". n counts the
+// stream's events, the priming event 0.
+
+// maxStreamID bounds a stream's id text; a request whose id makes a
+// longer one gets events without ids, which cannot be resumed.
+const maxStreamID = 64
+
+// appendStreamID appends the id text of the event stream of the request
+// whose JSON-RPC id has JSON text id: a number's text as it is, a
+// string's content with each byte outside A-Z a-z 0-9 . _ ~ - encoded as
+// %XX, so that the text holds no ':', space, CR or LF and names its
+// stream within one SSE line. It reports false, having appended nothing,
+// when the text would be empty (the GET stream's) or longer than
+// maxStreamID, or id is not a valid JSON string or number.
+func appendStreamID(dst, id []byte) ([]byte, bool) {
+	if len(id) == 0 {
+		return dst, false
+	}
+	if id[0] != '"' {
+		if len(id) > maxStreamID {
+			return dst, false
+		}
+		for _, c := range id {
+			if !isDigit(c) && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+				return dst, false
+			}
+		}
+		return append(dst, id...), true
+	}
+	var buf [maxStreamID]byte
+	text, err := jsonrpc.UnquoteTo(buf[:0], id)
+	if err != nil || len(text) == 0 {
+		return dst, false
+	}
+	n := len(dst)
+	for _, c := range text {
+		if unreservedByte(c) {
+			if len(dst)-n+1 > maxStreamID {
+				return dst[:n], false
+			}
+			dst = append(dst, c)
+			continue
+		}
+		if len(dst)-n+3 > maxStreamID {
+			return dst[:n], false
+		}
+		dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xf])
+	}
+	return dst, true
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// unreservedByte reports whether c stands for itself in a stream's id
+// text: RFC 3986's unreserved characters.
+func unreservedByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+// appendEventID appends the SSE id of event seq of the stream whose id
+// text is sid: "<sid>:<seq>".
+func appendEventID(dst, sid []byte, seq uint32) []byte {
+	dst = append(dst, sid...)
+	dst = append(dst, ':')
 	return strconv.AppendUint(dst, uint64(seq), 10)
 }
 
-// parseEventID reads an id appendEventID wrote.
-func parseEventID(v []byte) (stream, seq uint32, ok bool) {
-	dash := -1
-	for i, c := range v {
-		if c == '-' {
-			dash = i
-			break
-		}
+// parseEventID reads an event id as appendEventID writes it: the id text
+// before the first ':' and the decimal sequence after it.
+func parseEventID(v []byte) (sid []byte, seq uint32, ok bool) {
+	colon := bytes.IndexByte(v, ':')
+	if colon < 0 || colon > maxStreamID {
+		return nil, 0, false
 	}
-	if dash <= 0 || dash == len(v)-1 {
-		return 0, 0, false
+	seq, ok = parseUint32(v[colon+1:])
+	if !ok {
+		return nil, 0, false
 	}
-	a, ok1 := parseUint32(v[:dash])
-	b, ok2 := parseUint32(v[dash+1:])
-	return a, b, ok1 && ok2
+	return v[:colon], seq, true
 }
 
 func parseUint32(v []byte) (uint32, bool) {
