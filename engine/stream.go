@@ -492,6 +492,23 @@ func (s *Stream) reset(ext []byte, fill func(*frame.ResetBuilder)) error {
 	return nil
 }
 
+// AbortElseReset aborts Out; when the ring refuses the ABORT, it resets
+// In instead, so that the peer learns of the end one way or the other.
+func (s *Stream) AbortElseReset() {
+	if s.Abort(nil) != nil {
+		s.ResetElseAbort()
+	}
+}
+
+// ResetElseAbort resets In; when the ring refuses the RESET, it aborts
+// Out instead (see AbortElseReset). Each ends once a direction is closed,
+// since closing a closed direction sends nothing and succeeds.
+func (s *Stream) ResetElseAbort() {
+	if s.Reset(nil) != nil {
+		s.AbortElseReset()
+	}
+}
+
 // Challenge sends a CHALLENGE against In with extension ext, asking its
 // sender to act (authorize again, say).
 func (s *Stream) Challenge(ext []byte) error { return s.challenge(ext, nil) }

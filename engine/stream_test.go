@@ -461,6 +461,31 @@ func TestStreamRefused(t *testing.T) {
 	}
 }
 
+// TestStreamElse: with the ring full, AbortElseReset and ResetElseAbort
+// each try one direction, then the other, and end with both closed and
+// every registration retired, without looping.
+func TestStreamElse(t *testing.T) {
+	p := newPeer()
+	for name, teardown := range map[string]func(*engine.Stream){
+		"abort else reset": (*engine.Stream).AbortElseReset,
+		"reset else abort": (*engine.Stream).ResetElseAbort,
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := engine.NewIdleWorker(t, 1<<16)
+			s := connected(w)
+			opened(t, s)
+			_, err := s.OnBegin(p.begin(s.InID(), 0, 0))
+			require.NoError(t, err)
+			engine.FillRing(t, w)
+			teardown(s)
+			assert.True(t, s.Closed(), s.State().String())
+			streams, throttles := w.Streams()
+			assert.Zero(t, streams, "stream registrations")
+			assert.Zero(t, throttles, "throttle registrations")
+		})
+	}
+}
+
 // opened begins an initiator's stream and gives it a window.
 func opened(t *testing.T, s *engine.Stream) {
 	t.Helper()

@@ -113,22 +113,13 @@ func (l *leg) sendParams() {
 	}
 }
 
-// abortInitial aborts the leg's request while it is open. When the ring
-// refuses the ABORT, the reply is reset instead: the route learns of the
-// end one way or the other.
-func (l *leg) abortInitial() {
-	if l.Abort(nil) != nil {
-		l.resetReply()
-	}
-}
+// abortInitial aborts the leg's request while it is open, or resets its
+// reply when the ring refuses the ABORT.
+func (l *leg) abortInitial() { l.AbortElseReset() }
 
-// resetReply resets the leg's reply while it is open; when the ring
-// refuses the RESET, the request is aborted (see abortInitial).
-func (l *leg) resetReply() {
-	if l.Reset(nil) != nil {
-		l.abortInitial()
-	}
-}
+// resetReply resets the leg's reply while it is open, or aborts its
+// request when the ring refuses the RESET.
+func (l *leg) resetReply() { l.ResetElseAbort() }
 
 // onReset is the route refusing or dropping the leg's request (rs is nil
 // when its RESET was malformed). A call's refusal before its reply opened

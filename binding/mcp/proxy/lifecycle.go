@@ -453,17 +453,9 @@ func (g *lifecycleLeg) end() {
 	}
 }
 
-func (g *lifecycleLeg) abort() {
-	if g.Abort(nil) != nil {
-		g.resetReply()
-	}
-}
+func (g *lifecycleLeg) abort() { g.AbortElseReset() }
 
-func (g *lifecycleLeg) resetReply() {
-	if g.Reset(nil) != nil {
-		g.abort()
-	}
-}
+func (g *lifecycleLeg) resetReply() { g.ResetElseAbort() }
 
 // sessionTable is shared by the workers of one engine for one proxy (the
 // provisioned instance's): the routes whose lifecycle declared
