@@ -38,22 +38,10 @@ func (h *Handler) downChallenge(ext []byte, route int) []byte {
 	buf := h.elicitBuf(len(ext) + len(name))
 	b := h.challengeExB.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
 	eb := b.ElicitCreate()
-	if ec.HasID() {
-		eb.IDBytes(ec.ID())
-	} else {
-		eb.IDNull()
-	}
+	mcp.SetString(eb.IDBytes, eb.IDNull, ec.ID(), !ec.HasID())
 	eb.URLBytes(url)
-	if ec.HasMessage() {
-		eb.MessageBytes(ec.Message())
-	} else {
-		eb.MessageNull()
-	}
-	if ec.HasCorrelationID() {
-		eb.CorrelationIDBytes(ec.CorrelationID())
-	} else {
-		eb.CorrelationIDNull()
-	}
+	mcp.SetString(eb.MessageBytes, eb.MessageNull, ec.Message(), !ec.HasMessage())
+	mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, ec.CorrelationID(), !ec.HasCorrelationID())
 	n, err := b.BuildLimit()
 	if err != nil {
 		return ext
@@ -95,11 +83,7 @@ func (h *Handler) upCallback(ext []byte) (int, []byte) {
 	buf := h.elicitBuf(len(ext))
 	b := h.flushExB.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
 	eb := b.ElicitCallback().URLBytes(url)
-	if cb.HasCorrelationID() {
-		eb.CorrelationIDBytes(cb.CorrelationID())
-	} else {
-		eb.CorrelationIDNull()
-	}
+	mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, cb.CorrelationID(), !cb.HasCorrelationID())
 	n, err := b.BuildLimit()
 	if err != nil {
 		return -1, ext

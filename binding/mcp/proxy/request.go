@@ -199,9 +199,7 @@ func (r *request) onBegin(b *frame.Begin) {
 		r.refuse(jsonrpc.CodeMethodNotFound, "Method not found")
 		return
 	}
-	r.slot = h.pool.Acquire(r.InitialID())
-	if r.slot == engine.NoSlot {
-		r.refuse(jsonrpc.CodeInternalError, "Server busy")
+	if !r.acquireSlot() {
 		return
 	}
 	// A call whose BEGIN names it opens its route at once, and lets the
@@ -230,12 +228,21 @@ func (r *request) onClientResponse(ex *mcp.McpBeginEx) {
 		r.refuse(jsonrpc.CodeInvalidRequest, "Invalid request: unknown response id")
 		return
 	}
-	r.slot = h.pool.Acquire(r.InitialID())
-	if r.slot == engine.NoSlot {
-		r.refuse(jsonrpc.CodeInternalError, "Server busy")
+	if !r.acquireSlot() {
 		return
 	}
 	r.openRelay()
+}
+
+// acquireSlot takes the buffer slot the request's relay uses; with the
+// pool exhausted the request is refused, "Server busy".
+func (r *request) acquireSlot() bool {
+	r.slot = r.h.pool.Acquire(r.InitialID())
+	if r.slot == engine.NoSlot {
+		r.refuse(jsonrpc.CodeInternalError, "Server busy")
+		return false
+	}
+	return true
 }
 
 // readBegin notes the BEGIN's session, name or uri, contentLength and
