@@ -62,6 +62,18 @@ func TestConformanceThroughGateway(t *testing.T) {
 			conformance(t, true, gw, "conformance-gateway-baseline.yml", "--spec-version", version)
 		})
 	}
+	// A 2025-era client and a dual-version upstream (2026-07-28 and
+	// 2025-11-25): the gateway's client kind discovers 2026-07-28 but gives
+	// each 2025 session a 2025 upstream session, so the era's
+	// session-scoped methods (logging/setLevel, resources/subscribe) work
+	// as they do directly.
+	t.Run("0.2.0-alpha.12/2025-11-25/dual-version-upstream", func(t *testing.T) {
+		up := startGoEverything(t, 0, true)
+		conformance(t, true, up.URL, "conformance-dual-direct-baseline.yml", "--spec-version", "2025-11-25")
+		port := freePort(t)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
+		conformance(t, true, gw, "conformance-dual-baseline.yml", "--spec-version", "2025-11-25")
+	})
 	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
 		conformance(t, true, up.URL, "", "--requirements", "2026-07-28")

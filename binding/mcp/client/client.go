@@ -245,8 +245,11 @@ type shared struct {
 	// discovery: 0 not asked, 1 the upstream serves 2026-07-28
 	// statelessly, 2 it does not.
 	discovery uint8
-	caps      uint16 // the upstream's capability bits, once known
-	capsKnown bool
+	// legacyServed: discovery listed the legacy version too, so a 2025-era
+	// downstream session gets a 2025 upstream session of its own.
+	legacyServed bool
+	caps         uint16 // the upstream's capability bits, once known
+	capsKnown    bool
 
 	ids atomic.Int64
 

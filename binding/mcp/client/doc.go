@@ -54,7 +54,14 @@
 //     2026-07-28 is used statelessly: no initialize, no session, no GET
 //     stream, no DELETE. Anything else (400, 404, -32601, -32022, or the
 //     version not listed) falls back to initialize. The answer is cached
-//     per binding.
+//     per binding. A downstream session (a 2025-era client's lifecycle,
+//     with a session id) still gets an upstream session of its own,
+//     initialized with the offered 2025 version, when discovery listed
+//     that version too: its session-scoped methods (logging/setLevel,
+//     resources/subscribe and unsubscribe, requests to the client on the
+//     GET stream) have no 2026-07-28 equivalent the gateway could
+//     translate them to without losing one; requests without a session
+//     id use the upstream statelessly.
 //   - Otherwise it POSTs initialize with the first offered version
 //     before 2026-07-28, clientInfo {"name":"sluice"}, and the client
 //     capabilities of the lifecycle's CLIENT_* bits (what the gateway

@@ -208,6 +208,8 @@ type initOp struct {
 	stateless bool
 	caps      uint16
 	errMsg    string
+	// legacyServed: server/discover listed the legacy version as well.
+	legacyServed bool
 }
 
 const (
@@ -220,11 +222,13 @@ func startInit(h *handler, u *upstream) {
 	op := &initOp{h: h, u: u}
 	sh := h.sh
 	sh.mu.Lock()
-	disc, caps := sh.discovery, sh.caps
+	disc, caps, legacy := sh.discovery, sh.caps, sh.legacyServed
 	sh.mu.Unlock()
 	switch {
 	case h.s.stateless && disc == 0:
 		op.post(stepDiscover)
+	case h.s.stateless && disc == 1 && legacy && u.key != "":
+		op.initialize()
 	case h.s.stateless && disc == 1:
 		op.stateless, op.version, op.caps = true, v20260728, caps
 		u.ready(op)
@@ -327,6 +331,7 @@ func (op *initOp) onResult(m *message) {
 		if bytes.Contains(vs, []byte(`"`+v20260728+`"`)) {
 			op.stateless, op.version = true, v20260728
 			op.caps = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
+			op.legacyServed = op.h.s.legacy != "" && bytes.Contains(vs, []byte(`"`+op.h.s.legacy+`"`))
 		}
 	case stepInitialize:
 		if m.result == nil {
@@ -361,15 +366,18 @@ func (op *initOp) closeStep(failed bool) {
 		sh := op.h.sh
 		sh.mu.Lock()
 		if op.stateless {
-			sh.discovery, sh.caps, sh.capsKnown = 1, op.caps, true
+			sh.discovery, sh.caps, sh.capsKnown, sh.legacyServed = 1, op.caps, true, op.legacyServed
 		} else {
 			sh.discovery = 2
 		}
 		sh.mu.Unlock()
-		if op.stateless {
+		if op.stateless && !(op.legacyServed && op.u.key != "") {
 			op.u.ready(op)
 			return
 		}
+		// A 2025-era downstream session speaks 2025 to an upstream that
+		// serves it, so that its session-scoped methods keep working.
+		op.stateless, op.version, op.caps = false, "", 0
 		op.initialize()
 	case stepInitialize:
 		switch {
