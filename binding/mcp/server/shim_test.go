@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -333,4 +334,44 @@ func TestShimCompleteUntouched(t *testing.T) {
 	}, `{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	h.request(t)
 	assert.Contains(t, string(h.req.response), `"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"s"}}`)
+}
+
+// leave is the client going away from its response: a RESET of the reply.
+func (r *httpRequest) leave() {
+	var b frame.ResetBuilder
+	n, _ := b.Wrap(r.buf, 0, len(r.buf)).OriginID(r.origin).RoutedID(r.routed).StreamID(r.replyID).
+		Sequence(r.inSeq).Acknowledge(r.inSeq).Maximum(65536).TraceID(0).Authorization(0).BuildLimit()
+	_ = r.w.Send(frame.FrameReset, r.buf[:n])
+}
+
+// TestShimClientLeft: a client that leaves the call's event stream while
+// the shim waits for its answer has not cancelled the call (MCP.md §1.1):
+// its answer, POSTed later, still makes the retry, and the final result
+// is kept for the client to resume with Last-Event-ID.
+func TestShimClientLeft(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.calls = []string{}
+	h.app.results = [][]byte{
+		[]byte(`{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"x"}`),
+		[]byte(`{"content":[{"type":"text","text":"after all"}]}`),
+	}
+	startCall(t, h, benchBody, `"s2c-1"`)
+	h.w.Dispatch(h.req.leave)
+	enginetest.Settle(t, h.e)
+	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`)
+	until(t, h, "the retry", func() bool { return len(h.app.calls) == 2 })
+
+	get := h.second()
+	get.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+		{"last-event-id", "42:1"},
+	}, "")
+	get.left = 1
+	h.w.Dispatch(get.startFn)
+	until(t, h, "the replayed result", func() bool {
+		return strings.Contains(string(get.response), sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"after all"}]}}`))
+	})
+	assert.Equal(t, `{"name":"echo","arguments":{"message":"hi"},"inputResponses":{"e":{"action":"accept","content":{}}},"requestState":"x"}`, calls(t, h)[1])
 }
