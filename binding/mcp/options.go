@@ -17,8 +17,9 @@ import (
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
 // configs load. The server serves elicitation.timeout and sampling.timeout
 // (how long a request the upstream sends the client waits for its
-// answer) and elicitation.callback (the path of its URL-mode elicitation
-// callback); the rest no kind serves yet: [Unsupported] makes the engine
+// answer), elicitation.callback (the path of its URL-mode elicitation
+// callback) and inputRequired (the legacy shim's round cap and per-leg
+// timeout); the rest no kind serves yet: [Unsupported] makes the engine
 // refuse to start a binding that sets one, rather than run it without its
 // security or caching options.
 var optionsSchema = json.RawMessage(`{
@@ -78,6 +79,14 @@ var optionsSchema = json.RawMessage(`{
       "type": "object",
       "additionalProperties": false,
       "properties": {"timeout": {"type": "string"}}
+    },
+    "inputRequired": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "maxRounds": {"type": "integer", "minimum": 1, "maximum": 64},
+        "roundTimeout": {"type": "string"}
+      }
     },
     "cache": {
       "type": "object",
@@ -249,13 +258,13 @@ var kindSchemas = map[string]json.RawMessage{
   "properties": {
     "options": {
       "required": ["server"],
-      "properties": {"elicitation": false, "sampling": false, "cache": false, "tools": false}
+      "properties": {"elicitation": false, "sampling": false, "inputRequired": false, "cache": false, "tools": false}
     }
   }
 }`),
 	"proxy": json.RawMessage(`{
   "properties": {
-    "options": {"properties": {"authorization": false, "elicitation": false, "sampling": false}},
+    "options": {"properties": {"authorization": false, "elicitation": false, "sampling": false, "inputRequired": false}},
     "routes": {"items": {"properties": {"when": {"items": {"required": ["toolkit"]}}}}}
   }
 }`),

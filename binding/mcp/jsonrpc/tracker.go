@@ -56,7 +56,10 @@ func (k Kind) String() string {
 // [Tracker] reports.
 type Member uint8
 
-// The tracked members, in the order of JSON-RPC 2.0 §4 and §5.
+// The tracked members, in the order of JSON-RPC 2.0 §4 and §5, and
+// MemberResultType, an MCP result's "resultType": a Tracker run over a
+// bare result finds it in the same pass that validates the result, so a
+// gateway tells an input_required result from a complete one at no cost.
 const (
 	MemberJSONRPC Member = iota
 	MemberID
@@ -64,11 +67,12 @@ const (
 	MemberParams
 	MemberResult
 	MemberError
+	MemberResultType
 	numMembers
 	memberNone = numMembers
 )
 
-var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error", "resultType"}
 
 // String returns the member's key, for example "params".
 func (m Member) String() string {
@@ -99,6 +103,8 @@ func lookupMember(name []byte) Member {
 		return MemberResult
 	case "error":
 		return MemberError
+	case "resultType":
+		return MemberResultType
 	}
 	return memberNone
 }
@@ -187,9 +193,9 @@ type msg struct {
 	val   Range
 	rng   [numMembers]Range
 
-	name  [8]byte // a top-level key's first bytes, decoded
-	nameN int     // its length so far; > len(name) once it cannot match
-	keyAt int64   // offset of its opening quote
+	name  [10]byte // a top-level key's first bytes, decoded
+	nameN int      // its length so far; > len(name) once it cannot match
+	keyAt int64    // offset of its opening quote
 
 	lit  string // stLiteral: the literal and the next byte's index
 	litI int

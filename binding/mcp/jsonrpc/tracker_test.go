@@ -119,6 +119,14 @@ var rangeTests = []struct {
 		},
 	},
 	{
+		name: "an MCP result's resultType, among members that are not tracked",
+		in:   `{"content":[{"type":"text","text":"x"}],"resultTypes":1,"resultType":"input_required","requestState":"s"}`,
+		kind: jsonrpc.KindObject,
+		want: map[jsonrpc.Member]string{
+			jsonrpc.MemberResultType: `"input_required"`,
+		},
+	},
+	{
 		name: "error response",
 		in:   `{"jsonrpc":"2.0","id":"7","error":{"code":-32602,"message":"Unknown tool: nope","data":{"tool":"nope"}}}`,
 		kind: jsonrpc.KindObject,
@@ -434,7 +442,8 @@ func TestTrackerDuplicateResetsRange(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	assert.Equal(t, "params", jsonrpc.MemberParams.String())
-	assert.Equal(t, "MEMBER_6", jsonrpc.Member(6).String())
+	assert.Equal(t, "resultType", jsonrpc.MemberResultType.String())
+	assert.Equal(t, "MEMBER_7", jsonrpc.Member(7).String())
 	assert.Equal(t, "array", jsonrpc.KindArray.String())
 	assert.Equal(t, "KIND_42", jsonrpc.Kind(42).String())
 	assert.Equal(t, "number", jsonrpc.IDNumber.String())

@@ -266,8 +266,8 @@ func (x *exchange) sendParams() {
 		return
 	}
 	x.params = nil
-	if !streamed {
-		p.freeIn()
+	if !streamed && p.state&shimmable == 0 {
+		p.freeIn() // a call the shim may serve keeps its params for a retry
 	}
 	if x.state&(waitCallback|waitAnswer) != 0 || len(x.deferred) > 0 {
 		// The application hears of the elicitation's callback and answer
@@ -564,6 +564,12 @@ func (x *exchange) finish(isError bool) {
 		return
 	}
 	isStateless := p.flags&stateless != 0
+	if p.state&shimmable != 0 && !isError && isInputRequired(h.body.Member(jsonrpc.MemberResultType).Bytes(res)) {
+		// A 2025-era client cannot take it: the legacy shim fulfils it
+		// (shim.go).
+		x.inputRequired(res)
+		return
+	}
 	member, status := "result", 200
 	if isError {
 		member = "error"

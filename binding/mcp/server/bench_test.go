@@ -36,9 +36,20 @@ type harness struct {
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
+	return newHarnessWith(tb, "", nil)
+}
+
+// newHarnessWith is newHarness with more options (YAML lines under
+// options) and, when clock is not nil, the engine on that clock.
+func newHarnessWith(tb testing.TB, options string, clock *enginetest.Clock) *harness {
+	tb.Helper()
 	labels := engine.NewLabels()
 	app := &fakeApp{mcpType: labels.Supply("mcp")}
-	e := startEngine(tb, 1, "sessions:\n  ids: sequential", labels, app)
+	var opts []engine.Option
+	if clock != nil {
+		opts = append(opts, engine.WithClock(clock.Now))
+	}
+	e := startEngine(tb, 1, "sessions:\n  ids: sequential"+options, labels, app, opts...)
 	h := &harness{e: e, w: e.Worker(0), app: app, timer: enginetest.NewTimer()}
 	h.driver, _ = e.ResolveID("driver")
 	h.net0, _ = e.ResolveID("net0")
@@ -54,7 +65,7 @@ func newHarness(tb testing.TB) *harness {
 // startEngine starts an engine of workers workers with the mcp server
 // (net0, options its options block) between two external bindings:
 // driver, which refuses streams, and app.
-func startEngine(tb testing.TB, workers int, options string, labels *engine.Labels, app engine.Binding) *engine.Engine {
+func startEngine(tb testing.TB, workers int, options string, labels *engine.Labels, app engine.Binding, opts ...engine.Option) *engine.Engine {
 	tb.Helper()
 	src := "name: test\nbindings:\n  net0:\n    type: mcp\n    kind: server\n    exit: app\n"
 	if options != "" {
@@ -62,8 +73,9 @@ func startEngine(tb testing.TB, workers int, options string, labels *engine.Labe
 	}
 	cfg, err := enginetest.Load("bench.yaml", src, "app", "driver")
 	require.NoError(tb, err)
-	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(workers), engine.WithRingCapacity(1<<22),
-		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
+	opts = append([]engine.Option{engine.WithWorkers(workers), engine.WithRingCapacity(1 << 22),
+		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)}, opts...)
+	e := enginetest.Run(tb, enginetest.New(tb, cfg, opts...))
 	return e
 }
 
@@ -233,6 +245,10 @@ type fakeApp struct {
 	// challenge is a CHALLENGE extension a request's stream gets as it
 	// opens, before its window.
 	challenge []byte
+	// results are the results the next requests get, in turn, instead of
+	// benchResult; calls, when not nil, collects each request's params.
+	results [][]byte
+	calls   []string
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -251,6 +267,7 @@ func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsume
 		return nil
 	}
 	s.inSeq, s.ended, s.windowed, s.answered, s.lifecycle, s.flushed = 0, false, false, false, false, false
+	s.isAnswer, s.got, s.resLen = false, s.got[:0], len(benchResult)
 	return s.onFrame
 }
 
@@ -263,6 +280,9 @@ type appStream struct {
 	answered  bool
 	lifecycle bool
 	flushed   bool
+	isAnswer  bool   // a clientResponse stream
+	got       []byte // the params, when the app collects calls
+	resLen    int    // the reply DATA's length
 	buf       []byte
 	onFrame   engine.MessageConsumer
 
@@ -306,6 +326,7 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			}
 			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindClientResponse {
 				s.flushed = true // an answer's reply carries no client requests
+				s.isAnswer = true
 				if held := a.held; held != nil {
 					a.held = nil
 					defer held.answerNow()
@@ -325,6 +346,9 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 			s.inSeq = s.d.Sequence() + int64(s.d.Reserved())
 			if a.record != nil && !s.lifecycle {
 				a.record = append(a.record, s.d.Payload()...)
+			}
+			if a.calls != nil && !s.lifecycle && !s.isAnswer {
+				s.got = append(s.got, s.d.Payload()...)
 			}
 		}
 		s.grant()
@@ -375,13 +399,23 @@ func (s *appStream) answer() {
 // answerNow sends the request's result and ends the reply.
 func (s *appStream) answerNow() {
 	s.answered = true
-	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(benchResult)), benchResult)
+	res := benchResult
+	if a := s.a; !s.isAnswer {
+		if a.calls != nil {
+			a.calls = append(a.calls, string(s.got))
+		}
+		if len(a.results) > 0 {
+			res, a.results = a.results[0], a.results[1:]
+		}
+	}
+	s.resLen = len(res)
+	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(res)), res)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
 	s.close()
 }
 
 func (s *appStream) close() {
-	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID, Seq: int64(len(benchResult))})
+	n, _ := enginetest.End(&s.endB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID, Seq: int64(s.resLen)})
 	_ = s.a.w.Send(frame.FrameEnd, s.buf[:n])
 	s.a.free = append(s.a.free, s)
 }

@@ -47,6 +47,12 @@ func TestConfig(t *testing.T) {
       sampling: {timeout: later}`, "server", `mcp net0: sampling.timeout "later": want a positive duration`},
 		{"bad elicitation timeout", `
       elicitation: {timeout: PT0S}`, "server", `mcp net0: elicitation.timeout "PT0S": want a positive duration`},
+		{"input required", `
+      inputRequired: {maxRounds: 3, roundTimeout: PT30S}`, "server", ""},
+		{"bad input required round timeout", `
+      inputRequired: {roundTimeout: never}`, "server", `mcp net0: inputRequired.roundTimeout "never": want a positive duration`},
+		{"input required rounds out of range", `
+      inputRequired: {maxRounds: 0}`, "server", `maxRounds`},
 		{"elicitation callback", `
       elicitation: {callback: auth/done, timeout: PT5M}`, "server", ""},
 		{"elicitation callback not a relative path", `

@@ -157,6 +157,54 @@
 // cancelled, error) is one "mcp client request" log record with the
 // session, the ids and the method.
 //
+// # The legacy shim (shim.go)
+//
+// A 2025-era client cannot use an input_required result (MCP.md §3), so
+// the server fulfils one itself, as the TypeScript SDK's legacy shim
+// does (seed 004). When the application answers a session's tools/call,
+// prompts/get or resources/read with a result whose resultType is
+// "input_required", the result goes no further:
+//
+//   - each of its inputRequests (elicitation/create,
+//     sampling/createMessage, roots/list) is sent to the client as a
+//     request of the server's ("s2c-<n>", as above) on the call's
+//     response, an event stream from then on; a URL-mode elicitation
+//     without an elicitationId gets a random one. The whole round is
+//     checked against the client's capabilities first: one it lacks sends
+//     nothing and ends the call;
+//   - the client's answers, by key, stay with the server (no
+//     clientResponse stream); a decline or a cancel is an answer. Once
+//     all are in, the call is made again on a new application stream of
+//     the same kind and name, its params the client's (without any
+//     inputResponses or requestState of their own) plus
+//     "inputResponses" {key: the client's result} and the upstream's
+//     "requestState", its JSON text byte for byte (absent when the
+//     upstream sent none). A result with requestState alone is retried at
+//     once;
+//   - the retry's reply is read the same way, round after round; the
+//     final result reaches the client under the call's own id.
+//
+// options.inputRequired bounds it: maxRounds (default 8) input_required
+// results per call, and roundTimeout (default PT600S) for each request
+// the shim sends the client, after which the client gets
+// notifications/cancelled for it. Past the cap, on a timeout, on a
+// capability the client lacks, or when the client answers with an error,
+// the call ends: a tools/call with a tool result {"content":[{"type":
+// "text","text":<why>}],"isError":true}, prompts/get and resources/read
+// with a JSON-RPC error (-32001 for a timeout, else -32603). A malformed
+// input_required result is a JSON-RPC error for every kind. The client's
+// notifications/cancelled for the call cancels the shim's requests and
+// ends the response without an answer. The requests count in the
+// elicitation, sampling and roots metrics.
+//
+// A call the shim may serve keeps its body's buffer slot until its reply
+// ends, for the retry; the result's resultType is found by the scan that
+// validates the result, so a complete result costs nothing more. A call
+// whose body streamed (larger than a slot) is not retried: its
+// input_required result passes as it came. Sluice's shim does not reset
+// a request's timeout on the client's progress (seed 004's
+// resetTimeoutOnProgress), since its requests carry no progressToken.
+//
 // # URL-mode elicitation (elicit.go)
 //
 // As Zilla's server kind: the application asks with a CHALLENGE

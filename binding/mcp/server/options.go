@@ -41,6 +41,13 @@ type options struct {
 	Sampling struct {
 		Timeout string `yaml:"timeout"`
 	} `yaml:"sampling"`
+	// InputRequired bounds the legacy shim (shim.go): the rounds it
+	// fulfils for one call, and how long each request it sends the client
+	// waits for its answer.
+	InputRequired struct {
+		MaxRounds    int    `yaml:"maxRounds"`
+		RoundTimeout string `yaml:"roundTimeout"`
+	} `yaml:"inputRequired"`
 }
 
 // Defaults (ZILLA.md §8 "MCP defaults").
@@ -54,6 +61,11 @@ const (
 	// are answered by the client's software.
 	defaultElicitationTimeout = 10 * time.Minute
 	defaultSamplingTimeout    = 60 * time.Second
+	// The legacy shim's defaults, as the TypeScript SDK's shim has them:
+	// eight input_required rounds per call, ten minutes per request a
+	// round sends the client (a person may answer it).
+	defaultMaxRounds    = 8
+	defaultRoundTimeout = 10 * time.Minute
 	// defaultCallback is the URL-mode elicitation callback's path under
 	// the MCP endpoint, as Zilla's options.elicitation.callback default.
 	defaultCallback = "auth/callback"
@@ -78,6 +90,9 @@ type settings struct {
 	// callback is "/" and the elicitation callback's path, which a GET's
 	// path (without its query) ends with to reach the callback.
 	callback string
+	// maxRounds and roundTimeout bound the legacy shim (shim.go).
+	maxRounds    int
+	roundTimeout time.Duration
 	// ids makes session ids sequential (session-1, session-2, …) or
 	// fixed instead of random: for engine-driven scripts, which must know
 	// the id the server hands out. Never use them in production: such ids
@@ -104,6 +119,8 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		elicitTimeout:   defaultElicitationTimeout,
 		samplingTimeout: defaultSamplingTimeout,
 		callback:        "/" + defaultCallback,
+		maxRounds:       defaultMaxRounds,
+		roundTimeout:    defaultRoundTimeout,
 		serverName:      defaultServerName,
 		serverVersion:   buildVersion(),
 	}
@@ -138,6 +155,12 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	if s.samplingTimeout, err = duration(cfg.Name, "sampling.timeout", opts.Sampling.Timeout, s.samplingTimeout); err != nil {
 		return nil, err
+	}
+	if s.roundTimeout, err = duration(cfg.Name, "inputRequired.roundTimeout", opts.InputRequired.RoundTimeout, s.roundTimeout); err != nil {
+		return nil, err
+	}
+	if opts.InputRequired.MaxRounds > 0 {
+		s.maxRounds = opts.InputRequired.MaxRounds
 	}
 	if cb := opts.Elicitation.Callback; cb != "" {
 		if strings.HasPrefix(cb, "/") || strings.ContainsAny(cb, ":?#% ") {

@@ -33,8 +33,9 @@ type post struct {
 	// id holds the message's id, which res.id then names.
 	id [maxID]byte
 
-	ex *exchange
-	ls *listen
+	ex   *exchange
+	ls   *listen
+	shim *shim // the legacy shim serving the call, from its first input_required result
 
 	// cbBase is the request's scheme, authority and path without its query,
 	// which the URL of the elicitation callback starts with (elicit.go).
@@ -54,6 +55,7 @@ const (
 	cancellable                       // in the session's requests, for notifications/cancelled
 	badMcpName                        // the Mcp-Name header did not decode
 	hasClients                        // its response carried client requests (s2c.go)
+	shimmable                         // a session's tools/call, prompts/get or resources/read: the legacy shim may serve it (shim.go)
 )
 
 // What a POST waits for besides its own streams.
@@ -135,12 +137,15 @@ func (p *post) gone() {
 	if p.ls != nil {
 		p.ls.end() // the subscription ends with its stream
 	}
-	if x := p.ex; x != nil && !x.Closed() {
+	if x := p.ex; x != nil && !x.Closed() || p.shimWaiting() {
 		if p.res.mode == modeSSE && p.sess != nil && p.flags&stateless == 0 {
 			p.flags |= detached
 			return
 		}
-		x.cancel()
+		if x != nil && !x.Closed() {
+			x.cancel()
+		}
+		p.shimEnd()
 	}
 	if p.wait == waitDiscover {
 		p.wait = waitNone // the discovery answers no one for it
@@ -152,9 +157,10 @@ func (p *post) gone() {
 // release returns the POST to the free list once it is done. Every frame
 // handler and dispatched function ends with it.
 func (p *post) release() {
-	if !p.done() || p.wait != waitNone || p.ls != nil && p.ls.lc != nil || p.ex != nil && !p.ex.Closed() {
+	if !p.done() || p.wait != waitNone || p.ls != nil && p.ls.lc != nil || p.ex != nil && !p.ex.Closed() || p.shimWaiting() {
 		return
 	}
+	p.shim = nil
 	p.doneInflight()
 	p.freeIn()
 	p.releaseStream()
@@ -465,6 +471,9 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 	}
 	var sid []byte
 	if s := p.sess; s != nil {
+		if !streamed && shimmableKind(mi.Kind) {
+			p.state |= shimmable
+		}
 		sid = s.appID
 		if p.st.flags&idPending == 0 {
 			s.addInflight(fnv64(p.res.id), p.ref())
@@ -601,10 +610,18 @@ func (p *post) cancel(params []byte) {
 // response rather than wait for the app), and end the response without
 // a JSON-RPC answer.
 func (p *post) cancelled(gen uint32, id []byte) {
-	if p.gen != gen || !bytes.Equal(p.res.id, id) || p.ex == nil || p.ex.Closed() {
+	if p.gen != gen || !bytes.Equal(p.res.id, id) {
 		return
 	}
-	p.ex.cancel()
+	switch {
+	case p.ex != nil && !p.ex.Closed():
+		p.ex.cancel()
+		p.shimEnd()
+	case p.shimWaiting():
+		p.shimEnd() // the requests out to the client are cancelled too
+	default:
+		return
+	}
 	if p.replyOver() {
 		return
 	}

@@ -130,6 +130,10 @@ type clientRequest struct {
 	start   time.Time
 	timerID int64
 	timerFn func()
+	// sh is the legacy shim whose round sent it, nil for a request of the
+	// application's; leg is its place in the round (shim.go).
+	sh  *shim
+	leg int
 }
 
 // appendID appends S, the request's id toward the client, as JSON text.
@@ -204,7 +208,7 @@ func (t *clientRequests) remove(r *clientRequest) {
 			break
 		}
 	}
-	r.up, r.origin = r.up[:0], postRef{}
+	r.up, r.origin, r.sh = r.up[:0], postRef{}, nil
 	t.free = append(t.free, r)
 }
 
@@ -441,6 +445,16 @@ func (r *clientRequest) expired() {
 	r.timerID = 0
 	h, s := r.h, r.s
 	h.cancelToClient(r, "timeout")
+	if r.sh != nil {
+		if m := h.clientMetrics(r.kind); m != nil {
+			m.timeouts.Inc()
+		}
+		method := r.sh.legs[r.leg].method
+		h.logClient(slog.LevelInfo, "timeout", s, r.appendID(h.aux[:0]), method)
+		h.shimLegOver(r, codeRequestTimeout, "Request timed out: the client did not answer "+method+
+			" within inputRequired.roundTimeout")
+		return
+	}
 	if r.kind == clientElicitationURL {
 		h.elicitResponse(r, mcp.McpElicitActionCancel)
 	} else {
@@ -498,6 +512,19 @@ func (p *post) clientResponse(m *message) {
 		m.duration.Record(h.w.Now().Sub(r.start).Milliseconds())
 	}
 	h.logClient(slog.LevelDebug, "completed", s, m.id, families[r.kind], "upstream_id", string(r.up), "error", isErr)
+	if r.sh != nil {
+		// A request of the legacy shim: the answer stays here.
+		ref, leg := r.origin, r.leg
+		s.clients.remove(r)
+		if ref.live() {
+			ref.p.shimAnswer(leg, isErr, data)
+		}
+		p.respondEmpty(202)
+		if ref.p != p {
+			ref.release()
+		}
+		return
+	}
 	if r.kind == clientElicitationURL {
 		action := mcp.McpElicitActionCancel
 		if !isErr {
@@ -522,6 +549,10 @@ func (p *post) cancelClientRequest(id []byte) bool {
 		return false
 	}
 	h.logClient(slog.LevelInfo, "cancelled", s, id, families[r.kind], "upstream_id", string(r.up))
+	if r.sh != nil {
+		h.shimLegOver(r, codeRequestCancelled, "Request cancelled: the client cancelled "+r.sh.legs[r.leg].method)
+		return true
+	}
 	if r.kind == clientElicitationURL {
 		h.elicitResponse(r, mcp.McpElicitActionCancel)
 	} else {
@@ -565,6 +596,10 @@ func (h *server) endClientRequests(s *session) {
 	for len(t.pending) > 0 {
 		r := t.pending[len(t.pending)-1]
 		h.logClient(slog.LevelInfo, "error", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "the session ended")
+		if r.sh != nil {
+			h.shimLegOver(r, codeInternalError, "Client session closed")
+			continue
+		}
 		if r.kind != clientElicitationURL {
 			h.answerUpstream(s.appID, r.up, codeInternalError, "Client session closed", 0, 0)
 		}

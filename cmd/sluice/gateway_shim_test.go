@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGatewayLegacyShim: a 2025-era client (a session) calls, through the
+// gateway, the go-sdk everything server run stateless (2026-07-28), whose
+// conformance tools answer input_required. The client never sees one: the
+// gateway's mcp server asks it each embedded request (elicitation,
+// sampling, roots) as a real request of its session, and retries the call
+// upstream with the answers and the requestState until the tool's final
+// result, which the client gets as the answer to its call.
+func TestGatewayLegacyShim(t *testing.T) {
+	goUp := startGoEverything(t, 0, true)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{
+		Toolkit: "everything", Upstream: goUp.URL, Versions: "[2026-07-28, 2025-11-25]",
+	}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var mu sync.Mutex
+	var asked []string
+	note := func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, what)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			note("elicitation: " + req.Params.Message)
+			switch req.Params.Message {
+			case "Please confirm":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+			case "Step 2: What is your favorite color?":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "teal"}}, nil
+			case "Please provide context for the prompt":
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"context": "gateway tests"}}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			note("sampling")
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: "Paris"}}, nil
+		},
+	})
+	client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
+	// The go-sdk client would fulfil an input_required result itself:
+	// what the gateway sends it is watched on the wire instead.
+	wire := &wireLog{next: http.DefaultTransport}
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: wire}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer session.Close()
+
+	text := func(res *mcp.CallToolResult) string {
+		t.Helper()
+		require.False(t, res.IsError, "%+v", res.Content)
+		require.NotEmpty(t, res.Content)
+		tc, ok := res.Content[0].(*mcp.TextContent)
+		require.True(t, ok, "%T", res.Content[0])
+		return tc.Text
+	}
+	for _, tt := range []struct {
+		tool, want string
+		asked      []string
+	}{
+		{"test_input_required_result_elicitation", "Hello, Ada!", []string{"elicitation: What is your name?"}},
+		{"test_input_required_result_sampling", "Sampling response: Paris", []string{"sampling"}},
+		{"test_input_required_result_list_roots", "Client exposed 1 root(s): file:///work/project", nil},
+		{"test_input_required_result_request_state", "state-ok: requestState received and confirmation accepted", []string{"elicitation: Please confirm"}},
+		{"test_input_required_result_tampered_state", "state-ok: requestState received and confirmation accepted", []string{"elicitation: Please confirm"}},
+		{"test_input_required_result_multiple_inputs", "Paris Ada — 1 root(s) visible", []string{"elicitation: What is your name?", "sampling"}},
+		{"test_input_required_result_multi_round", "Multi-round complete: Ada likes teal",
+			[]string{"elicitation: Step 1: What is your name?", "elicitation: Step 2: What is your favorite color?"}},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			wire.reset()
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tt.tool})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, text(res))
+			got := wire.text()
+			assert.NotContains(t, got, "input_required", "the 2025-era client never sees input_required")
+			assert.Contains(t, got, `"id":"s2c-`, "the gateway asked the client itself")
+			mu.Lock()
+			defer mu.Unlock()
+			assert.ElementsMatch(t, tt.asked, asked, "what the client was asked")
+		})
+	}
+
+	t.Run("prompts/get", func(t *testing.T) {
+		wire.reset()
+		res, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
+		require.NoError(t, err)
+		require.Len(t, res.Messages, 1)
+		tc, ok := res.Messages[0].Content.(*mcp.TextContent)
+		require.True(t, ok)
+		assert.Equal(t, "Context: gateway tests", tc.Text)
+		assert.NotContains(t, wire.text(), "input_required")
+	})
+}
+
+// wireLog is an http.RoundTripper that keeps the bodies of the responses
+// it carries, as the client reads them.
+type wireLog struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	buf  bytes.Buffer
+}
+
+func (w *wireLog) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &teeBody{ReadCloser: resp.Body, w: w}
+	return resp, nil
+}
+
+func (w *wireLog) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Reset()
+}
+
+func (w *wireLog) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+type teeBody struct {
+	io.ReadCloser
+	w *wireLog
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.w.mu.Lock()
+	b.w.buf.Write(p[:n])
+	b.w.mu.Unlock()
+	return n, err
+}
