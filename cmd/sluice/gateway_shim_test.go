@@ -16,7 +16,9 @@ import (
 
 // TestGatewayLegacyShim: a 2025-era client (a session) calls, through the
 // gateway, the go-sdk everything server run stateless (2026-07-28), whose
-// conformance tools answer input_required. The client never sees one: the
+// conformance tools answer input_required. The gateway's client kind
+// offers 2026-07-28 alone, as toward an upstream of that era only (one
+// that also serves 2025-11-25 gets a 2025 session per client session). The client never sees one: the
 // gateway's mcp server asks it each embedded request (elicitation,
 // sampling, roots) as a real request of its session, and retries the call
 // upstream with the answers and the requestState until the tool's final
@@ -25,7 +27,7 @@ func TestGatewayLegacyShim(t *testing.T) {
 	goUp := startGoEverything(t, 0, true)
 	port := freePort(t)
 	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{
-		Toolkit: "everything", Upstream: goUp.URL, Versions: "[2026-07-28, 2025-11-25]",
+		Toolkit: "everything", Upstream: goUp.URL, Versions: "[2026-07-28]",
 	}), port, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
