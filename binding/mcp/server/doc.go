@@ -219,7 +219,10 @@
 // cancels it or elicitation.timeout passes); without one it is sent as a
 // notification, as Zilla sends it. A client that did not declare
 // elicitation.url gets instead -32042 "URL elicitation required" with the
-// URL in the error's data, and the request ends.
+// URL in the error's data, and the request ends. The data is MCP's
+// {"elicitations":[{"mode":"url","elicitationId","url","message"}]},
+// which clients (the Go SDK's among them) parse; Zilla writes the bare
+// array, which they cannot.
 //
 // The server brokers the elicitation when the URL's redirect_uri
 // (decoded) is its own callback: <:scheme>://<:authority><:path without

@@ -97,13 +97,19 @@ func (x *exchange) onChallenge(ext []byte) {
 		h.msg = target
 	}
 	if s.clientCaps&uint16(mcp.McpCapabilitiesClientElicitationUrl) == 0 {
-		// Zilla's URL-required answer: the client learns the URL in the
-		// error's data, and the request ends.
-		data := append(h.scratch[len(h.scratch):], `[{"mode":"url","url":`...)
-		data = jsonrpc.AppendString(data, target)
-		data = append(data, `,"elicitationId":`...)
+		// The URL-required answer: the client learns the URL in the
+		// error's data, and the request ends. The data is MCP's
+		// {"elicitations":[…]}, which clients parse, where Zilla writes the
+		// bare array.
+		data := append(h.scratch[len(h.scratch):], `{"elicitations":[{"mode":"url","elicitationId":`...)
 		data = jsonrpc.AppendString(data, ec.ID())
-		data = append(data, "}]"...)
+		data = append(data, `,"url":`...)
+		data = jsonrpc.AppendString(data, target)
+		if ec.HasMessage() && len(ec.Message()) > 0 {
+			data = append(data, `,"message":`...)
+			data = jsonrpc.AppendString(data, ec.Message())
+		}
+		data = append(data, "}]}"...)
 		data = append([]byte(nil), data...) // scratch composes the answer
 		x.cancel()
 		p.urlRequired(data)

@@ -59,3 +59,18 @@ func TestURLElicitationHoldsEnd(t *testing.T) {
 	}
 	assert.True(t, url, `elicitation.completed{mode="url",action="accept"} counts the answer`)
 }
+
+// TestURLElicitationRequired: a client that did not declare URL
+// elicitation gets -32042 with MCP's data shape, {"elicitations":[…]},
+// each URL-mode with its elicitationId, and the call ends.
+func TestURLElicitationRequired(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.challenge = challengeExt(t, h.app.mcpType, "e-1", "https://auth.example/a?state=s", "")
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, "200", string(h.req.status))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":42,"error":{"code":-32042,"message":"URL elicitation required",`+
+		`"data":{"elicitations":[{"mode":"url","elicitationId":"e-1","url":"https://auth.example/a?state=s"}]}}}`,
+		string(h.req.response))
+}
