@@ -171,7 +171,9 @@
 //     response, an event stream from then on; a URL-mode elicitation
 //     without an elicitationId gets a random one. The whole round is
 //     checked against the client's capabilities first: one it lacks sends
-//     nothing and ends the call;
+//     nothing and ends the call, except a URL-mode elicitation toward a
+//     client that does not take that mode, which ends it the 2025-era
+//     way, -32042 with the elicitation in its data (seed 001);
 //   - the client's answers, by key, stay with the server (no
 //     clientResponse stream); a decline or a cancel is an answer. Once
 //     all are in, the call is made again on a new application stream of

@@ -201,6 +201,13 @@ func (p *post) shimAsk() {
 		kind, _ := lookupClientKind([]byte(sh.legs[i].method))
 		params, _ := field(sh.legs[i].req, "params")
 		if !s.takes(kind, params) {
+			if data := urlRequiredData(kind, params); data != nil {
+				// The 2025-era way to ask for a URL elicitation of a client
+				// that does not take it as a request (seed 001).
+				p.shimEnd()
+				p.urlRequired(data)
+				return
+			}
 			p.shimFail(codeInternalError, "The upstream needs the client's "+families[kind]+
 				" capability for "+sh.legs[i].method+", which the client did not declare")
 			return
@@ -244,6 +251,21 @@ func (p *post) shimAsk() {
 		}
 		h.logClient(slog.LevelDebug, "delivered", s, r.appendID(h.aux[:0]), leg.method, "shim_key", string(leg.key))
 	}
+}
+
+// urlRequiredData returns the -32042 error data for a URL-mode
+// elicitation's params ({"elicitations":[{"mode":"url",…}]}, with an
+// elicitationId made for it when it has none), nil for any other request.
+func urlRequiredData(kind clientKind, params []byte) []byte {
+	if kind != clientElicitation {
+		return nil
+	}
+	if mode, ok := field(params, "mode"); !ok || !jsonrpc.KeyIs(mode, "url") {
+		return nil
+	}
+	data := append([]byte(nil), `{"elicitations":[`...)
+	data = appendLegParams(data, kind, params)
+	return append(data, "]}"...)
 }
 
 // appendLegParams appends an input request's params, giving a URL-mode

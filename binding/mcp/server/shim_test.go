@@ -272,6 +272,25 @@ func TestShimURLElicitation(t *testing.T) {
 	assert.Equal(t, `{"name":"echo","arguments":{"message":"hi"},"inputResponses":{"a":{"action":"accept"},"b":{"action":"decline"}}}`, c[1])
 }
 
+// TestShimURLRequired: a URL-mode elicitation in an input_required result
+// toward a client that takes elicitation but not its URL mode ends the
+// call the 2025-era way, -32042 with the elicitation (given an id) in
+// MCP's data shape, and nothing is asked of the client.
+func TestShimURLRequired(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.calls = []string{}
+	h.app.results = [][]byte{[]byte(`{"resultType":"input_required","inputRequests":{` +
+		`"a":{"method":"elicitation/create","params":{"mode":"url","url":"https://x.example/a","message":"A"}}},"requestState":"s"}`)}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Regexp(t, regexp.MustCompile(`^\{"jsonrpc":"2.0","id":42,"error":\{"code":-32042,"message":"URL elicitation required","data":`+
+		`\{"elicitations":\[\{"elicitationId":"[0-9a-f]{32}","mode":"url","url":"https://x.example/a","message":"A"\}\]\}\}\}$`),
+		string(h.req.response))
+	assert.Len(t, calls(t, h), 1, "no retry")
+	assert.Equal(t, int64(0), enginetest.Metric(h.e, "net0", "elicitation.requests"))
+}
+
 // TestShimMalformed: an input_required result the shim cannot act on is
 // the upstream's bug: a JSON-RPC error, even for a tools/call.
 func TestShimMalformed(t *testing.T) {
