@@ -75,6 +75,9 @@ type exchange struct {
 	// settling: the round ends shortly, once the upstream's requests
 	// that come together are in.
 	settling bool
+	// stateChecked: the params' requestState was verified (or there is
+	// none to verify).
+	stateChecked bool
 }
 
 const (
@@ -102,7 +105,7 @@ func (h *handler) newExchange() *exchange {
 	x.method, x.sid, x.name = x.method[:0], x.sid[:0], x.name[:0]
 	x.params, x.answer, x.lastID, x.bearer, x.errBody = x.params[:0], x.answer[:0], x.lastID[:0], x.bearer[:0], x.errBody[:0]
 	x.pt.Reset()
-	x.u, x.snap, x.failGen, x.id, x.c, x.pend, x.settling = nil, snapshot{}, 0, 0, nil, nil, false
+	x.u, x.snap, x.failGen, x.id, x.c, x.pend, x.settling, x.stateChecked = nil, snapshot{}, 0, 0, nil, nil, false, false
 	x.status, x.sse, x.resumes, x.ansOff, x.idx, x.state, x.cancelled = 0, false, 0, 0, -1, 0, false
 	return x
 }
@@ -262,7 +265,7 @@ func (x *exchange) paramsComplete() {
 		x.fail(-32602, "Invalid params: not a JSON object")
 		return
 	}
-	if x.state&xOver == 0 && x.auth == authNone {
+	if x.state&xOver == 0 && x.auth == authNone && !x.resumeEarly() {
 		x.proceed()
 	}
 }
@@ -303,7 +306,7 @@ func (x *exchange) resume() {
 // headers and _meta spliced into the params.
 func (x *exchange) send() {
 	h := x.h
-	if x.pend == nil && x.reverseEligible() && x.resumeRound() {
+	if x.pend == nil && !x.stateChecked && x.reverseEligible() && x.resumeRound() {
 		return
 	}
 	x.state |= xSent

@@ -62,18 +62,39 @@ type pending struct {
 	dropped  bool
 }
 
-// reverseEligible reports whether x is a stateless 2026-07-28 request of
-// a method that may end with input_required, going to a session's
-// upstream.
-func (x *exchange) reverseEligible() bool {
-	if x.hasSID || x.snap.stateless || x.snap.sessionID == "" {
-		return false
-	}
+// reverseKind reports whether x's method may end with input_required.
+func (x *exchange) reverseKind() bool {
 	switch x.kind {
 	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet, mcp.McpBeginExKindResourcesRead:
 		return true
 	}
 	return false
+}
+
+// resumeEarly checks a stateless request's requestState before it takes
+// an upstream session, when the upstream is known to speak 2025 only: a
+// retry that continues a pending call then needs no session of its own
+// worker. It reports whether it took the request over.
+func (x *exchange) resumeEarly() bool {
+	if x.hasSID || !x.reverseKind() {
+		return false
+	}
+	sh := x.h.sh
+	sh.mu.Lock()
+	stateful := !x.h.s.stateless || sh.discovery == 2
+	sh.mu.Unlock()
+	if !stateful {
+		return false
+	}
+	x.stateChecked = true
+	return x.resumeRound()
+}
+
+// reverseEligible reports whether x is a stateless 2026-07-28 request of
+// a method that may end with input_required, going to a session's
+// upstream.
+func (x *exchange) reverseEligible() bool {
+	return !x.hasSID && !x.snap.stateless && x.snap.sessionID != "" && x.reverseKind()
 }
 
 // isClientRequest reports a method a request to the client may carry in
