@@ -22,7 +22,12 @@ import (
 // post2026 POSTs a stateless 2026-07-28 tools/call of tool to endpoint
 // with extra members in its params, and returns the JSON-RPC response.
 func post2026(ctx context.Context, endpoint string, id int, tool, extra string) (map[string]any, error) {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`, id, tool, extra)
+	return post2026Caps(ctx, endpoint, id, tool, extra, `{"elicitation":{}}`)
+}
+
+// post2026Caps is post2026 with the client capabilities caps.
+func post2026Caps(ctx context.Context, endpoint string, id int, tool, extra, caps string) (map[string]any, error) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, id, tool, extra, caps)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -147,4 +152,105 @@ func TestReverseRoundExpires(t *testing.T) {
 	enginetest.Settle(t, e)
 	assert.Len(t, calls, 1, "one tools/call upstream")
 	assert.Empty(t, answers)
+}
+
+// TestReverseFinalAnswers: the final answers of a 2025 upstream that a
+// 2026-07-28 client could not use as they are. A -32042 becomes
+// input_required with a URL elicitation, and its retry goes upstream as a
+// new call without inputResponses and requestState; an input_required
+// result the upstream sent itself (no resultType, as go-sdk's legacy shim
+// sends one) is marked so, its requestState wrapped, and the retry
+// carries the upstream's own state back byte-exact. A client without
+// url elicitation gets the -32042 as it is.
+func TestReverseFinalAnswers(t *testing.T) {
+	calls := make(chan string, 8)
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		if !strings.Contains(msg, `"method":"tools/call"`) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		calls <- msg
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.Contains(msg, `"name":"url"`) && strings.Contains(msg, `"again":true`):
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"authorized"}]}}`, id)
+		case strings.Contains(msg, `"name":"url"`):
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[{"mode":"url","elicitationId":"auth-1","url":"https://auth.example/x","message":"Sign in"},{"mode":"url","url":"https://auth.example/y","message":"Consent"}]}}}`, id)
+		case strings.Contains(msg, `"requestState":"round=2;name=Ada"`):
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"done"}]}}`, id)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[],"inputRequests":{"step2":{"method":"elicitation/create","params":{"message":"Colour?","requestedSchema":{"type":"object"}}}},"requestState":"round=2;name=Ada"}}`, id)
+		}
+	})
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	urlCaps := `{"elicitation":{"url":{}}}`
+
+	m, err := post2026Caps(ctx, endpoint, 1, "url", "", urlCaps)
+	require.NoError(t, err)
+	res, _ := m["result"].(map[string]any)
+	require.NotNil(t, res, "%v", m)
+	assert.Equal(t, "input_required", res["resultType"])
+	assert.Equal(t, map[string]any{
+		"auth-1":            map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "url", "elicitationId": "auth-1", "url": "https://auth.example/x", "message": "Sign in"}},
+		"url-elicitation-2": map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "url", "url": "https://auth.example/y", "message": "Consent"}},
+	}, res["inputRequests"])
+	state, _ := res["requestState"].(string)
+	require.NotEmpty(t, state)
+	first := enginetest.Receive(t, calls, "the call")
+	assert.NotContains(t, first, "requestState")
+
+	m, err = post2026Caps(ctx, endpoint, 2, "url", `,"again":true,"inputResponses":{"auth-1":{"action":"accept"}},"requestState":"`+state+`"`, urlCaps)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "authorized"}}},
+		without(m["result"], "_meta", "resultType"), "%v", m)
+	again := enginetest.Receive(t, calls, "the call again")
+	assert.NotContains(t, again, "requestState")
+	assert.NotContains(t, again, "inputResponses")
+
+	// Without url elicitation, the error as it is.
+	m, err = post2026(ctx, endpoint, 3, "url", "")
+	require.NoError(t, err)
+	e, _ := m["error"].(map[string]any)
+	assert.Equal(t, float64(-32042), e["code"], "%v", m)
+	enginetest.Receive(t, calls, "the call")
+
+	m, err = post2026(ctx, endpoint, 4, "steps", "")
+	require.NoError(t, err)
+	res, _ = m["result"].(map[string]any)
+	require.NotNil(t, res, "%v", m)
+	assert.Equal(t, "input_required", res["resultType"])
+	wrapped, _ := res["requestState"].(string)
+	require.NotEmpty(t, wrapped)
+	assert.NotEqual(t, "round=2;name=Ada", wrapped)
+	enginetest.Receive(t, calls, "the call")
+
+	m, err = post2026(ctx, endpoint, 5, "steps", `,"inputResponses":{"step2":{"action":"accept","content":{"colour":"red"}}},"requestState":"`+wrapped+`"`)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}},
+		without(m["result"], "_meta", "resultType"), "%v", m)
+	retry := enginetest.Receive(t, calls, "the retry")
+	assert.Contains(t, retry, `"requestState":"round=2;name=Ada"`)
+	assert.Contains(t, retry, `"inputResponses":{"step2":{"action":"accept","content":{"colour":"red"}}}`)
+
+	// A forged wrap reaches no upstream.
+	m, err = post2026(ctx, endpoint, 6, "steps", `,"requestState":"round=2;name=Ada"`)
+	require.NoError(t, err)
+	e, _ = m["error"].(map[string]any)
+	assert.Equal(t, "Invalid requestState", e["message"], "%v", m)
+	assert.Empty(t, calls)
+}
+
+// without returns the object v without the members names.
+func without(v any, names ...string) map[string]any {
+	m, _ := v.(map[string]any)
+	out := map[string]any{}
+	for k, x := range m {
+		out[k] = x
+	}
+	for _, n := range names {
+		delete(out, n)
+	}
+	return out
 }
