@@ -254,3 +254,41 @@ func without(v any, names ...string) map[string]any {
 	}
 	return out
 }
+
+// TestReverseMaxPending: with options.inputRequired.maxPending 1, a
+// worker holding one pending call refuses the next call's round: the
+// client gets -32603 "Server busy: too many calls awaiting input" and the
+// upstream's request an error.
+func TestReverseMaxPending(t *testing.T) {
+	answers := make(chan string, 4)
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		switch {
+		case strings.Contains(msg, `"method":"tools/call"`):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"ask-%s\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\",\"requestedSchema\":{\"type\":\"object\"}}}\n\n", id)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			if strings.Contains(msg, `"error"`) {
+				answers <- msg
+			}
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	endpoint, _ := startGatewayEngine(t, server, "      versions: [2025-11-25]\n      inputRequired:\n        maxPending: 1\n", "", engine.WithWorkers(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	m, err := post2026(ctx, endpoint, 1, "ask", "")
+	require.NoError(t, err)
+	res, _ := m["result"].(map[string]any)
+	require.NotNil(t, res, "%v", m)
+	assert.Equal(t, "input_required", res["resultType"])
+	assert.Contains(t, res["inputRequests"], "ask-2")
+
+	m, err = post2026(ctx, endpoint, 2, "ask", "")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"code": float64(-32603), "message": "Server busy: too many calls awaiting input"}, m["error"], "%v", m)
+	assert.Contains(t, enginetest.Receive(t, answers, "the second call's request refused"), `"id":"ask-3","error":{"code":-32603`)
+}
