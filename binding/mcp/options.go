@@ -10,8 +10,9 @@ import (
 
 // optionsSchema is the JSON Schema of an mcp binding's options, for all
 // three kinds; each kind rejects the options that are not its own when it
-// compiles them. prefix is the proxy's; server and timeout the client's;
-// versions the server's and the client's; the rest the server's.
+// compiles them. prefix is the proxy's; server, timeout and inputRequired
+// the client's; versions the server's and the client's; the rest the
+// server's.
 //
 // authorization (server, client, and the proxy's cache), elicitation
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
@@ -61,6 +62,15 @@ var optionsSchema = json.RawMessage(`{
     "prefix": {"enum": ["always", "conditional", "never"]},
     "server": {"type": "string", "pattern": "^http://"},
     "timeout": {"type": "string"},
+    "inputRequired": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "key": {"type": "string"},
+        "roundTimeout": {"type": "string"},
+        "maxPending": {"type": "integer", "minimum": 1}
+      }
+    },
     "sessions": {
       "type": "object",
       "additionalProperties": false,

@@ -81,4 +81,13 @@ func TestConformanceThroughGateway(t *testing.T) {
 		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
 		conformance(t, true, gw, "conformance-gateway-2026-baseline.yml", "--requirements", "2026-07-28")
 	})
+	t.Run("0.2.0-alpha.12/2026-07-28-to-2025", func(t *testing.T) {
+		// A 2026-07-28 client through the gateway to a stateful upstream
+		// that speaks 2025 only: the gateway turns the upstream's requests
+		// to its client into input_required rounds (the reverse bridge).
+		up := startGoEverything(t, 0, false)
+		port := freePort(t)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
+		conformance(t, true, gw, "conformance-gateway-reverse-baseline.yml", "--requirements", "2026-07-28")
+	})
 }

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"github.com/sluicehq/sluice/binding"
 	"net/url"
@@ -47,7 +49,7 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if s.exitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
 	}
-	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}}}, nil
+	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}}}, nil
 }
 
 // exit returns the id of the binding the client's requests go out
@@ -114,6 +116,13 @@ type options struct {
 	Authorization map[string]struct {
 		Credentials *string `yaml:"credentials"`
 	} `yaml:"authorization"`
+	// InputRequired tunes the input_required rounds the client kind runs
+	// for 2026-07-28 clients of a 2025 upstream (reverse.go).
+	InputRequired *struct {
+		Key          string `yaml:"key"`
+		RoundTimeout string `yaml:"roundTimeout"`
+		MaxPending   *int   `yaml:"maxPending"`
+	} `yaml:"inputRequired"`
 
 	Origins    any `yaml:"origins"`
 	Hosts      any `yaml:"hosts"`
@@ -143,7 +152,20 @@ type settings struct {
 	needsCredentials bool
 	elicitIDs        mcp.IDs // mcp.elicitation.id
 	correlationIDs   mcp.IDs // mcp.elicit.correlation.id
+
+	// The input_required rounds of reverse.go: the key of the states
+	// issued, how long a round waits for the client's retry, and how many
+	// calls a worker holds open for one.
+	states       stateCodec
+	roundTimeout time.Duration
+	maxPending   int
 }
+
+// The defaults of options.inputRequired.
+const (
+	defaultRoundTimeout = 600 * time.Second
+	defaultMaxPending   = 1024
+)
 
 // The engine settings that supply the ids of the elicitations the client
 // kind starts for its guard, named as Zilla's properties.
@@ -226,6 +248,9 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 			s.legacy = name
 		}
 	}
+	if err := s.inputRequired(cfg.Name, &o); err != nil {
+		return nil, err
+	}
 	if o.Timeout != "" {
 		d, err := mcp.ParseDuration(o.Timeout)
 		if err != nil {
@@ -234,6 +259,40 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 		s.timeout = d
 	}
 	return s, nil
+}
+
+// inputRequired compiles options.inputRequired: a key from the config
+// (base64, at least 32 bytes) or a random one for this process.
+func (s *settings) inputRequired(name string, o *options) error {
+	s.roundTimeout, s.maxPending = defaultRoundTimeout, defaultMaxPending
+	ir := o.InputRequired
+	if ir == nil || ir.Key == "" {
+		s.states.key = make([]byte, 32)
+		_, _ = rand.Read(s.states.key) // crypto/rand.Read does not fail
+	} else {
+		k, err := base64.StdEncoding.DecodeString(ir.Key)
+		if err != nil || len(k) < 32 {
+			return fmt.Errorf("mcp %s: options.inputRequired.key: want at least 32 bytes in base64", name)
+		}
+		s.states.key = k
+	}
+	if ir == nil {
+		return nil
+	}
+	if ir.RoundTimeout != "" {
+		d, err := mcp.ParseDuration(ir.RoundTimeout)
+		if err != nil {
+			return fmt.Errorf("mcp %s: options.inputRequired.roundTimeout %q: want a positive duration such as PT600S", name, ir.RoundTimeout)
+		}
+		s.roundTimeout = d
+	}
+	if ir.MaxPending != nil {
+		if *ir.MaxPending < 1 {
+			return fmt.Errorf("mcp %s: options.inputRequired.maxPending: want at least 1, got %d", name, *ir.MaxPending)
+		}
+		s.maxPending = *ir.MaxPending
+	}
+	return nil
 }
 
 // shared is what the workers of one engine share for one client binding:
@@ -252,6 +311,11 @@ type shared struct {
 	capsKnown    bool
 
 	ids atomic.Int64
+
+	// pending holds the calls kept open upstream between input_required
+	// rounds, by handle (reverse.go), under mu.
+	pending map[uint64]*pending
+	handles atomic.Uint64
 
 	// elicitations and correlations count the ids handed out for
 	// elicitations the guard asked for.
@@ -302,6 +366,8 @@ type handler struct {
 
 	// null is this worker's upstream for requests without a session id.
 	null *upstream
+	// npending counts the pending calls this worker holds (reverse.go).
+	npending atomic.Int32
 }
 
 // attach makes the handler of the provisioned client in for worker w.

@@ -558,6 +558,10 @@ func TestOptions(t *testing.T) {
 		{"proxy option", "      server: http://127.0.0.1:1/mcp\n      prefix: always\n", "options.prefix is an option of the proxy kind"},
 		{"bad version", "      server: http://127.0.0.1:1/mcp\n      versions: [1999-01-01]\n", "unsupported protocol version"},
 		{"bad timeout", "      server: http://127.0.0.1:1/mcp\n      timeout: soon\n", "options.timeout"},
+		{"short key", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        key: c2hvcnQ=\n", "options.inputRequired.key: want at least 32 bytes in base64"},
+		{"bad key", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        key: \"not base64!\"\n", "options.inputRequired.key"},
+		{"bad round timeout", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        roundTimeout: later\n", "options.inputRequired.roundTimeout"},
+		{"no pending", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        maxPending: 0\n", "maxPending"},
 		// No TLS yet: an https upstream is refused, not spoken to in
 		// cleartext.
 		{"https server", "      server: https://127.0.0.1:1/mcp\n", `c.yaml:7: bindings.client0.options.server: "https://127.0.0.1:1/mcp" does not match the pattern ^http://`},

@@ -153,8 +153,10 @@ func TestClientRequestSessionless(t *testing.T) {
 		down = strings.Replace(down, r[0], r[1], 1)
 	}
 	for _, r := range [][2]string{
-		// The worker's own session declares no client capabilities.
-		{`"capabilities":{"roots":{"listChanged":true}}`, `"capabilities":{}`},
+		// The worker's own session declares every client capability: a
+		// request on a call's stream is checked against that call's own
+		// (reverse.go).
+		{`"capabilities":{"roots":{"listChanged":true}}`, `"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`},
 		{`read '{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file:///work","name":"work"}]}}'`,
 			`read '{"jsonrpc":"2.0","id":"r1","error":{"code":-32603,"message":"No stream open to the client"}}'`},
 	} {

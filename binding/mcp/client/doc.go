@@ -13,6 +13,10 @@
 //	      server: http://127.0.0.1:3001/mcp   # required
 //	      versions: [2025-11-25]              # offered upstream, the default
 //	      timeout: PT60S                      # per request, the default
+//	      inputRequired:                      # see "Input required rounds"
+//	        key: <base64, 32 bytes or more>   # default: random per process
+//	        roundTimeout: PT600S              # the default
+//	        maxPending: 1024                  # per worker, the default
 //
 // As Zilla's client does, it speaks 2025-11-25 unless told otherwise:
 // initialize, then the session. Listing 2026-07-28 (for example
@@ -112,7 +116,13 @@
 //
 // Requests without a session id (stateless 2026-07-28 downstreams) use a
 // per-worker upstream session, created on first use, or none when the
-// upstream is stateless too.
+// upstream is stateless too. That session's initialize declares every
+// client capability (roots, sampling, elicitation form and url): its
+// clients declare theirs with each request, in the
+// io.modelcontextprotocol/clientCapabilities member of params._meta,
+// which goes upstream with the request (the other
+// io.modelcontextprotocol/ members do not), and each request the upstream
+// sends its client is checked against them (see "Input required rounds").
 //
 // # Requests
 //
@@ -227,7 +237,9 @@
 // id), which no one client owns. 2026-07-28 asks the client through
 // input_required results instead: such a request from a stateless
 // upstream is refused with -32601 on a request's stream, and ignored on a
-// listen stream, as before.
+// listen stream; one from a 2025 upstream on the stream of a request
+// without a session id ends the round with input_required (next
+// section).
 //
 // A request whose upstream asked its client something waits at least 10
 // minutes (the server kind's longest default, an elicitation's) from then
@@ -250,6 +262,79 @@
 // connection, the timeout) the stream is reset with McpResetEx.error while
 // the downstream still sends, and the reply aborted. A 2026-07-28
 // stateless upstream sends no such requests: an answer to one is refused.
+//
+// # Input required rounds
+//
+// A 2026-07-28 client (a tools/call, prompts/get or resources/read
+// without a session id) of an upstream that speaks 2025 only goes
+// through the worker's own upstream session. When the upstream sends its
+// client elicitation/create, sampling/createMessage or roots/list on the
+// call's event stream, no client can be asked on the stream; instead:
+//
+//   - A request the call's client did not declare the capability for
+//     (its _meta clientCapabilities; elicitation url mode needs
+//     elicitation.url) is answered upstream with -32601, fail closed.
+//   - Otherwise the call becomes pending: the HTTP stream and its reader
+//     move to an entry in a table shared by the engine's workers, by a
+//     handle. Requests that come within 20ms of the first (an upstream
+//     may ask several things at once) join the round; the round then
+//     ends with the result
+//     {"resultType":"input_required","inputRequests":{<key>:{method,
+//     params}, …},"requestState":<state>}, the key being the upstream's
+//     request id (a string id as it is, a number's text quoted). The
+//     upstream call stays open; what it sends meanwhile is queued.
+//   - The client's retry (a new request, same method and params plus
+//     inputResponses and requestState) may arrive on any worker. Its
+//     state is verified before anything else, even before the retry takes
+//     a session; the pending entry is found by its handle and attached to
+//     the retry, each inputResponses[key] is POSTed upstream as the
+//     result of the request with that id, on the entry's session, and
+//     the queued and later messages of the same upstream call are relayed
+//     to the retry: notifications and progress, the final answer, or more
+//     requests, which end this round too. A request the retry did not
+//     answer is asked again in the next round. The entry's owner (the
+//     worker of the HTTP stream) only reads the stream and queues; the
+//     attached request's worker does the rest.
+//   - A round the client does not retry within
+//     options.inputRequired.roundTimeout (PT600S by default) drops the
+//     entry: each request still waiting upstream is answered -32001
+//     ("Request cancelled: …") and the call gets notifications/cancelled.
+//     A retry's own timeout, cancel or failure drops it the same way. A
+//     worker holds at most options.inputRequired.maxPending (1024) entries;
+//     past it, the request is answered -32603 "Server busy: too many calls
+//     awaiting input" and the upstream's request -32603.
+//   - A -32042 (URL elicitation required) answer becomes input_required
+//     with one elicitation/create per elicitations[] element (keyed by
+//     its elicitationId, else url-elicitation-<n>), when the client takes
+//     url elicitations; its retry goes upstream as a new call, without
+//     inputResponses and requestState (the 2025 way: the user visited the
+//     URL, the call is made again).
+//   - An input_required result the upstream sends itself (go-sdk's legacy
+//     shim re-runs a handler once and may send its next input_required
+//     result on a 2025 session, without resultType) is marked
+//     input_required, and its requestState wrapped in one the gateway
+//     issues; the retry carries the upstream's own state upstream again,
+//     byte-exact, in a new call.
+//
+// The requestState is base64url of: a version byte, the kind (pending,
+// -32042 replay, wrapped upstream state), the handle, the upstream call's
+// JSON-RPC id, the round, the expiry (Unix ms), a wrapped state, and an
+// HMAC-SHA256 over all of these and the principal. The principal is the
+// identity options.authorization's guard gives the request's
+// authorization, else none: the state is then bound to the call, its
+// round and its expiry only. The key is options.inputRequired.key
+// (base64, at least 32 bytes), else a random one drawn when the
+// configuration loads. Several instances serving one endpoint must share
+// the key, and would need the pending calls too: they live in the memory
+// of the instance that holds the upstream call (Sluice has no shared
+// store for them yet), so a retry must reach that instance. A pending
+// state is good for one retry: the entry's round moves on when a retry
+// attaches. A state that does not verify (forged, altered, cut, issued to
+// another principal or with another key), has expired, was used already
+// or names no pending call gets the error {"code":-32602,"message":
+// "Invalid requestState","data":{"reason":…}} and nothing goes upstream.
+// A -32042 replay state is not single use: the client could repeat the
+// call without it anyway.
 //
 // # Guarded requests
 //

@@ -68,6 +68,16 @@ type exchange struct {
 	// elicitRelayed: the upstream's URL elicitation elicitID went down as
 	// a CHALLENGE and is not complete yet.
 	elicitRelayed bool
+
+	// pend is the upstream call a stateless 2026-07-28 request relays
+	// across input_required rounds (reverse.go); nil: none.
+	pend *pending
+	// settling: the round ends shortly, once the upstream's requests
+	// that come together are in.
+	settling bool
+	// stateChecked: the params' requestState was verified (or there is
+	// none to verify).
+	stateChecked bool
 }
 
 const (
@@ -95,7 +105,7 @@ func (h *handler) newExchange() *exchange {
 	x.method, x.sid, x.name = x.method[:0], x.sid[:0], x.name[:0]
 	x.params, x.answer, x.lastID, x.bearer, x.errBody = x.params[:0], x.answer[:0], x.lastID[:0], x.bearer[:0], x.errBody[:0]
 	x.pt.Reset()
-	x.u, x.snap, x.failGen, x.id, x.c = nil, snapshot{}, 0, 0, nil
+	x.u, x.snap, x.failGen, x.id, x.c, x.pend, x.settling, x.stateChecked = nil, snapshot{}, 0, 0, nil, nil, false, false
 	x.status, x.sse, x.resumes, x.ansOff, x.idx, x.state, x.cancelled = 0, false, 0, 0, -1, 0, false
 	return x
 }
@@ -255,7 +265,7 @@ func (x *exchange) paramsComplete() {
 		x.fail(-32602, "Invalid params: not a JSON object")
 		return
 	}
-	if x.state&xOver == 0 && x.auth == authNone {
+	if x.state&xOver == 0 && x.auth == authNone && !x.resumeEarly() {
 		x.proceed()
 	}
 }
@@ -296,6 +306,9 @@ func (x *exchange) resume() {
 // headers and _meta spliced into the params.
 func (x *exchange) send() {
 	h := x.h
+	if x.pend == nil && !x.stateChecked && x.reverseEligible() && x.resumeRound() {
+		return
+	}
 	x.state |= xSent
 	x.id = h.sh.ids.Add(1)
 	x.rd.reset(false)
@@ -318,7 +331,10 @@ func (x *exchange) send() {
 			rh.mcpName = x.mcpName()
 		}
 	} else if hasMetaKey(x.params) {
-		b = rewriteMeta(b, x.params, false, 0)
+		// A stateless client's capabilities stay: the worker's own
+		// session declared them all, and the upstream reads what this
+		// call's client takes from them.
+		b = rewriteMeta(b, x.params, false, !x.hasSID, 0)
 	} else {
 		b = append(b, x.params...)
 	}
@@ -351,14 +367,15 @@ const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
 // upstream needs to choose what it may ask for in an input_required
 // result, SEP-2322), else those of the session's CLIENT_* bits.
 func (x *exchange) spliceMeta(b []byte) []byte {
-	return rewriteMeta(b, x.params, true, x.u.clientCapsOf())
+	return rewriteMeta(b, x.params, true, false, x.u.clientCapsOf())
 }
 
 // rewriteMeta appends params with the io.modelcontextprotocol/ members of
 // their top-level _meta dropped (a 2026-07-28 downstream's, which a
 // session's upstream would read as a version mismatch), and with the
-// gateway's own first when add is set.
-func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
+// gateway's own first when add is set. keepCaps keeps the downstream's
+// clientCapabilities.
+func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16) []byte {
 	m := jsonrpc.Lookup(p, "_meta")
 	if len(m) < 2 || m[0] != '{' {
 		if !add {
@@ -393,7 +410,7 @@ func rewriteMeta(b, p []byte, add bool, caps uint16) []byte {
 	}
 	// Copy _meta's other members.
 	for f, i, ok := jsonrpc.NextField(m, 0); ok; f, i, ok = jsonrpc.NextField(m, i) {
-		if !bytes.HasPrefix(f.Key, metaPrefix) {
+		if !bytes.HasPrefix(f.Key, metaPrefix) || keepCaps && jsonrpc.KeyIs(f.Key, metaClientCaps) {
 			if n > 0 {
 				b = append(b, ',')
 			}
@@ -548,6 +565,12 @@ func (x *exchange) onBody(c *call, p []byte) {
 			continue
 		}
 		x.onMessage(c, m)
+		if pd := x.pend; pd != nil && c != nil && pd.c == c {
+			// The call became pending: the rest of the chunk is its.
+			pd.onBody(c, p)
+			x.drain()
+			return
+		}
 	}
 }
 
@@ -555,6 +578,18 @@ func (x *exchange) onMessage(c *call, m *message) {
 	h := x.h
 	if m.method != nil {
 		method := m.method[1 : len(m.method)-1]
+		if x.reverseEligible() {
+			switch {
+			case m.id != nil && isClientRequest(method):
+				x.extend()
+				x.onInputRequest(c, m.id, method, m.params)
+				return
+			case string(method) == "notifications/elicitation/complete":
+				// A stateless client has no stream to take it on.
+				x.extend()
+				return
+			}
+		}
 		switch string(method) {
 		case "elicitation/create":
 			if x.relayURLElicitation(m.id, m.params) {
@@ -592,7 +627,12 @@ func (x *exchange) onMessage(c *call, m *message) {
 		return
 	}
 	x.c = nil
-	c.finish()
+	if c != nil {
+		c.finish()
+	}
+	if x.reverseEligible() && x.bridgeResult(m.result, m.err) {
+		return
+	}
 	if m.err != nil {
 		x.answerWith(m.err, true)
 	} else {
@@ -699,6 +739,7 @@ func (x *exchange) cancel(reason string) {
 	if x.state&xAnswered == 0 {
 		x.notifyCancelled(reason)
 	}
+	x.unpend(reason)
 	if x.c != nil {
 		c := x.c
 		x.c = nil
@@ -823,6 +864,7 @@ func (x *exchange) answered(failed bool) {
 		x.c = nil
 		c.abort()
 	}
+	x.unpend("the call ended")
 	x.ansOff = 0
 	x.flushAnswer()
 }

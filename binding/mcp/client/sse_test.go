@@ -117,18 +117,18 @@ func TestCapsAndMeta(t *testing.T) {
 		assert.JSONEq(t, tt.want, string(got), tt.params)
 	}
 	in := `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"t","io.modelcontextprotocol/clientCapabilities":{}}}`
-	assert.JSONEq(t, `{"name":"a","_meta":{"progressToken":"t"}}`, string(rewriteMeta(nil, []byte(in), false, 0)))
+	assert.JSONEq(t, `{"name":"a","_meta":{"progressToken":"t"}}`, string(rewriteMeta(nil, []byte(in), false, false, 0)))
 	// A 2026-07-28 downstream's clientCapabilities go upstream as they
 	// are: they, not the session's bits, say what the client can answer.
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"progressToken":"t"}}`,
-		string(rewriteMeta(nil, []byte(in), true, 128)))
+		string(rewriteMeta(nil, []byte(in), true, false, 128)))
 	in = `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c"}}}`
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"}}}`,
-		string(rewriteMeta(nil, []byte(in), true, 0)))
+		string(rewriteMeta(nil, []byte(in), true, false, 0)))
 	// Without them, the session's CLIENT_* bits.
 	in = `{"name":"a","_meta":{"progressToken":"t"}}`
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"progressToken":"t"}}`,
-		string(rewriteMeta(nil, []byte(in), true, 128)))
+		string(rewriteMeta(nil, []byte(in), true, false, 128)))
 }
 
 func TestAuthParam(t *testing.T) {

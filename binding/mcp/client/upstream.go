@@ -256,6 +256,13 @@ func (op *initOp) post(step uint8) {
 	u.mu.Lock()
 	clientCaps := u.clientCaps
 	u.mu.Unlock()
+	if u.lc == nil && step == stepInitialize {
+		// A worker's own session serves stateless 2026-07-28 clients,
+		// whose capabilities come with each request: it declares all a
+		// client may have, and each request to the client is checked
+		// against its call's capabilities (reverse.go).
+		clientCaps = reverseCaps
+	}
 	switch step {
 	case stepDiscover:
 		rh.version, rh.mcpMethod = v20260728, []byte("server/discover")

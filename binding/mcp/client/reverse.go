@@ -1,0 +1,684 @@
+package client
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+)
+
+// The reverse bridge: a 2026-07-28 client (a request without a session
+// id) calls a tool, prompt or resource of an upstream that speaks 2025
+// only, through the worker's own upstream session. A request the upstream
+// sends its client on the call's event stream cannot reach a stateless
+// client, so the client kind ends the round with an input_required result
+// that carries it, keeps the upstream call open as a pending entry, and
+// continues it when the client retries with inputResponses and the
+// requestState it issued. See doc.go, "Input required rounds".
+
+// reverseCaps are the client capabilities a worker's own session declares
+// upstream: every request to the client is checked against those of the
+// call it came on instead.
+const reverseCaps = uint16(mcp.McpCapabilitiesClientRoots | mcp.McpCapabilitiesClientSampling |
+	mcp.McpCapabilitiesClientElicitationForm | mcp.McpCapabilitiesClientElicitationUrl)
+
+// asked is a request the upstream sent its client during a pending call,
+// not answered yet.
+type asked struct {
+	id     []byte // the upstream's id, JSON text
+	method []byte
+	params []byte // nil: none
+}
+
+// pending is an upstream call held open between input_required rounds.
+// The call and its reader belong to the owner worker; the rest is under
+// mu, since the retry that continues the call may arrive on any worker.
+// Messages the upstream sends go into queue, and the exchange attached to
+// the entry (the current round's downstream request) drains them on its
+// own worker.
+type pending struct {
+	handle    uint64
+	owner     *handler
+	snap      snapshot
+	callID    int64
+	principal string
+	expireFn  func()
+
+	// The owner's.
+	c     *call
+	rd    bodyReader
+	timer int64
+
+	mu       sync.Mutex
+	round    uint32    // the round whose state may attach next
+	attached *exchange // the downstream request relaying the call; nil between rounds
+	xgen     uint32    // attached's generation
+	queue    [][]byte  // messages not yet drained; a nil one: the stream ended
+	asked    []asked
+	deadline time.Time // between rounds, when the entry is dropped
+	dropped  bool
+}
+
+// reverseKind reports whether x's method may end with input_required.
+func (x *exchange) reverseKind() bool {
+	switch x.kind {
+	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet, mcp.McpBeginExKindResourcesRead:
+		return true
+	}
+	return false
+}
+
+// resumeEarly checks a stateless request's requestState before it takes
+// an upstream session, when the upstream is known to speak 2025 only: a
+// retry that continues a pending call then needs no session of its own
+// worker. It reports whether it took the request over.
+func (x *exchange) resumeEarly() bool {
+	if x.hasSID || !x.reverseKind() {
+		return false
+	}
+	sh := x.h.sh
+	sh.mu.Lock()
+	stateful := !x.h.s.stateless || sh.discovery == 2
+	sh.mu.Unlock()
+	if !stateful {
+		return false
+	}
+	x.stateChecked = true
+	return x.resumeRound()
+}
+
+// reverseEligible reports whether x is a stateless 2026-07-28 request of
+// a method that may end with input_required, going to a session's
+// upstream.
+func (x *exchange) reverseEligible() bool {
+	return !x.hasSID && !x.snap.stateless && x.snap.sessionID != "" && x.reverseKind()
+}
+
+// isClientRequest reports a method a request to the client may carry in
+// an input_required result (SEP-2322's InputRequest).
+func isClientRequest(method []byte) bool {
+	switch string(method) {
+	case "elicitation/create", "sampling/createMessage", "roots/list":
+		return true
+	}
+	return false
+}
+
+// principal is what a state is bound to: the identity the client kind's
+// guard gives the request's authorization, else nothing.
+func (x *exchange) principal() []byte {
+	if g := x.h.guard; g != nil && x.ds.In.Auth != 0 {
+		return []byte(g.Identity(x.ds.In.Auth))
+	}
+	return nil
+}
+
+// takesInput reports whether the call's client declared, in its params'
+// _meta clientCapabilities, what a request of method needs (fail closed).
+func (x *exchange) takesInput(method, params []byte) bool {
+	caps := mcp.McpCapabilities(0)
+	if m := jsonrpc.Lookup(x.params, "_meta"); len(m) > 0 && m[0] == '{' {
+		if cc := jsonrpc.Lookup(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
+			caps = mcp.ParseClientCapabilities(cc)
+		}
+	}
+	switch string(method) {
+	case "elicitation/create":
+		if mode := jsonrpc.Lookup(params, "mode"); string(mode) == `"url"` {
+			return caps&mcp.McpCapabilitiesClientElicitationUrl != 0
+		}
+		return caps&(mcp.McpCapabilitiesClientElicitationForm|mcp.McpCapabilitiesClientElicitation) != 0
+	case "sampling/createMessage":
+		return caps&mcp.McpCapabilitiesClientSampling != 0
+	case "roots/list":
+		return caps&mcp.McpCapabilitiesClientRoots != 0
+	}
+	return false
+}
+
+// onInputRequest takes a request the upstream sent its client during a
+// reverse-bridged call: the first makes the call pending (moving the call
+// to the entry), and each is kept to go down in the round's
+// input_required result.
+func (x *exchange) onInputRequest(c *call, id, method, params []byte) {
+	h := x.h
+	if !x.takesInput(method, params) {
+		postError(h, &x.snap, id, -32601, "Method not found")
+		return
+	}
+	p := x.pend
+	if p == nil {
+		if int(h.npending.Load()) >= h.s.maxPending {
+			postError(h, &x.snap, id, -32603, "Internal error: too many calls awaiting input")
+			x.fail(-32603, "Server busy: too many calls awaiting input")
+			return
+		}
+		p = &pending{owner: h, snap: x.snap, callID: x.id, principal: string(x.principal()), attached: x, xgen: x.gen}
+		p.expireFn = p.expire
+		p.handle = h.sh.handles.Add(1)
+		h.npending.Add(1)
+		h.sh.mu.Lock()
+		h.sh.pending[p.handle] = p
+		h.sh.mu.Unlock()
+		// The call and its reader, mid-stream, go to the entry.
+		p.c, x.c = c, nil
+		c.sink = p
+		p.rd, x.rd = x.rd, p.rd
+		x.pend = p
+	}
+	a := asked{id: append([]byte(nil), id...), method: append([]byte(nil), method...)}
+	if params != nil {
+		a.params = append([]byte(nil), params...)
+	}
+	p.mu.Lock()
+	p.asked = append(p.asked, a)
+	p.mu.Unlock()
+}
+
+// onResponse, onBody and onClose receive the pending call on the owner:
+// its messages are queued for the attached exchange.
+func (p *pending) onResponse(*call, int) {}
+
+func (p *pending) onBody(c *call, b []byte) {
+	h := p.owner
+	for len(b) > 0 && p.c == c {
+		n, msg, err := p.rd.next(b)
+		b = b[n:]
+		if err != nil {
+			p.c = nil
+			c.abort()
+			p.push(nil)
+			return
+		}
+		if msg == nil {
+			return
+		}
+		m := &h.msg
+		if p.rd.decode(&h.tracker, msg, m) != nil {
+			continue
+		}
+		p.push(append([]byte(nil), msg...))
+		if m.isResponse() && bytes.Equal(m.id, strconv.AppendInt(h.idBuf[:0], p.callID, 10)) {
+			p.c = nil
+			c.finish()
+			return
+		}
+	}
+}
+
+func (p *pending) onClose(c *call, _ bool) {
+	if p.c != c {
+		return
+	}
+	p.c = nil
+	p.push(nil)
+}
+
+// push queues msg (nil: the stream ended) and wakes the attached exchange.
+func (p *pending) push(msg []byte) {
+	p.mu.Lock()
+	if p.dropped {
+		p.mu.Unlock()
+		return
+	}
+	p.queue = append(p.queue, msg)
+	x, gen := p.attached, p.xgen
+	p.mu.Unlock()
+	if x != nil {
+		x.h.w.Dispatch(func() {
+			if x.gen == gen && x.pend == p {
+				x.drain()
+				x.release()
+			}
+		})
+	}
+}
+
+// drain relays what the pending call queued to x, on x's worker: the
+// notifications, the final answer, and the requests to the client, which
+// end the round with input_required once the queue is empty.
+func (x *exchange) drain() {
+	h := x.h
+	for x.pend != nil && x.state&(xAnswered|xOver) == 0 {
+		p := x.pend
+		p.mu.Lock()
+		if p.attached != x || len(p.queue) == 0 {
+			n := len(p.asked)
+			p.mu.Unlock()
+			if n > 0 {
+				x.settle()
+			}
+			return
+		}
+		msg := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		p.mu.Unlock()
+		if msg == nil {
+			x.fail(-32603, "Upstream ended the response without an answer")
+			return
+		}
+		m := &h.msg
+		if decode(&h.tracker, msg, m) == nil {
+			x.onMessage(nil, m)
+		}
+	}
+}
+
+// roundSettle is how long a round waits, from the first request to the
+// client the upstream sends, for more before it ends: an upstream that
+// asks several things at once (go-sdk's fulfils a handler's input
+// requests concurrently) sends them in quick succession, and they go down
+// in one input_required result.
+const roundSettle = 20 * time.Millisecond
+
+// settle ends x's round once roundSettle has passed since the upstream's
+// first request of the round, on x's worker.
+func (x *exchange) settle() {
+	if x.settling {
+		return
+	}
+	x.settling = true
+	gen, p := x.gen, x.pend
+	x.h.w.TimerAt(x.h.w.Now().Add(roundSettle), func() {
+		if x.gen != gen || x.pend != p || !x.settling {
+			return
+		}
+		x.settling = false
+		if x.state&(xAnswered|xOver) == 0 {
+			x.drain()
+			if x.pend == p && x.state&(xAnswered|xOver) == 0 {
+				x.endRound()
+			}
+		}
+		x.release()
+	})
+}
+
+// endRound ends x's round with an input_required result carrying the
+// requests the upstream is waiting on, and a state for the retry.
+func (x *exchange) endRound() {
+	h := x.h
+	p := x.pend
+	now := h.w.Now()
+	p.mu.Lock()
+	p.round++
+	p.attached = nil
+	p.deadline = now.Add(h.s.roundTimeout)
+	st := reqState{kind: statePending, handle: p.handle, callID: p.callID, round: p.round, expiry: p.deadline.UnixMilli()}
+	b := append(x.answer[:0], `{"resultType":"input_required","inputRequests":{`...)
+	for i, a := range p.asked {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendKey(b, a.id)
+		b = append(b, `:{"method":`...)
+		b = jsonrpc.AppendString(b, a.method)
+		if a.params != nil {
+			b = append(b, `,"params":`...)
+			b = append(b, a.params...)
+		}
+		b = append(b, '}')
+	}
+	p.mu.Unlock()
+	b = append(b, `},"requestState":"`...)
+	b = h.s.states.encode(b, &st, []byte(p.principal))
+	b = append(b, `"}`...)
+	x.pend = nil
+	x.answer = b
+	x.answered(false)
+	if p.owner == h {
+		p.arm()
+	} else {
+		p.owner.w.Dispatch(p.arm)
+	}
+}
+
+// appendKey appends the inputRequests key of a request with the upstream
+// id id: a string id is its own key, a number's text is quoted.
+func appendKey(b, id []byte) []byte {
+	if len(id) > 0 && id[0] == '"' {
+		return append(b, id...)
+	}
+	b = append(b, '"')
+	b = append(b, id...)
+	return append(b, '"')
+}
+
+// arm runs the entry's round timer on the owner.
+func (p *pending) arm() {
+	p.mu.Lock()
+	at, dropped := p.deadline, p.dropped
+	p.mu.Unlock()
+	if dropped || p.timer != 0 {
+		return
+	}
+	p.timer = p.owner.w.TimerAt(at, p.expireFn)
+}
+
+// expire drops the entry when no retry came within the round timeout:
+// the upstream's requests are answered -32001 and the call cancelled.
+func (p *pending) expire() {
+	h := p.owner
+	p.timer = 0
+	now := h.w.Now()
+	p.mu.Lock()
+	if p.dropped {
+		p.mu.Unlock()
+		return
+	}
+	if p.attached != nil || now.Before(p.deadline) {
+		at := p.deadline
+		if p.attached != nil {
+			at = now.Add(h.s.roundTimeout)
+		}
+		p.mu.Unlock()
+		p.timer = h.w.TimerAt(at, p.expireFn)
+		return
+	}
+	p.mu.Unlock()
+	p.drop("the client did not retry in time")
+}
+
+// drop ends the entry on the owner: it leaves the table, the requests
+// still waiting upstream are answered -32001, and the call is cancelled.
+func (p *pending) drop(reason string) {
+	h := p.owner
+	p.mu.Lock()
+	if p.dropped {
+		p.mu.Unlock()
+		return
+	}
+	p.dropped = true
+	left := p.asked
+	p.asked, p.queue, p.attached = nil, nil, nil
+	p.mu.Unlock()
+	p.unregister()
+	for _, a := range left {
+		postError(h, &p.snap, a.id, -32001, "Request cancelled: "+reason)
+	}
+	if p.c != nil {
+		b := append(h.scratch[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+		b = strconv.AppendInt(b, p.callID, 10)
+		b = append(b, `,"reason":`...)
+		b = strconv.AppendQuote(b, reason)
+		b = append(b, `}}`...)
+		h.scratch = b
+		postMessage(h, &p.snap, b)
+		c := p.c
+		p.c = nil
+		c.abort()
+	}
+	if p.timer != 0 {
+		h.w.Cancel(p.timer)
+		p.timer = 0
+	}
+}
+
+func (p *pending) unregister() {
+	sh := p.owner.sh
+	sh.mu.Lock()
+	if sh.pending[p.handle] == p {
+		delete(sh.pending, p.handle)
+		p.owner.npending.Add(-1)
+	}
+	sh.mu.Unlock()
+}
+
+// unpend lets go of x's pending call when x ends other than by a round:
+// with its final answer the entry is done; otherwise (a failure, a
+// cancel) the call is dropped.
+func (x *exchange) unpend(reason string) {
+	p := x.pend
+	if p == nil {
+		return
+	}
+	x.pend = nil
+	if p.owner == x.h {
+		p.drop(reason)
+	} else {
+		p.owner.w.Dispatch(func() { p.drop(reason) })
+	}
+}
+
+// resumeRound handles a retry that carries a requestState, before
+// anything goes upstream: it reports whether it took the request over
+// (answered it, or attached it to its pending call); false sends x
+// upstream as usual, its params rewritten when the state says so.
+func (x *exchange) resumeRound() bool {
+	rs := jsonrpc.Lookup(x.params, "requestState")
+	if rs == nil {
+		return false
+	}
+	h := x.h
+	if len(rs) < 2 || rs[0] != '"' {
+		x.refuseState("not a string")
+		return true
+	}
+	enc := unquote(nil, rs)
+	st, err := h.s.states.decode(enc, x.principal(), h.w.Now())
+	if err != nil {
+		x.refuseState(err.Error())
+		return true
+	}
+	switch st.kind {
+	case stateReplay:
+		x.params = stripMembers(nil, x.params, "requestState", "inputResponses")
+		return false
+	case stateUpstream:
+		b := stripMembers(nil, x.params, "requestState")
+		x.params = appendMember(b, "requestState", jsonrpc.AppendString(nil, st.inner))
+		return false
+	}
+	h.sh.mu.Lock()
+	p := h.sh.pending[st.handle]
+	h.sh.mu.Unlock()
+	if p == nil || p.callID != st.callID {
+		x.refuseState("no call awaits it: finished, expired or already dropped")
+		return true
+	}
+	p.mu.Lock()
+	if p.dropped || p.attached != nil || p.round != st.round {
+		p.mu.Unlock()
+		x.refuseState("already used")
+		return true
+	}
+	p.attached, p.xgen = x, x.gen
+	// The answers the retry carries go upstream; requests it left
+	// unanswered are asked again.
+	responses := jsonrpc.Lookup(x.params, "inputResponses")
+	left := p.asked[:0]
+	var answers [][]byte
+	for _, a := range p.asked {
+		var v []byte
+		if responses != nil {
+			v = lookupKey(responses, appendKey(nil, a.id))
+		}
+		if len(v) == 0 || v[0] != '{' {
+			left = append(left, a)
+			continue
+		}
+		b := append([]byte(`{"jsonrpc":"2.0","id":`), a.id...)
+		b = append(b, `,"result":`...)
+		b = append(b, v...)
+		answers = append(answers, append(b, '}'))
+	}
+	p.asked = left
+	p.mu.Unlock()
+	x.pend, x.id, x.snap = p, p.callID, p.snap
+	x.state |= xSent
+	for _, b := range answers {
+		postMessage(h, &p.snap, b)
+	}
+	x.drain()
+	return true
+}
+
+// lookupKey returns the member of obj whose raw key is key (quotes
+// included), or nil.
+func lookupKey(obj, key []byte) []byte {
+	var name []byte
+	if len(key) >= 2 {
+		name = unquote(nil, key)
+	}
+	return jsonrpc.Lookup(obj, string(name))
+}
+
+// refuseState answers a retry whose requestState the gateway will not
+// honour: -32602 with the reason in data; nothing goes upstream.
+func (x *exchange) refuseState(reason string) {
+	b := append(x.answer[:0], `{"code":-32602,"message":"Invalid requestState","data":{"reason":`...)
+	b = strconv.AppendQuote(b, reason)
+	b = append(b, `}}`...)
+	x.answer = b
+	x.answered(true)
+}
+
+// stripMembers appends obj without its top-level members named names.
+func stripMembers(dst, obj []byte, names ...string) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		skip := false
+		for _, name := range names {
+			if jsonrpc.KeyIs(f.Key, name) {
+				skip = true
+			}
+		}
+		if skip {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(append(dst, f.Key...), ':'), f.Value...)
+		n++
+	}
+	return append(dst, '}')
+}
+
+// appendMember adds the member name: value to obj, an object that ends
+// in its closing brace.
+func appendMember(obj []byte, name string, value []byte) []byte {
+	obj = bytes.TrimRight(obj[:len(obj)-1], " \t\r\n")
+	if len(obj) > 0 && obj[len(obj)-1] != '{' {
+		obj = append(obj, ',')
+	}
+	obj = jsonrpc.AppendString(obj, name)
+	obj = append(obj, ':')
+	obj = append(obj, value...)
+	return append(obj, '}')
+}
+
+// bridgeResult rewrites, for a 2026-07-28 client of a 2025 upstream, a
+// final answer the client could not use as it is: a -32042 (URL
+// elicitation required) becomes input_required with its URL elicitations,
+// and the requestState of an upstream's own input_required result is
+// wrapped in one the gateway issues. It reports whether it answered x.
+func (x *exchange) bridgeResult(result, errObj []byte) bool {
+	h := x.h
+	now := h.w.Now()
+	st := reqState{callID: x.id, expiry: now.Add(h.s.roundTimeout).UnixMilli()}
+	if errObj != nil {
+		if code := jsonrpc.Lookup(errObj, "code"); string(code) != "-32042" {
+			return false
+		}
+		els := jsonrpc.Lookup(jsonrpc.Lookup(errObj, "data"), "elicitations")
+		if len(els) == 0 || els[0] != '[' || !x.takesInput([]byte("elicitation/create"), []byte(`{"mode":"url"}`)) {
+			return false
+		}
+		b := append(x.answer[:0], `{"resultType":"input_required","inputRequests":{`...)
+		keys := map[string]bool{}
+		n := 0
+		for _, el := range arrayElems(els) {
+			if len(el) == 0 || el[0] != '{' {
+				continue
+			}
+			key := ""
+			if id := jsonrpc.Lookup(el, "elicitationId"); len(id) >= 2 && id[0] == '"' {
+				key = string(unquote(nil, id))
+			}
+			for i := n + 1; key == "" || keys[key]; i++ {
+				key = "url-elicitation-" + strconv.Itoa(i)
+			}
+			keys[key] = true
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = jsonrpc.AppendString(b, key)
+			b = append(b, `:{"method":"elicitation/create","params":`...)
+			b = append(b, el...)
+			b = append(b, '}')
+			n++
+		}
+		if n == 0 {
+			return false
+		}
+		st.kind = stateReplay
+		b = append(b, `},"requestState":"`...)
+		b = h.s.states.encode(b, &st, x.principal())
+		x.answer = append(b, `"}`...)
+		x.answered(false)
+		return true
+	}
+	// An upstream's own input_required result: a 2025 session's carries
+	// no resultType (go-sdk's, from a handler it already re-ran once),
+	// its inputRequests say what it is.
+	typ := jsonrpc.Lookup(result, "resultType")
+	ir := jsonrpc.Lookup(result, "inputRequests")
+	switch {
+	case string(typ) == `"input_required"`:
+	case typ == nil && len(ir) > 0 && ir[0] == '{':
+	default:
+		return false
+	}
+	rs := jsonrpc.Lookup(result, "requestState")
+	if rs != nil && (len(rs) < 2 || rs[0] != '"') {
+		return false
+	}
+	b := stripMembers(x.answer[:0], result, "requestState", "resultType")
+	b = appendMember(b, "resultType", []byte(`"input_required"`))
+	if rs != nil {
+		st.kind = stateUpstream
+		st.inner = unquote(nil, rs)
+		if len(st.inner) > maxInnerState {
+			return false
+		}
+		enc := h.s.states.encode(nil, &st, x.principal())
+		b = appendMember(b, "requestState", jsonrpc.AppendString(nil, enc))
+	}
+	x.answer = b
+	x.answered(false)
+	return true
+}
+
+// arrayElems returns the elements of a JSON array's text.
+func arrayElems(arr []byte) [][]byte {
+	var out [][]byte
+	var t jsonrpc.Tracker
+	i := jsonrpc.SkipSpace(arr, 1)
+	for i < len(arr) && arr[i] != ']' {
+		t.Reset()
+		n, done, err := t.Feed(arr[i:])
+		if err != nil {
+			return out
+		}
+		if !done {
+			if t.Finish() != nil {
+				return out
+			}
+			n = len(arr) - i
+		}
+		out = append(out, bytes.TrimSpace(arr[i:i+n]))
+		i = jsonrpc.SkipSpace(arr, i+n)
+		if i < len(arr) && arr[i] == ',' {
+			i = jsonrpc.SkipSpace(arr, i+1)
+		}
+	}
+	return out
+}
+
+var _ sink = (*pending)(nil)
