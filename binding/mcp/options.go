@@ -10,9 +10,10 @@ import (
 
 // optionsSchema is the JSON Schema of an mcp binding's options, for all
 // three kinds; each kind rejects the options that are not its own when it
-// compiles them. prefix is the proxy's; server, timeout and inputRequired
-// the client's; versions the server's and the client's; the rest the
-// server's.
+// compiles them. prefix is the proxy's; server and timeout the client's;
+// versions and inputRequired the server's and the client's (the server's
+// legacy shim takes maxRounds and roundTimeout, the client's reverse
+// bridge key, roundTimeout and maxPending); the rest the server's.
 //
 // authorization (server, client, and the proxy's cache), elicitation
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
@@ -62,15 +63,6 @@ var optionsSchema = json.RawMessage(`{
     "prefix": {"enum": ["always", "conditional", "never"]},
     "server": {"type": "string", "pattern": "^http://"},
     "timeout": {"type": "string"},
-    "inputRequired": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "key": {"type": "string"},
-        "roundTimeout": {"type": "string"},
-        "maxPending": {"type": "integer", "minimum": 1}
-      }
-    },
     "sessions": {
       "type": "object",
       "additionalProperties": false,
@@ -95,7 +87,9 @@ var optionsSchema = json.RawMessage(`{
       "additionalProperties": false,
       "properties": {
         "maxRounds": {"type": "integer", "minimum": 1, "maximum": 64},
-        "roundTimeout": {"type": "string"}
+        "roundTimeout": {"type": "string"},
+        "key": {"type": "string"},
+        "maxPending": {"type": "integer", "minimum": 1}
       }
     },
     "cache": {
@@ -254,6 +248,7 @@ var kindSchemas = map[string]json.RawMessage{
       "properties": {
         "cache": false,
         "tools": false,
+        "inputRequired": {"properties": {"key": false, "maxPending": false}},
         "authorization": {
           "additionalProperties": {
             "properties": {"credentials": {"pattern": "\\{credentials\\}"}}
@@ -268,7 +263,7 @@ var kindSchemas = map[string]json.RawMessage{
   "properties": {
     "options": {
       "required": ["server"],
-      "properties": {"elicitation": false, "sampling": false, "inputRequired": false, "cache": false, "tools": false}
+      "properties": {"elicitation": false, "sampling": false, "inputRequired": {"properties": {"maxRounds": false}}, "cache": false, "tools": false}
     }
   }
 }`),

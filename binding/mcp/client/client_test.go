@@ -562,6 +562,7 @@ func TestOptions(t *testing.T) {
 		{"bad key", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        key: \"not base64!\"\n", "options.inputRequired.key"},
 		{"bad round timeout", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        roundTimeout: later\n", "options.inputRequired.roundTimeout"},
 		{"no pending", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        maxPending: 0\n", "maxPending"},
+		{"server's round cap", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        maxRounds: 3\n", "maxRounds"},
 		// No TLS yet: an https upstream is refused, not spoken to in
 		// cleartext.
 		{"https server", "      server: https://127.0.0.1:1/mcp\n", `c.yaml:7: bindings.client0.options.server: "https://127.0.0.1:1/mcp" does not match the pattern ^http://`},

@@ -53,6 +53,8 @@ func TestConfig(t *testing.T) {
       inputRequired: {roundTimeout: never}`, "server", `mcp net0: inputRequired.roundTimeout "never": want a positive duration`},
 		{"input required rounds out of range", `
       inputRequired: {maxRounds: 0}`, "server", `maxRounds`},
+		{"client's state key", `
+      inputRequired: {key: c2hvcnQ=}`, "server", `key`},
 		{"elicitation callback", `
       elicitation: {callback: auth/done, timeout: PT5M}`, "server", ""},
 		{"elicitation callback not a relative path", `
