@@ -570,6 +570,13 @@ func (x *exchange) finish(isError bool) {
 		x.inputRequired(res)
 		return
 	}
+	if p.state&roundCounted != 0 && !isError && isInputRequired(h.body.Member(jsonrpc.MemberResultType).Bytes(res)) {
+		if msg := p.countRound(res); msg != "" {
+			x.freeRes()
+			p.appError(codeInternalError, msg)
+			return
+		}
+	}
 	member, status := "result", 200
 	if isError {
 		member = "error"

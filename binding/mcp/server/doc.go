@@ -199,6 +199,20 @@
 // ends the response without an answer. The requests count in the
 // elicitation, sampling and roots metrics.
 //
+// # Rounds of a 2026-07-28 call (rounds.go)
+//
+// Toward a 2026-07-28 client, input_required results, inputResponses and
+// requestState pass through unchanged, requestState byte for byte. The
+// server counts the rounds of one logical call all the same: it keeps
+// each input_required result's requestState (a seeded hash of it) with
+// its round, for roundTimeout, in a table the workers share (at most
+// 65536 states); a retry that brings one back continues its count. The
+// input_required result past maxRounds is replaced by the JSON-RPC error
+// -32603 "input_required rounds exceeded: …". A requestState the table
+// does not know (expired, or issued through another instance, as the
+// table is per process) starts a count afresh, and a result without one
+// starts no chain.
+//
 // A call the shim may serve keeps its body's buffer slot until its reply
 // ends, for the retry; the result's resultType is found by the scan that
 // validates the result, so a complete result costs nothing more. A call

@@ -90,9 +90,12 @@ type settings struct {
 	// callback is "/" and the elicitation callback's path, which a GET's
 	// path (without its query) ends with to reach the callback.
 	callback string
-	// maxRounds and roundTimeout bound the legacy shim (shim.go).
+	// maxRounds and roundTimeout bound the legacy shim (shim.go) and the
+	// rounds of a 2026-07-28 call (rounds.go), whose requestStates rounds
+	// remembers across workers.
 	maxRounds    int
 	roundTimeout time.Duration
+	rounds       *roundTable
 	// ids makes session ids sequential (session-1, session-2, …) or
 	// fixed instead of random: for engine-driven scripts, which must know
 	// the id the server hands out. Never use them in production: such ids
@@ -120,6 +123,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		samplingTimeout: defaultSamplingTimeout,
 		callback:        "/" + defaultCallback,
 		maxRounds:       defaultMaxRounds,
+		rounds:          newRoundTable(),
 		roundTimeout:    defaultRoundTimeout,
 		serverName:      defaultServerName,
 		serverVersion:   buildVersion(),

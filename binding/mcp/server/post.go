@@ -36,6 +36,9 @@ type post struct {
 	ex   *exchange
 	ls   *listen
 	shim *shim // the legacy shim serving the call, from its first input_required result
+	// round is the input_required round a 2026-07-28 call continues
+	// (rounds.go), 0 for a first call.
+	round uint8
 
 	// cbBase is the request's scheme, authority and path without its query,
 	// which the URL of the elicitation callback starts with (elicit.go).
@@ -50,12 +53,13 @@ const maxBase = 1024
 type postState uint8
 
 const (
-	streamBody  postState = 1 << iota // the body outgrew its slot and streams through it
-	cacheable                         // a 2026-07-28 list or read, whose result carries ttlMs and cacheScope (SEP-2549)
-	cancellable                       // in the session's requests, for notifications/cancelled
-	badMcpName                        // the Mcp-Name header did not decode
-	hasClients                        // its response carried client requests (s2c.go)
-	shimmable                         // a session's tools/call, prompts/get or resources/read: the legacy shim may serve it (shim.go)
+	streamBody   postState = 1 << iota // the body outgrew its slot and streams through it
+	cacheable                          // a 2026-07-28 list or read, whose result carries ttlMs and cacheScope (SEP-2549)
+	cancellable                        // in the session's requests, for notifications/cancelled
+	badMcpName                         // the Mcp-Name header did not decode
+	hasClients                         // its response carried client requests (s2c.go)
+	shimmable                          // a session's tools/call, prompts/get or resources/read: the legacy shim may serve it (shim.go)
+	roundCounted                       // a 2026-07-28 tools/call, prompts/get or resources/read: its input_required rounds are counted (rounds.go)
 )
 
 // What a POST waits for besides its own streams.
@@ -468,6 +472,10 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 		if isStateless {
 			p.state |= cacheable
 		}
+	}
+	if isStateless && !streamed && shimmableKind(mi.Kind) {
+		p.state |= roundCounted
+		p.readRound(params)
 	}
 	var sid []byte
 	if s := p.sess; s != nil {
