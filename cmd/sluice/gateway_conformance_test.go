@@ -74,6 +74,15 @@ func TestConformanceThroughGateway(t *testing.T) {
 		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
 		conformance(t, true, gw, "conformance-dual-baseline.yml", "--spec-version", "2025-11-25")
 	})
+	// A 2025-era client and an upstream of the 2026-07-28 era only (the
+	// client kind offers nothing else): no direct run is possible, so the
+	// baseline says what the gateway does not yet bridge.
+	t.Run("0.2.0-alpha.12/2025-11-25/2026-only-upstream", func(t *testing.T) {
+		up := startGoEverything(t, 0, true)
+		port := freePort(t)
+		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28]"}), port, 2)
+		conformance(t, true, gw, "conformance-2026only-baseline.yml", "--spec-version", "2025-11-25")
+	})
 	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
 		conformance(t, true, up.URL, "", "--requirements", "2026-07-28")

@@ -65,7 +65,10 @@
 //     resources/subscribe and unsubscribe, requests to the client on the
 //     GET stream) have no 2026-07-28 equivalent the gateway could
 //     translate them to without losing one; requests without a session
-//     id use the upstream statelessly.
+//     id use the upstream statelessly. Toward an upstream of 2026-07-28
+//     alone, a session's logging/setLevel is answered by the client kind,
+//     which keeps the level and sends it as every later request's _meta
+//     logLevel; a 2026-07-28 downstream's own logLevel goes through.
 //   - Otherwise it POSTs initialize with the first offered version
 //     before 2026-07-28, clientInfo {"name":"sluice"}, and the client
 //     capabilities of the lifecycle's CLIENT_* bits (what the gateway

@@ -306,6 +306,10 @@ func (x *exchange) resume() {
 // headers and _meta spliced into the params.
 func (x *exchange) send() {
 	h := x.h
+	if x.snap.stateless && x.u.key != "" && x.kind == mcp.McpBeginExKindRequest && string(x.method) == "logging/setLevel" {
+		x.setLogLevel()
+		return
+	}
 	if x.pend == nil && !x.stateChecked && x.reverseEligible() && x.resumeRound() {
 		return
 	}
@@ -334,7 +338,7 @@ func (x *exchange) send() {
 		// A stateless client's capabilities stay: the worker's own
 		// session declared them all, and the upstream reads what this
 		// call's client takes from them.
-		b = rewriteMeta(b, x.params, false, !x.hasSID, 0)
+		b = rewriteMeta(b, x.params, false, !x.hasSID, 0, nil)
 	} else {
 		b = append(b, x.params...)
 	}
@@ -367,15 +371,51 @@ const metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
 // upstream needs to choose what it may ask for in an input_required
 // result, SEP-2322), else those of the session's CLIENT_* bits.
 func (x *exchange) spliceMeta(b []byte) []byte {
-	return rewriteMeta(b, x.params, true, false, x.u.clientCapsOf())
+	caps, level := x.u.metaOf()
+	return rewriteMeta(b, x.params, true, false, caps, level)
+}
+
+// metaLogLevel is the _meta member of a 2026-07-28 request that asks for
+// log messages at a level, as logging/setLevel asks a 2025 session.
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// setLogLevel serves a 2025-era session's logging/setLevel toward a
+// stateless upstream, which has no such method: the session keeps the
+// level, every later request of it carries it as _meta's logLevel, and
+// the client gets the empty result at once.
+func (x *exchange) setLogLevel() {
+	level := jsonrpc.Lookup(x.params, "level")
+	if !validLogLevel(level) {
+		x.fail(-32602, "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		return
+	}
+	u := x.u
+	u.mu.Lock()
+	u.logLevel = append(u.logLevel[:0], level...)
+	u.mu.Unlock()
+	x.answerWith(emptyResult, false)
+}
+
+var emptyResult = []byte("{}")
+
+// validLogLevel reports whether v is the JSON text of one of RFC 5424's
+// severities, the levels MCP logging takes.
+func validLogLevel(v []byte) bool {
+	switch string(v) {
+	case `"debug"`, `"info"`, `"notice"`, `"warning"`, `"error"`, `"critical"`, `"alert"`, `"emergency"`:
+		return true
+	}
+	return false
 }
 
 // rewriteMeta appends params with the io.modelcontextprotocol/ members of
 // their top-level _meta dropped (a 2026-07-28 downstream's, which a
 // session's upstream would read as a version mismatch), and with the
-// gateway's own first when add is set. keepCaps keeps the downstream's
-// clientCapabilities.
-func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16) []byte {
+// gateway's own first when add is set, level (a log level's JSON text, nil
+// for none) among them. keepCaps keeps the downstream's
+// clientCapabilities; with add and no level, the downstream's own logLevel
+// stays.
+func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16, level []byte) []byte {
 	m := jsonrpc.Lookup(p, "_meta")
 	if len(m) < 2 || m[0] != '{' {
 		if !add {
@@ -383,8 +423,10 @@ func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16) []byte {
 		}
 		i := bytes.IndexByte(p, '{') + 1
 		b = append(b, p[:i]...)
-		b = append(b, `"_meta":`...)
-		b = appendMeta(b, caps)
+		b = append(b, `"_meta":{`...)
+		b = appendMetaMembers(b, caps)
+		b = appendLogLevel(b, level)
+		b = append(b, '}')
 		if len(bytes.TrimSpace(p[i:len(p)-1])) > 0 {
 			b = append(b, ',')
 		}
@@ -406,11 +448,13 @@ func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16) []byte {
 		} else {
 			b = appendMetaMembers(b, caps)
 		}
+		b = appendLogLevel(b, level)
 		n++
 	}
 	// Copy _meta's other members.
 	for f, i, ok := jsonrpc.NextField(m, 0); ok; f, i, ok = jsonrpc.NextField(m, i) {
-		if !bytes.HasPrefix(f.Key, metaPrefix) || keepCaps && jsonrpc.KeyIs(f.Key, metaClientCaps) {
+		if !bytes.HasPrefix(f.Key, metaPrefix) || keepCaps && jsonrpc.KeyIs(f.Key, metaClientCaps) ||
+			add && level == nil && jsonrpc.KeyIs(f.Key, metaLogLevel) {
 			if n > 0 {
 				b = append(b, ',')
 			}
@@ -422,10 +466,22 @@ func rewriteMeta(b, p []byte, add, keepCaps bool, caps uint16) []byte {
 	return append(b, p[at+len(m):]...)
 }
 
-func (u *upstream) clientCapsOf() uint16 {
+// metaOf returns what the gateway's _meta of a request on u carries: the
+// client's capabilities, and the log level its session set (nil: none).
+func (u *upstream) metaOf() (uint16, []byte) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.clientCaps
+	return u.clientCaps, u.logLevel
+}
+
+// appendLogLevel appends the _meta member logLevel for level, a log
+// level's JSON text, when there is one.
+func appendLogLevel(b, level []byte) []byte {
+	if level == nil {
+		return b
+	}
+	b = append(b, `,"`+metaLogLevel+`":`...)
+	return append(b, level...)
 }
 
 // mcpName returns the Mcp-Name header: the name or uri, plain when it
@@ -759,7 +815,8 @@ func (x *exchange) notifyCancelled(reason string) {
 	b = append(b, `"`...)
 	if x.snap.stateless {
 		b = append(b, `,"_meta":`...)
-		b = appendMeta(b, x.u.clientCapsOf())
+		caps, _ := x.u.metaOf()
+		b = appendMeta(b, caps)
 	}
 	b = append(b, `}}`...)
 	x.scratch = b

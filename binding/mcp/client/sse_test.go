@@ -117,18 +117,25 @@ func TestCapsAndMeta(t *testing.T) {
 		assert.JSONEq(t, tt.want, string(got), tt.params)
 	}
 	in := `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"t","io.modelcontextprotocol/clientCapabilities":{}}}`
-	assert.JSONEq(t, `{"name":"a","_meta":{"progressToken":"t"}}`, string(rewriteMeta(nil, []byte(in), false, false, 0)))
+	assert.JSONEq(t, `{"name":"a","_meta":{"progressToken":"t"}}`, string(rewriteMeta(nil, []byte(in), false, false, 0, nil)))
 	// A 2026-07-28 downstream's clientCapabilities go upstream as they
 	// are: they, not the session's bits, say what the client can answer.
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"progressToken":"t"}}`,
-		string(rewriteMeta(nil, []byte(in), true, false, 128)))
+		string(rewriteMeta(nil, []byte(in), true, false, 128, nil)))
 	in = `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"c"}}}`
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"}}}`,
-		string(rewriteMeta(nil, []byte(in), true, false, 0)))
+		string(rewriteMeta(nil, []byte(in), true, false, 0, nil)))
 	// Without them, the session's CLIENT_* bits.
 	in = `{"name":"a","_meta":{"progressToken":"t"}}`
 	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"progressToken":"t"}}`,
-		string(rewriteMeta(nil, []byte(in), true, false, 128)))
+		string(rewriteMeta(nil, []byte(in), true, false, 128, nil)))
+	// A 2025 session's level (logging/setLevel) goes as _meta's logLevel;
+	// a 2026-07-28 downstream's own logLevel stays when there is none.
+	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"io.modelcontextprotocol/logLevel":"debug"}}`,
+		string(rewriteMeta(nil, []byte(`{"name":"a"}`), true, false, 0, []byte(`"debug"`))))
+	in = `{"name":"a","_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}}`
+	assert.JSONEq(t, `{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"sluice","version":"devel"},"io.modelcontextprotocol/logLevel":"error"}}`,
+		string(rewriteMeta(nil, []byte(in), true, false, 0, nil)))
 }
 
 func TestAuthParam(t *testing.T) {

@@ -32,7 +32,10 @@ type upstream struct {
 	stateless  bool
 	caps       uint16
 	clientCaps uint16
-	waiters    []waiter
+	// logLevel is the level a 2025-era session set with logging/setLevel
+	// (its JSON text) for a stateless upstream, nil until it does.
+	logLevel []byte
+	waiters  []waiter
 
 	owner *handler   // the worker of the lifecycle and the GET stream
 	lc    *lifecycle // nil for a worker's null-session upstream
