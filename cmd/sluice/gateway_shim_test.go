@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"sync"
@@ -156,4 +157,37 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	b.w.buf.Write(p[:n])
 	b.w.mu.Unlock()
 	return n, err
+}
+
+// TestGatewayLegacyShimTypeScript: the TypeScript SDK's 2025-era client
+// through the gateway to the stateless go-sdk everything server, whose
+// tools and prompt answer input_required: the client gets each tool's
+// final result, having answered the embedded requests as requests of its
+// session, and never an input_required result.
+func TestGatewayLegacyShimTypeScript(t *testing.T) {
+	goUp := startGoEverything(t, 0, true)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{
+		Toolkit: "everything", Upstream: goUp.URL, Versions: "[2026-07-28]",
+	}), port, 2)
+	stdout := runNodeScript(t, "ts-shim-client.mjs", 90*time.Second, endpoint)
+	var out struct {
+		Asked             []string          `json:"asked"`
+		Results           map[string]string `json:"results"`
+		InputRequiredSeen bool              `json:"inputRequiredSeen"`
+	}
+	require.NoError(t, json.Unmarshal(stdout, &out), string(stdout))
+	assert.False(t, out.InputRequiredSeen, "the 2025-era client never sees input_required")
+	assert.Equal(t, map[string]string{
+		"test_input_required_result_elicitation":     "Hello, Ada!",
+		"test_input_required_result_sampling":        "Sampling response: Paris",
+		"test_input_required_result_list_roots":      "Client exposed 1 root(s): file:///work/project",
+		"test_input_required_result_request_state":   "state-ok: requestState received and confirmation accepted",
+		"test_input_required_result_multiple_inputs": "Paris Ada — 1 root(s) visible",
+		"test_input_required_result_multi_round":     "Multi-round complete: Ada likes teal",
+		"prompt":                                     "Context: gateway tests",
+	}, out.Results)
+	assert.Contains(t, out.Asked, "elicitation: Step 2: What is your favorite color?")
+	assert.Contains(t, out.Asked, "sampling")
+	assert.Contains(t, out.Asked, "roots")
 }
