@@ -53,11 +53,16 @@ func TestGatewayLegacyShim(t *testing.T) {
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
+		// Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but are
+		// what a 2025-era client answers, which this test is about.
+		//lint:ignore SA1019 a 2025-era client's sampling handler
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			note("sampling")
+			//lint:ignore SA1019 a 2025-era client's sampling result
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: "Paris"}}, nil
 		},
 	})
+	//lint:ignore SA1019 a 2025-era client's roots
 	client.AddRoots(&mcp.Root{URI: "file:///work/project", Name: "project"})
 	// The go-sdk client would fulfil an input_required result itself:
 	// what the gateway sends it is watched on the wire instead.
