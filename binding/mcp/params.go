@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
@@ -33,11 +34,13 @@ const (
 )
 
 // ParamHeader is one x-mcp-header declaration: the header's name (after
-// Mcp-Param-) and the path of property names to its argument, outermost
-// first.
+// Mcp-Param-) as declared, the whole header name in lower case as the
+// gateway writes it, and the path of property names to its argument,
+// outermost first.
 type ParamHeader struct {
-	Name string
-	Path []string
+	Name   string
+	Header string
+	Path   []string
 }
 
 // ScanParamHeaders reads the x-mcp-header declarations of a tool's
@@ -86,7 +89,11 @@ func scanProps(props []byte, path []string, decls []ParamHeader) ([]ParamHeader,
 			if len(decls) == MaxParamHeaders {
 				return nil, false
 			}
-			decls = append(decls, ParamHeader{Name: string(name), Path: append([]string(nil), p...)})
+			decls = append(decls, ParamHeader{
+				Name:   string(name),
+				Header: "mcp-param-" + strings.ToLower(string(name)),
+				Path:   append([]string(nil), p...),
+			})
 		}
 		if sub := jsonrpc.Lookup(f.Value, "properties"); sub != nil {
 			var ok bool
