@@ -126,3 +126,28 @@ func TestGatewayParamHeaders(t *testing.T) {
 		assert.Equal(t, map[string]any{"code": float64(-32020), "message": tc.msg}, m["error"], "%v", tc.hdr)
 	}
 }
+
+// TestGatewayParamHeadersPrefixed: with prefix always the client sees
+// everything__test_x_mcp_header. The server kind learns the declaration
+// by that name, the client kind by the upstream's, and the call passes
+// with the right header and is refused by the gateway with a wrong one.
+func TestGatewayParamHeadersPrefixed(t *testing.T) {
+	up := startGoEverything(t, 0, true)
+	port := freePort(t)
+	gw := startGateway(t, gatewayConfig(port, "always", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const tool = "everything__test_x_mcp_header"
+
+	status, m := paramCall(t, ctx, gw, 1, "tools/list", "", "")
+	require.Equal(t, 200, status, "%v", m)
+	require.Contains(t, fmt.Sprint(m), tool)
+
+	status, m = paramCall(t, ctx, gw, 2, "tools/call", tool, `"name":"`+tool+`","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-west1")
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, "region=us-west1", resultText(m))
+
+	status, m = paramCall(t, ctx, gw, 3, "tools/call", tool, `"name":"`+tool+`","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-east1")
+	assert.Equal(t, 400, status, "%v", m)
+	assert.Equal(t, map[string]any{"code": float64(-32020), "message": "Header mismatch: Mcp-Param-Region header value 'us-east1' does not match body value"}, m["error"])
+}
