@@ -32,6 +32,13 @@ type reqHead struct {
 	mcpMethod   []byte // 2026-07-28: Mcp-Method
 	mcpName     []byte // 2026-07-28: Mcp-Name, already encoded
 	bearer      []byte // "Bearer <credentials>" from the binding's guard; nil: none
+	params      []paramHdr
+}
+
+// paramHdr is a Mcp-Param header: its whole name, and the encoded value.
+type paramHdr struct {
+	name  string
+	value []byte
 }
 
 // call is one HTTP request to the upstream, an application stream to the
@@ -117,6 +124,9 @@ func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	}
 	if rh.mcpName != nil {
 		hs.Item().Name("mcp-name").ValueBytes(rh.mcpName)
+	}
+	for _, ph := range rh.params {
+		hs.Item().Name(ph.name).ValueBytes(ph.value)
 	}
 	if rh.bearer != nil {
 		hs.Item().Name("authorization").ValueBytes(rh.bearer)

@@ -49,7 +49,7 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if s.exitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
 	}
-	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}}}, nil
+	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}, params: mcp.NewParamTable()}}, nil
 }
 
 // exit returns the id of the binding the client's requests go out
@@ -321,6 +321,10 @@ type shared struct {
 	// elicitations the guard asked for.
 	elicitations atomic.Int64
 	correlations atomic.Int64
+
+	// params holds the x-mcp-header declarations of the upstream's tools,
+	// by the upstream's names, from the tools/list results relayed.
+	params *mcp.ParamTable
 }
 
 // handler is the client kind on one worker. Its flyweights, builders,

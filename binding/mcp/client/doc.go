@@ -150,6 +150,22 @@
 // ask of the client depends on them, SEP-2322), else those of the
 // session's CLIENT_* bits.
 //
+// Custom parameter headers (SEP-2243): the client learns, per binding
+// (shared by its workers, up to mcp.MaxParamTools tools of
+// mcp.MaxParamHeaders declarations each), the x-mcp-header declarations
+// of the tools in every tools/list result it relays, by the upstream's
+// names; a relisting replaces a tool's, and a tool whose declarations a
+// client must refuse (a type other than string, integer or boolean, a
+// name that is not an HTTP token, a name declared twice) is not learned.
+// A tools/call to a stateless upstream then carries Mcp-Param-<Name> for
+// each declared argument present and not null: a string as is when it is
+// visible ASCII without leading or trailing space or tab, else
+// =?base64?…?=; an integer in decimal; a boolean as true or false. A
+// tool never listed through the binding gets none, as go-sdk's client
+// sends none for a tool it has not listed: the upstream answers such a
+// call 400 -32020, which is relayed, and listing the tools first cures it.
+// A session's (2025-era) upstream needs none and gets none.
+//
 // The HTTP request stream's END waits for the response head, since the
 // http client reports a failed connection as RESET only until then; the
 // body itself is complete (content-length) as soon as the params close.

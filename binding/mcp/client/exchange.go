@@ -78,6 +78,10 @@ type exchange struct {
 	// stateChecked: the params' requestState was verified (or there is
 	// none to verify).
 	stateChecked bool
+
+	// phdrs are a tools/call's Mcp-Param headers, their values in pbuf.
+	phdrs []paramHdr
+	pbuf  []byte
 }
 
 const (
@@ -334,6 +338,9 @@ func (x *exchange) send() {
 		if x.kind == mcp.McpBeginExKindToolsCall || x.kind == mcp.McpBeginExKindPromptsGet || x.kind == mcp.McpBeginExKindResourcesRead {
 			rh.mcpName = x.mcpName()
 		}
+		if x.kind == mcp.McpBeginExKindToolsCall {
+			rh.params = x.paramHeaders()
+		}
 	} else if hasMetaKey(x.params) {
 		// A stateless client's capabilities stay: the worker's own
 		// session declared them all, and the upstream reads what this
@@ -513,6 +520,50 @@ func (x *exchange) mcpName() []byte {
 	return name
 }
 
+// paramHeaders returns the Mcp-Param headers of a tools/call to a
+// 2026-07-28 upstream (SEP-2243): each argument its tool declares with
+// x-mcp-header, as the upstream listed the tool through this binding,
+// mirrored when the call has it. A tool never listed here gets none.
+func (x *exchange) paramHeaders() []paramHdr {
+	name := x.name
+	if !x.hasName {
+		v := jsonrpc.Lookup(x.params, "name")
+		if len(v) < 2 || v[0] != '"' {
+			return nil
+		}
+		var err error
+		if name, err = jsonrpc.Unquote(nil, v); err != nil {
+			return nil
+		}
+	}
+	decls := x.h.sh.params.Lookup(name)
+	if len(decls) == 0 {
+		return nil
+	}
+	args := jsonrpc.Lookup(x.params, "arguments")
+	var ends [mcp.MaxParamHeaders]int
+	b := x.pbuf[:0]
+	x.phdrs = x.phdrs[:0]
+	for _, d := range decls {
+		v := mcp.ArgumentAt(args, d.Path)
+		if v == nil {
+			continue
+		}
+		var ok bool
+		if b, ok = mcp.AppendParamValue(b, v); ok {
+			ends[len(x.phdrs)] = len(b)
+			x.phdrs = append(x.phdrs, paramHdr{name: d.Header})
+		}
+	}
+	x.pbuf = b
+	start := 0
+	for i := range x.phdrs {
+		x.phdrs[i].value = b[start:ends[i]]
+		start = ends[i]
+	}
+	return x.phdrs
+}
+
 func (x *exchange) onResponse(c *call, status int) {
 	h := x.h
 	x.status = status
@@ -685,6 +736,9 @@ func (x *exchange) onMessage(c *call, m *message) {
 	x.c = nil
 	if c != nil {
 		c.finish()
+	}
+	if x.kind == mcp.McpBeginExKindToolsList && m.err == nil {
+		h.sh.params.Learn(m.result)
 	}
 	if x.reverseEligible() && x.bridgeResult(m.result, m.err) {
 		return

@@ -564,6 +564,9 @@ func (x *exchange) finish(isError bool) {
 		return
 	}
 	isStateless := p.flags&stateless != 0
+	if p.state&listsTools != 0 && !isError {
+		h.s.params.Learn(res)
+	}
 	if p.state&shimmable != 0 && !isError && isInputRequired(h.body.Member(jsonrpc.MemberResultType).Bytes(res)) {
 		// A 2025-era client cannot take it: the legacy shim fulfils it
 		// (shim.go).

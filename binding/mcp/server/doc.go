@@ -293,6 +293,30 @@
 // found" (the code up to 2025-11-25) reaches the client as -32602
 // (SEP-2164), so one application serves both eras.
 //
+// Custom parameter headers (SEP-2243): the server learns, per binding
+// (shared by its workers, up to mcp.MaxParamTools tools), the
+// x-mcp-header declarations of the tools in every tools/list result it
+// sends, by the names its clients see; a relisting replaces a tool's, and
+// a tool whose declarations clients must refuse is not learned. A result
+// too large for its buffer slot streams through unread, and its tools
+// are not learned. A 2026-07-28 tools/call of a learned tool is then
+// checked against its Mcp-Param-<Name> headers (names without regard to
+// case, values with their optional white space trimmed), each declared
+// argument in turn, before the application sees it; 400 -32020 with
+// go-sdk's messages after "Header mismatch: " when a present, non-null
+// argument's header is missing ("missing Mcp-Param-Region header for
+// parameter \"region\""), is not valid =?base64?…?= ("… header contains
+// invalid Base64 encoding"), or differs ("… header value '<v>' does not
+// match body value"; integers compare by value, 7.0 matching 7), when a
+// header names an absent or null argument ("unexpected … header for
+// absent or null parameter …") or an argument that is not a string,
+// integer or boolean, and, Sluice's addition so that the header has one
+// reading, when a declared header comes twice ("… header appears more
+// than once"). Headers for undeclared names are not checked, as go-sdk
+// does not. A tool not learned is not checked; a call of a learned tool
+// whose body streams (larger than a slot) cannot be and gets 413. The
+// 2025-era path has no such headers and does no such check.
+//
 // subscriptions/listen (SEP-2575) takes params.notifications
 // {toolsListChanged, promptsListChanged, resourcesListChanged} (missing:
 // 400 -32602) and opens a lifecycle stream of its own, with a null session

@@ -96,6 +96,9 @@ type settings struct {
 	maxRounds    int
 	roundTimeout time.Duration
 	rounds       *roundTable
+	// params holds the x-mcp-header declarations of the tools this
+	// server listed, by the names its clients see (params.go).
+	params *mcp.ParamTable
 	// ids makes session ids sequential (session-1, session-2, …) or
 	// fixed instead of random: for engine-driven scripts, which must know
 	// the id the server hands out. Never use them in production: such ids
@@ -124,6 +127,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		callback:        "/" + defaultCallback,
 		maxRounds:       defaultMaxRounds,
 		rounds:          newRoundTable(),
+		params:          mcp.NewParamTable(),
 		roundTimeout:    defaultRoundTimeout,
 		serverName:      defaultServerName,
 		serverVersion:   buildVersion(),

@@ -24,6 +24,8 @@ type post struct {
 	mcpNameLen   int
 	mcpMethod    [maxMethod]byte
 	mcpName      [maxName]byte
+	// params holds the Mcp-Param headers (params.go).
+	params paramHeaders
 
 	// The body: held in a slot, or streaming through it.
 	inSlot int
@@ -60,6 +62,7 @@ const (
 	hasClients                         // its response carried client requests (s2c.go)
 	shimmable                          // a session's tools/call, prompts/get or resources/read: the legacy shim may serve it (shim.go)
 	roundCounted                       // a 2026-07-28 tools/call, prompts/get or resources/read: its input_required rounds are counted (rounds.go)
+	listsTools                         // a tools/list, whose result's x-mcp-header declarations are learned (params.go)
 )
 
 // What a POST waits for besides its own streams.
@@ -111,6 +114,9 @@ func (p *post) setPostHeaders(sc *headerScan) {
 		if !ok {
 			p.state |= badMcpName
 		}
+	}
+	if sc.flags&hasMcpParam != 0 {
+		p.params.keep(sc.ext, p.h.httpTypeID)
 	}
 }
 
@@ -177,6 +183,7 @@ func (p *post) release() {
 		l.recycle()
 	}
 	p.state, p.mcpMethodLen, p.mcpNameLen = 0, 0, 0
+	p.params.reset()
 	p.recycle()
 	p.h.posts = append(p.h.posts, p)
 }
@@ -456,6 +463,9 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 			if isStateless && !p.nameHeaderOK(name) {
 				return
 			}
+			if isStateless && mi.Kind == mcp.McpBeginExKindToolsCall && !p.paramHeadersOK(name, params) {
+				return
+			}
 		}
 	}
 	if mi.List {
@@ -465,6 +475,9 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 			p.rpcError(codeInvalidParams, "Invalid params: cursor must be a string")
 			return
 		}
+	}
+	if mi.Kind == mcp.McpBeginExKindToolsList {
+		p.state |= listsTools
 	}
 	switch mi.Kind {
 	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList, mcp.McpBeginExKindResourcesList,

@@ -111,7 +111,8 @@ const (
 	hasMcpName
 	acceptsJSON
 	acceptsSSE
-	acceptsAny // */*
+	acceptsAny  // */*
+	hasMcpParam // a Mcp-Param-* header (SEP-2243)
 )
 
 // base returns the request a role embeds.
@@ -245,6 +246,8 @@ type headerScan struct {
 	mcpMethod, mcpName, lastEventID []byte
 	// :scheme, :authority and :path, for the elicitation callback.
 	scheme, authority, path []byte
+	// ext is the headers' extension, read again for Mcp-Param headers.
+	ext []byte
 }
 
 // scanHeaders reads a request's headers (the HttpBeginEx ext): what
@@ -310,8 +313,13 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 		case "mcp-name":
 			sc.flags |= hasMcpName
 			sc.mcpName = v
+		default:
+			if isParamHeader(name) {
+				sc.flags |= hasMcpParam
+			}
 		}
 	}
+	sc.ext = ext
 	sc.authority = authority
 	switch {
 	case !h.hostAllowed(authority):

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// paramCall POSTs a 2026-07-28 request as a raw client: the standard
+// headers, params (members, without _meta) and the extra headers hdr. It
+// returns the HTTP status and the JSON-RPC response.
+func paramCall(t *testing.T, ctx context.Context, endpoint string, id int, method, name, params string, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	if params != "" {
+		params += ","
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`, id, method, params)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var last []byte
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
+				last = append(last[:0], d...)
+			}
+		}
+		raw = last
+	}
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m), "%s", raw)
+	return resp.StatusCode, m
+}
+
+// resultText returns the first text content of a tools/call response.
+func resultText(m map[string]any) string {
+	res, _ := m["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		return ""
+	}
+	c, _ := content[0].(map[string]any)
+	s, _ := c["text"].(string)
+	return s
+}
+
+// TestGatewayParamHeaders: a 2026-07-28 client calls go-sdk's
+// test_x_mcp_header (its region argument declared "x-mcp-header":
+// "Region", SEP-2243) through the gateway to the stateless
+// everything-server. Once the tools are listed through the gateway, a
+// call with the right Mcp-Param-Region header succeeds, the client kind
+// mirroring the header upstream, plain or =?base64?…?=; a wrong or
+// missing one gets 400 -32020 from the gateway itself. Before any
+// listing the gateway knows no declaration and the upstream's own check
+// answers.
+func TestGatewayParamHeaders(t *testing.T) {
+	up := startGoEverything(t, 0, true)
+	port := freePort(t)
+	gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const tool = "test_x_mcp_header"
+
+	// Directly, the upstream takes the header and checks it.
+	status, m := paramCall(t, ctx, up.URL, 1, "tools/call", tool, `"name":"test_x_mcp_header","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-west1")
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, "region=us-west1", resultText(m))
+
+	// Not listed through the gateway yet: nothing mirrors the header, and
+	// the upstream refuses the call.
+	status, m = paramCall(t, ctx, gw, 2, "tools/call", tool, `"name":"test_x_mcp_header","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-west1")
+	assert.Equal(t, 400, status, "%v", m)
+	e, _ := m["error"].(map[string]any)
+	assert.Equal(t, float64(-32020), e["code"], "%v", m)
+	assert.Equal(t, `header mismatch: missing Mcp-Param-Region header for parameter "region"`, e["message"])
+
+	status, m = paramCall(t, ctx, gw, 3, "tools/list", "", "")
+	require.Equal(t, 200, status, "%v", m)
+	require.Contains(t, fmt.Sprint(m), "x-mcp-header")
+
+	status, m = paramCall(t, ctx, gw, 4, "tools/call", tool, `"name":"test_x_mcp_header","arguments":{"region":"us-west1","level":2}`, "Mcp-Param-Region", "us-west1")
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, "region=us-west1", resultText(m))
+
+	status, m = paramCall(t, ctx, gw, 5, "tools/call", tool, `"name":"test_x_mcp_header","arguments":{"region":"Zürich "}`, "Mcp-Param-Region", "=?base64?WsO8cmljaCA=?=")
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, "region=Zürich ", resultText(m))
+
+	for i, tc := range []struct {
+		hdr []string
+		msg string
+	}{
+		{[]string{"Mcp-Param-Region", "eu-west1"}, `Header mismatch: Mcp-Param-Region header value 'eu-west1' does not match body value`},
+		{nil, `Header mismatch: missing Mcp-Param-Region header for parameter "region"`},
+		{[]string{"Mcp-Param-Region", "=?base64?dXMtd2VzdDE?="}, `Header mismatch: Mcp-Param-Region header contains invalid Base64 encoding`},
+		{[]string{"Mcp-Param-Region", "us-west1", "Mcp-Param-Region", "us-west1"}, `Header mismatch: Mcp-Param-Region header appears more than once`},
+	} {
+		status, m = paramCall(t, ctx, gw, 10+i, "tools/call", tool, `"name":"test_x_mcp_header","arguments":{"region":"us-west1"}`, tc.hdr...)
+		assert.Equal(t, 400, status, "%v", m)
+		assert.Equal(t, map[string]any{"code": float64(-32020), "message": tc.msg}, m["error"], "%v", tc.hdr)
+	}
+}
+
+// TestGatewayParamHeadersPrefixed: with prefix always the client sees
+// everything__test_x_mcp_header. The server kind learns the declaration
+// by that name, the client kind by the upstream's, and the call passes
+// with the right header and is refused by the gateway with a wrong one.
+func TestGatewayParamHeadersPrefixed(t *testing.T) {
+	up := startGoEverything(t, 0, true)
+	port := freePort(t)
+	gw := startGateway(t, gatewayConfig(port, "always", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const tool = "everything__test_x_mcp_header"
+
+	status, m := paramCall(t, ctx, gw, 1, "tools/list", "", "")
+	require.Equal(t, 200, status, "%v", m)
+	require.Contains(t, fmt.Sprint(m), tool)
+
+	status, m = paramCall(t, ctx, gw, 2, "tools/call", tool, `"name":"`+tool+`","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-west1")
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, "region=us-west1", resultText(m))
+
+	status, m = paramCall(t, ctx, gw, 3, "tools/call", tool, `"name":"`+tool+`","arguments":{"region":"us-west1"}`, "Mcp-Param-Region", "us-east1")
+	assert.Equal(t, 400, status, "%v", m)
+	assert.Equal(t, map[string]any{"code": float64(-32020), "message": "Header mismatch: Mcp-Param-Region header value 'us-east1' does not match body value"}, m["error"])
+}
