@@ -217,7 +217,7 @@ func needsBase64(v []byte) bool {
 func DecodeParamValue(dst, v []byte) (out []byte, ok bool) {
 	if len(v) >= len(b64Prefix)+len(b64Suffix) && bytes.HasPrefix(v, []byte(b64Prefix)) && bytes.HasSuffix(v, []byte(b64Suffix)) {
 		enc := v[len(b64Prefix) : len(v)-len(b64Suffix)]
-		if bytes.IndexAny(enc, "\r\n") >= 0 {
+		if bytes.ContainsAny(enc, "\r\n") {
 			return dst, false // the decoder would skip them
 		}
 		out, err := base64.StdEncoding.AppendDecode(dst, enc)
