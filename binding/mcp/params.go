@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
@@ -261,15 +262,20 @@ func ParamMatches(decoded, raw []byte) (match, primitive bool) {
 }
 
 // ParamTable remembers the x-mcp-header declarations of tools by name,
-// learned from tools/list results, for a binding's workers.
+// learned from tools/list results, for a binding's workers. Lookups, one
+// per call, read an immutable map through an atomic pointer, taking no
+// lock; Learn, once per list result, copies the map and swaps it in.
 type ParamTable struct {
-	mu    sync.RWMutex
-	tools map[string][]ParamHeader
+	mu    sync.Mutex // serializes writers
+	tools atomic.Pointer[map[string][]ParamHeader]
 }
 
 // NewParamTable returns an empty table.
 func NewParamTable() *ParamTable {
-	return &ParamTable{tools: make(map[string][]ParamHeader)}
+	t := &ParamTable{}
+	m := map[string][]ParamHeader{}
+	t.tools.Store(&m)
+	return t
 }
 
 var xMcpHeader = []byte("x-mcp-header")
@@ -279,12 +285,14 @@ var xMcpHeader = []byte("x-mcp-header")
 // clients must refuse, is forgotten. When the table is full a new tool
 // takes the place of another one.
 func (t *ParamTable) Learn(result []byte) {
-	t.mu.RLock()
-	empty := len(t.tools) == 0
-	t.mu.RUnlock()
-	if empty && !bytes.Contains(result, xMcpHeader) {
+	if len(*t.tools.Load()) == 0 && !bytes.Contains(result, xMcpHeader) {
 		return
 	}
+	type change struct {
+		name  string
+		decls []ParamHeader // nil: forget the tool
+	}
+	var changes []change
 	tools := jsonrpc.Lookup(result, "tools")
 	for el, i, ok := jsonrpc.NextElement(tools, 0); ok; el, i, ok = jsonrpc.NextElement(tools, i) {
 		nv := jsonrpc.Lookup(el, "name")
@@ -296,27 +304,46 @@ func (t *ParamTable) Learn(result []byte) {
 			continue
 		}
 		decls, valid := ScanParamHeaders(jsonrpc.Lookup(el, "inputSchema"))
-		t.mu.Lock()
-		if valid && len(decls) > 0 {
-			if _, ok := t.tools[string(name)]; !ok && len(t.tools) >= MaxParamTools {
-				for k := range t.tools {
-					delete(t.tools, k)
-					break
-				}
-			}
-			t.tools[string(name)] = decls
-		} else {
-			delete(t.tools, string(name))
+		if !valid || len(decls) == 0 {
+			decls = nil
 		}
-		t.mu.Unlock()
+		changes = append(changes, change{string(name), decls})
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := *t.tools.Load()
+	changed := false
+	for _, c := range changes {
+		if _, ok := old[c.name]; ok || c.decls != nil {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return
+	}
+	m := make(map[string][]ParamHeader, len(old)+len(changes))
+	for k, v := range old {
+		m[k] = v
+	}
+	for _, c := range changes {
+		if c.decls == nil {
+			delete(m, c.name)
+			continue
+		}
+		if _, ok := m[c.name]; !ok && len(m) >= MaxParamTools {
+			for k := range m {
+				delete(m, k)
+				break
+			}
+		}
+		m[c.name] = c.decls
+	}
+	t.tools.Store(&m)
 }
 
 // Lookup returns the declarations of the tool named name, nil when it
 // declares none or was never listed. The slice is never modified.
 func (t *ParamTable) Lookup(name []byte) []ParamHeader {
-	t.mu.RLock()
-	d := t.tools[string(name)]
-	t.mu.RUnlock()
-	return d
+	return (*t.tools.Load())[string(name)]
 }

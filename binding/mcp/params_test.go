@@ -152,8 +152,8 @@ func TestScanParamHeaders(t *testing.T) {
 func TestParamTable(t *testing.T) {
 	tab := NewParamTable()
 	tab.Learn([]byte(`{"tools":[{"name":"plain","inputSchema":{"type":"object"}}]}`))
-	if len(tab.tools) != 0 {
-		t.Fatalf("learned a tool without declarations: %v", tab.tools)
+	if len(*tab.tools.Load()) != 0 {
+		t.Fatalf("learned a tool without declarations: %v", *tab.tools.Load())
 	}
 	tab.Learn([]byte(`{"tools":[{"name":"a","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}},` +
 		`{"name":"bad","inputSchema":{"properties":{"r":{"type":"number","x-mcp-header":"R"}}}}]}`))
@@ -171,7 +171,7 @@ func TestParamTable(t *testing.T) {
 	for i := range MaxParamTools + 10 {
 		tab.Learn(fmt.Appendf(nil, `{"tools":[{"name":"t%d","inputSchema":{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}}]}`, i))
 	}
-	if n := len(tab.tools); n != MaxParamTools {
+	if n := len(*tab.tools.Load()); n != MaxParamTools {
 		t.Fatalf("table holds %d tools, want %d", n, MaxParamTools)
 	}
 	if d := tab.Lookup(fmt.Appendf(nil, "t%d", MaxParamTools+9)); d == nil {
