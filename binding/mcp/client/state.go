@@ -93,6 +93,13 @@ func (k *stateCodec) decode(enc, principal []byte, now time.Time) (reqState, err
 	if len(enc) > base64.RawURLEncoding.EncodedLen(stateFixed+maxInnerState+stateMAC) {
 		return s, errStateMalformed
 	}
+	// The decoder skips CR and LF: a state with them would be a second
+	// spelling of one the codec issued. Only the alphabet is taken.
+	for _, c := range enc {
+		if !base64URLByte(c) {
+			return s, errStateMalformed
+		}
+	}
 	raw, err := base64.RawURLEncoding.AppendDecode(nil, enc)
 	if err != nil || len(raw) < stateFixed+stateMAC {
 		return s, errStateMalformed
@@ -117,4 +124,9 @@ func (k *stateCodec) decode(enc, principal []byte, now time.Time) (reqState, err
 		return s, errStateExpired
 	}
 	return s, nil
+}
+
+// base64URLByte reports whether c is in the unpadded base64url alphabet.
+func base64URLByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
 }
