@@ -73,6 +73,8 @@ func TestConformanceThroughGateway(t *testing.T) {
 		port := freePort(t)
 		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28, 2025-11-25]"}), port, 2)
 		conformance(t, true, gw, "conformance-dual-baseline.yml", "--spec-version", "2025-11-25")
+		conformance(t, false, up.URL, "conformance-dual-direct-baseline.yml")
+		conformance(t, false, gw, "conformance-dual-baseline.yml")
 	})
 	// A 2025-era client and an upstream of the 2026-07-28 era only (the
 	// client kind offers nothing else): no direct run is possible, so the
@@ -82,6 +84,7 @@ func TestConformanceThroughGateway(t *testing.T) {
 		port := freePort(t)
 		gw := startGateway(t, gatewayConfig(port, "never", gatewayRoute{Toolkit: "everything", Upstream: up.URL, Versions: "[2026-07-28]"}), port, 2)
 		conformance(t, true, gw, "conformance-2026only-baseline.yml", "--spec-version", "2025-11-25")
+		conformance(t, false, gw, "conformance-2026only-baseline.yml")
 	})
 	t.Run("0.2.0-alpha.12/2026-07-28", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
