@@ -68,7 +68,10 @@
 //     id use the upstream statelessly. Toward an upstream of 2026-07-28
 //     alone, a session's logging/setLevel is answered by the client kind,
 //     which keeps the level and sends it as every later request's _meta
-//     logLevel; a 2026-07-28 downstream's own logLevel goes through.
+//     logLevel; a 2026-07-28 downstream's own logLevel goes through. Its
+//     resources/subscribe and unsubscribe are answered too: the session
+//     keeps the uris (at most 256) and opens its subscriptions/listen
+//     stream again with them as resourceSubscriptions.
 //   - Otherwise it POSTs initialize with the first offered version
 //     before 2026-07-28, clientInfo {"name":"sluice"}, and the client
 //     capabilities of the lifecycle's CLIENT_* bits (what the gateway

@@ -310,9 +310,15 @@ func (x *exchange) resume() {
 // headers and _meta spliced into the params.
 func (x *exchange) send() {
 	h := x.h
-	if x.snap.stateless && x.u.key != "" && x.kind == mcp.McpBeginExKindRequest && string(x.method) == "logging/setLevel" {
-		x.setLogLevel()
-		return
+	if x.snap.stateless && x.u.key != "" {
+		switch {
+		case x.kind == mcp.McpBeginExKindRequest && string(x.method) == "logging/setLevel":
+			x.setLogLevel()
+			return
+		case x.kind == mcp.McpBeginExKindResourcesSubscribe || x.kind == mcp.McpBeginExKindResourcesUnsubscribe:
+			x.subscribe(x.kind == mcp.McpBeginExKindResourcesSubscribe)
+			return
+		}
 	}
 	if x.pend == nil && !x.stateChecked && x.reverseEligible() && x.resumeRound() {
 		return
@@ -404,6 +410,56 @@ func (x *exchange) setLogLevel() {
 }
 
 var emptyResult = []byte("{}")
+
+// maxResourceSubscriptions bounds the resources one session subscribes to
+// through a stateless upstream's subscriptions/listen.
+const maxResourceSubscriptions = 256
+
+// subscribe serves a 2025-era session's resources/subscribe (or, when on
+// is false, unsubscribe) toward a stateless upstream, which has neither:
+// the session keeps its uris, and its subscriptions/listen stream is
+// opened again asking for them (resourceSubscriptions), on the worker
+// that owns it; notifications/resources/updated then come on that
+// stream. The client gets the empty result at once.
+func (x *exchange) subscribe(on bool) {
+	uri := jsonrpc.Lookup(x.params, "uri")
+	if len(uri) < 2 || uri[0] != '"' {
+		x.fail(-32602, "Invalid params: uri must be a string")
+		return
+	}
+	u := x.u
+	u.mu.Lock()
+	at := -1
+	for i, s := range u.resSubs {
+		if string(s) == string(uri) {
+			at = i
+			break
+		}
+	}
+	changed := false
+	switch {
+	case on && at < 0 && len(u.resSubs) < maxResourceSubscriptions:
+		u.resSubs = append(u.resSubs, append([]byte(nil), uri...))
+		changed = true
+	case on && at < 0:
+		u.mu.Unlock()
+		x.fail(-32603, "Too many resource subscriptions in this session")
+		return
+	case !on && at >= 0:
+		u.resSubs = append(u.resSubs[:at], u.resSubs[at+1:]...)
+		changed = true
+	}
+	owner := u.owner
+	u.mu.Unlock()
+	if changed && owner != nil {
+		owner.w.Dispatch(func() {
+			if l := u.lc; l != nil && !l.over {
+				l.openListen(l.listenCaps())
+			}
+		})
+	}
+	x.answerWith(emptyResult, false)
+}
 
 // validLogLevel reports whether v is the JSON text of one of RFC 5424's
 // severities, the levels MCP logging takes.

@@ -35,6 +35,10 @@ type upstream struct {
 	// logLevel is the level a 2025-era session set with logging/setLevel
 	// (its JSON text) for a stateless upstream, nil until it does.
 	logLevel []byte
+	// resSubs are the resource uris (JSON text) a 2025-era session
+	// subscribed to with resources/subscribe on a stateless upstream; its
+	// subscriptions/listen stream asks for them.
+	resSubs [][]byte
 	waiters  []waiter
 
 	owner *handler   // the worker of the lifecycle and the GET stream
@@ -647,6 +651,14 @@ func (l *lifecycle) onReady() {
 	}
 }
 
+// listenCaps returns the upstream's capability bits, which say what its
+// subscriptions/listen stream can ask for.
+func (l *lifecycle) listenCaps() uint16 {
+	l.u.mu.Lock()
+	defer l.u.mu.Unlock()
+	return l.u.caps
+}
+
 func (l *lifecycle) unregister() {
 	sh := l.h.sh
 	sh.mu.Lock()
@@ -727,7 +739,10 @@ func (l *lifecycle) openListen(caps uint16) {
 		l.get = nil
 	}
 	subs := l.subs & caps
-	if subs == 0 {
+	l.u.mu.Lock()
+	resources := len(l.u.resSubs)
+	l.u.mu.Unlock()
+	if subs == 0 && resources == 0 {
 		return
 	}
 	g := &getStream{l: l, listen: true, subs: subs}
@@ -757,6 +772,21 @@ func (g *getStream) postListen() {
 			b = append(b, `":true`...)
 		}
 	}
+	l.u.mu.Lock()
+	if len(l.u.resSubs) > 0 {
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		b = append(b, `"resourceSubscriptions":[`...)
+		for i, uri := range l.u.resSubs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, uri...)
+		}
+		b = append(b, ']')
+	}
+	l.u.mu.Unlock()
 	b = append(b, `},"_meta":`...)
 	b = appendMeta(b, l.caps)
 	b = append(b, `}}`...)
