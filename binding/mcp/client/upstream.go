@@ -39,7 +39,7 @@ type upstream struct {
 	// subscribed to with resources/subscribe on a stateless upstream; its
 	// subscriptions/listen stream asks for them.
 	resSubs [][]byte
-	waiters  []waiter
+	waiters []waiter
 
 	owner *handler   // the worker of the lifecycle and the GET stream
 	lc    *lifecycle // nil for a worker's null-session upstream
