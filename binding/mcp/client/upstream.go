@@ -651,6 +651,20 @@ func (l *lifecycle) onReady() {
 	}
 }
 
+// resourceSubs appends to dst the resource uris the lifecycle's session
+// subscribed to (resources/subscribe on a stateless upstream). A
+// lifecycle without an upstream of its own (a transient one answered
+// from what discovery told) has none.
+func (l *lifecycle) resourceSubs(dst [][]byte) [][]byte {
+	u := l.u
+	if u == nil {
+		return dst
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append(dst, u.resSubs...)
+}
+
 // listenCaps returns the upstream's capability bits, which say what its
 // subscriptions/listen stream can ask for.
 func (l *lifecycle) listenCaps() uint16 {
@@ -714,6 +728,7 @@ type getStream struct {
 	stopped  bool
 	status   int
 	reopenFn func()
+	uris     [][]byte // the resource uris of the last subscriptions/listen
 	// listen: a POST subscriptions/listen for the subs bits, rather than
 	// a GET.
 	listen bool
@@ -739,10 +754,7 @@ func (l *lifecycle) openListen(caps uint16) {
 		l.get = nil
 	}
 	subs := l.subs & caps
-	l.u.mu.Lock()
-	resources := len(l.u.resSubs)
-	l.u.mu.Unlock()
-	if subs == 0 && resources == 0 {
+	if subs == 0 && len(l.resourceSubs(nil)) == 0 {
 		return
 	}
 	g := &getStream{l: l, listen: true, subs: subs}
@@ -772,13 +784,13 @@ func (g *getStream) postListen() {
 			b = append(b, `":true`...)
 		}
 	}
-	l.u.mu.Lock()
-	if len(l.u.resSubs) > 0 {
+	if uris := l.resourceSubs(g.uris[:0]); len(uris) > 0 {
+		g.uris = uris
 		if len(b) > n {
 			b = append(b, ',')
 		}
 		b = append(b, `"resourceSubscriptions":[`...)
-		for i, uri := range l.u.resSubs {
+		for i, uri := range uris {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -786,7 +798,6 @@ func (g *getStream) postListen() {
 		}
 		b = append(b, ']')
 	}
-	l.u.mu.Unlock()
 	b = append(b, `},"_meta":`...)
 	b = appendMeta(b, l.caps)
 	b = append(b, `}}`...)
