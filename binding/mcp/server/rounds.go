@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // The round cap between a 2026-07-28 client and a 2026-07-28 application
@@ -95,21 +94,13 @@ func (p *post) countRound(res []byte) string {
 	round := int(p.round) + 1
 	if round > h.s.maxRounds {
 		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
-		return "input_required rounds exceeded: the upstream asked for input more than " +
-			itoa(h.s.maxRounds) + " times in one call (inputRequired.maxRounds)"
+		return roundsExceeded(h.s.maxRounds)
 	}
-	var state []byte
-	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
-		if jsonrpc.KeyIs(f.Key, "requestState") {
-			state = f.Value
+	if _, state := inputRequiredParts(res); isString(state) {
+		now := h.w.Now()
+		if !h.s.rounds.record(state, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
+			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
 		}
-	}
-	if state == nil || !isString(state) {
-		return ""
-	}
-	now := h.w.Now()
-	if !h.s.rounds.record(state, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
-		h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
@@ -77,21 +78,7 @@ func (x *exchange) inputRequired(res []byte) {
 		p.shim = sh
 	}
 	p.freeIn()
-	var reqs, state []byte
-	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
-		switch {
-		case jsonrpc.KeyIs(f.Key, "inputRequests"):
-			reqs = f.Value
-		case jsonrpc.KeyIs(f.Key, "requestState"):
-			state = f.Value
-		}
-	}
-	if string(reqs) == "null" {
-		reqs = nil
-	}
-	if string(state) == "null" {
-		state = nil
-	}
+	reqs, state := inputRequiredParts(res)
 	sh.rounds++
 	bad := ""
 	switch {
@@ -116,8 +103,7 @@ func (x *exchange) inputRequired(res []byte) {
 		return
 	}
 	if sh.rounds > h.s.maxRounds {
-		p.shimFail(codeInternalError, "input_required rounds exceeded: the upstream asked for input more than "+
-			itoa(h.s.maxRounds)+" times in one call (inputRequired.maxRounds)")
+		p.shimFail(codeInternalError, roundsExceeded(h.s.maxRounds))
 		return
 	}
 	p.trackInflight()
@@ -128,6 +114,33 @@ func (x *exchange) inputRequired(res []byte) {
 		return
 	}
 	p.shimAsk()
+}
+
+// inputRequiredParts returns the inputRequests and requestState members
+// of an input_required result, nil for one absent or null.
+func inputRequiredParts(res []byte) (reqs, state []byte) {
+	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
+		switch {
+		case jsonrpc.KeyIs(f.Key, "inputRequests"):
+			reqs = f.Value
+		case jsonrpc.KeyIs(f.Key, "requestState"):
+			state = f.Value
+		}
+	}
+	if string(reqs) == "null" {
+		reqs = nil
+	}
+	if string(state) == "null" {
+		state = nil
+	}
+	return reqs, state
+}
+
+// roundsExceeded is the error of a call past inputRequired.maxRounds
+// (max) input_required results, the shim's and a 2026-07-28 call's alike.
+func roundsExceeded(max int) string {
+	return "input_required rounds exceeded: the upstream asked for input more than " +
+		strconv.Itoa(max) + " times in one call (inputRequired.maxRounds)"
 }
 
 // emptyObjectJSON reports whether obj, an object, has no members.
@@ -449,5 +462,3 @@ func (h *server) shimLegOver(r *clientRequest, code int, msg string) {
 	ref.p.shimFail(code, msg)
 	ref.release()
 }
-
-func itoa(n int) string { return string(appendInt(nil, int64(n))) }
