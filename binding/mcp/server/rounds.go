@@ -3,7 +3,6 @@ package server
 import (
 	"hash/maphash"
 	"sync"
-
 )
 
 // The round cap between a 2026-07-28 client and a 2026-07-28 application
