@@ -23,7 +23,7 @@ func TestLookup(t *testing.T) {
 	}{
 		{name: "memory", typ: "memory"},
 		{name: "test", typ: "test"},
-		{name: "unknown", typ: "redis", wantErr: `store: unknown type "redis"`},
+		{name: "unknown", typ: "nosuch", wantErr: `store: unknown type "nosuch"`},
 		{name: "empty", typ: "", wantErr: `store: unknown type ""`},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sluicehq/sluice/engine/store"
 	"github.com/stretchr/testify/assert"
@@ -59,4 +61,39 @@ func TestTestStoreIsolated(t *testing.T) {
 
 	v, _ = syncHandler{t, a.Attach(inline)}.get("k")
 	assert.Equal(t, "changed", string(v), "workers of one test store share it")
+}
+
+// TestTestStoreSharedByWorkers checks that the engine's one test Store per
+// configured store is shared by every worker attached to it: two workers,
+// each on its own goroutine, race for one lock and exactly one wins, and a
+// value one writes the other reads.
+func TestTestStoreSharedByWorkers(t *testing.T) {
+	s := newStore(t, "test", "store0", map[string]any{"entries": map[string]any{"k": "seed"}}, newFakeClock())
+	queues := [2]*queue{newQueue(), newQueue()}
+	var tokens [2]string
+	var finished [2]bool
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for w, q := range queues {
+		h := s.Attach(q)
+		wg.Go(func() {
+			start.Wait()
+			done := false
+			h.Lock("lifecycle.lock", time.Minute, func(token string, _ bool) { tokens[w], done = token, true })
+			finished[w] = q.await(10*time.Second, func() bool { return done })
+		})
+	}
+	start.Done()
+	wg.Wait()
+	require.Equal(t, [2]bool{true, true}, finished)
+	assert.True(t, (tokens[0] == "") != (tokens[1] == ""), "exactly one worker holds the lock: %q", tokens)
+
+	a := syncHandler{t, s.Attach(inline)}
+	b := syncHandler{t, s.Attach(inline)}
+	v, ok := b.get("k")
+	require.True(t, ok)
+	assert.Equal(t, "seed", string(v), "every worker sees the seeded entries")
+	require.NoError(t, a.put("k", "changed", 0))
+	v, _ = b.get("k")
+	assert.Equal(t, "changed", string(v))
 }
