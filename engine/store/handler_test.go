@@ -188,4 +188,3 @@ func TestWatchReentrant(t *testing.T) {
 		assert.Equal(t, []string{"", "x", "xx", "xxx"}, seen, "a watcher may write its own key through an inline dispatcher")
 	})
 }
-
