@@ -8,7 +8,8 @@
 # 2026-07-28 scenarios) in .peers/next/, since npm keeps one version of a
 # package per prefix. It does nothing when .peers/ already holds the pinned
 # versions, so `make test` can call it every time. It also installs python3
-# (Debian) if it is missing: bench/mcp/report_test.go runs bench/mcp/report.py.
+# (Debian) if it is missing: bench/mcp/report_test.go runs bench/mcp/report.py;
+# and redis-server (Debian), which the redis store's tests start themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,21 @@ if ! command -v python3 >/dev/null 2>&1; then
 		apt-get update -qq && apt-get install -y -qq python3-minimal >/dev/null
 	else
 		echo "peers: python3 is needed (apt-get install python3-minimal)" >&2
+		exit 1
+	fi
+fi
+# The redis store's tests start their own redis-server on a loopback port
+# (internal/redistest); only the binary is needed, no system service.
+if ! command -v redis-server >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+		# The package starts a system service where an init system runs;
+		# the tests never use it.
+		if command -v systemctl >/dev/null 2>&1; then
+			systemctl disable --now redis-server >/dev/null 2>&1 || true
+		fi
+	else
+		echo "peers: redis-server is needed (apt-get install redis-server)" >&2
 		exit 1
 	fi
 fi

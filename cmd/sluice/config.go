@@ -8,6 +8,7 @@ import (
 	_ "github.com/sluicehq/sluice/binding/all"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	_ "github.com/sluicehq/sluice/engine/store/redisstore"
 )
 
 // defaultConfig is the configuration start uses when no -c is given.

@@ -38,14 +38,21 @@ const schema = `{
       },
       "additionalProperties": false
     },
-    "dialTimeout": { "title": "Connect timeout, such as PT5S", "type": "string" },
-    "timeout": { "title": "Timeout of each operation, such as PT5S", "type": "string" },
+    "dialTimeout": { "title": "Connect timeout, such as PT5S", "$ref": "#/$defs/duration" },
+    "timeout": { "title": "Timeout of each operation, such as PT5S", "$ref": "#/$defs/duration" },
     "poolSize": { "type": "integer", "minimum": 1 },
     "notifyExpiry": {
       "title": "Enable Redis keyevent expiry notifications (CONFIG SET notify-keyspace-events Ex) so watchers see expiries",
       "type": "boolean"
     },
     "maxValueSize": { "title": "Largest value a put accepts, in bytes", "type": "integer", "minimum": 1 }
+  },
+  "$defs": {
+    "duration": {
+      "title": "ISO-8601 (PT5S) or Go (5s) duration",
+      "type": "string",
+      "pattern": "^([Pp]([0-9]+[Dd])?([Tt]([0-9]+[Hh])?([0-9]+[Mm])?([0-9]+([.,][0-9]{0,9})?[Ss])?)?|([0-9]+(\\.[0-9]*)?(ns|us|µs|ms|s|m|h))+)$"
+    }
   },
   "required": ["url"],
   "if": { "required": ["tls"] },
