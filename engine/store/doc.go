@@ -43,6 +43,11 @@
 //	      entries:
 //	        session: "abc"
 //
+// redis, in package [github.com/sluicehq/sluice/engine/store/redisstore],
+// keeps values, locks and watch notifications in a Redis server, so that
+// several gateway processes share them; cmd/sluice links it in. Every
+// store type passes the suite in engine/store/internal/storetest.
+//
 // # Usage
 //
 //	s, err := store.New("memory", "cache0", nil, nil)

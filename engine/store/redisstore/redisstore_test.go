@@ -3,7 +3,10 @@ package redisstore_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,4 +328,69 @@ func TestOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// silentServer accepts connections and never answers, as a Redis that
+// hangs would.
+func silentServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var conns []net.Conn
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return "redis://" + l.Addr().String() + "/0"
+}
+
+// TestRedisHangs points a store at a server that never answers: with one
+// lane stuck, a full queue refuses operations at once, and every queued
+// one still completes, as failed, within its timeout.
+func TestRedisHangs(t *testing.T) {
+	s, err := store.New(redisstore.Type, "hang", map[string]any{
+		"url": silentServer(t), "poolSize": 1, "timeout": "PT1S", "dialTimeout": "PT1S",
+	}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	q := storetest.NewQueue()
+	h := s.Attach(q)
+
+	const n = 2000
+	var busy, failed, succeeded int
+	for range n {
+		h.Put("k", []byte("v"), 0, func(err error) {
+			switch {
+			case errors.Is(err, redisstore.ErrBusy):
+				busy++
+			case err != nil:
+				failed++
+			default:
+				succeeded++
+			}
+		})
+	}
+	q.Drain()
+	assert.GreaterOrEqual(t, busy, n-1024-128, "a full queue refuses at once")
+	require.True(t, q.Await(storetest.Timeout, func() bool { return busy+failed+succeeded == n }), "every operation completes: %d busy, %d failed", busy, failed)
+	assert.Zero(t, succeeded)
+	assert.Positive(t, failed, "queued operations fail by their timeout")
 }
