@@ -105,11 +105,11 @@ func (h *handler) PutIfAbsent(key string, value []byte, ttl time.Duration, done 
 	if ttl < 0 || len(value) > h.s.cfg.maxValueSize {
 		// Refused: nothing is stored, and the caller learns the present
 		// value as for any put that does not store.
-		h.Get(key, func(v []byte, _ bool) {
-			if done != nil {
-				done(v, false)
-			}
-		})
+		if done == nil {
+			h.Get(key, nil)
+			return
+		}
+		h.Get(key, func(v []byte, _ bool) { done(v, false) })
 		return
 	}
 	v := string(value)
