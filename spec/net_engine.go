@@ -142,10 +142,12 @@ type externalHandler struct {
 }
 
 // NewStream hands the stream to the accepting script, or refuses it when
-// no accepted block is left to take it.
+// no accepted block is left to take it. A stream that comes before the
+// script's accept has bound (one a binding opens at attach) waits for
+// it, as k3po's accepts are bound before the engine starts.
 func (h *externalHandler) NewStream(_ core.FrameType, buf []byte) engine.MessageConsumer {
 	l := h.b.n.listener(h.b.name)
-	if l == nil || !l.bound || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
+	if l == nil || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
 	c := newEngineConn(h.w, true)

@@ -34,7 +34,8 @@ const (
 // options are the proxy's options; the other kinds' options are refused
 // by Decode as unknown fields.
 type options struct {
-	Prefix string `yaml:"prefix"`
+	Prefix string        `yaml:"prefix"`
+	Cache  *cacheOptions `yaml:"cache"`
 }
 
 // route is one compiled route: the exit it reaches, the toolkit it
@@ -59,13 +60,15 @@ type settings struct {
 	// fingerprint identifies the routes in order, so that a cursor issued
 	// for another configuration is refused.
 	fingerprint uint32
+	// cache is options.cache, nil without one.
+	cache *cacheConfig
 }
 
 // compile checks the configuration and resolves the routes' exits.
 func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix: %w", cfg.Name, err)
+		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix and options.cache: %w", cfg.Name, err)
 	}
 	mode := opts.Prefix
 	switch mode {
@@ -82,6 +85,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	if len(routes) == 0 {
 		return nil, fmt.Errorf("%w: mcp %s: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when", ErrConfig, cfg.Name)
 	}
+	var err error
 	s := &settings{prefixed: mode == prefixAlways || mode == prefixConditional && len(routes) > 1}
 	seen := map[string]int{}
 	h := uint32(2166136261)
@@ -116,6 +120,11 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		s.routes = append(s.routes, rt)
 	}
 	s.fingerprint = h
+	if opts.Cache != nil {
+		if s.cache, err = compileCache(cfg, opts.Cache); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
