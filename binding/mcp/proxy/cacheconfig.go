@@ -17,10 +17,10 @@ import (
 // hydrate session presents to a guard. tools (search, eager) is Zilla's
 // too, and refused as not supported (mcp.Unsupported).
 type cacheOptions struct {
-	Store         string                       `yaml:"store"`
-	TTL           any                          `yaml:"ttl"`
+	Store         string                      `yaml:"store"`
+	TTL           any                         `yaml:"ttl"`
 	Authorization map[string]cacheCredentials `yaml:"authorization"`
-	Tools         any                          `yaml:"tools"`
+	Tools         any                         `yaml:"tools"`
 }
 
 type cacheCredentials struct {
