@@ -59,6 +59,9 @@ type cacheKind struct {
 	ttl   time.Duration
 	bit   uint16 // the list_changed capability (and subscription) bit
 	flush uint8  // the list_changed McpFlushEx kind
+	// follows is set on resource templates: they are refreshed right
+	// after resources, rather than on a timer of their own.
+	follows bool
 }
 
 // cacheConfig is the compiled options.cache.
@@ -156,6 +159,7 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 		c.kinds = append(c.kinds, cacheKind{
 			lk: lk, key: cfg.Name + "." + lk.key, lock: cfg.Name + "." + lk.key + ".lock",
 			ttl: ttl, bit: uint16(k.bit), flush: k.flush,
+			follows: k.kind == mcp.McpBeginExKindResourcesTemplatesList,
 		})
 	}
 	return c, nil

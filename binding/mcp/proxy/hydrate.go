@@ -242,23 +242,30 @@ func (hy *hydrater) loaded(i int) {
 	k.decided = true
 	if c.kinds[i].raw != nil {
 		c.h.log.Info("cache: hit at hydrate", "key", c.cfg.kinds[i].key)
-		hy.armRefresh(i, c.cfg.kinds[i].ttl)
+		hy.armRefresh(i, c.cfg.kinds[i].ttl, false)
 		return
 	}
 	hy.refresh(i)
 }
 
-// armRefresh lists kind i again after d; 0 is never.
-func (hy *hydrater) armRefresh(i int, d time.Duration) {
+// armRefresh lists kind i again after d; 0 is never. The kinds that
+// follow it (resource templates after resources) are listed with it, in
+// order, so that a refresh goes out as the hydrate did; one of them arms
+// a timer of its own only to retry after a failure.
+func (hy *hydrater) armRefresh(i int, d time.Duration, failed bool) {
 	k := &hy.kinds[i]
 	w := hy.c.h.w
 	disarm(w, &k.timer)
-	if d > 0 {
-		k.timer = w.TimerAt(w.Now().Add(d), func() {
-			k.timer = 0
-			hy.refresh(i)
-		})
+	if d <= 0 || hy.c.cfg.kinds[i].follows && !failed {
+		return
 	}
+	k.timer = w.TimerAt(w.Now().Add(d), func() {
+		k.timer = 0
+		hy.refresh(i)
+		for j := i + 1; j < len(hy.kinds) && hy.c.cfg.kinds[j].follows; j++ {
+			hy.refresh(j)
+		}
+	})
 }
 
 // listChanged lists the kinds a route's list_changed names at once.
@@ -302,7 +309,7 @@ func (hy *hydrater) refresh(i int) {
 			if d == 0 || c.kinds[i].raw == nil {
 				d = c.cfg.retry
 			}
-			hy.armRefresh(i, d)
+			hy.armRefresh(i, d, true)
 			return
 		}
 		k.token = token
@@ -434,7 +441,7 @@ func (hy *hydrater) finish(i int, ok bool) {
 	if d == 0 && !ok {
 		d = c.cfg.failRetry
 	}
-	hy.armRefresh(i, d)
+	hy.armRefresh(i, d, !ok)
 }
 
 // hydrateStream is a stream of the hydrate session to the proxy itself:
