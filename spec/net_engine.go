@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,11 +40,13 @@ func newEngineNetwork() *engineNetwork {
 	return &engineNetwork{listeners: map[string]*engineListener{}}
 }
 
-// externals returns the bindings to attach for the accepted names.
-func (n *engineNetwork) externals(names []string) []engine.Option {
+// externals returns the bindings to attach for the external names;
+// accepted are those a script accepts.
+func (n *engineNetwork) externals(names, accepted []string) []engine.Option {
 	opts := []engine.Option{engine.WithExternal(driverName, refuseAll{})}
 	for _, name := range names {
-		n.listeners[name] = &engineListener{name: name, conns: make(chan *engineConn, mailboxSize)}
+		n.listeners[name] = &engineListener{name: name, conns: make(chan *engineConn, mailboxSize),
+			expected: slices.Contains(accepted, name)}
 		opts = append(opts, engine.WithExternal(name, &externalBinding{n: n, name: name}))
 	}
 	return opts
@@ -99,10 +102,13 @@ func (n *engineNetwork) listener(name string) *engineListener {
 }
 
 type engineListener struct {
-	name   string
-	bound  bool
-	closed atomic.Bool
-	conns  chan *engineConn
+	name  string
+	bound bool
+	// expected is set when a script accepts the name: a stream that comes
+	// before the accept has bound waits for it.
+	expected bool
+	closed   atomic.Bool
+	conns    chan *engineConn
 }
 
 func (l *engineListener) accept(ctx context.Context) (conn, error) {
@@ -147,7 +153,7 @@ type externalHandler struct {
 // it, as k3po's accepts are bound before the engine starts.
 func (h *externalHandler) NewStream(_ core.FrameType, buf []byte) engine.MessageConsumer {
 	l := h.b.n.listener(h.b.name)
-	if l == nil || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
+	if l == nil || !l.bound && !l.expected || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
 	c := newEngineConn(h.w, true)
