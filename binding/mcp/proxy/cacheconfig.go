@@ -50,6 +50,9 @@ const (
 	maxHydratePages = 1024
 )
 
+// cachePage is the page size of the cached lists; tests make it small.
+var cachePage = defaultPage
+
 // cacheKind is one cached list kind: its list, its store key and lock,
 // its refresh interval (0: none), and its list_changed notification.
 type cacheKind struct {
@@ -107,7 +110,7 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 		retry:     defaultRetry,
 		gate:      defaultGate,
 		failRetry: defaultFailRetry,
-		page:      defaultPage,
+		page:      cachePage,
 		lifecycle: cfg.Name + ".lifecycle.lock",
 	}
 	c.storeWhere = nodeWhere(raw, "cache", "store")
