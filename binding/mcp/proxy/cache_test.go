@@ -327,7 +327,7 @@ func TestCacheConfigErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			src := "name: test\nstores:\n  store0:\n    type: test\nbindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n    options:\n      cache:\n        " + tc.cache + "\n    routes:\n      - exit: app\n"
-			err := enginetest.Check(t, "cache.yaml", src, map[string]engine.Binding{"app": &listApp{}})
+			err := enginetest.Check(t, "cache.yaml", src, map[string]engine.Binding{"app": enginetest.Refuse{}})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
