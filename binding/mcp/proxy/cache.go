@@ -22,6 +22,7 @@ type cache struct {
 	cfg     *cacheConfig
 	store   store.Handler
 	auth    int64 // the guard's session for the hydrate frames, 0 without one
+	guard   guard.Handler
 	kinds   []kindState
 	open    bool // the gate: every kind has settled, or the gate timed out
 	timer   int64
@@ -57,6 +58,7 @@ func newCache(h *Handler, cfg *cacheConfig) (*cache, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s: mcp %s: guard %q is not configured", ErrConfig, cfg.guardWhere, h.name, cfg.guard)
 		}
+		c.guard = g
 		c.auth = g.Reauthorize(w.SupplyTraceID(), h.id, 0, cfg.credential)
 		if !guard.Authorized(c.auth) {
 			h.log.Warn("cache: the guard refused the hydrate credentials", "guard", cfg.guard)
@@ -82,6 +84,9 @@ func (c *cache) detach() {
 		c.kinds[i].cancel()
 	}
 	c.hy.stop()
+	if c.guard != nil && guard.Authorized(c.auth) {
+		c.guard.Deauthorize(c.auth)
+	}
 }
 
 func (c *cache) got(i int, value []byte, ok bool) {
@@ -290,7 +295,6 @@ func (c *cache) serve(r *request) bool {
 	}
 	ks := &c.kinds[i]
 	if ks.raw == nil {
-		c.hy.misses++
 		return false
 	}
 	page := 0
@@ -318,7 +322,6 @@ func (c *cache) serve(r *request) bool {
 		}
 		page = int(p)
 	}
-	c.hy.hits++
 	r.respondShared(ks.pages[page])
 	return true
 }

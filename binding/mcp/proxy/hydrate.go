@@ -20,19 +20,17 @@ import (
 // settled, and then at a third of the lease, to take over from a holder
 // that died once its lease has run out.
 type hydrater struct {
-	c      *cache
-	sid    []byte
-	holder bool
-	token  string // lifecycle.lock's, while holder
-	poll   int64  // the timer of the next try for lifecycle.lock
-	renew  int64  // the timer of the next renewal of the leases
-	lc     *hydrateStream
-	open   bool // the hydrate session's reply has begun
-	reopen int64
-	kinds  []hydrateKind
-	stop_  bool
-	hits   uint64
-	misses uint64
+	c       *cache
+	sid     []byte
+	holder  bool
+	token   string // lifecycle.lock's, while holder
+	poll    int64  // the timer of the next try for lifecycle.lock
+	renew   int64  // the timer of the next renewal of the leases
+	lc      *hydrateStream
+	open    bool // the hydrate session's reply has begun
+	reopen  int64
+	kinds   []hydrateKind
+	stopped bool
 }
 
 // hydrateKind is the hydrate state of one kind on the holder.
@@ -60,7 +58,7 @@ func (hy *hydrater) tryLock() {
 	c := hy.c
 	hy.poll = 0
 	c.store.Lock(c.cfg.lifecycle, c.cfg.lease, func(token string, ok bool) {
-		if hy.stop_ {
+		if hy.stopped {
 			if ok {
 				c.store.Unlock(c.cfg.lifecycle, token, nil)
 			}
@@ -104,7 +102,7 @@ func (hy *hydrater) renewLeases() {
 		return
 	}
 	c.store.Renew(c.cfg.lifecycle, hy.token, c.cfg.lease, func(ok bool) {
-		if !ok && hy.holder && !hy.stop_ {
+		if !ok && hy.holder && !hy.stopped {
 			c.h.log.Warn("cache: hydrate lease lost", "lock", c.cfg.lifecycle)
 			hy.lose()
 		}
@@ -128,7 +126,7 @@ func (hy *hydrater) lose() {
 		hy.cancelKind(i)
 	}
 	hy.closeSession()
-	if !hy.stop_ {
+	if !hy.stopped {
 		hy.schedulePoll()
 	}
 }
@@ -151,7 +149,7 @@ func (hy *hydrater) cancelKind(i int) {
 // stop ends everything at detach, releasing the leases so that another
 // worker or instance takes over at once.
 func (hy *hydrater) stop() {
-	hy.stop_ = true
+	hy.stopped = true
 	w := hy.c.h.w
 	disarm(w, &hy.poll)
 	if hy.holder {
@@ -219,7 +217,7 @@ func (hy *hydrater) sessionFailed() {
 			c.settle(i) // failed: the gate need not wait for it
 		}
 	}
-	if hy.holder && !hy.stop_ && hy.reopen == 0 {
+	if hy.holder && !hy.stopped && hy.reopen == 0 {
 		w := c.h.w
 		hy.reopen = w.TimerAt(w.Now().Add(c.cfg.failRetry), func() {
 			hy.reopen = 0
