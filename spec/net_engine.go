@@ -70,10 +70,10 @@ func (n *engineNetwork) listen(uri string, _ *streamOptions) (listener, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not an external binding of this run", uri)
 	}
-	if l.bound {
+	if l.bound.Load() {
 		return nil, fmt.Errorf("%s is already accepted by another stream", uri)
 	}
-	l.bound = true
+	l.bound.Store(true)
 	return l, nil
 }
 
@@ -103,7 +103,7 @@ func (n *engineNetwork) listener(name string) *engineListener {
 
 type engineListener struct {
 	name  string
-	bound bool
+	bound atomic.Bool
 	// expected is set when a script accepts the name: a stream that comes
 	// before the accept has bound waits for it.
 	expected bool
@@ -153,7 +153,7 @@ type externalHandler struct {
 // it, as k3po's accepts are bound before the engine starts.
 func (h *externalHandler) NewStream(_ core.FrameType, buf []byte) engine.MessageConsumer {
 	l := h.b.n.listener(h.b.name)
-	if l == nil || !l.bound && !l.expected || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
+	if l == nil || !l.bound.Load() && !l.expected || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
 	c := newEngineConn(h.w, true)
