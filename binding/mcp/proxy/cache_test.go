@@ -114,13 +114,18 @@ type cacheRig struct {
 	timer  *enginetest.Timer
 }
 
-func newCacheRig(t *testing.T, entries string, app *listApp) *cacheRig {
+func newCacheRig(t *testing.T, entries string, app *listApp, opts ...engine.Option) *cacheRig {
+	t.Helper()
+	return newCacheRigOn(t, "    type: test\n"+entries, app, opts...)
+}
+
+// newCacheRigOn is newCacheRig with store0's configuration.
+func newCacheRigOn(t *testing.T, store string, app *listApp, opts ...engine.Option) *cacheRig {
 	t.Helper()
 	src := `name: test
 stores:
   store0:
-    type: test
-` + entries + `
+` + store + `
 bindings:
   mcp1:
     type: mcp
@@ -137,8 +142,8 @@ bindings:
 	require.NoError(t, err)
 	labels := engine.NewLabels()
 	clock := enginetest.NewClock()
-	e := enginetest.Run(t, enginetest.New(t, cfg, engine.WithWorkers(1), engine.WithLabels(labels), engine.WithClock(clock.Now),
-		engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
+	e := enginetest.Run(t, enginetest.New(t, cfg, append([]engine.Option{engine.WithWorkers(1), engine.WithLabels(labels), engine.WithClock(clock.Now),
+		engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)}, opts...)...))
 	r := &cacheRig{e: e, w: e.Worker(0), app: app, clock: clock, typeID: labels.Supply("mcp"), timer: enginetest.NewTimer()}
 	r.driver, _ = e.ResolveID("driver")
 	r.proxy, _ = e.ResolveID("mcp1")
@@ -167,6 +172,25 @@ func (r *cacheRig) seen(t testing.TB) []string {
 	enginetest.Settle(t, r.e)
 	require.NoError(t, r.e.Execute(0, func(*engine.Worker) { seen = append(seen, r.app.seen...) }))
 	return seen
+}
+
+// waitEntry returns once key is in store0, passing the workers' loops
+// between looks.
+func (r *cacheRig) waitEntry(t testing.TB, key string) {
+	t.Helper()
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	for range 1000 {
+		enginetest.Settle(t, r.e)
+		got := make(chan bool, 1)
+		require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+			st.Get(key, func(_ []byte, ok bool) { got <- ok })
+		}))
+		if enginetest.ReceiveBy(t, r.timer, got, "the get") {
+			return
+		}
+	}
+	t.Fatalf("%s was never stored", key)
 }
 
 func seeded(tools string) string {
@@ -332,4 +356,37 @@ func TestCacheConfigErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestCacheLeaseTakeover: two instances share a memory store. The first
+// hydrates and then stops renewing its lease (its clock stands still, so
+// its timers never fire, as if it had died); once the lease has run out
+// on the second's clock, the second takes it over and opens the hydrate
+// session to its own route.
+func TestCacheLeaseTakeover(t *testing.T) {
+	store := "    type: memory\n"
+	lease := []engine.Option{engine.WithSetting("mcp.lease.ttl", "PT3S"), engine.WithSetting("mcp.lease.retry", "PT0.1S")}
+	appA := &listApp{result: []byte(`{"tools":[{"name":"a"}]}`)}
+	a := newCacheRigOn(t, store, appA, lease...)
+	a.waitEntry(t, "mcp1.tools")
+	reply, failed := a.list(t, `{}`)
+	require.False(t, failed)
+	require.Equal(t, `{"tools":[{"name":"a"}]}`, reply)
+	require.Equal(t, []string{"lifecycle:hydrate-mcp1", "tools/list:hydrate-mcp1"}, a.seen(t))
+
+	appB := &listApp{result: []byte(`{"tools":[{"name":"b"}]}`)}
+	b := newCacheRigOn(t, store, appB, lease...)
+	reply, _ = b.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"a"}]}`, reply, "the second instance serves the first's entry")
+	assert.Empty(t, b.seen(t), "the second instance hydrated while the first held the lease")
+
+	b.clock.Tick(t, b.e, 2*time.Second)
+	enginetest.Settle(t, b.e)
+	assert.Empty(t, b.seen(t), "the second instance took the lease before it ran out")
+	for range 3 {
+		b.clock.Tick(t, b.e, time.Second)
+		enginetest.Settle(t, b.e)
+		enginetest.Settle(t, b.e)
+	}
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, b.seen(t), "the second instance did not take over")
 }

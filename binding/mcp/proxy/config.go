@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
@@ -123,6 +126,13 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	if opts.Cache != nil {
 		if s.cache, err = compileCache(cfg, opts.Cache); err != nil {
 			return nil, err
+		}
+		for name, d := range map[string]*time.Duration{mcp.SettingLeaseTTL: &s.cache.lease, mcp.SettingLeaseRetry: &s.cache.retry} {
+			if v, ok := e.Setting(name); ok {
+				if *d, err = mcp.ParseDuration(v); err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+			}
 		}
 	}
 	return s, nil
