@@ -114,13 +114,13 @@ type cacheRig struct {
 	timer  *enginetest.Timer
 }
 
-func newCacheRig(t *testing.T, entries string, app *listApp, opts ...engine.Option) *cacheRig {
+func newCacheRig(t testing.TB, entries string, app *listApp, opts ...engine.Option) *cacheRig {
 	t.Helper()
 	return newCacheRigOn(t, "    type: test\n"+entries, app, opts...)
 }
 
 // newCacheRigOn is newCacheRig with store0's configuration.
-func newCacheRigOn(t *testing.T, store string, app *listApp, opts ...engine.Option) *cacheRig {
+func newCacheRigOn(t testing.TB, store string, app *listApp, opts ...engine.Option) *cacheRig {
 	t.Helper()
 	src := `name: test
 stores:
@@ -337,6 +337,27 @@ func TestCachedListAllocs(t *testing.T) {
 	}
 	allocs := testing.AllocsPerRun(200, call)
 	require.Zero(t, allocs, "allocations per cached tools/list")
+}
+
+// BenchmarkCachedToolsList measures a tools/list served from the cache,
+// to set beside BenchmarkToolsCall.
+func BenchmarkCachedToolsList(b *testing.B) {
+	r := newCacheRig(b, seeded(`{"tools":[{"name":"a__echo","inputSchema":{"type":"object"}},{"name":"b__echo","inputSchema":{"type":"object"}}]}`), &listApp{})
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
+	require.NoError(b, err)
+	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(`{}`), 8192)
+	for range 50 {
+		require.True(b, c.Call(b, r.timer, 1))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if !c.Call(b, r.timer, 1) {
+			b.Fatal("the cached tools/list failed")
+		}
+	}
 }
 
 // TestCacheConfigErrors: options.cache's mistakes are refused at start,

@@ -180,8 +180,8 @@
 // ({"tools":[…]}, merged, filtered and prefixed, every page in it), and
 // <binding>.lifecycle.lock and <binding>.<key>.lock are the leases.
 //
-// Hydrate. The worker that takes lifecycle.lock (a lease of 30 s, renewed
-// at a third of it while held) opens the hydrate session: a lifecycle the
+// Hydrate. The worker that takes lifecycle.lock (a lease of 30 s, the
+// engine setting mcp.lease.ttl, renewed at a third of it while held) opens the hydrate session: a lifecycle the
 // proxy opens to itself, with session id hydrate-<binding>, no client
 // capabilities and the list_changed subscriptions of the cached kinds,
 // so that the proxy's own lifecycle fan-out carries it to every route.
@@ -194,7 +194,8 @@
 // the credentials (Reauthorize, once per worker) is the authorization of
 // every frame of the hydrate session and its lists, and so of what the
 // proxy sends the routes for them. The other workers and instances try
-// lifecycle.lock again every 100 ms while their lists have not settled,
+// lifecycle.lock again every 100 ms (mcp.lease.retry) while their lists
+// have not settled,
 // then every second, so that when a holder dies another takes over
 // within a second of its lease running out. The session, refused or
 // ended by the routes, is opened again after 5 s.
