@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,11 +40,13 @@ func newEngineNetwork() *engineNetwork {
 	return &engineNetwork{listeners: map[string]*engineListener{}}
 }
 
-// externals returns the bindings to attach for the accepted names.
-func (n *engineNetwork) externals(names []string) []engine.Option {
+// externals returns the bindings to attach for the external names;
+// accepted are those a script accepts.
+func (n *engineNetwork) externals(names, accepted []string) []engine.Option {
 	opts := []engine.Option{engine.WithExternal(driverName, refuseAll{})}
 	for _, name := range names {
-		n.listeners[name] = &engineListener{name: name, conns: make(chan *engineConn, mailboxSize)}
+		n.listeners[name] = &engineListener{name: name, conns: make(chan *engineConn, mailboxSize),
+			expected: slices.Contains(accepted, name)}
 		opts = append(opts, engine.WithExternal(name, &externalBinding{n: n, name: name}))
 	}
 	return opts
@@ -67,10 +70,10 @@ func (n *engineNetwork) listen(uri string, _ *streamOptions) (listener, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not an external binding of this run", uri)
 	}
-	if l.bound {
+	if l.bound.Load() {
 		return nil, fmt.Errorf("%s is already accepted by another stream", uri)
 	}
-	l.bound = true
+	l.bound.Store(true)
 	return l, nil
 }
 
@@ -99,10 +102,13 @@ func (n *engineNetwork) listener(name string) *engineListener {
 }
 
 type engineListener struct {
-	name   string
-	bound  bool
-	closed atomic.Bool
-	conns  chan *engineConn
+	name  string
+	bound atomic.Bool
+	// expected is set when a script accepts the name: a stream that comes
+	// before the accept has bound waits for it.
+	expected bool
+	closed   atomic.Bool
+	conns    chan *engineConn
 }
 
 func (l *engineListener) accept(ctx context.Context) (conn, error) {
@@ -142,10 +148,12 @@ type externalHandler struct {
 }
 
 // NewStream hands the stream to the accepting script, or refuses it when
-// no accepted block is left to take it.
+// no accepted block is left to take it. A stream that comes before the
+// script's accept has bound (one a binding opens at attach) waits for
+// it, as k3po's accepts are bound before the engine starts.
 func (h *externalHandler) NewStream(_ core.FrameType, buf []byte) engine.MessageConsumer {
 	l := h.b.n.listener(h.b.name)
-	if l == nil || !l.bound || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
+	if l == nil || !l.bound.Load() && !l.expected || l.closed.Load() || !h.begin.TryWrap(buf, 0, len(buf)) {
 		return nil
 	}
 	c := newEngineConn(h.w, true)

@@ -206,6 +206,7 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	if err != nil {
 		return err
 	}
+	accepted := slices.Clone(externals)
 	for _, name := range setup.external {
 		if !slices.Contains(externals, name) {
 			externals = append(externals, name)
@@ -238,7 +239,7 @@ func (setup Setup) playEngine(ctx context.Context, sources []*Source) error {
 	for name, value := range setup.settings {
 		opts = append(opts, engine.WithSetting(name, value))
 	}
-	e, err := engine.New(cfg, append(opts, zn.externals(externals)...)...)
+	e, err := engine.New(cfg, append(opts, zn.externals(externals, accepted)...)...)
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,15 @@ import (
 //
 // authorization (server, client, and the proxy's cache), elicitation
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
-// configs load. The server serves elicitation.timeout and sampling.timeout
-// (how long a request the upstream sends the client waits for its
-// answer), elicitation.callback (the path of its URL-mode elicitation
-// callback) and inputRequired (the legacy shim's round cap and per-leg
-// timeout); the rest no kind serves yet: [Unsupported] makes the engine
-// refuse to start a binding that sets one, rather than run it without its
-// security or caching options.
+// configs load; cache.ttl also takes a duration per kind ({tools,
+// resources, prompts}), which Sluice adds. The server serves
+// elicitation.timeout and sampling.timeout (how long a request the
+// upstream sends the client waits for its answer), elicitation.callback
+// (the path of its URL-mode elicitation callback) and inputRequired (the
+// legacy shim's round cap and per-leg timeout); the proxy serves cache but
+// for cache.tools (search, eager); the rest no kind serves yet:
+// [Unsupported] makes the engine refuse to start a binding that sets one,
+// rather than run it without its security or caching options.
 var optionsSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -98,7 +100,20 @@ var optionsSchema = json.RawMessage(`{
       "required": ["store"],
       "properties": {
         "store": {"type": "string"},
-        "ttl": {"type": "string"},
+        "ttl": {
+          "oneOf": [
+            {"type": "string"},
+            {
+              "type": "object",
+              "additionalProperties": false,
+              "properties": {
+                "tools": {"type": "string"},
+                "resources": {"type": "string"},
+                "prompts": {"type": "string"}
+              }
+            }
+          ]
+        },
         "authorization": {"$ref": "#/$defs/authorization"},
         "tools": {
           "type": "object",
@@ -171,12 +186,12 @@ var unsupported = []struct {
 	kinds             []string
 }{
 	{"authorization", "", "options.authorization (credentials for a guard)", []string{"server", "proxy"}},
-	{"cache", "", "options.cache (the proxy's tool cache)", nil},
+	{"cache", "tools", "options.cache.tools (tool search and eager loading)", nil},
 }
 
 // Unsupported refuses a binding whose options set authorization (but on
 // a client, which takes its upstream credentials from the guard) or
-// cache, which no kind serves yet: the engine does
+// cache.tools, which no kind serves yet: the engine does
 // not start it rather than run it without them. The mcp type runs it
 // before provisioning any kind.
 func Unsupported(cfg *engine.BindingConfig) error {

@@ -27,6 +27,11 @@ const (
 	// SettingSSEKeepaliveInterval spaces the SSE keep-alive comments of
 	// an idle event stream (PT15S).
 	SettingSSEKeepaliveInterval = "mcp.sse.keepalive.interval"
+	// SettingLeaseTTL is the lease of the proxy cache's locks (PT30S).
+	SettingLeaseTTL = "mcp.lease.ttl"
+	// SettingLeaseRetry is how often a proxy cache's worker without the
+	// hydrate lease tries for it while its lists have not settled (PT0.1S).
+	SettingLeaseRetry = "mcp.lease.retry"
 )
 
 func init() {
@@ -40,6 +45,10 @@ func init() {
 		Usage: "idle time after which the server ends a session (default PT60S; options.inactivity.timeout wins)"})
 	engine.RegisterSetting(engine.Setting{Name: SettingSSEKeepaliveInterval, Check: checkDuration,
 		Usage: "interval of SSE keep-alive comments on an idle event stream (default PT15S; options.sse.keepalive.interval wins)"})
+	engine.RegisterSetting(engine.Setting{Name: SettingLeaseTTL, Check: checkDuration,
+		Usage: "lease of the proxy cache's hydrate and list locks, renewed at a third of it (default PT30S)"})
+	engine.RegisterSetting(engine.Setting{Name: SettingLeaseRetry, Check: checkDuration,
+		Usage: "how often a worker without the proxy cache's hydrate lease tries for it (default PT0.1S)"})
 	// Zilla's other mcp properties: accepted, so that a Zilla test's
 	// settings carry over whole, but read by no kind yet; the engine
 	// warns of each one given.
@@ -54,9 +63,7 @@ func init() {
 		"mcp.keepalive.tolerance": "the client kind sends no keep-alive pings",
 		"mcp.alt.svc.enabled":     "the server kind sends no Alt-Svc",
 		"mcp.alt.svc.max.age":     "the server kind sends no Alt-Svc",
-		"mcp.hydrate.filter":      "the proxy has no tools cache to hydrate",
-		"mcp.lease.ttl":           "the proxy has no cache leases",
-		"mcp.lease.retry":         "the proxy has no cache leases",
+		"mcp.hydrate.filter":      "the proxy cache hydrates the kinds options.cache.ttl names",
 	} {
 		engine.RegisterSetting(engine.Setting{Name: name, Unread: why})
 	}

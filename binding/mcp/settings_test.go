@@ -68,7 +68,7 @@ func TestSettingsDeclared(t *testing.T) {
 	canon, err := engine.CheckSetting("zilla.binding.mcp.hydrate.filter", "tools")
 	require.NoError(t, err)
 	s, _ := engine.LookupSetting(canon)
-	assert.Equal(t, "the proxy has no tools cache to hydrate", s.Unread)
+	assert.Equal(t, "the proxy cache hydrates the kinds options.cache.ttl names", s.Unread)
 	_, err = engine.CheckSetting("zilla.binding.mcp.elicitation.id", "a::b")
 	assert.ErrorContains(t, err, "names a Java supplier")
 }

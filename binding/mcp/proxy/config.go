@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
+
+	"github.com/sluicehq/sluice/binding/mcp"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
@@ -34,7 +37,8 @@ const (
 // options are the proxy's options; the other kinds' options are refused
 // by Decode as unknown fields.
 type options struct {
-	Prefix string `yaml:"prefix"`
+	Prefix string        `yaml:"prefix"`
+	Cache  *cacheOptions `yaml:"cache"`
 }
 
 // route is one compiled route: the exit it reaches, the toolkit it
@@ -59,13 +63,15 @@ type settings struct {
 	// fingerprint identifies the routes in order, so that a cursor issued
 	// for another configuration is refused.
 	fingerprint uint32
+	// cache is options.cache, nil without one.
+	cache *cacheConfig
 }
 
 // compile checks the configuration and resolves the routes' exits.
 func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix: %w", cfg.Name, err)
+		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix and options.cache: %w", cfg.Name, err)
 	}
 	mode := opts.Prefix
 	switch mode {
@@ -82,6 +88,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	if len(routes) == 0 {
 		return nil, fmt.Errorf("%w: mcp %s: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when", ErrConfig, cfg.Name)
 	}
+	var err error
 	s := &settings{prefixed: mode == prefixAlways || mode == prefixConditional && len(routes) > 1}
 	seen := map[string]int{}
 	h := uint32(2166136261)
@@ -116,6 +123,18 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		s.routes = append(s.routes, rt)
 	}
 	s.fingerprint = h
+	if opts.Cache != nil {
+		if s.cache, err = compileCache(cfg, opts.Cache); err != nil {
+			return nil, err
+		}
+		for name, d := range map[string]*time.Duration{mcp.SettingLeaseTTL: &s.cache.lease, mcp.SettingLeaseRetry: &s.cache.retry} {
+			if v, ok := e.Setting(name); ok {
+				if *d, err = mcp.ParseDuration(v); err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+			}
+		}
+	}
 	return s, nil
 }
 

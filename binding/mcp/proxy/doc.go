@@ -24,9 +24,9 @@
 //
 // # Options and routes
 //
-// The only option is prefix: always, never, or conditional (the default),
-// which prefixes names only when there is more than one route. The other
-// kinds' options are refused. Every route has exactly one when condition
+// The options are prefix: always, never, or conditional (the default),
+// which prefixes names only when there is more than one route, and cache
+// (below). The other kinds' options are refused. Every route has exactly one when condition
 // with a toolkit name (letters, digits, _ and -), unique across the
 // routes, and optional tool, prompt and resource allow-sets, each a glob
 // or a list of globs matched as path.Match does against the route's own
@@ -150,6 +150,92 @@
 // route's part. The only state shared between workers (requests may
 // arrive on another worker than their session's lifecycle) is which
 // routes declared SERVER_LOGGING for each session, for logging/setLevel.
+//
+// # Cache
+//
+// options.cache keeps the proxy's lists in a store (engine/store, by its
+// SPI only: memory, test, or one shared by several instances), as Zilla's
+// proxy cache option does:
+//
+//	options:
+//	  cache:
+//	    store: store0          # required: a configured store
+//	    ttl: PT5M              # or {tools: PT1M, resources: PT5M, prompts: PT5M}
+//	    authorization:         # at most one guard
+//	      guard0:
+//	        credentials: "…"
+//
+// Without ttl every kind is cached and none refreshed; a duration caches
+// every kind and refreshes each after it; a mapping caches only the kinds
+// it names (Sluice's addition to Zilla's single ttl). Resources bring
+// resource templates with them. A store or guard that is not configured,
+// or a bad duration, is refused at start with the file and line, e.g.
+// "proxy.yaml:11: bindings.mcp1.options.cache.store: mcp mcp1: store
+// "nope" is not configured". cache.tools (search, eager) is Zilla's too,
+// and refused as not supported.
+//
+// Keys are prefixed with the binding's name, so that two proxies may
+// share a store: <binding>.tools, <binding>.prompts, <binding>.resources
+// and <binding>.resourceTemplates hold each list as one JSON result
+// ({"tools":[…]}, merged, filtered and prefixed, every page in it), and
+// <binding>.lifecycle.lock and <binding>.<key>.lock are the leases.
+//
+// Hydrate. The worker that takes lifecycle.lock (a lease of 30 s, the
+// engine setting mcp.lease.ttl, renewed at a third of it while held) opens the hydrate session: a lifecycle the
+// proxy opens to itself, with session id hydrate-<binding>, no client
+// capabilities and the list_changed subscriptions of the cached kinds,
+// so that the proxy's own lifecycle fan-out carries it to every route.
+// On it, each kind without an entry is listed at once, in parallel, by a
+// list request the proxy opens to itself, so that the proxy's own fan-out,
+// merge, prefixes and cursors make what is stored; the hydrater follows
+// every nextCursor and stores the items of all pages as one list. Each
+// list call is issued under the kind's lock; only the worker that listed
+// a kind arms its refresh. With authorization, the guard's session for
+// the credentials (Reauthorize, once per worker) is the authorization of
+// every frame of the hydrate session and its lists, and so of what the
+// proxy sends the routes for them. The other workers and instances try
+// lifecycle.lock again every 100 ms (mcp.lease.retry) while their lists
+// have not settled,
+// then every second, so that when a holder dies another takes over
+// within a second of its lease running out. The session, refused or
+// ended by the routes, is opened again after 5 s.
+//
+// Gate. A downstream lifecycle waits, before it goes to the routes, until
+// every cached kind has settled on its worker (an entry loaded, stored,
+// or its list failed), so that the first list of the session is served
+// from the cache; after 5 s it goes on regardless and the kinds not
+// settled are served through until their entry comes.
+//
+// Serve. Each worker keeps a copy of every entry, read once with Get and
+// kept current by a Watch of its key, checked (a JSON object with the
+// kind's array, at most 16 MiB) and rendered into its answer once: a
+// cached tools/list, prompts/list, resources/list or
+// resources/templates/list is a write of those bytes, with no route
+// asked and nothing allocated. An entry larger than 256 KiB is served in
+// pages, each with a cursor of the proxy's own (base64url of a version, the
+// list kind, the entry's hash and the page); a cursor of an entry since
+// replaced gets -32602 "Invalid cursor: the list has changed, list again
+// without one", one the proxy did not make -32602 "Invalid cursor". A
+// miss, or an unusable entry (logged once), goes to the routes as without
+// a cache; so does a fan-out's cursor.
+//
+// Refresh. A kind with a ttl is listed again that long after it was last
+// listed, on the same hydrate session; resource templates with
+// resources. A list that fails (the routes' RESET, ABORT or ERROR, a
+// result that is not a list) keeps the entry there is; a kind without a
+// ttl whose list failed tries again after 5 s. A list equal to the entry
+// is not stored again. A list_changed that a route sends the hydrate
+// session has its kind listed at once (again after the list under way,
+// if one is); Zilla defers this. A route's list_changed for a cached kind
+// on a downstream session is not passed on as it comes: once the new list
+// is stored, each worker, told by its Watch, sends the list_changed to
+// its sessions (and to listen lifecycles that asked for it), so that the
+// list a client then asks for is the new one, on every worker and
+// instance. A list that did not change sends none.
+//
+// Sluice differs from Zilla on purpose in the per-kind ttl, the
+// list_changed refresh, the pages of large lists, the per-worker copies
+// and the keys prefixed with the binding's name.
 //
 // # Server-to-client requests
 //

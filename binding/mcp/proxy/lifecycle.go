@@ -39,6 +39,10 @@ type lifecycle struct {
 	heldBytes    int
 	waiting      int
 	timer        int64
+	// internal is the cache's hydrate lifecycle, which the proxy opened to
+	// itself: it is not held by the cache's gate, and its routes'
+	// list_changed notifications reach it.
+	internal bool
 }
 
 // lifecycleLeg is the lifecycle stream to one route: its Stream sends the
@@ -51,7 +55,7 @@ type lifecycleLeg struct {
 }
 
 func newLifecycle(h *Handler, b *frame.Begin) engine.MessageConsumer {
-	l := &lifecycle{h: h}
+	l := &lifecycle{h: h, internal: b.OriginID() == h.id}
 	l.Accept(h.w, b.OriginID(), h.id, b.StreamID())
 	l.Out.Trace, l.Out.Auth = b.TraceID(), b.Authorization()
 	l.In.Trace, l.In.Auth = b.TraceID(), b.Authorization()
@@ -140,6 +144,21 @@ func (l *lifecycle) onBegin(b *frame.Begin) {
 	l.subs = v.Subscriptions()
 	l.hasCallback = v.HasAuthCallback()
 	l.authCallback = append([]byte(nil), v.AuthCallback()...)
+	if c := h.cache; c != nil && !l.internal && !c.open {
+		// The cache's gate holds the session until every cached list has
+		// settled, so that its first list is served from the cache.
+		c.waiting = append(c.waiting, l)
+		return
+	}
+	l.start()
+}
+
+// start opens the session's lifecycle to every route.
+func (l *lifecycle) start() {
+	h := l.h
+	if l.In.Closed() || l.Out.Closed() {
+		return
+	}
 	for i := range h.s.routes {
 		g := &lifecycleLeg{l: l, route: i}
 		l.legs = append(l.legs, g)
@@ -215,6 +234,9 @@ func (l *lifecycle) settled() {
 		return
 	}
 	l.grant()
+	if h.cache != nil && !l.internal {
+		h.cache.track(l)
+	}
 	held := l.held
 	l.held, l.heldBytes = nil, 0
 	for _, q := range held {
@@ -279,6 +301,11 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 		return
 	}
 	ext := f.Extension()
+	if h.cache != nil && !l.internal {
+		if _, cached := h.cache.cachedFlush(ext); cached {
+			return // the cache tells the session once the new list is stored
+		}
+	}
 	if h.s.prefixed && h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
 		h.flushEx.Kind() == mcp.McpFlushExKindResourcesUpdated {
 		v := h.flushEx.ResourcesUpdated()
@@ -349,6 +376,9 @@ func (l *lifecycle) fail() {
 // done forgets the session once the downstream's lifecycle is over.
 func (l *lifecycle) done() {
 	disarm(l.h.w, &l.timer)
+	if l.h.cache != nil {
+		l.h.cache.untrack(l)
+	}
 	if l.registered {
 		l.registered = false
 		l.h.sessions.remove(l.sid)

@@ -182,7 +182,7 @@ func (r *request) failWith(l *leg) {
 
 // respondResult answers with a fixed result.
 func (r *request) respondResult(result []byte) {
-	r.answer = append(r.answer[:0], result...)
+	r.answer, r.shared = append(r.answer[:0], result...), nil
 	r.respond()
 }
 

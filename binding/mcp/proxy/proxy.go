@@ -42,7 +42,20 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	if err != nil {
 		return nil, err
 	}
-	return attach(w, cfg, in), nil
+	h := attach(w, cfg, in)
+	if in.s.cache != nil {
+		if h.cache, err = newCache(h, in.s.cache); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// Detach stops the cache's watches, timers and leases.
+func (h *Handler) Detach() {
+	if h.cache != nil {
+		h.cache.detach()
+	}
 }
 
 // Bounds.
@@ -88,6 +101,7 @@ type Handler struct {
 	s          *settings
 	log        *slog.Logger
 	sessions   *sessionTable
+	cache      *cache // options.cache, nil without one
 	maxPayload int
 	ignoreFn   engine.MessageConsumer
 
@@ -306,6 +320,7 @@ var (
 	_ engine.Binding     = Binding{}
 	_ engine.Provisioner = Binding{}
 	_ engine.Handler     = (*Handler)(nil)
+	_ engine.Detacher    = (*Handler)(nil)
 )
 
 // disarm cancels the timer *id names, if one is armed, and forgets it.

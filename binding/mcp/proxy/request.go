@@ -65,6 +65,12 @@ type request struct {
 
 	answer    []byte // the proxy's own answer on the downstream reply
 	answerOff int
+	// shared, when set, is the answer instead: a cached list's bytes,
+	// which the cache never writes again once made.
+	shared []byte
+	// internal is a request of the cache's hydrater, which the proxy
+	// opened to itself: it goes to the routes, never to the cache.
+	internal bool
 
 	onFrame   engine.MessageConsumer
 	onTimeout func()
@@ -116,7 +122,8 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
 	r.dropSpill()
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
-	r.answer, r.answerOff = r.answer[:0], 0
+	r.answer, r.answerOff, r.shared = r.answer[:0], 0, nil
+	r.internal = b.OriginID() == h.id
 	r.scan.Reset()
 	return r.onFrame
 }
@@ -447,6 +454,9 @@ func (r *request) onParams() {
 	r.params = r.buffered()
 	switch r.op {
 	case opList:
+		if h.cache != nil && !r.internal && h.cache.serve(r) {
+			return
+		}
 		r.startList()
 	case opSetLevel:
 		r.startSetLevel()
@@ -601,6 +611,14 @@ func (r *request) respondError(code int32, msg []byte, dataKey, dataValue []byte
 	}
 	r.state |= answerError
 	r.answer = appendError(r.answer[:0], code, msg, dataKey, dataValue)
+	r.shared = nil
+	r.respond()
+}
+
+// respondShared answers with bytes the request does not own (a cached
+// list), sent as they are.
+func (r *request) respondShared(b []byte) {
+	r.shared = b
 	r.respond()
 }
 
@@ -644,7 +662,11 @@ func (r *request) flushAnswer() {
 	if !r.Out.Opening() || r.Out.Closed() || r.state&answerReady == 0 {
 		return
 	}
-	if !r.sendRest(&r.Stream, r.answer, &r.answerOff) {
+	msg := r.answer
+	if r.shared != nil {
+		msg = r.shared
+	}
+	if !r.sendRest(&r.Stream, msg, &r.answerOff) {
 		return // the rest when the reply's credit comes
 	}
 	var ext []byte
@@ -772,6 +794,7 @@ func (r *request) maybeRelease() {
 	if cap(r.answer) > maxList {
 		r.answer = nil
 	}
+	r.shared = nil
 	if len(h.freeRequests) < 1024 {
 		h.freeRequests = append(h.freeRequests, r)
 	}

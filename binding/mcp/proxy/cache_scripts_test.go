@@ -1,0 +1,59 @@
+package proxy_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/sluicehq/sluice/spec"
+)
+
+// cacheScenarios names the config each cache scenario plays against, and
+// the worker counts it runs on.
+var cacheScenarios = []struct {
+	name, config string
+	workers      []int
+}{
+	{"cache.hydrate", "proxy.cache.yaml", []int{1, 2}},
+	{"cache.hydrate.tools", "proxy.cache.tools.yaml", []int{1, 2}},
+	{"cache.hydrate.resources", "proxy.cache.resources.yaml", []int{1, 2}},
+	{"cache.hydrate.prompts", "proxy.cache.prompts.yaml", []int{1, 2}},
+	{"cache.hydrate.persist", "proxy.cache.tools.yaml", []int{1, 2}},
+	{"cache.hydrate.error", "proxy.cache.tools.yaml", []int{1, 2}},
+	// The test guard's first session is 1 on the one worker.
+	{"cache.hydrate.auth", "proxy.cache.auth.yaml", []int{1}},
+	{"cache.hydrate.toolkit", "proxy.cache.toolkit.yaml", []int{1, 2}},
+	{"cache.serve.initialize", "proxy.cache.seeded.yaml", []int{1, 2}},
+	{"cache.serve.tools.list", "proxy.cache.seeded.yaml", []int{1, 2}},
+	{"cache.serve.resources.list", "proxy.cache.seeded.yaml", []int{1, 2}},
+	{"cache.serve.prompts.list", "proxy.cache.seeded.yaml", []int{1, 2}},
+	{"cache.refresh.tools", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
+	{"cache.refresh.resources", "proxy.cache.refresh.resources.yaml", []int{1, 2}},
+	{"cache.refresh.prompts", "proxy.cache.refresh.prompts.yaml", []int{1, 2}},
+	{"cache.refresh.tools.error", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
+	{"cache.refresh.tools.contended", "proxy.cache.refresh.tools.yaml", []int{2}},
+}
+
+// TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
+// downstream.rpt plays the mcp server kind in front, routes.rpt the
+// routes' exits behind. With two workers, both race for the hydrate
+// leases and the routes still see one hydrate session and one list call
+// per kind.
+func TestCacheScriptsEngineDriven(t *testing.T) {
+	for _, sc := range cacheScenarios {
+		cfg := filepath.Join(scripts, "config", sc.config)
+		var names []string
+		if down := filepath.Join(proxyDir, sc.name, "downstream"); exists(down + ".rpt") {
+			names = append(names, down)
+		}
+		if routes := filepath.Join(proxyDir, sc.name, "routes"); exists(routes + ".rpt") {
+			names = append(names, routes)
+		}
+		for _, workers := range sc.workers {
+			t.Run(sc.name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
+				t.Parallel()
+				spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
+			})
+		}
+	}
+}

@@ -1,0 +1,413 @@
+package proxy_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/proxy"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// listApp plays the proxy's one route: it answers a lifecycle with a
+// reply BEGIN, and every other request, once its params ended, with
+// result. It notes the kind and session of every stream it is offered.
+// silent answers nothing, quiet no lifecycle. It runs on the worker's
+// thread.
+type listApp struct {
+	w      *engine.Worker
+	result []byte
+	silent bool
+	quiet  bool
+	seen   []string // "<kind>:<session>"
+}
+
+func (a *listApp) Attach(w *engine.Worker, _ *engine.BindingConfig) (engine.Handler, error) {
+	a.w = w
+	return a, nil
+}
+
+func (a *listApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
+	var b frame.Begin
+	if !b.TryWrap(buf, 0, len(buf)) {
+		return nil
+	}
+	var ex mcp.McpBeginEx
+	ext := b.Extension()
+	kind := "?"
+	if ex.TryWrap(ext, 0, len(ext)) {
+		var rb mcp.RequestBegin
+		switch {
+		case ex.Kind() == mcp.McpBeginExKindLifecycle:
+			v := ex.Lifecycle()
+			kind = "lifecycle:" + string(v.SessionID())
+		case rb.Read(&ex):
+			kind = mcp.KindMethod(ex.Kind()).Name + ":" + string(rb.SessionID)
+		}
+	}
+	a.seen = append(a.seen, kind)
+	s := &listStream{a: a, lifecycle: strings.HasPrefix(kind, "lifecycle:")}
+	s.Accept(a.w, b.OriginID(), b.RoutedID(), b.StreamID())
+	return s.handle
+}
+
+type listStream struct {
+	engine.Stream
+	a         *listApp
+	lifecycle bool
+	ended     bool
+	answered  bool
+}
+
+func (s *listStream) handle(t frame.FrameType, buf []byte) {
+	switch t {
+	case frame.FrameBegin:
+		if _, err := s.OnBegin(buf); err != nil || s.a.silent || s.lifecycle && s.a.quiet {
+			return
+		}
+		_ = s.Begin(nil)
+		s.In.Grant(8192)
+		_ = s.Window()
+	case frame.FrameData:
+		_, _ = s.OnData(buf)
+	case frame.FrameEnd:
+		_, _ = s.OnEnd(buf)
+		s.ended = true
+		s.answer()
+	case frame.FrameWindow:
+		if _, err := s.OnWindow(buf); err == nil {
+			s.answer()
+		}
+	case frame.FrameAbort:
+		_, _ = s.OnAbort(buf)
+	case frame.FrameReset:
+		_, _ = s.OnReset(buf)
+	}
+}
+
+func (s *listStream) answer() {
+	if s.lifecycle || s.answered || !s.ended || !s.Out.CanSend(len(s.a.result)) {
+		return
+	}
+	s.answered = true
+	_ = s.Data(frame.FlagsDataMessage, s.a.result, nil)
+	_ = s.End(nil)
+}
+
+// cacheRig is an engine with mcp1, a caching proxy in front of app, on
+// one worker and a clock the test moves.
+type cacheRig struct {
+	e      *engine.Engine
+	w      *engine.Worker
+	app    *listApp
+	clock  *enginetest.Clock
+	typeID int32
+	driver int64
+	proxy  int64
+	timer  *enginetest.Timer
+}
+
+func newCacheRig(t testing.TB, entries string, app *listApp, opts ...engine.Option) *cacheRig {
+	t.Helper()
+	return newCacheRigOn(t, "    type: test\n"+entries, app, opts...)
+}
+
+// newCacheRigOn is newCacheRig with store0's configuration.
+func newCacheRigOn(t testing.TB, store string, app *listApp, opts ...engine.Option) *cacheRig {
+	t.Helper()
+	src := `name: test
+stores:
+  store0:
+` + store + `
+bindings:
+  mcp1:
+    type: mcp
+    kind: proxy
+    options:
+      cache:
+        store: store0
+        ttl:
+          tools: PT1H
+    routes:
+      - exit: app
+`
+	cfg, err := enginetest.Load("cache.yaml", src, "app", "driver")
+	require.NoError(t, err)
+	labels := engine.NewLabels()
+	clock := enginetest.NewClock()
+	e := enginetest.Run(t, enginetest.New(t, cfg, append([]engine.Option{engine.WithWorkers(1), engine.WithLabels(labels), engine.WithClock(clock.Now),
+		engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)}, opts...)...))
+	r := &cacheRig{e: e, w: e.Worker(0), app: app, clock: clock, typeID: labels.Supply("mcp"), timer: enginetest.NewTimer()}
+	r.driver, _ = e.ResolveID("driver")
+	r.proxy, _ = e.ResolveID("mcp1")
+	return r
+}
+
+// list sends a tools/list with params and returns the reply and whether
+// its END said ERROR.
+func (r *cacheRig) list(t testing.TB, params string) (string, bool) {
+	t.Helper()
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
+	require.NoError(t, err)
+	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(params), 1<<20)
+	require.True(t, c.Call(t, r.timer, 1), "the tools/list failed")
+	var endEx mcp.McpEndEx
+	failed := endEx.TryWrap(c.EndEx(), 0, len(c.EndEx())) && endEx.Outcome() == mcp.McpOutcomeError
+	return string(c.Reply()), failed
+}
+
+// seen returns the streams app was offered.
+func (r *cacheRig) seen(t testing.TB) []string {
+	t.Helper()
+	var seen []string
+	enginetest.Settle(t, r.e)
+	require.NoError(t, r.e.Execute(0, func(*engine.Worker) { seen = append(seen, r.app.seen...) }))
+	return seen
+}
+
+// waitEntry returns once key is in store0, passing the workers' loops
+// between looks.
+func (r *cacheRig) waitEntry(t testing.TB, key string) {
+	t.Helper()
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	for range 1000 {
+		enginetest.Settle(t, r.e)
+		got := make(chan bool, 1)
+		require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+			st.Get(key, func(_ []byte, ok bool) { got <- ok })
+		}))
+		if enginetest.ReceiveBy(t, r.timer, got, "the get") {
+			return
+		}
+	}
+	t.Fatalf("%s was never stored", key)
+}
+
+func seeded(tools string) string {
+	q, _ := json.Marshal(tools)
+	return "    options:\n      entries:\n        mcp1.tools: " + string(q)
+}
+
+// TestCacheServesSeededList: a tools/list is answered with the stored
+// entry, and no tools/list reaches the route.
+func TestCacheServesSeededList(t *testing.T) {
+	app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`)}
+	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached"}]}`), app)
+	reply, failed := r.list(t, `{}`)
+	assert.False(t, failed)
+	assert.Equal(t, `{"tools":[{"name":"cached"}]}`, reply)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t))
+}
+
+// TestCacheCorruptEntry: an entry without the kind's array is not
+// served: the list goes to the route, and its answer is the reply. The
+// route leaves the hydrate session unanswered, so that the hydrate does
+// not replace the entry first.
+func TestCacheCorruptEntry(t *testing.T) {
+	for name, entry := range map[string]string{
+		"not an array": `{"tools":"nope"}`,
+		"not json":     `{"tools":[`,
+		"no tools":     `{"prompts":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`), quiet: true}
+			r := newCacheRig(t, seeded(entry), app)
+			reply, failed := r.list(t, `{}`)
+			assert.False(t, failed)
+			assert.Equal(t, `{"tools":[{"name":"live"}]}`, reply)
+			assert.Contains(t, r.seen(t), "tools/list:s1")
+		})
+	}
+}
+
+// TestCachePages: a list larger than a page is served in pages with the
+// proxy's cursors, which together hold every item in order; a cursor of
+// another list version, or not the proxy's, gets -32602.
+func TestCachePages(t *testing.T) {
+	defer proxy.SetCachePage(64)()
+	var items []string
+	for i := range 20 {
+		items = append(items, `{"name":"tool_`+string(rune('a'+i))+`"}`)
+	}
+	entry := `{"tools":[` + strings.Join(items, ",") + `]}`
+	app := &listApp{result: []byte(`{"tools":[]}`)}
+	r := newCacheRig(t, seeded(entry), app)
+
+	var got []string
+	params := `{}`
+	var first string
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 20, "too many pages")
+		reply, failed := r.list(t, params)
+		require.False(t, failed, reply)
+		require.LessOrEqual(t, len(reply), 64+80, "a page outgrew the page size")
+		var page struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(reply), &page), reply)
+		for _, it := range page.Tools {
+			got = append(got, string(it))
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		if first == "" {
+			first = page.NextCursor
+		}
+		params = `{"cursor":"` + page.NextCursor + `"}`
+	}
+	assert.Equal(t, items, got)
+	assert.NotContains(t, r.seen(t), "tools/list:s1", "a cached page went to the route")
+
+	reply, failed := r.list(t, `{"cursor":"bm90LW91cnM"}`)
+	assert.True(t, failed)
+	assert.Contains(t, reply, `"code":-32602`)
+
+	// The entry changes: a cursor of the old one is stale.
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	stored := make(chan error, 1)
+	require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+		st.Put("mcp1.tools", []byte(`{"tools":[{"name":"only"}]}`), 0, func(err error) { stored <- err })
+	}))
+	require.NoError(t, enginetest.ReceiveBy(t, r.timer, stored, "the put"))
+	enginetest.Settle(t, r.e)
+	reply, failed = r.list(t, `{"cursor":"`+first+`"}`)
+	assert.True(t, failed)
+	assert.Contains(t, reply, `"code":-32602`)
+	assert.Contains(t, reply, "the list has changed")
+	reply, _ = r.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"only"}]}`, reply)
+}
+
+// TestCacheGateTimeout: with a route that never answers, a downstream
+// lifecycle waits for the cache; when the gate's timeout passes it goes
+// on to the route anyway.
+func TestCacheGateTimeout(t *testing.T) {
+	app := &listApp{silent: true}
+	r := newCacheRig(t, "", app)
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).Lifecycle().SessionID("s1").Capabilities(0).BuildLimit()
+	require.NoError(t, err)
+	var s engine.Stream
+	require.NoError(t, r.e.Execute(0, func(w *engine.Worker) {
+		s.Connect(w, r.driver, r.proxy, w.SupplyInitialID(r.proxy), func(frame.FrameType, []byte) {})
+		require.NoError(t, s.Begin(ext[:n]))
+	}))
+	enginetest.Settle(t, r.e)
+	enginetest.Settle(t, r.e)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t), "the session went to the route before the cache settled")
+	r.clock.Tick(t, r.e, 5*time.Second)
+	enginetest.Settle(t, r.e)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1", "lifecycle:s1"}, r.seen(t))
+}
+
+// TestCachedListAllocs pins a tools/list served from the cache at zero
+// allocations: the cached bytes are written as they are.
+func TestCachedListAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	app := &listApp{}
+	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached","inputSchema":{"type":"object"}}]}`), app)
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
+	require.NoError(t, err)
+	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(`{}`), 8192)
+	call := func() {
+		if !c.Call(t, r.timer, 1) || string(c.Reply()) != `{"tools":[{"name":"cached","inputSchema":{"type":"object"}}]}` {
+			t.Fatal("the cached tools/list failed")
+		}
+	}
+	for range 50 {
+		call()
+	}
+	allocs := testing.AllocsPerRun(200, call)
+	require.Zero(t, allocs, "allocations per cached tools/list")
+}
+
+// BenchmarkCachedToolsList measures a tools/list served from the cache,
+// to set beside BenchmarkToolsCall.
+func BenchmarkCachedToolsList(b *testing.B) {
+	r := newCacheRig(b, seeded(`{"tools":[{"name":"a__echo","inputSchema":{"type":"object"}},{"name":"b__echo","inputSchema":{"type":"object"}}]}`), &listApp{})
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
+	require.NoError(b, err)
+	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(`{}`), 8192)
+	for range 50 {
+		require.True(b, c.Call(b, r.timer, 1))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if !c.Call(b, r.timer, 1) {
+			b.Fatal("the cached tools/list failed")
+		}
+	}
+}
+
+// TestCacheConfigErrors: options.cache's mistakes are refused at start,
+// naming the file and line.
+func TestCacheConfigErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ cache, want string }{
+		"unknown store": {"store: nope", `cache.yaml:11: bindings.mcp1.options.cache.store: mcp mcp1: store "nope" is not configured`},
+		"bad ttl":       {"store: store0\n        ttl: soon", `cache.yaml:12: bindings.mcp1.options.cache.ttl: mcp mcp1: options.cache.ttl "soon"`},
+		"bad kind ttl":  {"store: store0\n        ttl:\n          tools: often", `cache.yaml:13: bindings.mcp1.options.cache.ttl.tools: mcp mcp1: options.cache.ttl.tools often`},
+		"unknown guard": {"store: store0\n        authorization:\n          nope:\n            credentials: x", `cache.yaml:13: bindings.mcp1.options.cache.authorization.nope: mcp mcp1: guard "nope" is not configured`},
+		"tools search":  {"store: store0\n        tools:\n          search: {limit: 5}", `options.cache.tools (tool search and eager loading) is not supported yet`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "name: test\nstores:\n  store0:\n    type: test\nbindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n    options:\n      cache:\n        " + tc.cache + "\n    routes:\n      - exit: app\n"
+			err := enginetest.Check(t, "cache.yaml", src, map[string]engine.Binding{"app": enginetest.Refuse{}})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestCacheLeaseTakeover: two instances share a memory store. The first
+// hydrates and then stops renewing its lease (its clock stands still, so
+// its timers never fire, as if it had died); once the lease has run out
+// on the second's clock, the second takes it over and opens the hydrate
+// session to its own route.
+func TestCacheLeaseTakeover(t *testing.T) {
+	store := "    type: memory\n"
+	lease := []engine.Option{engine.WithSetting("mcp.lease.ttl", "PT3S"), engine.WithSetting("mcp.lease.retry", "PT0.1S")}
+	appA := &listApp{result: []byte(`{"tools":[{"name":"a"}]}`)}
+	a := newCacheRigOn(t, store, appA, lease...)
+	a.waitEntry(t, "mcp1.tools")
+	reply, failed := a.list(t, `{}`)
+	require.False(t, failed)
+	require.Equal(t, `{"tools":[{"name":"a"}]}`, reply)
+	require.Equal(t, []string{"lifecycle:hydrate-mcp1", "tools/list:hydrate-mcp1"}, a.seen(t))
+
+	appB := &listApp{result: []byte(`{"tools":[{"name":"b"}]}`)}
+	b := newCacheRigOn(t, store, appB, lease...)
+	reply, _ = b.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"a"}]}`, reply, "the second instance serves the first's entry")
+	assert.Empty(t, b.seen(t), "the second instance hydrated while the first held the lease")
+
+	b.clock.Tick(t, b.e, 2*time.Second)
+	enginetest.Settle(t, b.e)
+	assert.Empty(t, b.seen(t), "the second instance took the lease before it ran out")
+	for range 3 {
+		b.clock.Tick(t, b.e, time.Second)
+		enginetest.Settle(t, b.e)
+		enginetest.Settle(t, b.e)
+	}
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, b.seen(t), "the second instance did not take over")
+}
