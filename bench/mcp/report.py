@@ -24,7 +24,7 @@ def harness_busy(r):
     b = r.get("cpu_busy") or {}
     vals = [b[c] for c in harness if c in b]
     return sum(vals) / len(vals) if vals else None
-names = [n for n in ["direct", "sluice", "revproxy", "gosdkproxy", "nginx", "haproxy"] if n in targets]
+names = [n for n in ["direct", "sluice", "cached", "revproxy", "gosdkproxy", "nginx", "haproxy"] if n in targets]
 def results(name, method):
     """Every round's report for name and method, and the reason of the
     first round that has none."""
@@ -73,6 +73,8 @@ res, per_round = {}, {}
 capped = []
 for method in ("tools/call", "tools/list"):
     for n in names:
+        if n == "cached" and method != "tools/list":
+            continue
         rs, why = results(n, method)
         per_round[(n, method)] = rs
         r = merged(rs)
@@ -163,3 +165,32 @@ for n in ("nginx", "haproxy"):
     refs.append(line)
 if refs:
     print("references (tools/call): " + "; ".join(refs))
+# The cache goal: a tools/list served from the proxy's cache against the
+# same list fanned out to both routes, and against a tools/call's CPU.
+if "cached" in names:
+    c, f, call = res.get(("cached", "tools/list")), res.get(("sluice", "tools/list")), res.get(("sluice", "tools/call"))
+    head = "cache goal (cached tools/list ≥ 10× fanned-out req/s, CPU/req ≤ a tools/call's): "
+    if c is None or f is None or call is None:
+        print(head + "FAIL (no %s result)" % ("cached tools/list" if c is None else "sluice tools/list" if f is None else "sluice tools/call"))
+    else:
+        ratio = c["rps"] / f["rps"] if f["rps"] else float("inf")
+        cc, ck = c["cpu_us_per_req"].get("proxy"), call["cpu_us_per_req"].get("proxy")
+        cpu = cc / ck if cc is not None and ck else float("inf")
+        busy = c["cpu_busy"]["harness"]
+        if cpu > 1 or c["errors"] != 0:
+            v = "FAIL"
+        elif rate:
+            v = "PASS"
+        elif ratio >= 10:
+            v = "PASS"
+        elif busy is not None and busy > SATURATED:
+            v = "NOT JUDGED"
+        else:
+            v = "FAIL"
+        note = ""
+        if v == "NOT JUDGED":
+            note = f"; the CPU half passes, the req/s half is not judged: the cached run had the harness CPUs at {pct(busy)}, so its req/s is the harness's"
+        if rate:
+            note = f"; paced at {rate} req/s: only the CPU half is judged"
+        print(head + f"{v} (req/s {ratio:.2f}×, CPU/req {cpu:.2f}× a tools/call's: {cc if cc is not None else float('nan'):.1f} vs "
+              f"{ck if ck is not None else float('nan'):.1f} µs, cached errors {c['errors']}{note})")

@@ -144,3 +144,51 @@ func TestReportGoal(t *testing.T) {
 		})
 	}
 }
+
+// cacheGoalLine runs report.py over one round of sluice (tools/call and
+// the fanned-out tools/list) and cached (tools/list) and returns its cache
+// goal line.
+func cacheGoalLine(t *testing.T, rate string, call, list, cached run) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	require.NoError(t, err, "report.py needs python3 (.ci/peers.sh installs it)")
+	dir := t.TempDir()
+	writeRun(t, dir, "sluice", "tools/call", 1, call)
+	writeRun(t, dir, "sluice", "tools/list", 1, list)
+	writeRun(t, dir, "cached", "tools/list", 1, cached)
+	out, err := exec.Command(py, "report.py", dir, rate, "1", "sluice cached", "0").CombinedOutput()
+	require.NoError(t, err, "report.py: %s", out)
+	assert.NotContains(t, string(out), "cached       tools/call", "cached runs tools/list only")
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "cache goal") {
+			return l
+		}
+	}
+	t.Fatalf("report.py printed no cache goal line:\n%s", out)
+	return ""
+}
+
+// TestReportCacheGoal checks the cache goal's verdicts: ≥ 10× the
+// fanned-out list's requests/s, and no more proxy CPU per request than a
+// tools/call; a saturated harness leaves the req/s half unjudged.
+func TestReportCacheGoal(t *testing.T) {
+	const head = "cache goal (cached tools/list ≥ 10× fanned-out req/s, CPU/req ≤ a tools/call's): "
+	call := run{rps: 7000, proxy: 60, busy: busy(0.9, 0.5)}
+	list := run{rps: 2000, proxy: 200, busy: busy(0.6, 0.9)}
+	for _, tc := range []struct {
+		name, rate string
+		cached     run
+		want       string
+	}{
+		{"both halves pass", "", run{rps: 25000, proxy: 30, busy: busy(0.5, 0.4)}, head + "PASS (req/s 12.50×, CPU/req 0.50×"},
+		{"req/s short with harness headroom", "", run{rps: 9000, proxy: 30, busy: busy(0.5, 0.4)}, head + "FAIL (req/s 4.50×"},
+		{"harness saturated", "", run{rps: 9000, proxy: 30, busy: busy(0.99, 0.4)}, head + "NOT JUDGED (req/s 4.50×"},
+		{"CPU half fails", "", run{rps: 25000, proxy: 90, busy: busy(0.5, 0.4)}, head + "FAIL (req/s 12.50×, CPU/req 1.50×"},
+		{"errors fail", "", run{rps: 25000, proxy: 30, errors: 2, busy: busy(0.5, 0.4)}, head + "FAIL"},
+		{"paced: CPU half alone", "3000", run{rps: 3000, proxy: 30, busy: busy(0.5, 0.4)}, head + "PASS (req/s 1.50×, CPU/req 0.50×"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Contains(t, cacheGoalLine(t, tc.rate, call, list, tc.cached), tc.want)
+		})
+	}
+}

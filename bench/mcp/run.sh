@@ -2,6 +2,7 @@
 # MCP gateway benchmark, side by side on loopback, in one run:
 #   (a) load → upstream                      (no proxy: the ceiling)
 #   (b) load → sluice → upstream             (gateway.yaml; tools/list via gateway-list.yaml)
+#   (b') load → sluice, tools/list from the proxy's cache (gateway-list-cached.yaml)
 #   (c) load → revproxy → upstream           (httputil.ReverseProxy, MCP-unaware)
 #   (d) load → gosdkproxy → upstream         (go-sdk server + client sessions)
 #   (e) load → nginx → upstream              (optional reference: C, MCP-unaware)
@@ -11,7 +12,8 @@
 # proxy process's CPU µs per request (utime+stime delta from
 # /proc/<pid>/stat over the measured window, ÷ requests), then checks the
 # goal: sluice ≥ 1.5× revproxy's tools/call requests/s at ≤ 1/3 of its CPU
-# per request. The goal prints PASS, FAIL or NOT JUDGED (report.py); it
+# per request; and the cache goal: a cached tools/list ≥ 10× the fanned-out
+# one's requests/s, at no more CPU per request than a tools/call. The goal prints PASS, FAIL or NOT JUDGED (report.py); it
 # never fails the script, and a sluice that does not build or start is
 # reported, not fatal.
 #
@@ -33,7 +35,7 @@
 # back; N: N requests/s in all, paced, so every proxy is measured at the
 # same offered load), ROUNDS (1: how many times each target runs, in turn;
 # the table shows the medians and the goal line how many rounds pass on
-# their own), TARGETS ("direct sluice revproxy gosdkproxy": the ones to run;
+# their own), TARGETS ("direct sluice cached revproxy gosdkproxy": the ones to run;
 # nginx and haproxy, the two references, need those programs on PATH, e.g.
 # apt-get install nginx-light haproxy).
 set -euo pipefail
@@ -56,10 +58,10 @@ BATCH=${BATCH:-1}
 PROXY_CPU=${PROXY_CPU:-}
 RATE=${RATE:-}
 ROUNDS=${ROUNDS:-1}
-TARGETS=${TARGETS:-direct sluice revproxy gosdkproxy}
+TARGETS=${TARGETS:-direct sluice cached revproxy gosdkproxy}
 if ! [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]]; then echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2; fi
 for t in $TARGETS; do
-	case $t in direct | sluice | revproxy | gosdkproxy | nginx | haproxy) ;; *) echo "TARGETS: unknown target '$t' (direct sluice revproxy gosdkproxy nginx haproxy)" >&2; exit 2 ;; esac
+	case $t in direct | sluice | cached | revproxy | gosdkproxy | nginx | haproxy) ;; *) echo "TARGETS: unknown target '$t' (direct sluice cached revproxy gosdkproxy nginx haproxy)" >&2; exit 2 ;; esac
 done
 rate_args=()
 if [ -n "$RATE" ]; then rate_args=(-rate "$RATE"); fi
@@ -184,16 +186,16 @@ run_direct() {
 }
 
 # (b) sluice, one worker (-w), once per config.
-run_sluice_config() { # config-file method min-tools
-	local port cfg
+run_sluice_config() { # config-file method min-tools [target]
+	local port cfg name=${4:-sluice}
 	port=$(free_port)
 	cfg="$tmp/$(basename "$1")"
 	sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#$upstream_url#" "$1" >"$cfg"
-	if start_proxy sluice "$port" "$tmp/sluice" start -c "$cfg" -w "$WORKERS" -e "$tmp/engine"; then
-		load sluice "http://127.0.0.1:$port/mcp" "$2" -min-tools "$3" -pid "proxy=$proxy_pid"
+	if start_proxy "$name" "$port" "$tmp/sluice" start -c "$cfg" -w "$WORKERS" -e "$tmp/engine"; then
+		load "$name" "http://127.0.0.1:$port/mcp" "$2" -min-tools "$3" -pid "proxy=$proxy_pid"
 		stop_pid "$proxy_pid"
 	else
-		echo "sluice did not start (see above)" >"$tmp/sluice.${2//\//_}.r$round.err"
+		echo "sluice did not start (see above)" >"$tmp/$name.${2//\//_}.r$round.err"
 	fi
 }
 run_sluice() {
@@ -203,6 +205,16 @@ run_sluice() {
 	else
 		echo "build failed" >"$tmp/sluice.tools_call.r$round.err"
 		echo "build failed" >"$tmp/sluice.tools_list.r$round.err"
+	fi
+}
+
+# (b') sluice with the proxy's cache: tools/list only (a tools/call is
+# not cached, and is the same as sluice's).
+run_cached() {
+	if [ "$sluice_built" = 1 ]; then
+		run_sluice_config bench/mcp/gateway-list-cached.yaml tools/list 5 cached
+	else
+		echo "build failed" >"$tmp/cached.tools_list.r$round.err"
 	fi
 }
 
@@ -253,7 +265,7 @@ run_haproxy() { run_ref haproxy haproxy.cfg haproxy -db -f; }
 # falls on every target alike rather than on one.
 for round in $(seq 1 "$ROUNDS"); do
 	[ "$ROUNDS" -gt 1 ] && echo "round $round of $ROUNDS"
-	for t in direct sluice revproxy gosdkproxy nginx haproxy; do
+	for t in direct sluice cached revproxy gosdkproxy nginx haproxy; do
 		if wants "$t"; then "run_$t"; fi
 	done
 done

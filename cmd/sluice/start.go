@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,11 +19,13 @@ import (
 	"github.com/sluicehq/sluice/engine"
 )
 
-const startUsage = `usage: sluice start [-c file] [-w n] [-e dir] [--idle-spin d]
+const startUsage = `usage: sluice start [-c file] [-w n] [-e dir] [--set name=value]... [--idle-spin d]
 
   -c, --config file      configuration file (default: the embedded sluice.yaml)
   -w, --workers n        number of workers (default %d: the CPUs this process may use)
   -e, --engine-dir dir   directory for the workers' ring files (default .sluice/engine)
+      --set n=v          set the engine setting n to v, e.g. --set mcp.lease.ttl=PT10S
+                         (the README lists the settings)
       --idle-spin d      how long an idle worker polls before it sleeps, e.g. 200us
                          (default 0: it sleeps at once; spinning lowers latency
                          under light load at the cost of CPU)
@@ -46,6 +49,7 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		engineDir  string
 		cpuProfile string
 		idleSpin   time.Duration
+		sets       multiFlag
 	)
 	fs := flag.NewFlagSet("start", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -62,6 +66,7 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fs.StringVar(&engineDir, name, ".sluice/engine", "")
 	}
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "")
+	fs.Var(&sets, "set", "")
 	fs.DurationVar(&idleSpin, "idle-spin", 0, "")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), startUsage, engine.DefaultWorkers()) }
 	if err := fs.Parse(args); err != nil {
@@ -82,13 +87,25 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := []engine.Option{engine.WithWorkers(workers), engine.WithDir(engineDir),
+		engine.WithLogger(log), engine.WithBindings(binding.Factory), engine.WithIdleSpin(idleSpin)}
+	for _, kv := range sets {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return usageError(fs, "start", fmt.Sprintf("-set %q: want name=value", kv))
+		}
+		if _, err := engine.CheckSetting(name, value); err != nil {
+			return usageError(fs, "start", err.Error())
+		}
+		opts = append(opts, engine.WithSetting(name, value))
+	}
+
 	cfg, err := loadConfig(configPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: %v\n", err)
 		return exitUsage
 	}
-	e, err := engine.New(cfg, engine.WithWorkers(workers), engine.WithDir(engineDir),
-		engine.WithLogger(log), engine.WithBindings(binding.Factory), engine.WithIdleSpin(idleSpin))
+	e, err := engine.New(cfg, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: %v\n", err)
 		return exitUsage

@@ -409,5 +409,8 @@ func TestCacheLeaseTakeover(t *testing.T) {
 		enginetest.Settle(t, b.e)
 		enginetest.Settle(t, b.e)
 	}
-	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, b.seen(t), "the second instance did not take over")
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1", "tools/list:hydrate-mcp1"}, b.seen(t),
+		"the second instance takes over and lists at once: the first's last list_changed may be one it never saw")
+	reply, _ = b.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"b"}]}`, reply, "the new holder's list is served")
 }

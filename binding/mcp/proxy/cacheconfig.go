@@ -76,6 +76,7 @@ type cacheConfig struct {
 	credential string
 	kinds      []cacheKind
 	lifecycle  string // the lifecycle.lock key
+	hydrated   string // the key the holder of lifecycle.lock marks its session under
 	lease      time.Duration
 	retry      time.Duration
 	gate       time.Duration
@@ -112,6 +113,7 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 		failRetry: defaultFailRetry,
 		page:      cachePage,
 		lifecycle: cfg.Name + ".lifecycle.lock",
+		hydrated:  cfg.Name + ".hydrated",
 	}
 	c.storeWhere = nodeWhere(raw, "cache", "store")
 	if o.Store == "" {

@@ -177,8 +177,9 @@
 // Keys are prefixed with the binding's name, so that two proxies may
 // share a store: <binding>.tools, <binding>.prompts, <binding>.resources
 // and <binding>.resourceTemplates hold each list as one JSON result
-// ({"tools":[…]}, merged, filtered and prefixed, every page in it), and
-// <binding>.lifecycle.lock and <binding>.<key>.lock are the leases.
+// ({"tools":[…]}, merged, filtered and prefixed, every page in it),
+// <binding>.lifecycle.lock and <binding>.<key>.lock are the leases, and
+// <binding>.hydrated marks that a holder has had a hydrate session.
 //
 // Hydrate. The worker that takes lifecycle.lock (a lease of 30 s, the
 // engine setting mcp.lease.ttl, renewed at a third of it while held) opens the hydrate session: a lifecycle the
@@ -197,8 +198,13 @@
 // lifecycle.lock again every 100 ms (mcp.lease.retry) while their lists
 // have not settled,
 // then every second, so that when a holder dies another takes over
-// within a second of its lease running out. The session, refused or
-// ended by the routes, is opened again after 5 s.
+// within a second of its lease running out. A holder that finds
+// <binding>.hydrated already set takes over from an earlier one (that
+// died, or stopped, or lost its lease): it lists every kind at once
+// rather than serving the entries until their ttl, since a list_changed
+// may have come while no one held the lease. Entries seeded before any
+// holder (a test store's options.entries) are hits. The session, refused
+// or ended by the routes, is opened again after 5 s.
 //
 // Gate. A downstream lifecycle waits, before it goes to the routes, until
 // every cached kind has settled on its worker (an entry loaded, stored,

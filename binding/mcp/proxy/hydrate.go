@@ -20,17 +20,21 @@ import (
 // settled, and then at a third of the lease, to take over from a holder
 // that died once its lease has run out.
 type hydrater struct {
-	c       *cache
-	sid     []byte
-	holder  bool
-	token   string // lifecycle.lock's, while holder
-	poll    int64  // the timer of the next try for lifecycle.lock
-	renew   int64  // the timer of the next renewal of the leases
-	lc      *hydrateStream
-	open    bool // the hydrate session's reply has begun
-	reopen  int64
-	kinds   []hydrateKind
-	stopped bool
+	c      *cache
+	sid    []byte
+	holder bool
+	token  string // lifecycle.lock's, while holder
+	// takeover: an earlier holder's session was marked in the store, so
+	// the entries may have missed its last list_changed and every kind is
+	// listed at once rather than served until its ttl.
+	takeover bool
+	poll     int64 // the timer of the next try for lifecycle.lock
+	renew    int64 // the timer of the next renewal of the leases
+	lc       *hydrateStream
+	open     bool // the hydrate session's reply has begun
+	reopen   int64
+	kinds    []hydrateKind
+	stopped  bool
 }
 
 // hydrateKind is the hydrate state of one kind on the holder.
@@ -69,9 +73,16 @@ func (hy *hydrater) tryLock() {
 			return
 		}
 		hy.holder, hy.token = true, token
-		c.h.log.Info("cache: hydrate lease taken", "lock", c.cfg.lifecycle, "session", string(hy.sid))
 		hy.armRenew()
-		hy.openSession()
+		c.store.Get(c.cfg.hydrated, func(_ []byte, seen bool) {
+			if !hy.holder || hy.token != token || hy.stopped {
+				return
+			}
+			hy.takeover = seen
+			c.store.Put(c.cfg.hydrated, []byte(token), 0, nil)
+			c.h.log.Info("cache: hydrate lease taken", "lock", c.cfg.lifecycle, "session", string(hy.sid), "takeover", seen)
+			hy.openSession()
+		})
 	})
 }
 
@@ -229,8 +240,9 @@ func (hy *hydrater) sessionFailed() {
 }
 
 // loaded decides kind i once the session is open and the kind's first Get
-// has answered: a kind with an entry refreshes after its ttl; one without
-// is listed at once.
+// has answered: a kind with an entry refreshes after its ttl; one without,
+// or any kind when this session takes over from an earlier holder's, is
+// listed at once.
 func (hy *hydrater) loaded(i int) {
 	c := hy.c
 	k := &hy.kinds[i]
@@ -238,7 +250,7 @@ func (hy *hydrater) loaded(i int) {
 		return
 	}
 	k.decided = true
-	if c.kinds[i].raw != nil {
+	if c.kinds[i].raw != nil && !hy.takeover {
 		c.h.log.Info("cache: hit at hydrate", "key", c.cfg.kinds[i].key)
 		hy.armRefresh(i, c.cfg.kinds[i].ttl, false)
 		return
