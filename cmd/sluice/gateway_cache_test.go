@@ -304,3 +304,66 @@ func TestGatewayCacheTwoInstances(t *testing.T) {
 	}
 	assert.Equal(t, int32(3), up.lists.Load())
 }
+
+// servedFromCache lists tools through c until n lists in a row reach no
+// upstream (the cache serves them), within limit.
+func servedFromCache(t *testing.T, ctx context.Context, c *listClient, up *cacheUpstream, n int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for run := 0; run < n; {
+		before := up.lists.Load()
+		assert.Contains(t, toolNames(t, ctx, c.ClientSession), "up__echo")
+		if up.lists.Load() == before {
+			run++
+			continue
+		}
+		run = 0
+		require.True(t, time.Now().Before(deadline), "lists still reach the upstream")
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		}
+	}
+}
+
+// TestGatewayCacheRedisFaults: a gateway whose Redis is down at start
+// serves lists through to its routes, and takes to the cache once Redis
+// comes up; when Redis is lost mid-run, lists fall back to the routes at
+// once (nothing hangs), and the cache serves again when it returns.
+func TestGatewayCacheRedisFaults(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	redis := redistest.Start(t)
+	redis.Stop()
+	up := startCacheUpstream(t)
+
+	a := startInstance(t, cacheGatewayConfig(up.URL), redis.URL())
+	ca := connectList(t, ctx, a.URL)
+	for range 3 {
+		before := up.lists.Load()
+		start := time.Now()
+		assert.Equal(t, []string{"up__echo"}, toolNames(t, ctx, ca.ClientSession), "Redis down at start: lists go to the routes")
+		assert.Less(t, time.Since(start), 5*time.Second, "a list does not wait on the store")
+		assert.Greater(t, up.lists.Load(), before, "served through")
+	}
+	assert.Contains(t, a.out.String(), "redis unreachable", "the store warns that Redis is down")
+
+	redis.Restart()
+	servedFromCache(t, ctx, ca, up, 5, 20*time.Second)
+
+	redis.Stop()
+	for range 3 {
+		start := time.Now()
+		assert.Equal(t, []string{"up__echo"}, toolNames(t, ctx, ca.ClientSession), "Redis lost: lists still answered")
+		assert.Less(t, time.Since(start), 5*time.Second, "a list does not wait on the store")
+	}
+	before := up.lists.Load()
+	toolNames(t, ctx, ca.ClientSession)
+	assert.Greater(t, up.lists.Load(), before, "with Redis lost, lists fall back to the routes")
+
+	redis.Restart()
+	servedFromCache(t, ctx, ca, up, 5, 20*time.Second)
+	up.addTool("second")
+	waitTools(t, ctx, ca, "up__second", 10*time.Second)
+}

@@ -74,7 +74,10 @@ type Handler interface {
 
 	// Watch calls fn through the Dispatcher on every later change of key:
 	// (value, true) after a put, (nil, false) after a delete or an expiry.
-	// Notifications arrive in the order the changes were made. Cancel stops
+	// A store that can lose sight of its data (a networked one losing its
+	// server) also calls (nil, false) then, and the current value once it
+	// sees it again, so a watcher never keeps a value it can no longer
+	// trust. Notifications arrive in the order the changes were made. Cancel stops
 	// them, including ones already queued but not yet delivered; it is safe
 	// to call more than once.
 	Watch(key string, fn func(value []byte, ok bool)) (cancel func())

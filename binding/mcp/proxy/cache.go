@@ -102,10 +102,29 @@ func (c *cache) got(i int, value []byte, ok bool) {
 }
 
 func (c *cache) watched(i int, value []byte, ok bool) {
-	if c.closed || !ok {
-		return // a deleted entry is kept: the routes' lists did not go away
+	if c.closed {
+		return
+	}
+	if !ok {
+		c.drop(i)
+		return
 	}
 	c.load(i, value)
+}
+
+// drop forgets kind i's entry when the store no longer has it (deleted,
+// expired, or the store lost sight of it, as a Redis store does when
+// Redis is lost): lists of that kind go to the routes until an entry
+// comes again. The version stays, so that an entry equal to the one
+// dropped comes back without a list_changed and one that differs brings
+// one.
+func (c *cache) drop(i int) {
+	ks := &c.kinds[i]
+	if ks.raw == nil {
+		return
+	}
+	ks.raw, ks.pages = nil, nil
+	c.h.log.Info("cache: entry gone, served through", "key", ks.k.key)
 }
 
 // load takes value as kind i's entry when it is usable (a JSON object with
@@ -121,6 +140,7 @@ func (c *cache) load(i int, value []byte) {
 	if ks.raw != nil && v == ks.version {
 		return
 	}
+	changed := ks.version != 0 && v != ks.version
 	pages, ok := c.render(ks.k, value, v)
 	if !ok {
 		if ks.bad != v {
@@ -129,7 +149,6 @@ func (c *cache) load(i int, value []byte) {
 		}
 		return
 	}
-	changed := ks.raw != nil
 	ks.raw, ks.pages, ks.version = value, pages, v
 	c.settle(i)
 	if changed {

@@ -209,6 +209,36 @@ func TestCacheServesSeededList(t *testing.T) {
 	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t))
 }
 
+// TestCacheEntryGone: when the store drops an entry (deleted, expired, or
+// out of sight, as a Redis store reports a lost Redis), lists go to the
+// route instead of serving the copy; when an entry comes again it is
+// served again.
+func TestCacheEntryGone(t *testing.T) {
+	app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`), quiet: true}
+	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached"}]}`), app)
+	reply, _ := r.list(t, `{}`)
+	require.Equal(t, `{"tools":[{"name":"cached"}]}`, reply)
+
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	store := func(op func(done func())) {
+		done := make(chan bool, 1)
+		require.NoError(t, r.e.Execute(0, func(*engine.Worker) { op(func() { done <- true }) }))
+		enginetest.ReceiveBy(t, r.timer, done, "the store")
+		enginetest.Settle(t, r.e)
+	}
+	store(func(done func()) { st.Delete("mcp1.tools", func(error) { done() }) })
+	reply, _ = r.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"live"}]}`, reply, "a gone entry is not served")
+	assert.Contains(t, r.seen(t), "tools/list:s1")
+
+	store(func(done func()) {
+		st.Put("mcp1.tools", []byte(`{"tools":[{"name":"again"}]}`), 0, func(error) { done() })
+	})
+	reply, _ = r.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"again"}]}`, reply, "a new entry is served")
+}
+
 // TestCacheCorruptEntry: an entry without the kind's array is not
 // served: the list goes to the route, and its answer is the reply. The
 // route leaves the hydrate session unanswered, so that the hydrate does

@@ -222,8 +222,12 @@
 // list kind, the entry's hash and the page); a cursor of an entry since
 // replaced gets -32602 "Invalid cursor: the list has changed, list again
 // without one", one the proxy did not make -32602 "Invalid cursor". A
-// miss, or an unusable entry (logged once), goes to the routes as without
-// a cache; so does a fan-out's cursor.
+// miss, an unusable entry (logged once), or an entry the store no longer
+// has (deleted, expired, or out of sight: a redis store tells its
+// watchers so when it loses Redis) goes to the routes as without a
+// cache; so does a fan-out's cursor. With the store down at start, no
+// kind settles and the gate lets lifecycles through after its 5 s; when
+// the store returns, the lease is taken and the cache fills.
 //
 // Refresh. A kind with a ttl is listed again that long after it was last
 // listed, on the same hydrate session; resource templates with

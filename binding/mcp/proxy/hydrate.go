@@ -311,12 +311,13 @@ func (hy *hydrater) refresh(i int) {
 			return
 		}
 		if !ok {
-			// Another holder lists it (a lease changing hands): this
-			// worker tries again later.
+			// Another holder lists it (a lease changing hands), or the
+			// store failed: this worker tries again soon, so that a
+			// list_changed is not left waiting for the ttl.
 			k.busy = false
-			c.h.log.Info("cache: list lease held elsewhere", "lock", kc.lock)
-			d := kc.ttl
-			if d == 0 || c.kinds[i].raw == nil {
+			c.h.log.Info("cache: list lease not taken", "lock", kc.lock)
+			d := c.cfg.failRetry
+			if c.kinds[i].raw == nil {
 				d = c.cfg.retry
 			}
 			hy.armRefresh(i, d, true)

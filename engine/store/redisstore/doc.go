@@ -55,7 +55,10 @@
 // fast ([ErrUnavailable], Get misses, Lock is not granted), so a binding
 // can fall back to its routes; nothing waits longer than the timeout
 // option. When Redis returns (within about a second of it answering),
-// everything works again without a restart. Whenever the subscription
+// everything works again without a restart. When the subscription loses
+// Redis, every watcher is sent absent at once, since the store can no
+// longer vouch for the value (a cache then serves through to its routes
+// instead of a copy that may be stale). Whenever the subscription
 // (re)starts, every watcher is sent its key's current value (or absent),
 // since changes made while it was away were not announced; that
 // notification may repeat a value the watcher has already seen. A

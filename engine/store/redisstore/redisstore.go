@@ -266,6 +266,7 @@ func (s *Store) listen() {
 			connected, pinged = false, false
 			if !s.down.Swap(true) {
 				s.log.Warn("redis unreachable; store operations fail until it returns", "error", err)
+				s.watch.forgetAll()
 			}
 			retry.Reset(backoff)
 			select {

@@ -198,6 +198,8 @@ func TestRedisLost(t *testing.T) {
 	require.True(t, h.Q.Await(storetest.Timeout, events.Saw(storetest.WatchEvent{Value: "before", OK: true})))
 
 	srv.Stop()
+	require.True(t, h.Q.Await(storetest.Timeout, events.Saw(storetest.WatchEvent{})),
+		"watchers hear that the value is no longer known when Redis is lost")
 	start := time.Now()
 	_, ok := h.Get("k")
 	assert.False(t, ok, "get misses while Redis is down")

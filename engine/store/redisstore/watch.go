@@ -69,6 +69,15 @@ func (h *hub) keys() []string {
 	return keys
 }
 
+// forgetAll tells every watcher that its key's value is no longer known,
+// as (nil, false): the subscription has lost Redis, so changes made
+// meanwhile would go unseen. resync tells them the value again.
+func (h *hub) forgetAll() {
+	for _, key := range h.keys() {
+		h.notify(key, nil, false)
+	}
+}
+
 // notify queues (value, ok) for every watcher of key and dispatches their
 // delivery. value is shared by the watchers and never written; each
 // delivery hands out its own copy.
