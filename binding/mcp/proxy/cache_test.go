@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -237,6 +238,26 @@ func TestCacheEntryGone(t *testing.T) {
 	})
 	reply, _ = r.list(t, `{}`)
 	assert.Equal(t, `{"tools":[{"name":"again"}]}`, reply, "a new entry is served")
+}
+
+// TestCacheEntryTooLarge: an entry over the size limit is not taken: the
+// copy there is stays served, and a kind with none goes to the route.
+func TestCacheEntryTooLarge(t *testing.T) {
+	app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`), quiet: true}
+	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached"}]}`), app)
+	huge := append([]byte(`{"tools":[{"name":"`), bytes.Repeat([]byte("x"), 16<<20)...) // past the 16 MiB limit
+	huge = append(huge, `"}]}`...)
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	done := make(chan bool, 1)
+	require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+		st.Put("mcp1.tools", huge, 0, func(error) { done <- true })
+	}))
+	enginetest.ReceiveBy(t, r.timer, done, "the put")
+	enginetest.Settle(t, r.e)
+	reply, _ := r.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"cached"}]}`, reply, "an entry over the limit does not replace the copy")
+	assert.NotContains(t, r.seen(t), "tools/list:s1")
 }
 
 // TestCacheCorruptEntry: an entry without the kind's array is not
