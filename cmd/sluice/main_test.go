@@ -52,6 +52,24 @@ func TestRun(t *testing.T) {
 			wantStderr: "usage: sluice version",
 		},
 		{
+			name:       "start --set unknown setting",
+			args:       []string{"start", "-c", present, "--set", "mcp.nope=1"},
+			wantCode:   exitUsage,
+			wantStderr: `unknown setting "mcp.nope"`,
+		},
+		{
+			name:       "start --set bad value",
+			args:       []string{"start", "-c", present, "--set", "mcp.lease.ttl=soon"},
+			wantCode:   exitUsage,
+			wantStderr: "mcp.lease.ttl",
+		},
+		{
+			name:       "start --set without =",
+			args:       []string{"start", "-c", present, "--set", "mcp.lease.ttl"},
+			wantCode:   exitUsage,
+			wantStderr: `-set "mcp.lease.ttl": want name=value`,
+		},
+		{
 			name:       "start -c missing file",
 			args:       []string{"start", "-c", missing},
 			wantCode:   exitUsage,
