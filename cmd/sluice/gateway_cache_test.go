@@ -361,6 +361,11 @@ func TestGatewayCacheRedisFaults(t *testing.T) {
 	before := up.lists.Load()
 	toolNames(t, ctx, ca.ClientSession)
 	assert.Greater(t, up.lists.Load(), before, "with Redis lost, lists fall back to the routes")
+	heard := ca.heard.Load()
+	up.addTool("during")
+	assert.Eventually(t, func() bool { return ca.heard.Load() > heard }, 10*time.Second, 10*time.Millisecond,
+		"with Redis lost, a route's list_changed is passed on as it comes")
+	waitTools(t, ctx, ca, "up__during", 10*time.Second)
 
 	redis.Restart()
 	servedFromCache(t, ctx, ca, up, 5, 20*time.Second)

@@ -287,8 +287,10 @@ func (c *cache) listChanged(k *cacheKind) {
 }
 
 // cachedFlush reports whether a route's lifecycle FLUSH is a list_changed
-// of a cached kind: the cache tells the downstream itself, once the new
-// list is stored.
+// of a kind served from the cache: the cache tells the downstream itself,
+// once the new list is stored. A kind without an entry just now (served
+// through, say while Redis is lost) has its list_changed passed on as it
+// comes.
 func (c *cache) cachedFlush(ext []byte) (uint8, bool) {
 	h := c.h
 	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.typeID {
@@ -296,7 +298,7 @@ func (c *cache) cachedFlush(ext []byte) (uint8, bool) {
 	}
 	kind := h.flushEx.Kind()
 	for i := range c.cfg.kinds {
-		if c.cfg.kinds[i].flush == kind {
+		if c.cfg.kinds[i].flush == kind && c.kinds[i].raw != nil {
 			return kind, true
 		}
 	}
