@@ -169,7 +169,9 @@
 //     sampling/createMessage, roots/list) is sent to the client as a
 //     request of the server's ("s2c-<n>", as above) on the call's
 //     response, an event stream from then on; a URL-mode elicitation
-//     without an elicitationId gets a random one. The whole round is
+//     without an elicitationId gets a random one, and each request's
+//     _meta.progressToken is its own id (replacing one the upstream
+//     wrote), as the TypeScript SDK's legs carry one. The whole round is
 //     checked against the client's capabilities first: one it lacks sends
 //     nothing and ends the call, except a URL-mode elicitation toward a
 //     client that does not take that mode, which ends it the 2025-era
@@ -189,7 +191,9 @@
 // options.inputRequired bounds it: maxRounds (default 8) input_required
 // results per call, and roundTimeout (default PT600S) for each request
 // the shim sends the client, after which the client gets
-// notifications/cancelled for it. Past the cap, on a timeout, on a
+// notifications/cancelled for it; the client's notifications/progress
+// naming the request's progressToken restarts its roundTimeout (seed
+// 004's resetTimeoutOnProgress). Past the cap, on a timeout, on a
 // capability the client lacks, or when the client answers with an error,
 // the call ends: a tools/call with a tool result {"content":[{"type":
 // "text","text":<why>}],"isError":true}, prompts/get and resources/read
@@ -217,9 +221,7 @@
 // ends, for the retry; the result's resultType is found by the scan that
 // validates the result, so a complete result costs nothing more. A call
 // whose body streamed (larger than a slot) is not retried: its
-// input_required result passes as it came. Sluice's shim does not reset
-// a request's timeout on the client's progress (seed 004's
-// resetTimeoutOnProgress), since its requests carry no progressToken.
+// input_required result passes as it came.
 //
 // # URL-mode elicitation (elicit.go)
 //

@@ -388,8 +388,11 @@ func (p *post) dispatch(m *message, request bool) {
 			p.clientResponse(m)
 			return
 		}
-		if string(method) == "notifications/cancelled" {
+		switch string(method) {
+		case "notifications/cancelled":
 			p.cancel(m.params)
+		case "notifications/progress":
+			p.legProgress(m.params)
 		}
 		// MCP.md §1.1 rule 3: notifications and responses get 202.
 		p.respondEmpty(202)
