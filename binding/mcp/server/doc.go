@@ -295,6 +295,14 @@
 // found" (the code up to 2025-11-25) reaches the client as -32602
 // (SEP-2164), so one application serves both eras.
 //
+// The other way, a 2026-07-28 application's result toward a 2025-era
+// client (a session) loses those members: resultType, ttlMs, cacheScope
+// and _meta's serverInfo (the _meta with it when nothing else is in it).
+// Only a complete result (an input_required one is the shim's) and the
+// results of the lists and of resources/read are looked at, so a 2025
+// application's tools/call results pass without a scan; a result with
+// none of them, and one too large for a slot, pass as they are.
+//
 // Custom parameter headers (SEP-2243): the server learns, per binding
 // (shared by its workers, up to mcp.MaxParamTools tools), the
 // x-mcp-header declarations of the tools in every tools/list result it

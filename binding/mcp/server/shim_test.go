@@ -77,7 +77,7 @@ func TestShimOneRound(t *testing.T) {
 	assert.Equal(t, "200", string(h.req.status))
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
 		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object"},"_meta":{"progressToken":"s2c-1"}}}`)+
-		sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"done"}],"resultType":"complete"}}`),
+		sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"done"}]}}`),
 		string(h.req.response))
 	assert.Equal(t, []string{
 		`{"name":"echo","arguments":{"message":"hi"}}`,
@@ -364,15 +364,16 @@ func TestShimCancelled(t *testing.T) {
 	assert.Len(t, calls(t, h), 1)
 }
 
-// TestShimCompleteUntouched: a complete result and a 2026-07-28 request's
-// input_required pass as they are.
+// TestShimCompleteUntouched: a complete result reaches a 2025-era
+// session without its 2026-07-28 resultType, and a 2026-07-28 request's
+// input_required passes as it is.
 func TestShimCompleteUntouched(t *testing.T) {
 	h := newHarness(t)
 	initSession(t, h, `{"elicitation":{}}`)
 	h.app.results = [][]byte{[]byte(`{"content":[],"resultType":"complete"}`)}
 	h.req.set(t, benchHeaders, benchBody)
 	h.request(t)
-	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[],"resultType":"complete"}}`, string(h.req.response))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[]}}`, string(h.req.response))
 
 	ir := `{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"s"}`
 	h.app.results = [][]byte{[]byte(ir)}
