@@ -103,6 +103,8 @@ func TestGatewayLegacyShim(t *testing.T) {
 			assert.Equal(t, tt.want, text(res))
 			got := wire.text()
 			assert.NotContains(t, got, "input_required", "the 2025-era client never sees input_required")
+			assert.NotContains(t, got, "resultType", "nor the 2026-07-28 resultType")
+			assert.NotContains(t, got, "io.modelcontextprotocol/serverInfo", "nor the 2026-07-28 serverInfo")
 			assert.Contains(t, got, `"id":"s2c-`, "the gateway asked the client itself")
 			mu.Lock()
 			defer mu.Unlock()
@@ -119,6 +121,19 @@ func TestGatewayLegacyShim(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, "Context: gateway tests", tc.Text)
 		assert.NotContains(t, wire.text(), "input_required")
+		assert.NotContains(t, wire.text(), "resultType")
+	})
+
+	// A list's result comes without the 2026-07-28 members too.
+	t.Run("tools/list", func(t *testing.T) {
+		wire.reset()
+		res, err := session.ListTools(ctx, nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, res.Tools)
+		got := wire.text()
+		for _, member := range []string{"resultType", "ttlMs", "cacheScope", "io.modelcontextprotocol/serverInfo"} {
+			assert.NotContains(t, got, member)
+		}
 	})
 }
 

@@ -117,8 +117,11 @@
 //     answered with the upstream's capabilities, cached from any session,
 //     else learned by discovering or initializing the worker's own
 //     session. With subscriptions it stays open and relays those list
-//     changes: from its own listen on a stateless upstream, else from a
+//     changes: from its own listen on a stateless upstream, else from the
 //     GET stream of the worker's session, filtered to the bits asked for.
+//     That GET stream is one per worker, shared by every such lifecycle
+//     and kept open once opened, since an upstream allows one per session
+//     (go-sdk answers a second 409, which is retried on the backoff).
 //
 // Requests without a session id (stateless 2026-07-28 downstreams) use a
 // per-worker upstream session, created on first use, or none when the

@@ -295,3 +295,109 @@ func TestListenNoSubscriptions(t *testing.T) {
 	assert.Equal(t, "end", d.next(t))
 	assert.Empty(t, up.requests())
 }
+
+// getUpstream is a 2025-11-25 MCP server with one session whose GET
+// stream, as go-sdk's, is one at a time: a GET while another is held gets
+// 409. Events sent on events go out on the GET stream held.
+type getUpstream struct {
+	mu        sync.Mutex
+	gets      int // GETs answered 200
+	conflicts int // GETs answered 409
+	held      bool
+	events    chan string
+}
+
+func (u *getUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		u.mu.Lock()
+		if u.held {
+			u.conflicts++
+			u.mu.Unlock()
+			http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
+			return
+		}
+		u.held = true
+		u.gets++
+		u.mu.Unlock()
+		defer func() {
+			u.mu.Lock()
+			u.held = false
+			u.mu.Unlock()
+		}()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case msg := <-u.events:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	switch req.Method {
+	case "initialize":
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s1")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25",`+
+			`"capabilities":{"tools":{"listChanged":true},"prompts":{"listChanged":true}},"serverInfo":{"name":"up","version":"1"}}}`, req.ID)
+	default:
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+func (u *getUpstream) counts() (gets, conflicts int, held bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.gets, u.conflicts, u.held
+}
+
+// TestNullLifecyclesShareGet: lifecycles without a session id (the
+// server kind's for 2026-07-28 subscriptions/listen) toward a 2025
+// upstream read their list changes from one GET stream of the worker's
+// session, each getting those it subscribed to; the stream outlives a
+// lifecycle that ends, so the upstream, which allows one GET stream per
+// session, never sees a second.
+func TestNullLifecyclesShareGet(t *testing.T) {
+	up := &getUpstream{events: make(chan string, 4)}
+	srv := httptest.NewServer(up)
+	// After the engine has stopped (cleanups run last first), which ends
+	// the GET stream the server waits on.
+	t.Cleanup(srv.Close)
+	clock := enginetest.NewClock()
+	d1 := startListenClient(t, srv.URL+"/mcp", uint16(mcp.McpCapabilitiesServerToolsListChanged), clock)
+	require.Contains(t, d1.next(t), "begin caps=")
+	d2 := &lifecycleDriver{w: d1.w, mcpType: d1.mcpType, origin: d1.origin, routed: d1.routed,
+		subs: uint16(mcp.McpCapabilitiesServerPromptsListChanged), buf: make([]byte, 8192), events: make(chan string, 64)}
+	d2.w.Dispatch(d2.start)
+	require.Contains(t, d2.next(t), "begin caps=")
+	require.Eventually(t, func() bool { _, _, held := up.counts(); return held }, 5*time.Second, time.Millisecond, "the GET stream opens")
+
+	up.events <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+	up.events <- `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindToolsListChanged), d1.next(t))
+	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindPromptsListChanged), d2.next(t))
+
+	d1.w.Dispatch(d1.end)
+	assert.Equal(t, "end", d1.next(t))
+	up.events <- `{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`
+	assert.Equal(t, fmt.Sprintf("flush %d", mcp.McpFlushExKindPromptsListChanged), d2.next(t), "the stream outlives the first lifecycle")
+	gets, conflicts, _ := up.counts()
+	assert.Equal(t, 1, gets, "one GET stream for both")
+	assert.Equal(t, 0, conflicts)
+	select {
+	case ev := <-d1.events:
+		t.Fatalf("the ended lifecycle got %s", ev)
+	default:
+	}
+}

@@ -17,7 +17,9 @@ var (
 
 // TestScriptsEngineDriven plays each client scenario against app0 of
 // config/client.yaml (config/client.guarded.yaml for a scenario named
-// *.guarded, with the elicitation and correlation ids fixed): downstream.rpt plays the mcp server kind in front,
+// *.guarded, with the elicitation and correlation ids fixed;
+// config/client.NAME.yaml when the scenario has its own): downstream.rpt
+// plays the mcp server kind in front,
 // and upstream.rpt, when the scenario has one, the http client behind it
 // (net0) answering as the upstream MCP server (a scenario without one
 // sends nothing upstream); on one worker and on two.
@@ -31,6 +33,9 @@ func TestScriptsEngineDriven(t *testing.T) {
 		if strings.HasSuffix(name, ".guarded") {
 			cfg = filepath.Join(scripts, "config", "client.guarded.yaml")
 			opts = append(opts, spec.Setting("mcp.elicitation.id", "elicit-1"), spec.Setting("mcp.elicit.correlation.id", "3"))
+		}
+		if own := filepath.Join(scripts, "config", "client."+name+".yaml"); fileExists(own) {
+			cfg = own
 		}
 		if up := filepath.Join(clientDir, name, "upstream"); fileExists(up + ".rpt") {
 			names = append(names, up)

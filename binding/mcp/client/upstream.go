@@ -646,8 +646,60 @@ func (l *lifecycle) onReady() {
 		if l.get == nil || !l.get.listen || l.get.stopped {
 			l.openListen(caps)
 		}
-	case !l.null || l.subs != 0:
+	case l.null && l.subs != 0:
+		l.joinNullGet()
+	case !l.null:
 		l.openGet()
+	}
+}
+
+// joinNullGet has a lifecycle without a session id that subscribed to
+// list changes read them from the GET stream of the worker's upstream
+// session, which every such lifecycle of the worker shares: an upstream
+// allows one GET stream per session (go-sdk answers another 409), so one
+// per lifecycle would leave all but the first without their changes. The
+// stream stays open once opened, while the session lives, so that a
+// listen that comes later does not wait for (or race) a new one.
+func (l *lifecycle) joinNullGet() {
+	h := l.h
+	h.nullLs = append(h.nullLs, l)
+	if g := h.nullGet; g != nil && !g.stopped && (g.c != nil || g.timer != 0) {
+		return // open, opening or waiting to reopen
+	}
+	g := &getStream{l: l, shared: true}
+	g.reopenFn = g.reopen
+	h.nullGet = g
+	g.open()
+}
+
+// leaveNullGet takes an ending lifecycle off the shared GET stream's.
+func (l *lifecycle) leaveNullGet() {
+	h := l.h
+	for i, x := range h.nullLs {
+		if x == l {
+			last := len(h.nullLs) - 1
+			h.nullLs[i] = h.nullLs[last]
+			h.nullLs[last] = nil
+			h.nullLs = h.nullLs[:last]
+			return
+		}
+	}
+}
+
+// fanOut relays a message of the shared GET stream to every lifecycle on
+// it, each taking the list changes it subscribed to. A request is
+// answered once, with an error, as a lifecycle without a session id
+// answers it (no one client is the one asked).
+func (h *handler) fanOut(g *getStream, m *message) {
+	switch {
+	case m.method == nil:
+		// a response replayed on a resumed stream: no request waits here
+	case m.id != nil:
+		g.l.relayRequest(m.id, m.method[1:len(m.method)-1], m.params)
+	default:
+		for _, l := range h.nullLs {
+			l.onMessage(m)
+		}
 	}
 }
 
@@ -694,6 +746,7 @@ func (l *lifecycle) teardown() {
 		l.get = nil
 	}
 	if l.null {
+		l.leaveNullGet()
 		return
 	}
 	l.unregister()
@@ -733,6 +786,10 @@ type getStream struct {
 	// a GET.
 	listen bool
 	subs   uint16
+	// shared: the worker's session's GET stream, which the lifecycles
+	// without a session id share (joinNullGet); l is the one that opened
+	// it, whose handler and upstream they all have.
+	shared bool
 }
 
 func (l *lifecycle) openGet() {
@@ -888,6 +945,14 @@ func (g *getStream) onResponse(c *call, status int) {
 		}
 		return
 	}
+	if status == 409 {
+		// Another GET stream of the session is still held upstream (one
+		// just closed, not yet released): asked again after a backoff.
+		g.c = nil
+		c.abort()
+		g.retry()
+		return
+	}
 	if status != 200 || !sse {
 		// 405: the upstream has no GET stream, which is fine; 404 or 400:
 		// the session is gone, and the next request re-initializes.
@@ -936,6 +1001,10 @@ func (g *getStream) onBody(c *call, p []byte) {
 		g.attempts = 0
 		if g.listen && string(m.method) == `"notifications/subscriptions/acknowledged"` {
 			continue // the listen is open: nothing to relay
+		}
+		if g.shared {
+			h.fanOut(g, &m)
+			continue
 		}
 		g.l.onMessage(&m)
 	}

@@ -589,6 +589,10 @@ func (x *exchange) finish(isError bool) {
 		}
 	} else if isStateless {
 		start = h.splice2026(b, start, end, false, p.state&cacheable != 0)
+	} else if typ := h.body.Member(jsonrpc.MemberResultType).Bytes(res); p.state&cacheable != 0 || typ != nil && jsonrpc.KeyIs(typ, "complete") {
+		// A 2026-07-28 application's result toward a 2025-era client
+		// (a list's may have lost its resultType to the proxy's merge).
+		start = h.strip2026(b, start, end)
 	}
 	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
@@ -711,6 +715,91 @@ func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool) int
 		ins = append(ins, ',')
 	}
 	return insertAt(b, start, i+1, ins)
+}
+
+// strip2026 removes, in place, what a 2026-07-28 result carries that a
+// 2025-era client has no use for: resultType, ttlMs, cacheScope and
+// _meta's io.modelcontextprotocol/serverInfo (with the _meta, when nothing
+// else is in it). The result, b[start:end], is a valid object; what is
+// left of it is moved to end at end, and the new start returned. A result
+// with none of them is left as it is. Only a result with resultType, or
+// of a list or read, comes here, so a 2025 application's tools/call
+// results cost nothing.
+func (h *server) strip2026(b []byte, start, end int) int {
+	i := jsonrpc.SkipSpace(b[:end], start)
+	if i >= end || b[i] != '{' {
+		return start
+	}
+	res := b[i:end]
+	if !has2026Members(res) {
+		return start
+	}
+	out := append(h.aux[:0], '{')
+	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
+		switch {
+		case jsonrpc.KeyIs(f.Key, "resultType"), jsonrpc.KeyIs(f.Key, "ttlMs"), jsonrpc.KeyIs(f.Key, "cacheScope"):
+			continue
+		case jsonrpc.KeyIs(f.Key, "_meta") && isObject(f.Value):
+			mark := len(out)
+			out = appendMemberSep(out)
+			out = append(out, f.Key...)
+			out = append(out, ":{"...)
+			kept := 0
+			for g, k, ok := jsonrpc.NextField(f.Value, 0); ok; g, k, ok = jsonrpc.NextField(f.Value, k) {
+				if jsonrpc.KeyIs(g.Key, "io.modelcontextprotocol/serverInfo") {
+					continue
+				}
+				if kept > 0 {
+					out = append(out, ',')
+				}
+				kept++
+				out = append(out, g.Key...)
+				out = append(out, ':')
+				out = append(out, g.Value...)
+			}
+			if kept == 0 {
+				out = out[:mark]
+				continue
+			}
+			out = append(out, '}')
+			continue
+		}
+		out = appendMemberSep(out)
+		out = append(out, f.Key...)
+		out = append(out, ':')
+		out = append(out, f.Value...)
+	}
+	out = append(out, '}')
+	h.aux = out
+	if len(out) > end-start {
+		return start // cannot happen: only members go
+	}
+	start = end - len(out)
+	copy(b[start:end], out)
+	return start
+}
+
+// has2026Members reports whether res, a result object, has a member
+// strip2026 removes.
+func has2026Members(res []byte) bool {
+	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
+		switch {
+		case jsonrpc.KeyIs(f.Key, "resultType"), jsonrpc.KeyIs(f.Key, "ttlMs"), jsonrpc.KeyIs(f.Key, "cacheScope"):
+			return true
+		case jsonrpc.KeyIs(f.Key, "_meta") && isObject(f.Value) && jsonrpc.Lookup(f.Value, "io.modelcontextprotocol/serverInfo") != nil:
+			return true
+		}
+	}
+	return false
+}
+
+// appendMemberSep appends the comma before an object's next member, when
+// dst, an object's text so far, has a member already.
+func appendMemberSep(dst []byte) []byte {
+	if dst[len(dst)-1] != '{' {
+		dst = append(dst, ',')
+	}
+	return dst
 }
 
 // appendSep appends the comma between members, when dst has one already.

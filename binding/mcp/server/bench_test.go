@@ -476,6 +476,26 @@ func TestStatelessToolsCallAllocs(t *testing.T) {
 	require.Zero(t, allocs, "allocations per stateless tools/call")
 }
 
+// TestStripped2026Allocs: a 2026-07-28 application's result toward a
+// 2025-era session loses its resultType, ttlMs, cacheScope and _meta's
+// serverInfo, at no allocation.
+func TestStripped2026Allocs(t *testing.T) {
+	h := sessionHarness(t)
+	res := []byte(`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"},"x":1},"content":[{"type":"text","text":"Echo: hi"}]}`)
+	h.app.results = make([][]byte, 256)
+	for i := range h.app.results {
+		h.app.results[i] = res
+	}
+	h.request(t)
+	require.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"_meta":{"x":1},"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	h.req.parse = false
+	allocs := testing.AllocsPerRun(200, func() { h.request(t) })
+	require.Zero(t, allocs, "allocations per stripped tools/call")
+	h.req.parse = true
+	h.request(t)
+	require.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"_meta":{"x":1},"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+}
+
 // TestEventStreamAllocs pins a tools/call whose response turns into an
 // event stream at zero allocations once the session's replay ring has
 // filled: the priming event, a notification and the result, each with an

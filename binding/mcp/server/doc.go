@@ -169,7 +169,9 @@
 //     sampling/createMessage, roots/list) is sent to the client as a
 //     request of the server's ("s2c-<n>", as above) on the call's
 //     response, an event stream from then on; a URL-mode elicitation
-//     without an elicitationId gets a random one. The whole round is
+//     without an elicitationId gets a random one, and each request's
+//     _meta.progressToken is its own id (replacing one the upstream
+//     wrote), as the TypeScript SDK's legs carry one. The whole round is
 //     checked against the client's capabilities first: one it lacks sends
 //     nothing and ends the call, except a URL-mode elicitation toward a
 //     client that does not take that mode, which ends it the 2025-era
@@ -189,7 +191,9 @@
 // options.inputRequired bounds it: maxRounds (default 8) input_required
 // results per call, and roundTimeout (default PT600S) for each request
 // the shim sends the client, after which the client gets
-// notifications/cancelled for it. Past the cap, on a timeout, on a
+// notifications/cancelled for it; the client's notifications/progress
+// naming the request's progressToken restarts its roundTimeout (seed
+// 004's resetTimeoutOnProgress). Past the cap, on a timeout, on a
 // capability the client lacks, or when the client answers with an error,
 // the call ends: a tools/call with a tool result {"content":[{"type":
 // "text","text":<why>}],"isError":true}, prompts/get and resources/read
@@ -217,9 +221,7 @@
 // ends, for the retry; the result's resultType is found by the scan that
 // validates the result, so a complete result costs nothing more. A call
 // whose body streamed (larger than a slot) is not retried: its
-// input_required result passes as it came. Sluice's shim does not reset
-// a request's timeout on the client's progress (seed 004's
-// resetTimeoutOnProgress), since its requests carry no progressToken.
+// input_required result passes as it came.
 //
 // # URL-mode elicitation (elicit.go)
 //
@@ -292,6 +294,14 @@
 // -32021 or -32022 is 400, and an application's -32002 "Resource not
 // found" (the code up to 2025-11-25) reaches the client as -32602
 // (SEP-2164), so one application serves both eras.
+//
+// The other way, a 2026-07-28 application's result toward a 2025-era
+// client (a session) loses those members: resultType, ttlMs, cacheScope
+// and _meta's serverInfo (the _meta with it when nothing else is in it).
+// Only a complete result (an input_required one is the shim's) and the
+// results of the lists and of resources/read are looked at, so a 2025
+// application's tools/call results pass without a scan; a result with
+// none of them, and one too large for a slot, pass as they are.
 //
 // Custom parameter headers (SEP-2243): the server learns, per binding
 // (shared by its workers, up to mcp.MaxParamTools tools), the

@@ -101,6 +101,30 @@ func TestSplice2026(t *testing.T) {
 	}
 }
 
+func TestStrip2026(t *testing.T) {
+	h := &server{}
+	for _, tt := range []struct{ in, want string }{
+		{`{"resultType":"complete"}`, `{}`},
+		{` {"resultType":"complete","content":[]} `, `{"content":[]}`},
+		{`{"content":[],"resultType":"complete","isError":false}`, `{"content":[],"isError":false}`},
+		{`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}},"ttlMs":0,"cacheScope":"public","tools":[]}`, `{"tools":[]}`},
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{},"io.modelcontextprotocol/related-task":{"taskId":"t"},"x":1},"resultType":"complete"}`,
+			`{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"},"x":1}}`},
+		{`{ "content" : [ 1, 2 ] , "resultType" : "complete" , "structuredContent" : { "a" : "resultType" } }`,
+			`{"content":[ 1, 2 ],"structuredContent":{ "a" : "resultType" }}`},
+		{`{"resultType":"complete","_meta":"odd"}`, `{"_meta":"odd"}`},
+		// nothing to strip: left as it is, spacing included
+		{` { "tools" : [ ] , "_meta" : { "x" : 1 } } `, ` { "tools" : [ ] , "_meta" : { "x" : 1 } } `},
+	} {
+		b := make([]byte, 2048)
+		start := 1024
+		end := start + copy(b[start:], tt.in)
+		start = h.strip2026(b, start, end)
+		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
+		assert.True(t, json.Valid(b[start:end]))
+	}
+}
+
 func TestOriginAllowed(t *testing.T) {
 	h := &server{s: &settings{origins: [][]byte{[]byte("https://app.example")}}}
 	for _, tt := range []struct {

@@ -56,7 +56,7 @@ type postState uint8
 
 const (
 	streamBody   postState = 1 << iota // the body outgrew its slot and streams through it
-	cacheable                          // a 2026-07-28 list or read, whose result carries ttlMs and cacheScope (SEP-2549)
+	cacheable                          // a list or read, whose 2026-07-28 result carries ttlMs and cacheScope (SEP-2549)
 	cancellable                        // in the session's requests, for notifications/cancelled
 	badMcpName                         // the Mcp-Name header did not decode
 	hasClients                         // its response carried client requests (s2c.go)
@@ -388,8 +388,11 @@ func (p *post) dispatch(m *message, request bool) {
 			p.clientResponse(m)
 			return
 		}
-		if string(method) == "notifications/cancelled" {
+		switch string(method) {
+		case "notifications/cancelled":
 			p.cancel(m.params)
+		case "notifications/progress":
+			p.legProgress(m.params)
 		}
 		// MCP.md §1.1 rule 3: notifications and responses get 202.
 		p.respondEmpty(202)
@@ -482,9 +485,7 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 	switch mi.Kind {
 	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList, mcp.McpBeginExKindResourcesList,
 		mcp.McpBeginExKindResourcesTemplatesList, mcp.McpBeginExKindResourcesRead:
-		if isStateless {
-			p.state |= cacheable
-		}
+		p.state |= cacheable
 	}
 	if isStateless && !streamed && shimmableKind(mi.Kind) {
 		p.state |= roundCounted

@@ -248,13 +248,10 @@ func (p *post) shimAsk() {
 		msg = r.appendID(msg)
 		msg = append(msg, `,"method":"`...)
 		msg = append(msg, leg.method...)
-		msg = append(msg, '"')
-		if params != nil && string(params) != "null" {
-			msg = append(msg, `,"params":`...)
-			at := len(msg)
-			msg = appendLegParams(msg, kind, params)
-			blankNewlines(msg[at:])
-		}
+		msg = append(msg, `","params":`...)
+		at := len(msg)
+		msg = appendLegParams(msg, kind, params, r)
+		blankNewlines(msg[at:])
 		msg = append(msg, '}')
 		h.clientMsg = msg
 		h.toClient(r, msg)
@@ -270,39 +267,99 @@ func (p *post) shimAsk() {
 // elicitation's params ({"elicitations":[{"mode":"url",…}]}, with an
 // elicitationId made for it when it has none), nil for any other request.
 func urlRequiredData(kind clientKind, params []byte) []byte {
-	if kind != clientElicitation {
-		return nil
-	}
-	if mode, ok := field(params, "mode"); !ok || !jsonrpc.KeyIs(mode, "url") {
+	if !isURLMode(kind, params) {
 		return nil
 	}
 	data := append([]byte(nil), `{"elicitations":[`...)
-	data = appendLegParams(data, kind, params)
+	data = appendLegParams(data, kind, params, nil)
 	return append(data, "]}"...)
 }
 
-// appendLegParams appends an input request's params, giving a URL-mode
-// elicitation the elicitationId the 2025-11-25 wire requires when the
-// upstream gave none.
-func appendLegParams(dst []byte, kind clientKind, params []byte) []byte {
+// isURLMode reports whether a request of kind with params is a URL-mode
+// elicitation.
+func isURLMode(kind clientKind, params []byte) bool {
 	if kind != clientElicitation {
-		return append(dst, params...)
+		return false
 	}
-	if mode, ok := field(params, "mode"); !ok || !jsonrpc.KeyIs(mode, "url") {
-		return append(dst, params...)
+	mode, ok := field(params, "mode")
+	return ok && jsonrpc.KeyIs(mode, "url")
+}
+
+// appendLegParams appends an input request's params (nil or null: none),
+// giving a URL-mode elicitation the elicitationId the 2025-11-25 wire
+// requires when the upstream gave none. For a leg r (nil: the params go in
+// an error's data, not in a request) _meta.progressToken is r's own id,
+// replacing any the upstream wrote, so that the client's progress on the
+// leg names it (seed 004: progress from the client resets the leg's
+// timeout).
+func appendLegParams(dst []byte, kind clientKind, params []byte, r *clientRequest) []byte {
+	if string(params) == "null" {
+		params = nil
 	}
-	if _, ok := field(params, "elicitationId"); ok {
-		return append(dst, params...)
+	dst = append(dst, '{')
+	n := 0
+	if isURLMode(kind, params) {
+		if _, ok := field(params, "elicitationId"); !ok {
+			var id [16]byte
+			rand.Read(id[:])
+			dst = append(dst, `"elicitationId":"`...)
+			dst = hex.AppendEncode(dst, id[:])
+			dst = append(dst, '"')
+			n++
+		}
 	}
-	var id [16]byte
-	rand.Read(id[:])
-	dst = append(dst, `{"elicitationId":"`...)
-	dst = hex.AppendEncode(dst, id[:])
-	dst = append(dst, '"')
-	if j := jsonrpc.SkipSpace(params, 1); j < len(params) && params[j] != '}' {
-		dst = append(dst, ',')
+	for f, j, ok := jsonrpc.NextField(params, 0); ok; f, j, ok = jsonrpc.NextField(params, j) {
+		if r != nil && jsonrpc.KeyIs(f.Key, "_meta") {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(dst, f.Key...)
+		dst = append(dst, ':')
+		dst = append(dst, f.Value...)
 	}
-	return append(dst, params[1:]...)
+	if r != nil {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"_meta":{"progressToken":`...)
+		dst = r.appendID(dst)
+		if meta, ok := field(params, "_meta"); ok && isObject(meta) {
+			for f, j, ok := jsonrpc.NextField(meta, 0); ok; f, j, ok = jsonrpc.NextField(meta, j) {
+				if jsonrpc.KeyIs(f.Key, "progressToken") {
+					continue
+				}
+				dst = append(dst, ',')
+				dst = append(dst, f.Key...)
+				dst = append(dst, ':')
+				dst = append(dst, f.Value...)
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// legProgress handles the client's notifications/progress: progress on a
+// request of the shim (its progressToken is the request's id) restarts
+// that request's inputRequired.roundTimeout, as seed 004's legs reset
+// their timeout on progress. Progress naming anything else is ignored.
+func (p *post) legProgress(params []byte) {
+	tok, ok := field(params, "progressToken")
+	if !ok {
+		return
+	}
+	r := p.sess.clients.find(tok)
+	if r == nil || r.sh == nil {
+		return
+	}
+	h := p.h
+	if r.timerID != 0 {
+		h.w.Cancel(r.timerID)
+	}
+	r.timerID = h.w.TimerAt(h.w.Now().Add(h.s.roundTimeout), r.timerFn)
 }
 
 // shimAnswer takes the client's answer to leg i of the round: its result,

@@ -76,8 +76,8 @@ func TestShimOneRound(t *testing.T) {
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "200", string(h.req.status))
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
-		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object"}}}`)+
-		sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"done"}],"resultType":"complete"}}`),
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object"},"_meta":{"progressToken":"s2c-1"}}}`)+
+		sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"done"}]}}`),
 		string(h.req.response))
 	assert.Equal(t, []string{
 		`{"name":"echo","arguments":{"message":"hi"}}`,
@@ -124,10 +124,10 @@ func TestShimTwoRoundsAllKinds(t *testing.T) {
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-4","result":{"action":"cancel"}}`)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
-		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object"}}}`)+
-		sse(2, `{"jsonrpc":"2.0","id":"s2c-2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}`)+
-		sse(3, `{"jsonrpc":"2.0","id":"s2c-3","method":"roots/list"}`)+
-		sse(4, `{"jsonrpc":"2.0","id":"s2c-4","method":"elicitation/create","params":{"message":"Really?"}}`)+
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object"},"_meta":{"progressToken":"s2c-1"}}}`)+
+		sse(2, `{"jsonrpc":"2.0","id":"s2c-2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,"_meta":{"progressToken":"s2c-2"}}}`)+
+		sse(3, `{"jsonrpc":"2.0","id":"s2c-3","method":"roots/list","params":{"_meta":{"progressToken":"s2c-3"}}}`)+
+		sse(4, `{"jsonrpc":"2.0","id":"s2c-4","method":"elicitation/create","params":{"message":"Really?","_meta":{"progressToken":"s2c-4"}}}`)+
 		sse(5, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"ok"}]}}`),
 		string(h.req.response))
 	assert.Equal(t, []string{
@@ -220,12 +220,42 @@ func TestShimLegTimeout(t *testing.T) {
 	clock.Tick(t, h.e, time.Second)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the resources/read's response")
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
-		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list"}`)+
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list","params":{"_meta":{"progressToken":"s2c-1"}}}`)+
 		sse(2, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"timeout"}}`)+
 		sse(3, `{"jsonrpc":"2.0","id":42,"error":{"code":-32001,"message":"Request timed out: the client did not answer roots/list within inputRequired.roundTimeout"}}`),
 		string(h.req.response))
 	assert.Len(t, calls(t, h), 1, "no retry")
 	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "roots.timeout"))
+}
+
+// TestShimLegProgress: a request of the shim carries its own id as
+// _meta.progressToken (replacing one the upstream wrote, keeping the rest
+// of its _meta), and the client's notifications/progress on that token
+// restarts the request's inputRequired.roundTimeout; progress on any
+// other token does not.
+func TestShimLegProgress(t *testing.T) {
+	clock := enginetest.NewClock()
+	h := newHarnessWith(t, "\ninputRequired: {roundTimeout: PT30S}", clock)
+	initSession(t, h, `{"roots":{}}`)
+	h.app.calls = []string{}
+	h.app.results = [][]byte{[]byte(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list","params":{"_meta":{"progressToken":7,"x":1}}}}}`)}
+	startCall(t, h, `{"jsonrpc":"2.0","id":42,"method":"resources/read","params":{"uri":"file:///a"}}`, `"s2c-1"`)
+	clock.Tick(t, h.e, 20*time.Second)
+	// notifications get 202, as answers do
+	answer(t, h, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"s2c-1","progress":1}}`)
+	clock.Tick(t, h.e, 29*time.Second)
+	enginetest.Settle(t, h.e)
+	assert.NotContains(t, string(h.req.response), "notifications/cancelled", "the progress restarted the timeout")
+	answer(t, h, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"s2c-9","progress":2}}`)
+	answer(t, h, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":2}}`)
+	clock.Tick(t, h.e, time.Second)
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the resources/read's response")
+	assert.Equal(t, "id: 42:0\ndata: \n\n"+
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list","params":{"_meta":{"progressToken":"s2c-1","x":1}}}`)+
+		sse(2, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"timeout"}}`)+
+		sse(3, `{"jsonrpc":"2.0","id":42,"error":{"code":-32001,"message":"Request timed out: the client did not answer roots/list within inputRequired.roundTimeout"}}`),
+		string(h.req.response))
+	assert.Len(t, calls(t, h), 1, "no retry")
 }
 
 // TestShimClientError: a client that answers a request of the shim with
@@ -239,8 +269,8 @@ func TestShimClientError(t *testing.T) {
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","error":{"code":-32601,"message":"no roots here"}}`)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
-		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list"}`)+
-		sse(2, `{"jsonrpc":"2.0","id":"s2c-2","method":"elicitation/create","params":{"message":"?"}}`)+
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list","params":{"_meta":{"progressToken":"s2c-1"}}}`)+
+		sse(2, `{"jsonrpc":"2.0","id":"s2c-2","method":"elicitation/create","params":{"message":"?","_meta":{"progressToken":"s2c-2"}}}`)+
 		sse(3, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-2","reason":"The request that asked it ended"}}`)+
 		sse(4, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"The client answered roots/list with an error: no roots here"}],"isError":true}}`),
 		string(h.req.response))
@@ -262,8 +292,8 @@ func TestShimURLElicitation(t *testing.T) {
 	}
 	startCall(t, h, benchBody, `"s2c-2"`)
 	got := string(h.req.response)
-	assert.Regexp(t, regexp.MustCompile(`"id":"s2c-1","method":"elicitation/create","params":\{"elicitationId":"[0-9a-f]{32}","mode":"url","url":"https://x.example/a","message":"A"\}`), got)
-	assert.Contains(t, got, `"id":"s2c-2","method":"elicitation/create","params":{"mode":"url","elicitationId":"given","url":"https://x.example/b","message":"B"}}`)
+	assert.Regexp(t, regexp.MustCompile(`"id":"s2c-1","method":"elicitation/create","params":\{"elicitationId":"[0-9a-f]{32}","mode":"url","url":"https://x.example/a","message":"A","_meta":\{"progressToken":"s2c-1"\}\}`), got)
+	assert.Contains(t, got, `"id":"s2c-2","method":"elicitation/create","params":{"mode":"url","elicitationId":"given","url":"https://x.example/b","message":"B","_meta":{"progressToken":"s2c-2"}}}`)
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`)
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-2","result":{"action":"decline"}}`)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
@@ -321,7 +351,7 @@ func TestShimCancelled(t *testing.T) {
 	answer(t, h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}`)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
-		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"?"}}`)+
+		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"?","_meta":{"progressToken":"s2c-1"}}}`)+
 		sse(2, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"The request that asked it ended"}}`),
 		string(h.req.response))
 	late := h.second()
@@ -334,15 +364,16 @@ func TestShimCancelled(t *testing.T) {
 	assert.Len(t, calls(t, h), 1)
 }
 
-// TestShimCompleteUntouched: a complete result and a 2026-07-28 request's
-// input_required pass as they are.
+// TestShimCompleteUntouched: a complete result reaches a 2025-era
+// session without its 2026-07-28 resultType, and a 2026-07-28 request's
+// input_required passes as it is.
 func TestShimCompleteUntouched(t *testing.T) {
 	h := newHarness(t)
 	initSession(t, h, `{"elicitation":{}}`)
 	h.app.results = [][]byte{[]byte(`{"content":[],"resultType":"complete"}`)}
 	h.req.set(t, benchHeaders, benchBody)
 	h.request(t)
-	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[],"resultType":"complete"}}`, string(h.req.response))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[]}}`, string(h.req.response))
 
 	ir := `{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"message":"?"}}},"requestState":"s"}`
 	h.app.results = [][]byte{[]byte(ir)}
