@@ -13,7 +13,8 @@ import (
 // compiles them. prefix is the proxy's; server and timeout the client's;
 // versions and inputRequired the server's and the client's (the server's
 // legacy shim takes maxRounds and roundTimeout, the client's reverse
-// bridge key, roundTimeout and maxPending); the rest the server's.
+// bridge key or store, roundTimeout and maxPending); the rest the
+// server's.
 //
 // authorization (server, client, and the proxy's cache), elicitation
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
@@ -91,6 +92,7 @@ var optionsSchema = json.RawMessage(`{
         "maxRounds": {"type": "integer", "minimum": 1, "maximum": 64},
         "roundTimeout": {"type": "string"},
         "key": {"type": "string"},
+        "store": {"type": "string"},
         "maxPending": {"type": "integer", "minimum": 1}
       }
     },
@@ -263,7 +265,7 @@ var kindSchemas = map[string]json.RawMessage{
       "properties": {
         "cache": false,
         "tools": false,
-        "inputRequired": {"properties": {"key": false, "maxPending": false}},
+        "inputRequired": {"properties": {"key": false, "store": false, "maxPending": false}},
         "authorization": {
           "additionalProperties": {
             "properties": {"credentials": {"pattern": "\\{credentials\\}"}}

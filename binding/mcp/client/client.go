@@ -3,6 +3,7 @@ package client
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"github.com/sluicehq/sluice/binding"
 	"net/url"
@@ -49,7 +50,11 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if s.exitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
 	}
-	return &instance{s: s, sh: &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}, params: mcp.NewParamTable()}}, nil
+	sh := &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}, params: mcp.NewParamTable()}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	sh.instanceID = binary.BigEndian.Uint64(id[:])
+	return &instance{s: s, sh: sh}, nil
 }
 
 // exit returns the id of the binding the client's requests go out
@@ -84,6 +89,14 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		return nil, err
 	}
 	h := attach(w, cfg, in)
+	if name := in.s.keyStore; name != "" {
+		st, ok := w.Store(name)
+		if !ok {
+			return nil, fmt.Errorf("%s: mcp %s: options.inputRequired.store names store %q, which is not configured", in.s.keyWhere, cfg.Name, name)
+		}
+		h.keys.store = st
+		h.adoptKey()
+	}
 	if name := in.s.guardName; name != "" {
 		g, ok := w.Guard(name)
 		if !ok {
@@ -120,6 +133,7 @@ type options struct {
 	// for 2026-07-28 clients of a 2025 upstream (reverse.go).
 	InputRequired *struct {
 		Key          string `yaml:"key"`
+		Store        string `yaml:"store"`
 		RoundTimeout string `yaml:"roundTimeout"`
 		MaxPending   *int   `yaml:"maxPending"`
 	} `yaml:"inputRequired"`
@@ -154,9 +168,14 @@ type settings struct {
 	correlationIDs   mcp.IDs // mcp.elicit.correlation.id
 
 	// The input_required rounds of reverse.go: the key of the states
-	// issued, how long a round waits for the client's retry, and how many
-	// calls a worker holds open for one.
+	// issued (with keyStore, the key until the store's arrives, and the
+	// fallback while the store cannot be reached), how long a round waits
+	// for the client's retry, and how many calls a worker holds open for
+	// one.
 	states       stateCodec
+	keyStore     string // options.inputRequired.store; "": none
+	keyWhere     string // where it is named, for errors
+	keyName      string // the store key the shared key lives under
 	roundTimeout time.Duration
 	maxPending   int
 }
@@ -248,7 +267,7 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 			s.legacy = name
 		}
 	}
-	if err := s.inputRequired(cfg.Name, &o); err != nil {
+	if err := s.inputRequired(cfg, &o); err != nil {
 		return nil, err
 	}
 	if o.Timeout != "" {
@@ -262,10 +281,20 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 }
 
 // inputRequired compiles options.inputRequired: a key from the config
-// (base64, at least 32 bytes) or a random one for this process.
-func (s *settings) inputRequired(name string, o *options) error {
+// (base64, at least 32 bytes), one shared through a store, or a random
+// one for this process.
+func (s *settings) inputRequired(cfg *engine.BindingConfig, o *options) error {
+	name := cfg.Name
 	s.roundTimeout, s.maxPending = defaultRoundTimeout, defaultMaxPending
 	ir := o.InputRequired
+	if ir != nil && ir.Store != "" {
+		s.keyStore = ir.Store
+		s.keyWhere = optionWhere(cfg, "inputRequired", "store")
+		s.keyName = name + ".inputRequired.key"
+		if ir.Key != "" {
+			return fmt.Errorf("%s: mcp %s: options.inputRequired takes key or store, not both: the states' key has one source", s.keyWhere, name)
+		}
+	}
 	if ir == nil || ir.Key == "" {
 		s.states.key = make([]byte, 32)
 		_, _ = rand.Read(s.states.key) // crypto/rand.Read does not fail
@@ -316,6 +345,10 @@ type shared struct {
 	// rounds, by handle (reverse.go), under mu.
 	pending map[uint64]*pending
 	handles atomic.Uint64
+	// instanceID names this engine's instance of the binding in the
+	// states it issues: a pending call lives in the instance that issued
+	// its state (see keys.go).
+	instanceID uint64
 
 	// elicitations and correlations count the ids handed out for
 	// elicitations the guard asked for.
@@ -377,6 +410,9 @@ type handler struct {
 	nullLs  []*lifecycle
 	// npending counts the pending calls this worker holds (reverse.go).
 	npending atomic.Int32
+	// keys is the worker's requestState key from options.inputRequired.store
+	// (keys.go).
+	keys keyState
 }
 
 // attach makes the handler of the provisioned client in for worker w.
@@ -393,8 +429,9 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *handler 
 	return h
 }
 
-// Detach stops the worker's sweep timer.
+// Detach stops the worker's sweep timer and its key timers.
 func (h *handler) Detach() {
+	h.keys.stop(h)
 	if h.sweepTimer != 0 {
 		h.w.Cancel(h.sweepTimer)
 		h.sweepTimer = 0

@@ -562,6 +562,10 @@ func TestOptions(t *testing.T) {
 		{"bad key", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        key: \"not base64!\"\n", "options.inputRequired.key"},
 		{"bad round timeout", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        roundTimeout: later\n", "options.inputRequired.roundTimeout"},
 		{"no pending", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        maxPending: 0\n", "maxPending"},
+		{"key and store", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        key: " + strings.Repeat("QUFB", 11) + "\n        store: keys0\n",
+			"c.yaml:10: bindings.client0.options.inputRequired.store: mcp client0: options.inputRequired takes key or store, not both"},
+		{"unknown store", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        store: nope\n",
+			`c.yaml:9: bindings.client0.options.inputRequired.store: mcp client0: options.inputRequired.store names store "nope", which is not configured`},
 		{"server's round cap", "      server: http://127.0.0.1:1/mcp\n      inputRequired:\n        maxRounds: 3\n", "maxRounds"},
 		// No TLS yet: an https upstream is refused, not spoken to in
 		// cleartext.

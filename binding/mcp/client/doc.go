@@ -15,6 +15,7 @@
 //	      timeout: PT60S                      # per request, the default
 //	      inputRequired:                      # see "Input required rounds"
 //	        key: <base64, 32 bytes or more>   # default: random per process
+//	        store: <store>                    # or: a key shared through a store
 //	        roundTimeout: PT600S              # the default
 //	        maxPending: 1024                  # per worker, the default
 //
@@ -342,22 +343,45 @@
 //     byte-exact, in a new call.
 //
 // The requestState is base64url of: a version byte, the kind (pending,
-// -32042 replay, wrapped upstream state), the handle, the upstream call's
-// JSON-RPC id, the round, the expiry (Unix ms), a wrapped state, and an
-// HMAC-SHA256 over all of these and the principal. The principal is the
-// identity options.authorization's guard gives the request's
-// authorization, else none: the state is then bound to the call, its
-// round and its expiry only. The key is options.inputRequired.key
-// (base64, at least 32 bytes), else a random one drawn when the
-// configuration loads. Several instances serving one endpoint must share
-// the key, and would need the pending calls too: they live in the memory
-// of the instance that holds the upstream call (Sluice has no shared
-// store for them yet), so a retry must reach that instance. A pending
-// state is good for one retry: the entry's round moves on when a retry
-// attaches. A state that does not verify (forged, altered, cut, issued to
-// another principal or with another key), has expired, was used already
-// or names no pending call gets the error {"code":-32602,"message":
-// "Invalid requestState","data":{"reason":…}} and nothing goes upstream.
+// -32042 replay, wrapped upstream state), the issuing instance's id (8
+// random bytes drawn when the configuration loads), the handle, the
+// upstream call's JSON-RPC id, the round, the expiry (Unix ms), a wrapped
+// state, and an HMAC-SHA256 over all of these and the principal. The
+// principal is the identity options.authorization's guard gives the
+// request's authorization, else none: the state is then bound to the
+// call, its round and its expiry only. The key is
+// options.inputRequired.key (base64, at least 32 bytes), or the one
+// shared through options.inputRequired.store (the name of a configured
+// store; key and store together are refused), else a random one drawn
+// when the configuration loads.
+//
+// With a store, each worker, when it attaches, puts 32 random bytes
+// under "<binding>.inputRequired.key" unless a value is there
+// (PutIfAbsent) and uses the value that won, so every worker of every
+// instance on the store issues and verifies with one key. Until the
+// store answers, the worker holds the requests that may carry or earn a
+// state (a tools/call, prompts/get or resources/read without a session
+// id; at most 1024, past which they get -32603 "Server busy"), without
+// blocking; the others go on. A store that fails, holds a value shorter
+// than 32 bytes, or does not answer within 5 s leaves the worker on the
+// process's random key, with a logged warning: its states then verify
+// only on this instance. The worker asks the store again every 30 s and
+// adopts its key when it answers; the states issued meanwhile still
+// verify, with the process key.
+//
+// A replayed -32042 or a wrapped upstream state goes upstream as a new
+// call and so continues on any instance that shares the key. A pending
+// state continues an upstream call held open in the memory of the
+// instance that issued it (Sluice does not share pending calls): another
+// instance refuses it with the reason "issued by another instance of the
+// gateway, which holds the upstream call it continues: send the retry to
+// that instance", so several instances need session affinity for these
+// retries. A pending state is good for one retry: the entry's round moves
+// on when a retry attaches. A state that does not verify (forged,
+// altered, cut, issued to another principal or with another key), has
+// expired, was used already or names no pending call gets the error
+// {"code":-32602,"message":"Invalid requestState","data":{"reason":…}}
+// and nothing goes upstream.
 // A -32042 replay state is not single use: the client could repeat the
 // call without it anyway.
 //

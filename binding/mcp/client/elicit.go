@@ -146,7 +146,7 @@ func (x *exchange) onFlush(ext []byte) {
 			x.deadline = h.w.Now().Add(h.s.timeout)
 		}
 		if x.state&xParamsDone != 0 && x.state&xOver == 0 {
-			x.proceed()
+			x.start()
 		}
 	case mcp.McpFlushExKindElicitResponse:
 		if r := f.ElicitResponse(); r.Action() != mcp.McpElicitActionAccept {

@@ -269,8 +269,8 @@ func (x *exchange) paramsComplete() {
 		x.fail(-32602, "Invalid params: not a JSON object")
 		return
 	}
-	if x.state&xOver == 0 && x.auth == authNone && !x.resumeEarly() {
-		x.proceed()
+	if x.state&xOver == 0 && x.auth == authNone {
+		x.start()
 	}
 }
 

@@ -308,7 +308,7 @@ func (x *exchange) endRound() {
 	p.round++
 	p.attached = nil
 	p.deadline = now.Add(h.s.roundTimeout)
-	st := reqState{kind: statePending, handle: p.handle, callID: p.callID, round: p.round, expiry: p.deadline.UnixMilli()}
+	st := reqState{kind: statePending, instance: h.sh.instanceID, handle: p.handle, callID: p.callID, round: p.round, expiry: p.deadline.UnixMilli()}
 	b := append(x.answer[:0], `{"resultType":"input_required","inputRequests":{`...)
 	for i, a := range p.asked {
 		if i > 0 {
@@ -325,7 +325,7 @@ func (x *exchange) endRound() {
 	}
 	p.mu.Unlock()
 	b = append(b, `},"requestState":"`...)
-	b = h.s.states.encode(b, &st, []byte(p.principal))
+	b = h.issuer().encode(b, &st, []byte(p.principal))
 	b = append(b, `"}`...)
 	x.pend = nil
 	x.answer = b
@@ -459,7 +459,7 @@ func (x *exchange) resumeRound() bool {
 		return true
 	}
 	enc := unquote(nil, rs)
-	st, err := h.s.states.decode(enc, x.principal(), h.w.Now())
+	st, err := h.decodeState(enc, x.principal(), h.w.Now())
 	if err != nil {
 		x.refuseState(err.Error())
 		return true
@@ -472,6 +472,10 @@ func (x *exchange) resumeRound() bool {
 		b := stripMembers(nil, x.params, "requestState")
 		x.params = appendMember(b, "requestState", jsonrpc.AppendString(nil, st.inner))
 		return false
+	}
+	if st.instance != h.sh.instanceID {
+		x.refuseState(errStateElsewhere.Error())
+		return true
 	}
 	h.sh.mu.Lock()
 	p := h.sh.pending[st.handle]
@@ -581,7 +585,7 @@ func appendMember(obj []byte, name string, value []byte) []byte {
 func (x *exchange) bridgeResult(result, errObj []byte) bool {
 	h := x.h
 	now := h.w.Now()
-	st := reqState{callID: x.id, expiry: now.Add(h.s.roundTimeout).UnixMilli()}
+	st := reqState{instance: h.sh.instanceID, callID: x.id, expiry: now.Add(h.s.roundTimeout).UnixMilli()}
 	if errObj != nil {
 		if code := jsonrpc.Lookup(errObj, "code"); string(code) != "-32042" {
 			return false
@@ -619,7 +623,7 @@ func (x *exchange) bridgeResult(result, errObj []byte) bool {
 		}
 		st.kind = stateReplay
 		b = append(b, `},"requestState":"`...)
-		b = h.s.states.encode(b, &st, x.principal())
+		b = h.issuer().encode(b, &st, x.principal())
 		x.answer = append(b, `"}`...)
 		x.answered(false)
 		return true
@@ -647,7 +651,7 @@ func (x *exchange) bridgeResult(result, errObj []byte) bool {
 		if len(st.inner) > maxInnerState {
 			return false
 		}
-		enc := h.s.states.encode(nil, &st, x.principal())
+		enc := h.issuer().encode(nil, &st, x.principal())
 		b = appendMember(b, "requestState", jsonrpc.AppendString(nil, enc))
 	}
 	x.answer = b

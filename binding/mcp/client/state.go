@@ -15,11 +15,16 @@ import (
 // protected: the fixed fields, then an HMAC-SHA256 over them and the
 // principal the request came with, all base64url without padding.
 //
-//	version (1) kind (1) handle (8) callID (8) round (4) expiry ms (8) inner … mac (32)
+//	version (1) kind (1) instance (8) handle (8) callID (8) round (4) expiry ms (8) inner … mac (32)
+//
+// instance is the issuing instance's id (shared.instanceID): with a key
+// shared through a store a state verifies on every instance, but the
+// upstream call a pending state continues is held open only in the one
+// that issued it.
 
 const (
-	stateVersion = 1
-	stateFixed   = 1 + 1 + 8 + 8 + 4 + 8
+	stateVersion = 2
+	stateFixed   = 1 + 1 + 8 + 8 + 8 + 4 + 8
 	stateMAC     = sha256.Size
 	// maxInnerState bounds an upstream's own requestState the gateway
 	// wraps.
@@ -40,12 +45,13 @@ const (
 
 // reqState is a decoded requestState.
 type reqState struct {
-	kind   uint8
-	handle uint64 // the pending call (statePending)
-	callID int64  // the upstream JSON-RPC id of the call
-	round  uint32 // the round the state answers; one use
-	expiry int64  // Unix ms
-	inner  []byte // the upstream's own state (stateUpstream)
+	kind     uint8
+	instance uint64 // the issuing instance
+	handle   uint64 // the pending call (statePending)
+	callID   int64  // the upstream JSON-RPC id of the call
+	round    uint32 // the round the state answers; one use
+	expiry   int64  // Unix ms
+	inner    []byte // the upstream's own state (stateUpstream)
 }
 
 // Why a requestState is refused; the message goes in the error's data.
@@ -53,6 +59,7 @@ var (
 	errStateMalformed = errors.New("malformed")
 	errStateForged    = errors.New("integrity check failed (forged, altered or issued to another principal)")
 	errStateExpired   = errors.New("expired")
+	errStateElsewhere = errors.New("issued by another instance of the gateway, which holds the upstream call it continues: send the retry to that instance")
 )
 
 // stateCodec issues and verifies states with one key.
@@ -64,6 +71,7 @@ type stateCodec struct {
 func (k *stateCodec) encode(dst []byte, s *reqState, principal []byte) []byte {
 	raw := make([]byte, 0, stateFixed+len(s.inner)+stateMAC)
 	raw = append(raw, stateVersion, s.kind)
+	raw = binary.BigEndian.AppendUint64(raw, s.instance)
 	raw = binary.BigEndian.AppendUint64(raw, s.handle)
 	raw = binary.BigEndian.AppendUint64(raw, uint64(s.callID))
 	raw = binary.BigEndian.AppendUint32(raw, s.round)
@@ -112,10 +120,11 @@ func (k *stateCodec) decode(enc, principal []byte, now time.Time) (reqState, err
 		return s, errStateMalformed
 	}
 	s.kind = body[1]
-	s.handle = binary.BigEndian.Uint64(body[2:])
-	s.callID = int64(binary.BigEndian.Uint64(body[10:]))
-	s.round = binary.BigEndian.Uint32(body[18:])
-	s.expiry = int64(binary.BigEndian.Uint64(body[22:]))
+	s.instance = binary.BigEndian.Uint64(body[2:])
+	s.handle = binary.BigEndian.Uint64(body[10:])
+	s.callID = int64(binary.BigEndian.Uint64(body[18:]))
+	s.round = binary.BigEndian.Uint32(body[26:])
+	s.expiry = int64(binary.BigEndian.Uint64(body[30:]))
 	s.inner = body[stateFixed:]
 	switch {
 	case s.kind < statePending || s.kind > stateUpstream:

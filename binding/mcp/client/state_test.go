@@ -19,7 +19,7 @@ var stateNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 func TestStateRoundTrip(t *testing.T) {
 	k := testCodec()
 	for _, s := range []reqState{
-		{kind: statePending, handle: 42, callID: 9, round: 3, expiry: stateNow.Add(time.Minute).UnixMilli()},
+		{kind: statePending, instance: 0xfeedface12345678, handle: 42, callID: 9, round: 3, expiry: stateNow.Add(time.Minute).UnixMilli()},
 		{kind: stateReplay, callID: -1, expiry: stateNow.Add(time.Second).UnixMilli()},
 		{kind: stateUpstream, callID: 1, expiry: stateNow.Add(time.Hour).UnixMilli(), inner: []byte("round=2;name=Alice")},
 	} {
@@ -30,6 +30,7 @@ func TestStateRoundTrip(t *testing.T) {
 		got, err := k.decode(enc, []byte("alice"), stateNow)
 		require.NoError(t, err)
 		assert.Equal(t, s.kind, got.kind)
+		assert.Equal(t, s.instance, got.instance)
 		assert.Equal(t, s.handle, got.handle)
 		assert.Equal(t, s.callID, got.callID)
 		assert.Equal(t, s.round, got.round)
@@ -46,7 +47,9 @@ func TestStateRefused(t *testing.T) {
 	require.NoError(t, err)
 
 	flipped := bytes.Clone(raw)
-	flipped[3] ^= 1 // the handle
+	flipped[11] ^= 1 // the handle
+	otherInstance := bytes.Clone(raw)
+	otherInstance[2] ^= 1 // the issuing instance
 	forgedMAC := bytes.Clone(raw)
 	forgedMAC[len(forgedMAC)-1] ^= 1
 	withInner := k.encode(nil, &reqState{kind: stateUpstream, expiry: s.expiry, inner: []byte("round=1")}, []byte("alice"))
@@ -62,6 +65,7 @@ func TestStateRefused(t *testing.T) {
 	}{
 		{"altered field", k, b64(flipped), "alice", stateNow, errStateForged},
 		{"forged mac", k, b64(forgedMAC), "alice", stateNow, errStateForged},
+		{"altered instance", k, b64(otherInstance), "alice", stateNow, errStateForged},
 		{"another key", other, enc, "alice", stateNow, errStateForged},
 		{"wrong principal", k, enc, "bob", stateNow, errStateForged},
 		{"no principal", k, enc, "", stateNow, errStateForged},
