@@ -356,8 +356,11 @@ type shared struct {
 	correlations atomic.Int64
 
 	// params holds the x-mcp-header declarations of the upstream's tools,
-	// by the upstream's names, from the tools/list results relayed.
+	// by the upstream's names, from the tools/list results relayed or
+	// fetched (paramfetch.go).
 	params *mcp.ParamTable
+	// fetch is the tools/list walk in progress, under mu; nil: none.
+	fetch *paramFetch
 }
 
 // handler is the client kind on one worker. Its flyweights, builders,

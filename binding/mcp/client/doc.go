@@ -168,10 +168,17 @@
 // each declared argument present and not null: a string as is when it is
 // visible ASCII without leading or trailing space or tab, else
 // =?base64?…?=; an integer in decimal; a boolean as true or false. A
-// tool never listed through the binding gets none, as go-sdk's client
-// sends none for a tool it has not listed: the upstream answers such a
-// call 400 -32020, which is relayed, and listing the tools first cures it.
-// A session's (2025-era) upstream needs none and gets none.
+// tool never listed through the binding goes without them. When the
+// upstream answers such a call (sent without Mcp-Param headers) HTTP 400
+// with -32020, the client kind lists the upstream's tools itself,
+// following nextCursor for up to 32 pages or mcp.MaxParamTools tools,
+// learns their declarations, and makes the call again, once, with the
+// headers; a tool that still declares none gets the upstream's error as
+// it came. One listing runs per binding at a time: the calls that need
+// one meanwhile wait for it, and the listing itself is cut off after the
+// binding's timeout; a call learns of declarations that arrived while it
+// was out and calls again at once. A session's (2025-era) upstream needs
+// none and gets none.
 //
 // The HTTP request stream's END waits for the response head, since the
 // http client reports a failed connection as RESET only until then; the

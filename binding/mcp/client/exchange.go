@@ -82,17 +82,20 @@ type exchange struct {
 	// phdrs are a tools/call's Mcp-Param headers, their values in pbuf.
 	phdrs []paramHdr
 	pbuf  []byte
+	// sentParams: the tools/call went with Mcp-Param headers.
+	sentParams bool
 }
 
 const (
-	xParamsDone uint16 = 1 << iota
-	xWaiting           // for an upstream (re-)initialize
-	xSent              // the request went upstream
-	xAnswered          // the answer is in x.answer
-	xFailed            // the answer is an error object
-	xRetried           // re-initialized once already
-	xOver              // nothing more to do but release
-	xFree              // in the worker's free list
+	xParamsDone    uint16 = 1 << iota
+	xWaiting              // for an upstream (re-)initialize
+	xSent                 // the request went upstream
+	xAnswered             // the answer is in x.answer
+	xFailed               // the answer is an error object
+	xRetried              // re-initialized once already
+	xOver                 // nothing more to do but release
+	xFree                 // in the worker's free list
+	xParamsFetched        // waited for a fetch of the tools' Mcp-Param declarations
 )
 
 func (h *handler) newExchange() *exchange {
@@ -346,6 +349,7 @@ func (x *exchange) send() {
 		}
 		if x.kind == mcp.McpBeginExKindToolsCall {
 			rh.params = x.paramHeaders()
+			x.sentParams = len(rh.params) > 0
 		}
 	} else if hasMetaKey(x.params) {
 		// A stateless client's capabilities stay: the worker's own
@@ -841,6 +845,8 @@ func (x *exchange) onClose(c *call, failed bool) {
 		return
 	}
 	switch {
+	case x.wantsParams():
+		x.awaitParams()
 	case x.status >= 300 && len(x.errBody) > 0:
 		x.answerWith(x.errBody, true)
 	case x.status >= 300:

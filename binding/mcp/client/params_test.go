@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,4 +108,100 @@ func TestParamHeadersMirrored(t *testing.T) {
 	for k := range c.hdr {
 		assert.False(t, strings.HasPrefix(k, "Mcp-Param-"), "a tool never listed got %s", k)
 	}
+}
+
+// paramsUpstream is a stateless upstream whose tools/list comes in two
+// pages, the tool geo, which declares Mcp-Param-Region, on the second; a
+// tools/call of geo without the header, or of secret (never listed),
+// gets 400 -32020. It counts the tools/list pages it serves and records
+// each tools/call's tool and headers.
+func paramsUpstream(t *testing.T, lists *atomic.Int32, calls chan<- seenCall) string {
+	return serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		switch between(msg, `"method":"`, `"`) {
+		case "server/discover":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case "tools/list":
+			lists.Add(1)
+			if strings.Contains(msg, `"cursor":"p2"`) {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"geo","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}`, id)
+				return
+			}
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"plain","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}`, id)
+		case "tools/call":
+			tool := between(msg, `"name":"`, `"`)
+			calls <- seenCall{tool, r.Header.Clone()}
+			if tool == "secret" || tool == "geo" && r.Header.Get("Mcp-Param-Region") == "" {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32020,"message":"Missing required header Mcp-Param-Region"}}`, id)
+				return
+			}
+			answerOK(w, id)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+}
+
+type seenCall struct {
+	tool string
+	hdr  http.Header
+}
+
+// TestParamHeadersFetched: a tools/call of a tool never listed through
+// the gateway that a 2026-07-28 upstream refuses with 400 -32020 makes
+// the gateway list the upstream's tools (every page) and call again with
+// the headers the tool declares. A tool that declares none still gets
+// the upstream's error, after one more call and no retry. Calls that
+// come together share one listing.
+func TestParamHeadersFetched(t *testing.T) {
+	var lists atomic.Int32
+	calls := make(chan seenCall, 32)
+	server := paramsUpstream(t, &lists, calls)
+	endpoint := startGateway(t, server, "      versions: [2026-07-28, 2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	status, m, err := post2026Method(ctx, endpoint, 1, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`, nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, status, "%v", m)
+	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, without(m["result"], "_meta", "resultType"), "%v", m)
+	first, again := <-calls, <-calls
+	assert.Empty(t, first.hdr.Values("Mcp-Param-Region"))
+	assert.Equal(t, []string{"eu"}, again.hdr.Values("Mcp-Param-Region"))
+	assert.Equal(t, int32(2), lists.Load(), "both pages listed")
+
+	status, m, err = post2026Method(ctx, endpoint, 2, "tools/call", "secret", `"name":"secret","arguments":{}`, nil)
+	require.NoError(t, err)
+	e, _ := m["error"].(map[string]any)
+	assert.Equal(t, map[string]any{"code": float64(-32020), "message": "Missing required header Mcp-Param-Region"}, e, "status %d: %v", status, m)
+	assert.Equal(t, "secret", (<-calls).tool)
+	assert.Equal(t, int32(4), lists.Load(), "listed again for a tool it did not know")
+	assert.Empty(t, calls, "no retry without declarations")
+
+	// A fresh gateway: calls that come together list once.
+	lists.Store(0)
+	endpoint = startGateway(t, server, "      versions: [2026-07-28, 2025-11-25]\n")
+	const n = 4
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			status, m, err := post2026Method(ctx, endpoint, 10+i, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`, nil)
+			if err == nil && status != 200 {
+				err = fmt.Errorf("status %d: %v", status, m)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		require.NoError(t, <-errs)
+	}
+	assert.Equal(t, int32(2), lists.Load(), "one listing of both pages")
+	withHeader := 0
+	for len(calls) > 0 {
+		if c := <-calls; len(c.hdr.Values("Mcp-Param-Region")) > 0 {
+			withHeader++
+		}
+	}
+	assert.Equal(t, n, withHeader, "each call made with the header in the end")
 }
