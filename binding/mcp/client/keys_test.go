@@ -180,3 +180,13 @@ func TestKeyFromStoreValue(t *testing.T) {
 	assert.Equal(t, "Invalid requestState", e["message"], "%v", m)
 	assert.Empty(t, calls)
 }
+
+// TestKeyStoreServerKind: options.inputRequired.store is the client
+// kind's; the server kind refuses it where it is written.
+func TestKeyStoreServerKind(t *testing.T) {
+	src := "name: test\nstores:\n  keys0:\n    type: memory\nbindings:\n  mcp0:\n    type: mcp\n    kind: server\n    exit: client0\n    options:\n" +
+		"      inputRequired:\n        store: keys0\n  client0:\n    type: mcp\n    kind: client\n    options:\n      server: http://127.0.0.1:1/mcp\n"
+	err := enginetest.Check(t, "s.yaml", src, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `s.yaml:12: bindings.mcp0.options.inputRequired.store: binding type "mcp" of kind server does not accept "store"`)
+}
