@@ -192,5 +192,7 @@ if "cached" in names:
             note = f"; the CPU half passes, the req/s half is not judged: the cached run had the harness CPUs at {pct(busy)}, so its req/s is the harness's"
         if rate:
             note = f"; paced at {rate} req/s: only the CPU half is judged"
+        fc = f["cpu_us_per_req"].get("proxy")
+        per_cpu = f"; proxy CPU/req fanned-out ÷ cached {fc / cc:.2f}×" if fc and cc else ""
         print(head + f"{v} (req/s {ratio:.2f}×, CPU/req {cpu:.2f}× a tools/call's: {cc if cc is not None else float('nan'):.1f} vs "
-              f"{ck if ck is not None else float('nan'):.1f} µs, cached errors {c['errors']}{note})")
+              f"{ck if ck is not None else float('nan'):.1f} µs{per_cpu}, cached errors {c['errors']}{note})")
