@@ -59,25 +59,31 @@ func (r *Raw) Path() string {
 	return r.path
 }
 
-// Where names the key of the value, or the value itself when key is
-// empty, for an error message: "file:line: path.key", with the key's own
-// line when the value is a mapping that has it, or just the path when
-// there is no file.
-func (r *Raw) Where(key string) string {
-	path := r.Path()
-	if key != "" {
+// Where names the value at keys below this one (each a mapping key; ""
+// or none names the value itself) for an error message:
+// "file:line: path.key1.key2", with the line of the deepest key found, or
+// just the path when there is no file.
+func (r *Raw) Where(keys ...string) string {
+	path, pos, n := r.Path(), r.Pos(), r.Node()
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
 		path += "." + key
-	}
-	pos := r.Pos()
-	if n := r.Node(); n != nil && key != "" {
+		if n == nil {
+			continue
+		}
 		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 			n = n.Content[0]
 		}
+		var next *yaml.Node
 		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == key {
 				pos.Line = n.Content[i].Line
+				next = n.Content[i+1]
 			}
 		}
+		n = next
 	}
 	if pos.File == "" {
 		return path

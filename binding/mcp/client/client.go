@@ -289,7 +289,7 @@ func (s *settings) inputRequired(cfg *engine.BindingConfig, o *options) error {
 	ir := o.InputRequired
 	if ir != nil && ir.Store != "" {
 		s.keyStore = ir.Store
-		s.keyWhere = optionWhere(cfg, "inputRequired", "store")
+		s.keyWhere = cfg.Options().Where("inputRequired", "store")
 		s.keyName = name + ".inputRequired.key"
 		if ir.Key != "" {
 			return fmt.Errorf("%s: mcp %s: options.inputRequired takes key or store, not both: the states' key has one source", s.keyWhere, name)

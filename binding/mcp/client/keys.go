@@ -4,9 +4,6 @@ import (
 	"crypto/rand"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/store"
 )
 
@@ -191,32 +188,4 @@ func (x *exchange) start() {
 	if !x.resumeEarly() {
 		x.proceed()
 	}
-}
-
-// optionWhere names the option at keys under the binding's options for
-// an error: "file:line: path", the line of the last key found.
-func optionWhere(cfg *engine.BindingConfig, keys ...string) string {
-	raw := cfg.Options()
-	path, pos, n := raw.Path(), raw.Pos(), raw.Node()
-	for _, key := range keys {
-		path += "." + key
-		if n == nil {
-			continue
-		}
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			n = n.Content[0]
-		}
-		var next *yaml.Node
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				pos.Line = n.Content[i].Line
-				next = n.Content[i+1]
-			}
-		}
-		n = next
-	}
-	if pos.File == "" {
-		return path
-	}
-	return pos.String() + ": " + path
 }

@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
@@ -115,16 +112,16 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 		lifecycle: cfg.Name + ".lifecycle.lock",
 		hydrated:  cfg.Name + ".hydrated",
 	}
-	c.storeWhere = nodeWhere(raw, "cache", "store")
+	c.storeWhere = raw.Where("cache", "store")
 	if o.Store == "" {
-		return fail(nodeWhere(raw, "cache"), "options.cache.store is required")
+		return fail(raw.Where("cache"), "options.cache.store is required")
 	}
 	if len(o.Authorization) > 1 {
-		return fail(nodeWhere(raw, "cache", "authorization"), "options.cache.authorization takes one guard, has %d", len(o.Authorization))
+		return fail(raw.Where("cache", "authorization"), "options.cache.authorization takes one guard, has %d", len(o.Authorization))
 	}
 	for name, a := range o.Authorization {
 		c.guard, c.credential = name, a.Credentials
-		c.guardWhere = nodeWhere(raw, "cache", "authorization", name)
+		c.guardWhere = raw.Where("cache", "authorization", name)
 	}
 	ttls := map[string]time.Duration{}
 	all := false
@@ -134,7 +131,7 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 	case string:
 		d, err := guard.PositiveDuration(v)
 		if err != nil {
-			return fail(nodeWhere(raw, "cache", "ttl"), "options.cache.ttl %q: want an ISO-8601 duration such as PT5M", v)
+			return fail(raw.Where("cache", "ttl"), "options.cache.ttl %q: want an ISO-8601 duration such as PT5M", v)
 		}
 		all = true
 		ttls["tools"], ttls["prompts"], ttls["resources"] = d, d, d
@@ -144,16 +141,16 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 			switch k {
 			case "tools", "prompts", "resources":
 			default:
-				return fail(nodeWhere(raw, "cache", "ttl", k), "options.cache.ttl.%s: unknown kind (have tools, resources, prompts)", k)
+				return fail(raw.Where("cache", "ttl", k), "options.cache.ttl.%s: unknown kind (have tools, resources, prompts)", k)
 			}
 			d, err := guard.PositiveDuration(s)
 			if !ok || err != nil {
-				return fail(nodeWhere(raw, "cache", "ttl", k), "options.cache.ttl.%s %v: want an ISO-8601 duration such as PT5M", k, x)
+				return fail(raw.Where("cache", "ttl", k), "options.cache.ttl.%s %v: want an ISO-8601 duration such as PT5M", k, x)
 			}
 			ttls[k] = d
 		}
 	default:
-		return fail(nodeWhere(raw, "cache", "ttl"), "options.cache.ttl: want a duration or {tools, resources, prompts}")
+		return fail(raw.Where("cache", "ttl"), "options.cache.ttl: want a duration or {tools, resources, prompts}")
 	}
 	for _, k := range cacheKinds {
 		ttl, ok := ttls[k.name]
@@ -179,33 +176,4 @@ func (c *cacheConfig) kindIndex(kind uint8) int {
 		}
 	}
 	return -1
-}
-
-// nodeWhere names options.<keys…> for an error: "file:line: path", with
-// the line of the deepest key found.
-func nodeWhere(raw *config.Raw, keys ...string) string {
-	path := raw.Path()
-	pos := raw.Pos()
-	n := raw.Node()
-	for _, k := range keys {
-		path += "." + k
-		if n == nil {
-			continue
-		}
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			n = n.Content[0]
-		}
-		var next *yaml.Node
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == k {
-				pos.Line = n.Content[i].Line
-				next = n.Content[i+1]
-			}
-		}
-		n = next
-	}
-	if pos.File == "" {
-		return path
-	}
-	return pos.String() + ": " + path
 }
