@@ -71,7 +71,7 @@ type kicks []*watcher
 // notifyLocked queues (value, ok) for every watcher of key. t.mu is held.
 func (t *table) notifyLocked(key string, value []byte, ok bool, k *kicks) {
 	for w := range t.watchers[key] {
-		w.push(event{value: value, ok: ok})
+		w.Push(value, ok)
 		*k = append(*k, w)
 	}
 }
@@ -79,7 +79,7 @@ func (t *table) notifyLocked(key string, value []byte, ok bool, k *kicks) {
 func (k kicks) dispatch() {
 	for i, w := range k {
 		if !containsBefore(k, i, w) {
-			w.d.Dispatch(w.drain)
+			w.Kick()
 		}
 	}
 }
@@ -241,7 +241,7 @@ func (t *table) watch(w *watcher) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if w.owner.closed.Load() {
-		w.cancelled.Store(true)
+		w.Cancel()
 		return
 	}
 	set := t.watchers[w.key]
@@ -253,7 +253,7 @@ func (t *table) watch(w *watcher) {
 }
 
 func (t *table) unwatch(w *watcher) {
-	w.cancelled.Store(true)
+	w.Cancel()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if set := t.watchers[w.key]; set != nil {
@@ -271,7 +271,7 @@ func (t *table) unwatchAll(owner *tableStore) {
 	for key, set := range t.watchers {
 		for w := range set {
 			if w.owner == owner {
-				w.cancelled.Store(true)
+				w.Cancel()
 				delete(set, w)
 			}
 		}
@@ -319,55 +319,12 @@ type sweeper struct {
 	done chan struct{}
 }
 
-type event struct {
-	value []byte
-	ok    bool
-}
-
-// watcher queues the events of one Watch call and delivers them in order
-// on its Dispatcher. Each change pushes an event and dispatches drain; a
-// drain delivers everything queued so far, and a drain that finds another
-// one running (re-entered through an inline Dispatcher) leaves the events
-// to it, so the order holds either way.
+// watcher is one Watch call on a table: its key, the store it came
+// through (for unwatchAll), and its queue.
 type watcher struct {
-	owner     *tableStore
-	key       string
-	fn        func(value []byte, ok bool)
-	d         Dispatcher
-	cancelled atomic.Bool
-
-	mu       sync.Mutex
-	pending  []event
-	draining bool
-}
-
-func (w *watcher) push(ev event) {
-	w.mu.Lock()
-	w.pending = append(w.pending, ev)
-	w.mu.Unlock()
-}
-
-func (w *watcher) drain() {
-	w.mu.Lock()
-	if w.draining {
-		w.mu.Unlock()
-		return
-	}
-	w.draining = true
-	for len(w.pending) > 0 {
-		evs := w.pending
-		w.pending = nil
-		w.mu.Unlock()
-		for _, ev := range evs {
-			if w.cancelled.Load() {
-				break
-			}
-			w.fn(bytes.Clone(ev.value), ev.ok)
-		}
-		w.mu.Lock()
-	}
-	w.draining = false
-	w.mu.Unlock()
+	owner *tableStore
+	key   string
+	Notifier
 }
 
 // newToken returns 128 random bits in hex. crypto/rand.Read does not fail
@@ -515,7 +472,8 @@ func (h *handler) Watch(key string, fn func(value []byte, ok bool)) (cancel func
 	if fn == nil || h.closed() {
 		return func() {}
 	}
-	w := &watcher{owner: h.s, key: key, fn: fn, d: h.d}
+	w := &watcher{owner: h.s, key: key}
+	w.Init(h.d, fn)
 	h.s.t.watch(w)
 	return func() { h.s.t.unwatch(w) }
 }

@@ -266,7 +266,8 @@ func (h *handler) Watch(key string, fn func(value []byte, ok bool)) (cancel func
 	if fn == nil {
 		return func() {}
 	}
-	w := &watcher{key: key, fn: fn, d: h.d}
+	w := &watcher{key: key}
+	w.Init(h.d, fn)
 	if !h.s.watch.add(w) {
 		return func() {}
 	}

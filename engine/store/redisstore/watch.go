@@ -1,9 +1,7 @@
 package redisstore
 
 import (
-	"bytes"
 	"sync"
-	"sync/atomic"
 
 	"github.com/sluicehq/sluice/engine/store"
 )
@@ -34,7 +32,7 @@ func (h *hub) add(w *watcher) bool {
 // remove cancels w: it delivers nothing more, queued notifications
 // included.
 func (h *hub) remove(w *watcher) {
-	w.cancelled.Store(true)
+	w.Cancel()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if set := h.byKey[w.key]; set != nil {
@@ -52,7 +50,7 @@ func (h *hub) closeAll() {
 	h.closed = true
 	for _, set := range h.byKey {
 		for w := range set {
-			w.cancelled.Store(true)
+			w.Cancel()
 		}
 	}
 	h.byKey = nil
@@ -86,60 +84,17 @@ func (h *hub) notify(key string, value []byte, ok bool) {
 	set := h.byKey[key]
 	kick := make([]*watcher, 0, len(set))
 	for w := range set {
-		w.push(event{value: value, ok: ok})
+		w.Push(value, ok)
 		kick = append(kick, w)
 	}
 	h.mu.Unlock()
 	for _, w := range kick {
-		w.d.Dispatch(w.drain)
+		w.Kick()
 	}
 }
 
-type event struct {
-	value []byte
-	ok    bool
-}
-
-// watcher queues the notifications of one Watch call and delivers them in
-// order on its Dispatcher. A drain delivers everything queued so far; a
-// drain that finds another one running (re-entered through an inline
-// Dispatcher) leaves the events to it, so the order holds either way.
+// watcher is one Watch call: its key and its queue.
 type watcher struct {
-	key       string
-	fn        func(value []byte, ok bool)
-	d         store.Dispatcher
-	cancelled atomic.Bool
-
-	mu       sync.Mutex
-	pending  []event
-	draining bool
-}
-
-func (w *watcher) push(ev event) {
-	w.mu.Lock()
-	w.pending = append(w.pending, ev)
-	w.mu.Unlock()
-}
-
-func (w *watcher) drain() {
-	w.mu.Lock()
-	if w.draining {
-		w.mu.Unlock()
-		return
-	}
-	w.draining = true
-	for len(w.pending) > 0 {
-		evs := w.pending
-		w.pending = nil
-		w.mu.Unlock()
-		for _, ev := range evs {
-			if w.cancelled.Load() {
-				break
-			}
-			w.fn(bytes.Clone(ev.value), ev.ok)
-		}
-		w.mu.Lock()
-	}
-	w.draining = false
-	w.mu.Unlock()
+	key string
+	store.Notifier
 }
