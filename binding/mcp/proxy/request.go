@@ -11,9 +11,9 @@ import (
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
-// fanoutTimeout bounds how long a list or logging/setLevel waits for its
-// routes; a route that has not answered by then is left out.
-const fanoutTimeout = 30 * time.Second
+// codeRequestTimeout is the JSON-RPC error of a request its route did
+// not answer in time, the code the MCP SDKs give a request timeout.
+const codeRequestTimeout int32 = -32001
 
 // What a request does with its routes.
 const (
@@ -60,6 +60,16 @@ type request struct {
 	entries []cursorEntry
 	cbuf    []byte // the decoded cursor the entries point into
 	timer   int64
+	// A call's timeout: wait, the route's for the method (0: none armed),
+	// and the deadline the route's next frame must come by, pushed back by
+	// each frame of its reply; zero while a request to the client the
+	// reply carried is out (paused).
+	wait     time.Duration
+	deadline time.Time
+	dataOut  bool // the call's reply has relayed DATA
+	// gen tells a request apart from its reuse, for a completion that
+	// comes back from another worker (revive).
+	gen uint32
 
 	respError uint8 // a clientResponse's error flag
 
@@ -100,7 +110,9 @@ type leg struct {
 	body    []byte // the reply collected
 	errCode int32
 	errMsg  []byte
-	onFrame engine.MessageConsumer
+	// deadline is when a fan-out leaves the route out.
+	deadline time.Time
+	onFrame  engine.MessageConsumer
 }
 
 const (
@@ -122,6 +134,8 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
 	r.dropSpill()
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
+	r.wait, r.deadline, r.dataOut = 0, time.Time{}, false
+	r.gen++
 	r.answer, r.answerOff, r.shared = r.answer[:0], 0, nil
 	r.internal = b.OriginID() == h.id
 	r.scan.Reset()
@@ -569,6 +583,69 @@ func (r *request) openRelay() {
 		r.legs = r.legs[:0]
 		r.h.putLeg(l)
 		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
+		return
+	}
+	if r.kind != mcp.McpBeginExKindClientResponse {
+		r.armCall()
+	}
+}
+
+// armCall starts the call's timeout, the route's for its method.
+func (r *request) armCall() {
+	h := r.h
+	r.wait = h.s.routes[r.route].timeoutOf(r.kind, r.ident)
+	r.deadline = h.w.Now().Add(r.wait)
+	if r.timer == 0 {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+	}
+}
+
+// touch gives the route another timeout from now: a frame of its reply
+// came. It re-arms a paused timeout.
+func (r *request) touch() {
+	if r.wait == 0 || r.Out.Closed() {
+		return
+	}
+	h := r.h
+	r.deadline = h.w.Now().Add(r.wait)
+	if r.timer == 0 {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+	}
+}
+
+// pause stops the call's timeout while a request the route sent the
+// client is out: the person or model answering it has the server kind's
+// elicitation.timeout or sampling.timeout. The route's next frame
+// re-arms it.
+func (r *request) pause() { r.deadline = time.Time{} }
+
+// callTimedOut answers a call whose route sent nothing for its timeout:
+// -32001 naming the route, or, when part of the route's result has
+// already gone down, an ABORT of the reply. The route's request is
+// aborted and its reply reset.
+func (r *request) callTimedOut() {
+	h := r.h
+	if r.deadline.IsZero() || r.Out.Closed() || r.state&local != 0 || len(r.legs) != 1 {
+		return
+	}
+	if now := h.w.Now(); now.Before(r.deadline) {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+		return
+	}
+	msg := h.timeoutMessage(r.route, r.kind, r.ident, r.wait)
+	h.log.Warn("route did not answer in time", "route", h.s.routes[r.route].label(), "method", methodName(r.kind, r.ident), "timeout", r.wait)
+	h.routeMetrics(r.route).timeouts.Add(1)
+	l := r.legs[0]
+	l.abortInitial()
+	l.resetReply()
+	r.state |= local
+	if r.Out.Opening() && r.dataOut {
+		r.abortReply()
+	} else {
+		r.respondError(codeRequestTimeout, []byte(msg), nil, nil)
+	}
+	if !r.In.Closed() {
+		r.resetDown(0, "")
 	}
 }
 
