@@ -42,7 +42,7 @@ func (r *request) startList() {
 		l.params = l.pbuf
 		r.legs = append(r.legs, l)
 	}
-	r.startLegs()
+	r.reviveLegs()
 }
 
 // startSetLevel fans logging/setLevel out to the routes whose lifecycle
@@ -80,7 +80,7 @@ func (r *request) startLegs() {
 	now := h.w.Now()
 	for _, l := range r.legs {
 		l.deadline = now.Add(h.s.routes[l.route].timeoutOf(r.kind, r.ident))
-		if !l.begin() {
+		if l.state&legDown != 0 || !l.begin() {
 			r.settle(l, legFailed)
 		}
 	}

@@ -33,7 +33,7 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return &instance{s: s, sessions: &sessionTable{sessions: map[string]uint64{}}}, nil
+	return &instance{s: s, sessions: newSessionTable()}, nil
 }
 
 // Attach makes the proxy's handler for one worker.

@@ -67,6 +67,7 @@ type request struct {
 	wait     time.Duration
 	deadline time.Time
 	dataOut  bool // the call's reply has relayed DATA
+	reviving int  // routes a list waits to have back in its session
 	// gen tells a request apart from its reuse, for a completion that
 	// comes back from another worker (revive).
 	gen uint32
@@ -119,6 +120,7 @@ const (
 	legSettled uint16 = 1 << iota // its part of a fan-out is known
 	legFailed                     // RESET, ABORT, timeout: left out
 	legError                      // ERROR outcome: body is the error object
+	legDown                       // out of the session and not back: not opened
 )
 
 func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
@@ -231,7 +233,7 @@ func (r *request) onBegin(b *frame.Begin) {
 		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident)
 		if ok {
 			r.route, r.upIdent = route, up
-			r.openRelay()
+			r.relay()
 			return
 		}
 	}
@@ -506,7 +508,7 @@ func (r *request) onParams() {
 			}
 			r.route, r.upIdent = route, up
 			r.stripParams(0, key, route)
-			r.openRelay()
+			r.relay()
 			return
 		}
 		r.stripParams(0, key, r.route)
@@ -567,7 +569,7 @@ func (r *request) routeCompletion() {
 	}
 	r.route = route
 	r.stripParams(rs, key, route)
-	r.openRelay()
+	r.relay()
 }
 
 // openRelay opens the call's one leg, to r.route.
@@ -640,12 +642,10 @@ func (r *request) callTimedOut() {
 	l.resetReply()
 	r.state |= local
 	if r.Out.Opening() && r.dataOut {
+		r.resetDown(0, "")
 		r.abortReply()
 	} else {
-		r.respondError(codeRequestTimeout, []byte(msg), nil, nil)
-	}
-	if !r.In.Closed() {
-		r.resetDown(0, "")
+		r.refuseAnswer(codeRequestTimeout, msg)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	_ "github.com/sluicehq/sluice/binding/http/client"
 	_ "github.com/sluicehq/sluice/binding/mcp/client"
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -79,14 +82,14 @@ func listen(t *testing.T) net.Listener {
 // gatewayWithUpstream runs the proxy with the toolkit a0 as route a and
 // an mcp client to addr as route up, the proxy's own options and the up
 // route's with given as YAML lines.
-func gatewayWithUpstream(t *testing.T, addr, options, with string) string {
+func gatewayWithUpstream(t *testing.T, addr, options, with string, opts ...engine.Option) string {
 	t.Helper()
 	src := "  mcp1:\n    type: mcp\n    kind: proxy\n" + options +
 		"    routes:\n      - exit: a0\n        when:\n          - toolkit: a\n" +
 		"      - exit: up0\n        when:\n          - toolkit: up\n" + with +
 		"  a0:\n    type: toolkit\n    kind: server\n" +
 		"  up0:\n    type: mcp\n    kind: client\n    options:\n      server: http://" + addr + "/mcp\n"
-	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
+	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src, opts...)
 	return endpoint
 }
 
@@ -149,4 +152,64 @@ func TestRouteTimeoutConfig(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestRouteRevived starts a session while one route's upstream is down:
+// the session lists the other route's tools, with the missing route
+// named; a call to it says which route is unavailable and why; once the
+// upstream is back, the same session's next call opens the route again
+// and is served, and its lists are whole again.
+func TestRouteRevived(t *testing.T) {
+	ln := listen(t)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close()) // down: connections are refused
+	// The engine's clock runs skew ahead of the real one: the test moves
+	// it on past a backoff rather than wait for it.
+	var skew atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	endpoint := gatewayWithUpstream(t, addr, "", "", engine.WithClock(clock))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session := connect(t, ctx, endpoint, nil)
+
+	list, err := session.ListTools(ctx, nil)
+	require.NoError(t, err)
+	for _, tool := range list.Tools {
+		assert.NotEqual(t, "up__ping", tool.Name)
+	}
+	missing, ok := list.Meta["sluice/missingRoutes"].([]any)
+	require.True(t, ok, "the partial list is marked: %v", list.Meta)
+	assert.Equal(t, "up", missing[0].(map[string]any)["route"])
+	assert.Contains(t, missing[0].(map[string]any)["message"], "Route up is unavailable: Upstream unreachable")
+
+	_, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "up__ping"})
+	var rpcErr *jsonrpc.Error
+	require.ErrorAs(t, err, &rpcErr)
+	assert.EqualValues(t, -32603, rpcErr.Code)
+	assert.Contains(t, rpcErr.Message, "Route up is unavailable: Upstream unreachable")
+	assert.NotContains(t, rpcErr.Message, "session not found")
+
+	// The failed attempt set a backoff: with the upstream back, the
+	// session's call is refused until it runs out, then served.
+	ln, err = net.Listen("tcp", addr)
+	require.NoError(t, err)
+	startUpstream(t, ln)
+	_, err = session.CallTool(ctx, &sdk.CallToolParams{Name: "up__ping"})
+	require.ErrorAs(t, err, &rpcErr)
+	require.Contains(t, rpcErr.Message, "(next attempt in ", "the backoff holds the route back")
+	skew.Add(int64(backoffOf(t, rpcErr.Message)))
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "up__ping"})
+	require.NoError(t, err)
+	assert.Equal(t, "pong", res.Content[0].(*sdk.TextContent).Text)
+	assert.Contains(t, toolNames(t, ctx, session), "up__ping")
+}
+
+// backoffOf reads the "next attempt in D" of a backoff message.
+func backoffOf(t *testing.T, msg string) time.Duration {
+	t.Helper()
+	i := strings.LastIndex(msg, "(next attempt in ")
+	require.GreaterOrEqual(t, i, 0, msg)
+	d, err := time.ParseDuration(strings.TrimSuffix(msg[i+len("(next attempt in "):], ")"))
+	require.NoError(t, err, msg)
+	return d
 }
