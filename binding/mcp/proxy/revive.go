@@ -245,7 +245,7 @@ func (h *Handler) unavailableMessage(route int, why string) []byte {
 // why when it cannot be.
 func (r *request) relay() {
 	h := r.h
-	if r.sidNull || !h.sessions.revive(r.sid, r.route, h.w, r.afterRevive(nil)) {
+	if r.sidNull || h.sessions.down.Load() == 0 || !h.sessions.revive(r.sid, r.route, h.w, r.afterRevive(nil)) {
 		r.openRelay()
 	}
 }
@@ -291,7 +291,7 @@ func (r *request) afterRevive(l *leg) func(ok bool, why string) {
 func (r *request) reviveLegs() {
 	h := r.h
 	r.reviving = 0
-	if !r.sidNull {
+	if !r.sidNull && h.sessions.down.Load() != 0 {
 		for _, l := range r.legs {
 			if h.sessions.revive(r.sid, l.route, h.w, r.afterRevive(l)) {
 				r.reviving++
