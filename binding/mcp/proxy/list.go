@@ -79,8 +79,14 @@ func (r *request) startLegs() {
 	r.open = len(r.legs)
 	now := h.w.Now()
 	for _, l := range r.legs {
+		l.state &^= legIdle
 		l.deadline = now.Add(h.s.routes[l.route].timeoutOf(r.kind, r.ident))
-		if l.state&legDown != 0 || !l.begin() {
+		if l.state&legDown != 0 {
+			l.forgo()
+			r.settle(l, legFailed)
+			continue
+		}
+		if !l.begin() {
 			r.settle(l, legFailed)
 		}
 	}

@@ -121,6 +121,7 @@ const (
 	legFailed                     // RESET, ABORT, timeout: left out
 	legError                      // ERROR outcome: body is the error object
 	legDown                       // out of the session and not back: not opened
+	legIdle                       // not opened yet: the list waits for a revival
 )
 
 func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
@@ -817,6 +818,9 @@ func (r *request) fail() {
 // cancelLegs aborts every leg's request and resets its reply.
 func (r *request) cancelLegs() {
 	for _, l := range r.legs {
+		if l.state&legIdle != 0 {
+			l.forgo()
+		}
 		l.abortInitial()
 		l.resetReply()
 		if l.state&legSettled == 0 {

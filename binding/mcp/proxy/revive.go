@@ -293,6 +293,9 @@ func (r *request) reviveLegs() {
 	r.reviving = 0
 	if !r.sidNull && h.sessions.down.Load() != 0 {
 		for _, l := range r.legs {
+			l.state |= legIdle
+		}
+		for _, l := range r.legs {
 			if h.sessions.revive(r.sid, l.route, h.w, r.afterRevive(l)) {
 				r.reviving++
 			}
@@ -315,4 +318,15 @@ func (r *request) refuseAnswer(code int32, msg string) {
 		r.resetDown(code, msg)
 	}
 	r.respondError(code, []byte(msg), nil, nil)
+}
+
+// forgo closes a leg that was never opened, sending nothing: a list's
+// leg for a route that stays out of the session, or whose request ended
+// while it waited.
+func (l *leg) forgo() {
+	h := l.r.h
+	exitID := h.s.routes[l.route].exitID
+	l.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), l.onFrame)
+	l.Forgo()
+	l.state &^= legIdle
 }
