@@ -10,7 +10,9 @@ import (
 
 // optionsSchema is the JSON Schema of an mcp binding's options, for all
 // three kinds; each kind rejects the options that are not its own when it
-// compiles them. prefix is the proxy's; server and timeout the client's;
+// compiles them. prefix is the proxy's; server the client's; timeout the
+// client's (a duration) and the proxy's (a duration or one per method, as
+// is a proxy route's with.timeout);
 // versions and inputRequired the server's and the client's (the server's
 // legacy shim takes maxRounds and roundTimeout, the client's reverse
 // bridge key or store, roundTimeout and maxPending); the rest the
@@ -65,7 +67,7 @@ var optionsSchema = json.RawMessage(`{
     },
     "prefix": {"enum": ["always", "conditional", "never"]},
     "server": {"type": "string", "pattern": "^http://"},
-    "timeout": {"type": "string"},
+    "timeout": {"$ref": "#/$defs/timeout"},
     "sessions": {
       "type": "object",
       "additionalProperties": false,
@@ -164,6 +166,12 @@ var optionsSchema = json.RawMessage(`{
     "tools": {"type": "object"}
   },
   "$defs": {
+    "timeout": {
+      "oneOf": [
+        {"type": "string"},
+        {"type": "object", "additionalProperties": {"type": "string"}}
+      ]
+    },
     "authorization": {
       "type": "object",
       "maxProperties": 1,
@@ -294,7 +302,7 @@ var kindSchemas = map[string]json.RawMessage{
 
 // withSchema is a proxy route's with: the credentials its cache reads
 // with (Zilla's with.cache.credentials), a part of the cache that no kind
-// serves yet.
+// serves yet, and the route's request timeout (Sluice's).
 var withSchema = json.RawMessage(`{
   "type": "object",
   "additionalProperties": false,
@@ -303,6 +311,12 @@ var withSchema = json.RawMessage(`{
       "type": "object",
       "additionalProperties": false,
       "properties": {"credentials": {"type": "string"}}
+    },
+    "timeout": {
+      "oneOf": [
+        {"type": "string"},
+        {"type": "object", "additionalProperties": {"type": "string"}}
+      ]
     }
   }
 }`)

@@ -89,6 +89,9 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		return nil, err
 	}
 	h := attach(w, cfg, in)
+	if w.Index() == 0 {
+		probeUpstream(w.Logger(), cfg.Name, in.s.scheme+"://"+in.s.authority+in.s.path, in.s.authority)
+	}
 	if name := in.s.keyStore; name != "" {
 		st, ok := w.Store(name)
 		if !ok {

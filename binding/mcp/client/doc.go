@@ -36,6 +36,12 @@
 // log messages): a long job that keeps reporting is not cut off, one that
 // falls silent for a whole timeout is.
 //
+// At start the client tries a TCP connection to the server's host and
+// port, off the workers' threads, and logs a warning when it fails, so
+// that an operator learns of an unreachable upstream before the first
+// session does (sessions started meanwhile are refused; a proxy in front
+// opens their part again on their next use of the route).
+//
 // The server is an http:// endpoint. An https:// one is refused when the
 // configuration loads: Sluice has no TLS binding yet, and an https
 // upstream's requests (and whatever credentials they carry) must not go

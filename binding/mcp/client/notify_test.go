@@ -195,12 +195,24 @@ func TestLargeNotifications(t *testing.T) {
 // with 1 MiB rings, calls failed, hung until their timeout, or, before the
 // http client kept a body DATA its app's ring refused, came back as valid
 // JSON missing 32 KiB in the middle.)
+//
+// A call that hangs fails by the client's timeout. That bound scales with
+// the machine: one session's call is timed alone first, and the timeout
+// is what all the sessions' calls take one after the other at that pace,
+// four times over (at least 20 s), so that a slow or loaded machine
+// delays the answers without failing them, while a call that never comes
+// still fails.
 func TestConcurrentLargeAnswers(t *testing.T) {
 	big := strings.Repeat("0123456789", 100_000)
 	server := tinyUpstream(t, false, func(w http.ResponseWriter, _, id string, _ int) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, big)
 	})
+	calibrate := startGatewayVia(t, server, "      versions: [2025-11-25]\n", "prefix: never")
+	start := time.Now()
+	o := largeAnswers(calibrate, 1, big, time.Minute)
+	require.Empty(t, o.bad, "one session alone")
+	perCall := time.Since(start) / 2
 	for _, tc := range []struct {
 		name     string
 		sessions int
@@ -213,51 +225,66 @@ func TestConcurrentLargeAnswers(t *testing.T) {
 			if raceEnabled {
 				tc.sessions /= 5 // the race detector's tenfold cost: the same checks, less load
 			}
-			endpoint := startGatewayVia(t, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", "prefix: never", tc.opts...)
-			type outcome struct {
-				whole int
-				bad   []string
-			}
-			results := make(chan outcome, tc.sessions)
-			for range tc.sessions {
-				go func() {
-					var o outcome
-					defer func() { results <- o }()
-					s, err := dialRaw(endpoint)
-					if err != nil {
-						o.bad = append(o.bad, "connect: "+err.Error())
-						return
-					}
-					defer s.close()
-					for round := range 2 {
-						msgs, err := s.do(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`, 10+round))
-						var v struct {
-							Result struct {
-								Content []struct{ Text string } `json:"content"`
-							} `json:"result"`
-							Error *struct{ Message string } `json:"error"`
-						}
-						switch {
-						case err != nil:
-							o.bad = append(o.bad, err.Error())
-						case len(msgs) != 1 || json.Unmarshal(msgs[0], &v) != nil:
-							o.bad = append(o.bad, fmt.Sprintf("%d messages: %.100s", len(msgs), msgs))
-						case len(v.Result.Content) == 1 && v.Result.Content[0].Text == big:
-							o.whole++
-						default:
-							o.bad = append(o.bad, fmt.Sprintf("answer of %d bytes, error %+v", len(msgs[0]), v.Error))
-						}
-					}
-				}()
-			}
-			var total outcome
-			for range tc.sessions {
-				o := <-results
-				total.whole += o.whole
-				total.bad = append(total.bad, o.bad...)
-			}
-			require.Empty(t, total.bad, "calls not answered whole")
+			timeout := max(20*time.Second, 4*time.Duration(2*tc.sessions)*perCall).Round(time.Second)
+			endpoint := startGatewayVia(t, server, fmt.Sprintf("      versions: [2025-11-25]\n      timeout: %s\n", timeout), "prefix: never", tc.opts...)
+			total := largeAnswers(endpoint, tc.sessions, big, timeout)
+			require.Empty(t, total.bad, "calls not answered whole (timeout %s)", timeout)
 			assert.Equal(t, 2*tc.sessions, total.whole)
 		})
 	}
+}
+
+// largeOutcome counts the whole answers of largeAnswers and describes the
+// others.
+type largeOutcome struct {
+	whole int
+	bad   []string
+}
+
+// largeAnswers runs sessions sessions at once, each calling tool t twice,
+// and checks that each answer's text is want; callTimeout is the
+// gateway's.
+func largeAnswers(endpoint string, sessions int, want string, callTimeout time.Duration) largeOutcome {
+	results := make(chan largeOutcome, sessions)
+	for range sessions {
+		go func() {
+			var o largeOutcome
+			defer func() { results <- o }()
+			s, err := dialRaw(endpoint)
+			if err != nil {
+				o.bad = append(o.bad, "connect: "+err.Error())
+				return
+			}
+			defer s.close()
+			// The gateway's timeout answers a call that hangs; this one
+			// only bounds a gateway that would not answer even then.
+			s.client.Timeout = 2 * callTimeout
+			for round := range 2 {
+				msgs, err := s.do(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`, 10+round))
+				var v struct {
+					Result struct {
+						Content []struct{ Text string } `json:"content"`
+					} `json:"result"`
+					Error *struct{ Message string } `json:"error"`
+				}
+				switch {
+				case err != nil:
+					o.bad = append(o.bad, err.Error())
+				case len(msgs) != 1 || json.Unmarshal(msgs[0], &v) != nil:
+					o.bad = append(o.bad, fmt.Sprintf("%d messages: %.100s", len(msgs), msgs))
+				case len(v.Result.Content) == 1 && v.Result.Content[0].Text == want:
+					o.whole++
+				default:
+					o.bad = append(o.bad, fmt.Sprintf("answer of %d bytes, error %+v", len(msgs[0]), v.Error))
+				}
+			}
+		}()
+	}
+	var total largeOutcome
+	for range sessions {
+		o := <-results
+		total.whole += o.whole
+		total.bad = append(total.bad, o.bad...)
+	}
+	return total
 }

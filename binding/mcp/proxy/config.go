@@ -37,8 +37,9 @@ const (
 // options are the proxy's options; the other kinds' options are refused
 // by Decode as unknown fields.
 type options struct {
-	Prefix string        `yaml:"prefix"`
-	Cache  *cacheOptions `yaml:"cache"`
+	Prefix  string        `yaml:"prefix"`
+	Cache   *cacheOptions `yaml:"cache"`
+	Timeout any           `yaml:"timeout"`
 }
 
 // route is one compiled route: the exit it reaches, the toolkit it
@@ -53,6 +54,10 @@ type route struct {
 	tools     []string
 	prompts   []string
 	resources []string
+	timeouts  timeouts // how long a request waits for the route, by method
+	// timed is set when a timeout option applies to the route: its calls
+	// are then the proxy's, never handed through, so that it can time them.
+	timed bool
 }
 
 // settings is what Provision compiles from the binding's configuration,
@@ -71,7 +76,7 @@ type settings struct {
 func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix and options.cache: %w", cfg.Name, err)
+		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix, options.cache and options.timeout: %w", cfg.Name, err)
 	}
 	mode := opts.Prefix
 	switch mode {
@@ -123,6 +128,13 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		s.routes = append(s.routes, rt)
 	}
 	s.fingerprint = h
+	withs := make([]*config.Raw, len(routes))
+	for i, r := range routes {
+		withs[i] = r.With
+	}
+	if err := compileTimeouts(cfg.Options(), opts.Timeout, withs, s.routes, cfg.Name); err != nil {
+		return nil, err
+	}
 	if opts.Cache != nil {
 		if s.cache, err = compileCache(cfg, opts.Cache); err != nil {
 			return nil, err

@@ -40,7 +40,7 @@ func TestConfig(t *testing.T) {
 		{"server option", `    options: {origins: ["https://app.example"]}
     routes:
       - exit: app0
-        when: [{toolkit: local}]`, `test.mcp1: mcp mcp1: a proxy takes only options.prefix and options.cache: proxy.yaml:6: bindings.mcp1.options: unknown key "origins"`},
+        when: [{toolkit: local}]`, `test.mcp1: mcp mcp1: a proxy takes only options.prefix, options.cache and options.timeout: proxy.yaml:6: bindings.mcp1.options: unknown key "origins"`},
 		{"no routes", ``, `mcp proxy: invalid configuration: mcp mcp1: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when`},
 		{"missing toolkit", `    routes:
       - exit: app0

@@ -25,8 +25,8 @@
 // # Options and routes
 //
 // The options are prefix: always, never, or conditional (the default),
-// which prefixes names only when there is more than one route, and cache
-// (below). The other kinds' options are refused. Every route has exactly one when condition
+// which prefixes names only when there is more than one route, cache and
+// timeout (below). The other kinds' options are refused. Every route has exactly one when condition
 // with a toolkit name (letters, digits, _ and -), unique across the
 // routes, and optional tool, prompt and resource allow-sets, each a glob
 // or a list of globs matched as path.Match does against the route's own
@@ -119,8 +119,17 @@
 // its default.
 //
 // A route that fails (RESET, ABORT, the ERROR outcome, a result that is
-// not a list, or no answer within 30 s) is left out and logged; only when
-// every route fails does the list fail, with the first one's error.
+// not a list, no answer within its timeout, or out of the session) is
+// left out, logged ("route left out", with the route, code and message)
+// and counted (mcp.proxy.partial{route}), and the merged result says so
+// in its _meta:
+//
+//	"_meta":{"sluice/missingRoutes":[{"route":"everything","code":-32001,
+//	  "message":"Request timed out: route everything did not answer tools/list within 30s"}]}
+//
+// so that a client, a policy or an audit can tell a partial list from a
+// whole one. Only when every route fails does the list fail, with the
+// first one's error.
 //
 // The proxy owns its cursors: when any route returned a nextCursor, the
 // merged result carries one of the proxy's own, the base64url (no
@@ -129,6 +138,41 @@
 // request with such a cursor asks only those routes, each with its own
 // cursor. A cursor that does not decode, or was issued for another list or
 // another configuration, gets -32602 "Invalid cursor".
+//
+// # Timeouts
+//
+// options.timeout, and a route's with.timeout, which wins for its route,
+// bound how long a request waits for the route: a duration for every
+// method, or a mapping of method names (tools/call, tools/list,
+// prompts/get, prompts/list, resources/read, resources/list,
+// resources/templates/list, resources/subscribe, resources/unsubscribe,
+// completion/complete, logging/setLevel) to durations, the methods it
+// leaves out keeping the timeout they had:
+//
+//	routes:
+//	  - exit: client0
+//	    when: [{toolkit: everything}]
+//	    with:
+//	      timeout: {tools/call: PT120S, tools/list: PT5S}
+//
+// Without them a list or logging/setLevel waits 30 s for each route and a
+// call 60 s. A fan-out leaves out a route whose time has run out (above).
+// A call's timeout starts when the route's stream opens and starts again
+// at every frame of the route's reply (progress, DATA), so a long call
+// that keeps reporting is not cut off; it stops while a request to the
+// client that the reply carried (elicitation, sampling, roots, a URL
+// elicitation's CHALLENGE) is out, since a person or a model answers that
+// in their own time under the server kind's elicitation.timeout and
+// sampling.timeout, and starts again at the route's next frame. A call
+// whose time runs out gets -32001 "Request timed out: route <toolkit> did
+// not answer tools/call within 1m0s" (the route is its toolkit, or its
+// exit without one), or, when part of its result has already gone down,
+// an ABORT of the reply; the route's request is aborted and its reply
+// reset, the timeout logged and counted (mcp.proxy.timeouts{route}). With
+// one route and no timeout option a call is handed through (below) and
+// timed by its exit (the mcp client's options.timeout); a timeout option
+// makes the proxy serve every call of the routes it applies to. Zilla's
+// proxy has no such option: timeout and with.timeout are Sluice's.
 //
 // # Lifecycle
 //
@@ -147,9 +191,26 @@
 // are, resourcesUpdated with the route's prefix on its uri, notification
 // and the rest passed through. The downstream's END or ABORT ends or
 // aborts every route's lifecycle; a route's END alone ends only that
-// route's part. The only state shared between workers (requests may
-// arrive on another worker than their session's lifecycle) is which
-// routes declared SERVER_LOGGING for each session, for logging/setLevel.
+// route's part. The state shared between workers (requests may arrive on
+// another worker than their session's lifecycle) is, for each session,
+// which routes declared SERVER_LOGGING, for logging/setLevel, and which
+// routes are out of it.
+//
+// A route is out of a session when it refused the session's lifecycle
+// (its McpResetEx message is why: for an mcp client, "Upstream
+// unreachable at host:port" and the like), did not reply within 10 s, or
+// ended or dropped its part while the session goes on. The session's next
+// request for the route (a call routed to it, or a list, which asks every
+// route) has the session's lifecycle, on its own worker, open the route's
+// lifecycle again and waits for it (10 s at most): once the route
+// replies, the request goes on and the route is back in the session, its
+// list changes relayed again; the capabilities the session declared at
+// its start do not change. When it cannot, a call gets -32603 "Route
+// <toolkit> is unavailable: <why>" and a list leaves the route out with
+// that error, counted as mcp.proxy.unavailable{route}. The first attempt
+// is made at once; after a failed one the next waits 1 s, doubling up to
+// 30 s, and requests meanwhile get why with "(next attempt in <d>)".
+// Zilla leaves such a route out for the session's life.
 //
 // # Cache
 //

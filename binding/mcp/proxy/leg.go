@@ -83,8 +83,12 @@ func (l *leg) onUp(t frame.FrameType, buf []byte) {
 			l.onReset(nil)
 		}
 	case frame.FrameChallenge:
-		if c, err := l.OnChallenge(buf); err == nil && r.op == opCall && !r.In.Closed() && relayChallenge(&r.Stream, &c, r.h.downChallenge(c.Extension(), l.route)) != nil {
-			r.fail()
+		c, err := l.OnChallenge(buf)
+		if err == nil && r.op == opCall && !r.In.Closed() {
+			r.pause() // a person answers it, in their own time
+			if relayChallenge(&r.Stream, &c, r.h.downChallenge(c.Extension(), l.route)) != nil {
+				r.fail()
+			}
 		}
 	default:
 		l.onReply(t, buf)
@@ -180,6 +184,9 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 		l.unwanted(t, buf)
 		return
 	}
+	if r.op == opCall {
+		r.touch()
+	}
 	var err error
 	switch t {
 	case frame.FrameBegin:
@@ -235,7 +242,9 @@ func (l *leg) onReplyFlush(f *frame.Flush) {
 	}
 	if r.op == opCall {
 		ok, err := h.relayClientRequest(&r.Stream, f, l.route)
-		if !ok {
+		if ok {
+			r.pause()
+		} else {
 			ok, err = h.relayCancelled(&r.Stream, f, l.route)
 		}
 		if !ok {
@@ -302,6 +311,8 @@ func (l *leg) onReplyData(d *frame.Data) {
 		l.collect(d)
 	} else if relayData(&l.r.Stream, d) != nil {
 		l.r.fail()
+	} else {
+		l.r.dataOut = true
 	}
 }
 

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"sync"
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
@@ -39,6 +38,11 @@ type lifecycle struct {
 	heldBytes    int
 	waiting      int
 	timer        int64
+	// Per route: why it is out of the session, when it may be opened
+	// again, and the backoff that set that time (see revive).
+	why     []string
+	retryAt []time.Time
+	backoff []time.Duration
 	// internal is the cache's hydrate lifecycle, which the proxy opened to
 	// itself: it is not held by the cache's gate, and its routes'
 	// list_changed notifications reach it.
@@ -52,6 +56,10 @@ type lifecycleLeg struct {
 	l     *lifecycle
 	route int
 	caps  uint16
+	// revival is a leg the session opened again after the route was out
+	// of it; timer bounds its wait for the route's reply.
+	revival bool
+	timer   int64
 }
 
 func newLifecycle(h *Handler, b *frame.Begin) engine.MessageConsumer {
@@ -159,6 +167,8 @@ func (l *lifecycle) start() {
 	if l.In.Closed() || l.Out.Closed() {
 		return
 	}
+	n := len(h.s.routes)
+	l.why, l.retryAt, l.backoff = make([]string, n), make([]time.Time, n), make([]time.Duration, n)
 	for i := range h.s.routes {
 		g := &lifecycleLeg{l: l, route: i}
 		l.legs = append(l.legs, g)
@@ -178,7 +188,8 @@ func (l *lifecycle) timedOut() {
 	l.timer = 0
 	for _, g := range l.legs {
 		if !g.In.Opening() && !g.In.Closed() {
-			l.h.log.Warn("route did not open the session in time", "toolkit", l.h.s.routes[g.route].toolkit)
+			l.h.log.Warn("route did not open the session in time", "route", l.h.s.routes[g.route].label())
+			l.routeOut(g.route, "the route did not open the session within "+lifecycleTimeout.String())
 			g.abort()
 			g.resetReply()
 			l.legSettled()
@@ -205,10 +216,12 @@ func (l *lifecycle) settled() {
 		return
 	}
 	var caps uint16
-	var logging uint64
+	var logging, down uint64
 	accepted := 0
 	for _, g := range l.legs {
-		if g.In.Opening() && !g.In.Closed() {
+		if !g.In.Opening() || g.In.Closed() {
+			down |= 1 << uint(g.route)
+		} else {
 			accepted++
 			caps |= g.caps & serverBits
 			if g.caps&uint16(mcp.McpCapabilitiesServerLogging) != 0 {
@@ -223,7 +236,7 @@ func (l *lifecycle) settled() {
 		return
 	}
 	if !l.sidNull {
-		h.sessions.put(l.sid, logging)
+		h.sessions.put(l.sid, logging, down, h.w, l)
 		l.registered = true
 	}
 	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
@@ -425,11 +438,26 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameReset:
 		pending := !g.In.Opening() && !g.In.Closed()
-		_, _ = g.OnReset(buf) // Out closes either way, and a reply not begun with it
+		why := "the route refused the session"
+		if rs, err := g.OnReset(buf); err == nil { // Out closes either way, and a reply not begun with it
+			ext := rs.Extension()
+			if h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.typeID && h.resetEx.Kind() == mcp.McpResetExKindError {
+				e := h.resetEx.Error()
+				if m := e.Message(); len(m) > 0 {
+					why = string(m)
+				}
+			}
+		}
 		g.resetReply()
-		if pending {
-			h.log.Warn("route refused the session", "toolkit", h.s.routes[g.route].toolkit)
+		switch {
+		case pending && g.revival:
+			l.reviveFailed(g, why)
+		case pending:
+			h.log.Warn("route refused the session", "route", h.s.routes[g.route].label(), "reason", why)
+			l.routeOut(g.route, why)
 			l.legSettled()
+		default:
+			l.legOut(g, why)
 		}
 	case frame.FrameChallenge:
 		if c, err := g.OnChallenge(buf); err == nil && !l.In.Closed() && relayChallenge(&l.Stream, &c, h.downChallenge(c.Extension(), g.route)) != nil {
@@ -449,6 +477,10 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 		if l.In.Closed() || l.Out.Closed() {
 			g.end()
 		}
+		if g.revival {
+			l.reviveDone(g)
+			return
+		}
 		l.legSettled()
 	case frame.FrameData:
 		if _, err := g.OnData(buf); err == nil {
@@ -459,12 +491,15 @@ func (g *lifecycleLeg) onUp(t frame.FrameType, buf []byte) {
 			l.onFlush(g, &f)
 		}
 	case frame.FrameEnd:
-		// A route's end alone does not end the session: its part is over.
+		// A route's end alone does not end the session: its part is over,
+		// until the session's next request for the route opens it again.
 		_, _ = g.OnEnd(buf)
 		g.end()
+		l.legOut(g, "the route ended the session")
 	case frame.FrameAbort:
 		_, _ = g.OnAbort(buf)
 		g.abort()
+		l.legOut(g, "the route dropped the session")
 	}
 }
 
@@ -487,32 +522,14 @@ func (g *lifecycleLeg) abort() { g.AbortElseReset() }
 
 func (g *lifecycleLeg) resetReply() { g.ResetElseAbort() }
 
-// sessionTable is shared by the workers of one engine for one proxy (the
-// provisioned instance's): the routes whose lifecycle declared
-// SERVER_LOGGING, by session id, for logging/setLevel, which may arrive
-// on another worker than the session's lifecycle.
-type sessionTable struct {
-	mu       sync.Mutex
-	sessions map[string]uint64
-}
-
-func (t *sessionTable) put(sid []byte, logging uint64) {
-	t.mu.Lock()
-	t.sessions[string(sid)] = logging
-	t.mu.Unlock()
-}
-
-func (t *sessionTable) remove(sid []byte) {
-	t.mu.Lock()
-	delete(t.sessions, string(sid))
-	t.mu.Unlock()
-}
-
-// logging returns the routes with SERVER_LOGGING for the session, and
-// whether the session is known.
-func (t *sessionTable) logging(sid []byte) (uint64, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	m, ok := t.sessions[string(sid)]
-	return m, ok
+// legOut notes that a route which had accepted the session left it while
+// the session goes on: the session's next request for the route opens it
+// again.
+func (l *lifecycle) legOut(g *lifecycleLeg, why string) {
+	if !l.registered || l.In.Closed() || l.Out.Closed() || l.legs[g.route] != g || g.revival && !g.In.Opening() {
+		return
+	}
+	l.h.log.Warn("route left the session", "route", l.h.s.routes[g.route].label(), "session", string(l.sid), "reason", why)
+	l.routeOut(g.route, why)
+	l.h.sessions.markDown(l.sid, g.route)
 }

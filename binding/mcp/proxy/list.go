@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"strconv"
+	"time"
+
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
@@ -39,7 +42,7 @@ func (r *request) startList() {
 		l.params = l.pbuf
 		r.legs = append(r.legs, l)
 	}
-	r.startLegs()
+	r.reviveLegs()
 }
 
 // startSetLevel fans logging/setLevel out to the routes whose lifecycle
@@ -68,35 +71,73 @@ func (r *request) startSetLevel() {
 
 var emptyResult = []byte("{}")
 
-// startLegs opens every leg at once, under one timer.
+// startLegs opens every leg at once, each with its route's timeout for
+// the method, under one timer armed for the earliest.
 func (r *request) startLegs() {
 	h := r.h
 	r.state |= started
 	r.open = len(r.legs)
+	now := h.w.Now()
 	for _, l := range r.legs {
+		l.state &^= legIdle
+		l.deadline = now.Add(h.s.routes[l.route].timeoutOf(r.kind, r.ident))
+		if l.state&legDown != 0 {
+			l.forgo()
+			r.settle(l, legFailed)
+			continue
+		}
 		if !l.begin() {
 			r.settle(l, legFailed)
 		}
 	}
-	if r.open > 0 {
-		r.timer = h.w.TimerAt(h.w.Now().Add(fanoutTimeout), r.onTimeout)
+	r.armFanout()
+}
+
+// armFanout arms the fan-out's timer for the earliest deadline of the
+// routes that have not answered.
+func (r *request) armFanout() {
+	if r.open <= 0 || r.timer != 0 || r.Out.Closed() {
+		return
+	}
+	var first time.Time
+	for _, l := range r.legs {
+		if l.state&legSettled == 0 && (first.IsZero() || l.deadline.Before(first)) {
+			first = l.deadline
+		}
+	}
+	if !first.IsZero() {
+		r.timer = r.h.w.TimerAt(first, r.onTimeout)
 	}
 }
 
-// timedOut leaves out the routes that have not answered.
+// timedOut is the request's timer: a call's timeout, or a fan-out's,
+// which leaves out the routes whose time has run out with -32001 naming
+// each.
 func (r *request) timedOut() {
 	r.timer = 0
 	if r.state&released != 0 {
 		return
 	}
+	if r.op == opCall {
+		r.callTimedOut()
+		r.maybeRelease()
+		return
+	}
+	h := r.h
+	now := h.w.Now()
 	for _, l := range r.legs {
-		if l.state&legSettled == 0 {
+		if l.state&legSettled == 0 && !now.Before(l.deadline) {
 			l.abortInitial()
 			l.resetReply()
-			r.h.log.Warn("route did not answer in time", "toolkit", r.h.s.routes[l.route].toolkit)
+			d := h.s.routes[l.route].timeoutOf(r.kind, r.ident)
+			h.log.Warn("route did not answer in time", "route", h.s.routes[l.route].label(), "method", methodName(r.kind, r.ident), "timeout", d)
+			h.routeMetrics(l.route).timeouts.Add(1)
+			l.errCode = codeRequestTimeout
+			l.errMsg = append(l.errMsg[:0], h.timeoutMessage(l.route, r.kind, r.ident, d)...)
 			r.settle(l, legFailed)
 		}
 	}
+	r.armFanout()
 	r.maybeRelease()
 }
 
@@ -121,7 +162,7 @@ func (r *request) finishFanout() {
 	ok := 0
 	for _, l := range r.legs {
 		if l.state&(legFailed|legError) != 0 || r.op == opList && !validate(l.body) {
-			h.log.Warn("route left out", "toolkit", h.s.routes[l.route].toolkit, "method", methodName(r.kind, r.ident),
+			h.log.Warn("route left out", "route", h.s.routes[l.route].label(), "method", methodName(r.kind, r.ident),
 				"code", l.errCode, "message", string(l.errMsg))
 			if failed == nil {
 				failed = l
@@ -155,6 +196,9 @@ func (r *request) finishFanout() {
 		out = append(out, '"')
 	}
 	out = appendCacheHints(out, lk, parts)
+	if ok < len(r.legs) {
+		out = r.appendMissing(out)
+	}
 	out = append(out, '}')
 	h.cursors = next[:0]
 	r.answer = out
@@ -196,4 +240,62 @@ func methodName(kind uint8, ident []byte) string {
 		return string(ident)
 	}
 	return "request"
+}
+
+// metaMissing is the _meta member a merged list carries when routes were
+// left out of it: each one's route label and error.
+const metaMissing = "sluice/missingRoutes"
+
+// appendMissing marks a merged list that left routes out: a _meta member
+// naming each (its route, the error code and message), the metric, so
+// that a client and an operator can tell a partial list from a whole one.
+func (r *request) appendMissing(dst []byte) []byte {
+	h := r.h
+	dst = append(dst, `,"_meta":{"`+metaMissing+`":[`...)
+	n := 0
+	for _, l := range r.legs {
+		if l.state&(legFailed|legError) == 0 && validate(l.body) {
+			continue
+		}
+		h.routeMetrics(l.route).partial.Add(1)
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		code, msg := l.failure()
+		dst = append(dst, `{"route":`...)
+		dst = jsonrpc.AppendString(dst, []byte(h.s.routes[l.route].label()))
+		dst = append(dst, `,"code":`...)
+		dst = appendInt(dst, int64(code))
+		dst = append(dst, `,"message":`...)
+		dst = jsonrpc.AppendString(dst, msg)
+		dst = append(dst, '}')
+	}
+	return append(dst, "]}"...)
+}
+
+// failure is why a fan-out left the leg out: its refusal's or timeout's
+// error, the message of the error object it answered, or what was wrong
+// with its result.
+func (l *leg) failure() (int32, []byte) {
+	switch {
+	case l.errCode != 0:
+		return l.errCode, l.errMsg
+	case l.state&legError != 0:
+		code, msg := int32(jsonrpc.CodeInternalError), []byte("Internal error")
+		if cs, ce, ok := member(l.body, "code"); ok {
+			if v, err := strconv.ParseInt(string(l.body[cs:ce]), 10, 32); err == nil {
+				code = int32(v)
+			}
+		}
+		if ms, me, ok := member(l.body, "message"); ok && l.body[ms] == '"' {
+			if m, err := jsonrpc.Unquote(nil, l.body[ms:me]); err == nil {
+				msg = m
+			}
+		}
+		return code, msg
+	case l.state&legFailed != 0:
+		return jsonrpc.CodeInternalError, []byte("Internal error: the route dropped the request")
+	}
+	return jsonrpc.CodeInternalError, []byte("Internal error: the route's result is not a list")
 }

@@ -33,7 +33,7 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return &instance{s: s, sessions: &sessionTable{sessions: map[string]uint64{}}}, nil
+	return &instance{s: s, sessions: newSessionTable()}, nil
 }
 
 // Attach makes the proxy's handler for one worker.
@@ -76,6 +76,7 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *Handler 
 		w:          w,
 		id:         cfg.ID,
 		name:       cfg.Name,
+		namespace:  cfg.Namespace,
 		typeID:     w.Labels().Supply("mcp"),
 		pool:       w.BufferPool(),
 		s:          in.s,
@@ -96,12 +97,14 @@ type Handler struct {
 	w          *engine.Worker
 	id         int64
 	name       string
+	namespace  string
 	typeID     int32
 	pool       *engine.BufferPool
 	s          *settings
 	log        *slog.Logger
 	sessions   *sessionTable
 	cache      *cache // options.cache, nil without one
+	metrics    []routeMetrics
 	maxPayload int
 	ignoreFn   engine.MessageConsumer
 
@@ -185,7 +188,7 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 		return nil
 	}
 	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident)
-	if !ok {
+	if !ok || h.s.routes[route].timed {
 		return nil
 	}
 	return h.w.Forward(h.s.routes[route].exitID, buf)

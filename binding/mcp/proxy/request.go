@@ -11,9 +11,9 @@ import (
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
-// fanoutTimeout bounds how long a list or logging/setLevel waits for its
-// routes; a route that has not answered by then is left out.
-const fanoutTimeout = 30 * time.Second
+// codeRequestTimeout is the JSON-RPC error of a request its route did
+// not answer in time, the code the MCP SDKs give a request timeout.
+const codeRequestTimeout int32 = -32001
 
 // What a request does with its routes.
 const (
@@ -60,6 +60,17 @@ type request struct {
 	entries []cursorEntry
 	cbuf    []byte // the decoded cursor the entries point into
 	timer   int64
+	// A call's timeout: wait, the route's for the method (0: none armed),
+	// and the deadline the route's next frame must come by, pushed back by
+	// each frame of its reply; zero while a request to the client the
+	// reply carried is out (paused).
+	wait     time.Duration
+	deadline time.Time
+	dataOut  bool // the call's reply has relayed DATA
+	reviving int  // routes a list waits to have back in its session
+	// gen tells a request apart from its reuse, for a completion that
+	// comes back from another worker (revive).
+	gen uint32
 
 	respError uint8 // a clientResponse's error flag
 
@@ -100,13 +111,17 @@ type leg struct {
 	body    []byte // the reply collected
 	errCode int32
 	errMsg  []byte
-	onFrame engine.MessageConsumer
+	// deadline is when a fan-out leaves the route out.
+	deadline time.Time
+	onFrame  engine.MessageConsumer
 }
 
 const (
 	legSettled uint16 = 1 << iota // its part of a fan-out is known
 	legFailed                     // RESET, ABORT, timeout: left out
 	legError                      // ERROR outcome: body is the error object
+	legDown                       // out of the session and not back: not opened
+	legIdle                       // not opened yet: the list waits for a revival
 )
 
 func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
@@ -122,6 +137,8 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.state, r.slot, r.have, r.params, r.route, r.upIdent = 0, engine.NoSlot, 0, nil, -1, nil
 	r.dropSpill()
 	r.legs, r.open, r.total, r.entries, r.timer = r.legs[:0], 0, 0, r.entries[:0], 0
+	r.wait, r.deadline, r.dataOut = 0, time.Time{}, false
+	r.gen++
 	r.answer, r.answerOff, r.shared = r.answer[:0], 0, nil
 	r.internal = b.OriginID() == h.id
 	r.scan.Reset()
@@ -217,7 +234,7 @@ func (r *request) onBegin(b *frame.Begin) {
 		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident)
 		if ok {
 			r.route, r.upIdent = route, up
-			r.openRelay()
+			r.relay()
 			return
 		}
 	}
@@ -492,7 +509,7 @@ func (r *request) onParams() {
 			}
 			r.route, r.upIdent = route, up
 			r.stripParams(0, key, route)
-			r.openRelay()
+			r.relay()
 			return
 		}
 		r.stripParams(0, key, r.route)
@@ -553,7 +570,7 @@ func (r *request) routeCompletion() {
 	}
 	r.route = route
 	r.stripParams(rs, key, route)
-	r.openRelay()
+	r.relay()
 }
 
 // openRelay opens the call's one leg, to r.route.
@@ -569,6 +586,67 @@ func (r *request) openRelay() {
 		r.legs = r.legs[:0]
 		r.h.putLeg(l)
 		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error"), nil, nil)
+		return
+	}
+	if r.kind != mcp.McpBeginExKindClientResponse {
+		r.armCall()
+	}
+}
+
+// armCall starts the call's timeout, the route's for its method.
+func (r *request) armCall() {
+	h := r.h
+	r.wait = h.s.routes[r.route].timeoutOf(r.kind, r.ident)
+	r.deadline = h.w.Now().Add(r.wait)
+	if r.timer == 0 {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+	}
+}
+
+// touch gives the route another timeout from now: a frame of its reply
+// came. It re-arms a paused timeout.
+func (r *request) touch() {
+	if r.wait == 0 || r.Out.Closed() {
+		return
+	}
+	h := r.h
+	r.deadline = h.w.Now().Add(r.wait)
+	if r.timer == 0 {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+	}
+}
+
+// pause stops the call's timeout while a request the route sent the
+// client is out: the person or model answering it has the server kind's
+// elicitation.timeout or sampling.timeout. The route's next frame
+// re-arms it.
+func (r *request) pause() { r.deadline = time.Time{} }
+
+// callTimedOut answers a call whose route sent nothing for its timeout:
+// -32001 naming the route, or, when part of the route's result has
+// already gone down, an ABORT of the reply. The route's request is
+// aborted and its reply reset.
+func (r *request) callTimedOut() {
+	h := r.h
+	if r.deadline.IsZero() || r.Out.Closed() || r.state&local != 0 || len(r.legs) != 1 {
+		return
+	}
+	if now := h.w.Now(); now.Before(r.deadline) {
+		r.timer = h.w.TimerAt(r.deadline, r.onTimeout)
+		return
+	}
+	msg := h.timeoutMessage(r.route, r.kind, r.ident, r.wait)
+	h.log.Warn("route did not answer in time", "route", h.s.routes[r.route].label(), "method", methodName(r.kind, r.ident), "timeout", r.wait)
+	h.routeMetrics(r.route).timeouts.Add(1)
+	l := r.legs[0]
+	l.abortInitial()
+	l.resetReply()
+	r.state |= local
+	if r.Out.Opening() && r.dataOut {
+		r.resetDown(0, "")
+		r.abortReply()
+	} else {
+		r.refuseAnswer(codeRequestTimeout, msg)
 	}
 }
 
@@ -740,6 +818,9 @@ func (r *request) fail() {
 // cancelLegs aborts every leg's request and resets its reply.
 func (r *request) cancelLegs() {
 	for _, l := range r.legs {
+		if l.state&legIdle != 0 {
+			l.forgo()
+		}
 		l.abortInitial()
 		l.resetReply()
 		if l.state&legSettled == 0 {
