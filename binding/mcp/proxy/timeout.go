@@ -121,9 +121,9 @@ func compileTimeouts(cfg *config.Raw, opt any, withs []*config.Raw, routes []rou
 	base := defaultTimeouts()
 	optWhere := func(key string) string {
 		if key == "" {
-			return nodeWhere(cfg, "timeout")
+			return cfg.Where("timeout")
 		}
-		return nodeWhere(cfg, "timeout", key)
+		return cfg.Where("timeout", key)
 	}
 	if err := applyTimeout(&base, opt, optWhere, "mcp "+binding+": options.timeout"); err != nil {
 		return err
@@ -141,9 +141,9 @@ func compileTimeouts(cfg *config.Raw, opt any, withs []*config.Raw, routes []rou
 		}
 		where := func(key string) string {
 			if key == "" {
-				return nodeWhere(w, "timeout")
+				return w.Where("timeout")
 			}
-			return nodeWhere(w, "timeout", key)
+			return w.Where("timeout", key)
 		}
 		if err := applyTimeout(&routes[i].timeouts, with.Timeout, where, fmt.Sprintf("mcp %s: routes[%d].with.timeout", binding, i)); err != nil {
 			return err
