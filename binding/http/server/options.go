@@ -61,10 +61,10 @@ type settings struct {
 	// header, body and idle are the connection timeouts (see the
 	// package doc).
 	header, body, idle time.Duration
-	authz   *authorizer
-	cors    *cors
-	routes  []http.Route
-	exitID  int64
+	authz              *authorizer
+	cors               *cors
+	routes             []http.Route
+	exitID             int64
 	// server is the http.server.header setting, empty when unset.
 	server []byte
 }
