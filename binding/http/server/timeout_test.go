@@ -263,7 +263,9 @@ func TestServerBodyLimit(t *testing.T) {
 		s := startSocketServer(t, "      limits: {body: 0}\n")
 		c := s.dial(t)
 		body := strings.Repeat("z", 1<<20+1)
-		go func() { _, _ = c.Write([]byte("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1048577\r\n\r\n" + body)) }()
+		go func() {
+			_, _ = c.Write([]byte("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1048577\r\n\r\n" + body))
+		}()
 		assert.Equal(t, body, readResponse(t, bufio.NewReader(c), c))
 	})
 }
