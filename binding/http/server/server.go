@@ -718,13 +718,7 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 		case ":path":
 			// An absolute-form target routes by its path, as the app
 			// will see it.
-			if _, _, rest, ok := absoluteForm(r.Target); ok {
-				if len(rest) == 0 {
-					return rootPath, true
-				}
-				return rest, true
-			}
-			return r.Target, true
+			return c.h.targetPath(r.Target), true
 		case ":authority":
 			if r.Host == nil {
 				return nil, false
@@ -963,11 +957,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 			h.refuse(b, 400)
 			return
 		}
-		if len(path) == 0 || path[0] != '/' {
-			// "http://host" and "http://host?q" ask for the root.
-			path = append(append(h.pathBuf[:0], '/'), path...)
-			h.pathBuf = path
-		}
+		path = h.rootedPath(path)
 		hs.Item().Name(":scheme").ValueBytes(scheme)
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(path)
@@ -1731,8 +1721,27 @@ func (h *server) secure(ext []byte) bool {
 	return false
 }
 
-// rootPath is the :path of an absolute-form target that names none.
-var rootPath = []byte("/")
+// targetPath returns the :path of a request target: the target itself,
+// or the path and query of an absolute-form one, rooted (see rootedPath).
+// Routes match the value the app is sent. It may write into h.pathBuf, so
+// the result lasts until the next call.
+func (h *server) targetPath(target []byte) []byte {
+	if _, _, rest, ok := absoluteForm(target); ok {
+		return h.rootedPath(rest)
+	}
+	return target
+}
+
+// rootedPath returns the path and query of an absolute-form target as a
+// :path: "http://host" and "http://host?q" ask for the root, "/" and
+// "/?q". It may write into h.pathBuf.
+func (h *server) rootedPath(rest []byte) []byte {
+	if len(rest) > 0 && rest[0] == '/' {
+		return rest
+	}
+	h.pathBuf = append(append(h.pathBuf[:0], '/'), rest...)
+	return h.pathBuf
+}
 
 // The schemes absoluteForm returns, shared rather than made per request.
 var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")
