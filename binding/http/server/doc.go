@@ -14,8 +14,9 @@
 // headers, its DATA the body and its END the trailers. Requests on a
 // connection are answered in order.
 //
-// Routes match on request headers, pseudo-headers included; a value
-// ending in * matches a prefix. The first route that matches names the
+// Routes match on request headers, pseudo-headers included, as the app
+// is sent them (an absolute-form target's :path is its path and query,
+// "/" first when it names no path); a value ending in * matches a prefix. The first route that matches names the
 // exit, and a request that none matches gets 404 when the binding has no
 // exit of its own. :scheme is https when the network BEGIN's ProxyBeginEx
 // names a TLS version, as Zilla decides. Authorization hands the
