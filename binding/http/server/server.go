@@ -238,7 +238,7 @@ func (c *serverConn) onTimer() {
 		}
 		c.fail(408, "request head timeout")
 	case waitBody:
-		if c.state == stateBody && c.x.Out.Opened() && c.x.Out.Available() <= int64(c.x.Out.Pad) {
+		if c.state == stateBody && (!c.x.Out.Opened() || c.x.Out.Available() <= int64(c.x.Out.Pad)) {
 			// The app holds the body back: the client is not late.
 			c.await(waitBody)
 			return
