@@ -19,6 +19,8 @@ var optionsSchema = json.RawMessage(`{
     "requests": {"type": "array", "items": {"type": "object"}},
     "overrides": {"type": "object", "additionalProperties": {"type": "string"}},
     "idle-timeout": {"type": "string"},
+    "header-timeout": {"type": "string"},
+    "body-timeout": {"type": "string"},
     "max-idle": {"type": "integer", "minimum": 0},
     "limits": {
       "type": "object",
@@ -118,13 +120,16 @@ func checkVersions(cfg *engine.BindingConfig) error {
 // Options is what an http binding's options decode to, the same for both
 // kinds, so that each accepts every option the schema does. Each kind
 // compiles the options that are its own and leaves the others alone:
-// idle-timeout and max-idle are the client's; limits.body, authorization
-// and access-control the server's; the head limits both kinds'.
+// max-idle is the client's; header-timeout, body-timeout, limits.body,
+// authorization and access-control the server's; idle-timeout and the
+// head limits both kinds'.
 type Options struct {
 	Versions      []string                        `yaml:"versions"`
 	Requests      any                             `yaml:"requests"`
 	Overrides     map[string]string               `yaml:"overrides"`
 	IdleTimeout   string                          `yaml:"idle-timeout"`
+	HeaderTimeout string                          `yaml:"header-timeout"`
+	BodyTimeout   string                          `yaml:"body-timeout"`
 	MaxIdle       *int                            `yaml:"max-idle"`
 	Limits        LimitsOptions                   `yaml:"limits"`
 	Authorization map[string]AuthorizationOptions `yaml:"authorization"`
@@ -132,13 +137,14 @@ type Options struct {
 }
 
 // LimitsOptions bounds what a binding reads: a request target, the field
-// count and size of a head, and a request body. Zero leaves a bound at its
-// default.
+// count and size of a head, and a request body. Zero leaves a head bound
+// at its default; a body bound left out takes the server's default, and
+// zero lifts it, as nginx's client_max_body_size 0 does.
 type LimitsOptions struct {
-	Target      int   `yaml:"target"`
-	Headers     int   `yaml:"headers"`
-	HeaderBytes int   `yaml:"header-bytes"`
-	Body        int64 `yaml:"body"`
+	Target      int    `yaml:"target"`
+	Headers     int    `yaml:"headers"`
+	HeaderBytes int    `yaml:"header-bytes"`
+	Body        *int64 `yaml:"body"`
 }
 
 // Head returns the limits both kinds parse heads with: h1's defaults, with

@@ -19,12 +19,12 @@ func TestLimitsOptionsHead(t *testing.T) {
 		{name: "none set", want: defaults},
 		{
 			name: "all set",
-			in:   http.LimitsOptions{Target: 64, Headers: 8, HeaderBytes: 512, Body: 64},
+			in:   http.LimitsOptions{Target: 64, Headers: 8, HeaderBytes: 512, Body: new(int64(64))},
 			want: h1.Limits{MaxTarget: 64, MaxHeaders: 8, MaxHeaderBytes: 512},
 		},
 		{
 			name: "body is not a head limit",
-			in:   http.LimitsOptions{Body: 1},
+			in:   http.LimitsOptions{Body: new(int64(1))},
 			want: defaults,
 		},
 		{

@@ -8,13 +8,15 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/guard"
 )
 
 // optionsSchema is the JSON Schema of the binding's options (Zilla's
-// tcp.schema.patch.json, plus steering). A port is a number, a "from-to"
+// tcp.schema.patch.json, plus steering and write-timeout). A port is a number, a "from-to"
 // range or a list of either; the ranges themselves are checked by parse,
 // which can say what is wrong with one.
 var optionsSchema = json.RawMessage(`{
@@ -30,7 +32,8 @@ var optionsSchema = json.RawMessage(`{
 		"backlog": {"type": "integer", "minimum": 1},
 		"nodelay": {"type": "boolean"},
 		"keepalive": {"type": "boolean"},
-		"steering": {"type": "string", "enum": ["none", "ebpf"]}
+		"steering": {"type": "string", "enum": ["none", "ebpf"]},
+		"write-timeout": {"type": "string"}
 	},
 	"additionalProperties": false,
 	"$defs": {
@@ -69,6 +72,10 @@ const maxPorts = 1024
 // kernel caps it at net.core.somaxconn.
 const defaultBacklog = 4096
 
+// defaultWriteTimeout is how long a socket may take none of the bytes
+// waiting for it before the connection is reset, as nginx's send_timeout.
+const defaultWriteTimeout = 60 * time.Second
+
 // options are the decoded options, as YAML has them.
 type options struct {
 	Host      string `yaml:"host"`
@@ -77,6 +84,8 @@ type options struct {
 	NoDelay   *bool  `yaml:"nodelay"`
 	KeepAlive bool   `yaml:"keepalive"`
 	Steering  string `yaml:"steering"`
+	// WriteTimeout is Sluice's own: Zilla's tcp binding has no timeout.
+	WriteTimeout string `yaml:"write-timeout"`
 }
 
 // condition is one route's when item.
@@ -95,6 +104,9 @@ type settings struct {
 	keepalive bool
 	steering  string
 	routes    []route
+	// writeTimeout bounds how long bytes wait for a socket that takes
+	// none of them.
+	writeTimeout time.Duration
 }
 
 // route is a checked route: its exit and conditions, any of which may
@@ -144,7 +156,15 @@ func parse(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 	if err := raw.Decode(&o); err != nil {
 		return nil, err
 	}
-	s := &settings{host: o.Host, backlog: o.Backlog, nodelay: true, keepalive: o.KeepAlive, steering: o.Steering}
+	s := &settings{host: o.Host, backlog: o.Backlog, nodelay: true, keepalive: o.KeepAlive, steering: o.Steering,
+		writeTimeout: defaultWriteTimeout}
+	if o.WriteTimeout != "" {
+		d, err := guard.PositiveDuration(o.WriteTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: write-timeout %q: want a positive duration such as 60s or PT60S", raw.Where("write-timeout"), o.WriteTimeout)
+		}
+		s.writeTimeout = d
+	}
 	if o.NoDelay != nil {
 		s.nodelay = *o.NoDelay
 	}

@@ -3,6 +3,7 @@ package tcp
 import (
 	"errors"
 	"net/netip"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -56,6 +57,13 @@ type conn struct {
 	onEventsFn func(events uint32)
 	retryFn    func()
 	retrying   bool
+
+	// writeBy is when the socket must have taken some of the bytes in
+	// pend; the timer armed for it, writeTimer, re-arms itself when
+	// writeBy has moved on.
+	writeBy        time.Time
+	writeTimer     int64
+	onWriteTimerFn func()
 }
 
 func newConn(h *Handler, server bool) *conn {
@@ -382,9 +390,43 @@ func (c *conn) stash(p []byte) bool {
 		copy(c.pend, c.pend[c.pendOff:c.pendOff+c.pendLen])
 		c.pendOff = 0
 	}
+	if c.pendLen == 0 {
+		c.expectWrite()
+	}
 	copy(c.pend[c.pendOff+c.pendLen:], p)
 	c.pendLen += len(p)
 	return true
+}
+
+// expectWrite gives the socket write-timeout from now to take some of the
+// bytes waiting for it. Moving the deadline later costs no timer
+// operation: the timer re-arms itself when it fires early.
+func (c *conn) expectWrite() {
+	h := c.h
+	c.writeBy = h.w.Now().Add(h.s.writeTimeout)
+	if c.writeTimer != 0 {
+		return
+	}
+	if c.onWriteTimerFn == nil {
+		c.onWriteTimerFn = c.onWriteTimer
+	}
+	c.writeTimer = h.w.TimerAt(c.writeBy, c.onWriteTimerFn)
+}
+
+// onWriteTimer resets the connection when its socket has taken none of
+// the bytes waiting for it within write-timeout: a peer that stops
+// reading holds a buffer and, through flow control, the application.
+func (c *conn) onWriteTimer() {
+	c.writeTimer = 0
+	if c.fd < 0 || c.pendLen == 0 {
+		return
+	}
+	if c.h.w.Now().Before(c.writeBy) {
+		c.writeTimer = c.h.w.TimerAt(c.writeBy, c.onWriteTimerFn)
+		return
+	}
+	c.h.w.Logger().Debug("tcp: write timeout", "binding", c.h.cfg.Name, "stream", c.OutID(), "pending", c.pendLen)
+	c.fail()
 }
 
 // flush writes the stashed bytes once the socket is writable again, and
@@ -401,6 +443,9 @@ func (c *conn) flush() {
 		c.pendLen -= n
 		if c.pendLen > 0 {
 			c.writable = false
+			if n > 0 {
+				c.expectWrite()
+			}
 		}
 		if c.pendLen == 0 {
 			c.release()
@@ -512,6 +557,13 @@ func (c *conn) closeSocket(abortive bool) {
 	c.fd = -1
 	c.readable, c.writable = false, false
 	c.release()
+	if c.writeTimer != 0 {
+		h.w.Cancel(c.writeTimer)
+		c.writeTimer = 0
+	}
+	if c.server {
+		h.released()
+	}
 }
 
 // doWindow tells the application the in direction's credit.

@@ -75,6 +75,29 @@
 // answers the stream with RESET and nothing else; as in Zilla, the
 // application gives up its reply with a RESET of its own.
 //
+// # Limits
+//
+// A socket that takes none of the bytes waiting for it within
+// write-timeout (default 60 s, as nginx's send_timeout) is reset, so a
+// peer that stops reading cannot hold a buffer and, through flow control,
+// the application. Zilla's tcp binding has no such timeout: the option is
+// Sluice's own.
+//
+// The server connections of one worker, all tcp servers together, are
+// bounded by the engine setting engine.worker.capacity, as Zilla's tcp
+// server bounds them by zilla.engine.worker.capacity: a connection
+// accepted beyond it is closed at once (its client reads the end of the
+// stream). Where Zilla's default follows the memory, Sluice's is the
+// worker's share of half the open-file limit, at most 16384, so that a
+// flood of clients meets the capacity before the process runs out of
+// descriptors; Sluice counts a client's connections against none.
+//
+// When accept fails for want of descriptors or memory (EMFILE, ENFILE,
+// ENOBUFS, ENOMEM), the listener rests for 100 ms and retries; the
+// warning is logged at most once per 10 s per worker, with the count of
+// the pauses in between. The same bound applies to the warning for
+// connections closed at capacity.
+//
 // # Host names
 //
 // A server listens on an IP address or localhost (the IPv4 loopback
@@ -114,6 +137,7 @@
 //	      nodelay: true         # TCP_NODELAY (default true)
 //	      keepalive: false      # SO_KEEPALIVE (default false)
 //	      steering: ebpf        # none (default) or ebpf
+//	      write-timeout: 60s    # or PT60S; the default
 //	    routes:
 //	      - exit: internal0
 //	        when:

@@ -42,6 +42,7 @@ type engineOptions struct {
 	bindings func(string) (engine.Binding, error)
 	logger   *slog.Logger
 	ring     int // ring capacity, 4 MiB when 0
+	options  []engine.Option
 }
 
 // startEngine runs an engine over the configuration src and stops it when
@@ -60,6 +61,7 @@ func startEngine(t testing.TB, src string, o engineOptions) *engine.Engine {
 	for name, b := range o.external {
 		opts = append(opts, engine.WithExternal(name, b))
 	}
+	opts = append(opts, o.options...)
 	e := enginetest.New(t, cfg, opts...)
 	for _, b := range o.external {
 		if a, ok := b.(*app); ok {

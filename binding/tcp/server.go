@@ -128,7 +128,12 @@ func (l *listener) accept(uint32) {
 			return
 		case errors.Is(err, unix.EINTR), errors.Is(err, unix.ECONNABORTED):
 		case errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE), errors.Is(err, unix.ENOBUFS), errors.Is(err, unix.ENOMEM):
-			h.w.Logger().Warn("tcp: accept paused", "binding", h.cfg.Name, "address", l.addr.String(), "err", err)
+			// The pause repeats every acceptPause while the condition
+			// lasts: the warning is rate-limited.
+			if held, ok := h.usage.fdFull.allow(h.w.Now()); ok {
+				h.w.Logger().Warn("tcp: accept paused", "binding", h.cfg.Name, "address", l.addr.String(), "err", err,
+					"pause", acceptPause, "paused since last warning", held)
+			}
 			if h.w.ModifyFD(l.fd, 0) == nil {
 				h.w.TimerAt(h.w.Now().Add(acceptPause), l.resume)
 			}
@@ -174,6 +179,16 @@ func (h *Handler) accepted(l *listener, fd int, sa unix.Sockaddr) {
 	if lsa, err := unix.Getsockname(fd); err == nil {
 		local = addrPort(lsa)
 	}
+	if u := h.usage; u.conns >= u.capacity {
+		// Over the worker's capacity: closed at once, as Zilla does.
+		_ = unix.Close(fd)
+		if held, ok := u.refused.allow(h.w.Now()); ok {
+			h.w.Logger().Warn("tcp: connection closed: the worker is at capacity", "binding", h.cfg.Name,
+				"address", l.addr.String(), "capacity", u.capacity, "setting", SettingWorkerCapacity, "closed since last warning", held)
+		}
+		return
+	}
+	h.usage.conns++
 	h.setOptions(fd)
 	c := newConn(h, true)
 	c.fd = fd

@@ -34,6 +34,9 @@ type Binding struct {
 	// claimed holds the ports a binding of an engine has checked are free,
 	// so that only the first of its workers probes (see claimPort).
 	claimed map[groupKey]error
+	// usage counts each worker's server connections against its
+	// capacity.
+	usage map[*engine.Worker]*workerUsage
 	// load builds a steering program for a group of workers; tests
 	// replace it to play a kernel that refuses.
 	load func(workers int) (steerer, error)
@@ -53,6 +56,7 @@ func (b *Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Ha
 			w.MaxFrame(), w.BufferPool().SlotCapacity())
 	}
 	if cfg.Kind == config.KindServer {
+		h.usage = b.usageOf(w)
 		if err := h.listen(); err != nil {
 			h.Detach()
 			return nil, err
@@ -82,6 +86,9 @@ type Handler struct {
 
 	listeners []*listener
 	conns     map[*conn]struct{}
+	// usage is the worker's count of server connections; nil for a
+	// client.
+	usage *workerUsage
 
 	begin  frame.Begin
 	dataB  frame.DataBuilder
@@ -119,6 +126,9 @@ func (h *Handler) Detach() {
 	h.listeners = nil
 	for c := range h.conns {
 		c.closeSocket(true)
+	}
+	if h.usage != nil {
+		h.b.releaseUsage(h.w)
 	}
 }
 

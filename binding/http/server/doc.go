@@ -14,8 +14,9 @@
 // headers, its DATA the body and its END the trailers. Requests on a
 // connection are answered in order.
 //
-// Routes match on request headers, pseudo-headers included; a value
-// ending in * matches a prefix. The first route that matches names the
+// Routes match on request headers, pseudo-headers included, as the app
+// is sent them (an absolute-form target's :path is its path and query,
+// "/" first when it names no path); a value ending in * matches a prefix. The first route that matches names the
 // exit, and a request that none matches gets 404 when the binding has no
 // exit of its own. :scheme is https when the network BEGIN's ProxyBeginEx
 // names a TLS version, as Zilla decides. Authorization hands the
@@ -58,6 +59,29 @@
 // absolute-form may leave out Host, as Zilla and k3po's http transport
 // allow.
 //
+// Connections are bounded in time, with options of Sluice's own (Zilla's
+// server has none), defaults in the range of nginx's and Go's servers:
+// header-timeout (30 s) for a request head from its first byte, or from
+// the connection's start; body-timeout (60 s) between two reads of a
+// request body, not counting the time the app holds the body back; and
+// idle-timeout (120 s, longer than the 90 s Go's and Sluice's clients keep
+// an idle connection, so that the client closes first) between requests.
+// A head or body late gets 408, a connection idle (or silent from its
+// start) is closed with no response. While the app works on a request no
+// client timeout runs; tcp's write-timeout bounds a response the client
+// does not read. After a connection's last response (a 408, a 413, a
+// Connection: close) the client has 5 s to close its side while what it
+// sends is dropped, then the connection is reset, as nginx's lingering
+// close.
+//
+// A request body is bounded by limits.body, 1 MiB by default (nginx's
+// client_max_body_size; Zilla has no limit), 0 for none. A body over it
+// is answered 413 as soon as that is known, and the connection closes: a
+// Content-Length over the limit at once, before the app hears of the
+// request and instead of a 100 Continue, and a chunked body at the chunk
+// that passes it (or, when the app's response has begun, the connection
+// is aborted).
+//
 //	bindings:
 //	  http0:
 //	    type: http
@@ -70,6 +94,9 @@
 //	        guarded: {jwt0: [read]}
 //	    options:
 //	      limits: {target: 8192, headers: 100, header-bytes: 16384, body: 1048576}
+//	      header-timeout: 30s      # or PT30S; the defaults
+//	      body-timeout: 60s
+//	      idle-timeout: 120s
 //	      authorization:
 //	        jwt0:
 //	          credentials:
@@ -78,5 +105,5 @@
 //	        policy: cross-origin
 //	        allow: {origins: ["https://app.example"], methods: [POST]}
 //
-// The client's options (idle-timeout, max-idle) are accepted and not used.
+// The client's option max-idle is accepted and not used.
 package server

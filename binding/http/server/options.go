@@ -3,11 +3,34 @@ package server
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/guard"
 )
+
+// Default timeouts and body limit of a connection, in the range of
+// nginx's and Go's servers. A client gets headerTimeout to send a request
+// head from its first byte (or from the connection's start), bodyTimeout
+// between two reads of a body it sends, and idleTimeout between requests
+// on a kept-alive connection: longer than the 90 s that Go's and Sluice's
+// clients keep an idle connection, so that a client closes it first
+// rather than reuse a connection the server is closing. defaultMaxBody is
+// nginx's client_max_body_size.
+const (
+	defaultHeaderTimeout = 30 * time.Second
+	defaultBodyTimeout   = 60 * time.Second
+	defaultIdleTimeout   = 120 * time.Second
+	defaultMaxBody       = 1 << 20
+)
+
+// lingerTimeout bounds how long a connection being closed after an error
+// response (a 413, say) reads and drops what the client still sends, so
+// that the client can read the response before the connection is reset
+// (RFC 9112 §9.6), as nginx's lingering close does.
+const lingerTimeout = 5 * time.Second
 
 // credentialSource is where a guard's credentials are read from: a header,
 // a query parameter or a cookie, with the text around {credentials}.
@@ -31,28 +54,53 @@ type authorizer struct {
 }
 
 // settings is what Attach compiles from a server's configuration. The
-// client's options (idle-timeout, max-idle) are accepted and not used.
+// client's option max-idle is accepted and not used.
 type settings struct {
 	limits  h1.Limits
-	maxBody int64
-	authz   *authorizer
-	cors    *cors
-	routes  []http.Route
-	exitID  int64
+	maxBody int64 // -1: no limit
+	// header, body and idle are the connection timeouts (see the
+	// package doc).
+	header, body, idle time.Duration
+	authz              *authorizer
+	cors               *cors
+	routes             []http.Route
+	exitID             int64
 	// server is the http.server.header setting, empty when unset.
 	server []byte
 }
 
 func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*settings, error) {
-	s := &settings{limits: opts.Limits.Head(), maxBody: -1, exitID: cfg.ExitID}
+	s := &settings{limits: opts.Limits.Head(), maxBody: defaultMaxBody, exitID: cfg.ExitID,
+		header: defaultHeaderTimeout, body: defaultBodyTimeout, idle: defaultIdleTimeout}
 	s.limits.AbsoluteWithoutHost = true
 	if e := w.Engine(); e != nil {
 		if v, ok := e.Setting(http.SettingServerHeader); ok && v != "" {
 			s.server = []byte(v)
 		}
 	}
-	if opts.Limits.Body > 0 {
-		s.maxBody = opts.Limits.Body
+	if b := opts.Limits.Body; b != nil {
+		s.maxBody = *b
+		if *b == 0 {
+			s.maxBody = -1
+		}
+	}
+	for _, t := range []struct {
+		name, value string
+		d           *time.Duration
+	}{
+		{"header-timeout", opts.HeaderTimeout, &s.header},
+		{"body-timeout", opts.BodyTimeout, &s.body},
+		{"idle-timeout", opts.IdleTimeout, &s.idle},
+	} {
+		if t.value == "" {
+			continue
+		}
+		d, err := guard.PositiveDuration(t.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: http server %s: %s %q: want a positive duration such as 30s or PT30S",
+				cfg.Options().Where(t.name), cfg.Name, t.name, t.value)
+		}
+		*t.d = d
 	}
 	for name, a := range opts.Authorization {
 		g, ok := w.Guard(name)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/http"
@@ -107,6 +108,7 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
 	c.x.c = c
 	c.x.onApp = c.x.onMessage
+	c.onTimerFn = c.onTimer
 	return c.onNet
 }
 
@@ -152,6 +154,120 @@ type serverConn struct {
 	outbox connbuf.Outbox // response bytes waiting for network window
 	req    h1.RequestHead
 	x      exchange
+
+	// deadline is when the client's time for what the connection waits
+	// on (wait) runs out; timerID is the engine timer armed for timerAt,
+	// 0 when none is. A deadline that moves later leaves the timer as it
+	// is, and the timer re-arms itself when it fires early, so refreshing
+	// a deadline per DATA costs no timer operation.
+	deadline  time.Time
+	timerAt   time.Time
+	timerID   int64
+	wait      waitKind
+	onTimerFn func()
+}
+
+// waitKind is what a connection waits for from its client, each with its
+// own timeout.
+type waitKind uint8
+
+const (
+	waitNone   waitKind = iota // the app's turn: no client timeout runs
+	waitHead                   // a request head, from its first byte or the connection's start
+	waitBody                   // the next bytes of a request body
+	waitIdle                   // the next request on a kept-alive connection
+	waitLinger                 // the client's end, after the connection's last response
+)
+
+// await starts the timeout of kind: the client must bring it about
+// before the kind's timeout passes.
+func (c *serverConn) await(kind waitKind) {
+	s := c.h.s
+	var d time.Duration
+	switch kind {
+	case waitNone:
+		c.wait, c.deadline = waitNone, time.Time{}
+		return
+	case waitHead:
+		d = s.header
+	case waitBody:
+		d = s.body
+	case waitIdle:
+		d = s.idle
+	case waitLinger:
+		d = lingerTimeout
+	}
+	c.wait = kind
+	c.deadline = c.h.w.Now().Add(d)
+	if c.timerID != 0 {
+		if !c.timerAt.After(c.deadline) {
+			return // fires first, and re-arms for the deadline
+		}
+		c.h.w.Cancel(c.timerID)
+	}
+	c.timerAt = c.deadline
+	c.timerID = c.h.w.TimerAt(c.deadline, c.onTimerFn)
+}
+
+// onTimer acts on a deadline passed: a request head or body that does not
+// come in time gets 408 (RFC 9110 §15.5.9) and the connection closes; an
+// idle connection closes; one whose client does not close after its last
+// response is reset.
+func (c *serverConn) onTimer() {
+	c.timerID = 0
+	if c.state == stateClosed || c.wait == waitNone {
+		return
+	}
+	if now := c.h.w.Now(); now.Before(c.deadline) {
+		c.timerAt = c.deadline
+		c.timerID = c.h.w.TimerAt(c.deadline, c.onTimerFn)
+		return
+	}
+	if c.outbox.Len() > 0 && c.wait != waitBody {
+		// A response is still going out: its write is bounded by the
+		// network (tcp's write-timeout), and the client's time starts
+		// once it is out.
+		c.await(c.wait)
+		return
+	}
+	switch c.wait {
+	case waitHead:
+		if len(c.input()) == 0 {
+			c.closeIdle()
+			return
+		}
+		c.fail(408, "request head timeout")
+	case waitBody:
+		if c.state == stateBody && (!c.x.Out.Opened() || c.x.Out.Available() <= int64(c.x.Out.Pad)) {
+			// The app holds the body back: the client is not late.
+			c.await(waitBody)
+			return
+		}
+		c.fail(408, "request body timeout")
+	case waitIdle:
+		c.closeIdle()
+	case waitLinger:
+		c.abortAll()
+	}
+}
+
+// closeIdle closes a connection that carries no request: its reply ends,
+// and the client has lingerTimeout to close its side.
+func (c *serverConn) closeIdle() {
+	c.state = stateDraining
+	c.dropInput()
+	c.await(waitLinger)
+	c.endReply()
+	c.grantNet()
+}
+
+// stopTimer disarms the connection's timer once it is closed.
+func (c *serverConn) stopTimer() {
+	c.wait, c.deadline = waitNone, time.Time{}
+	if c.timerID != 0 {
+		c.h.w.Cancel(c.timerID)
+		c.timerID = 0
+	}
 }
 
 // exchangeFlags are what an exchange knows of its request and response
@@ -231,6 +347,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 				c.abortAll()
 				return
 			}
+			c.await(waitHead)
 			c.grantNet()
 		}
 	case frame.FrameData:
@@ -277,6 +394,14 @@ func (c *serverConn) onNetData(p []byte) {
 		// The peer sent beyond the window granted.
 		c.abortAll()
 		return
+	}
+	switch {
+	case c.state == stateHead && c.wait == waitIdle:
+		// The next request's first bytes: its head has header-timeout
+		// from now on.
+		c.await(waitHead)
+	case c.state == stateBody && c.wait == waitBody:
+		c.await(waitBody)
 	}
 	c.process()
 	c.keepInput()
@@ -363,6 +488,7 @@ func (c *serverConn) bodyCutShort() {
 		c.x.abortRequest()
 		c.dropInput()
 		c.state = stateResponse
+		c.await(waitNone)
 		c.flags.set(connLastResponse)
 	default:
 		c.fail(400, "incomplete request body")
@@ -421,6 +547,7 @@ func (c *serverConn) fail(status int, reason string) {
 	x.resetResponse()
 	x.release()
 	c.state = stateDraining
+	c.await(waitLinger)
 	head := h1.AppendStatusLine(c.h.head[:0], 1, status)
 	if status == 400 && reason == obsFoldReason {
 		// Zilla names the cause in the reason phrase of this one.
@@ -556,6 +683,7 @@ func (c *serverConn) endReply() {
 func (c *serverConn) closeIfDone() {
 	if c.Closed() {
 		c.state = stateClosed
+		c.stopTimer()
 		c.dropInput()
 		c.outbox.Drop()
 		c.x.release()
@@ -590,13 +718,7 @@ func (c *serverConn) headerValue(name []byte) ([]byte, bool) {
 		case ":path":
 			// An absolute-form target routes by its path, as the app
 			// will see it.
-			if _, _, rest, ok := absoluteForm(r.Target); ok {
-				if len(rest) == 0 {
-					return rootPath, true
-				}
-				return rest, true
-			}
-			return r.Target, true
+			return c.h.targetPath(r.Target), true
 		case ":authority":
 			if r.Host == nil {
 				return nil, false
@@ -643,6 +765,11 @@ func (x *exchange) start(r *h1.RequestHead) {
 	c.state = stateBody
 	if !x.flags.Has(xChunked) && x.remaining < 0 {
 		x.remaining = 0
+	}
+	if x.flags.Has(xChunked) || x.remaining > 0 {
+		c.await(waitBody)
+	} else {
+		c.await(waitNone)
 	}
 	if h.s.maxBody >= 0 && x.remaining > h.s.maxBody {
 		c.fail(413, "request body too large")
@@ -830,11 +957,7 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 			h.refuse(b, 400)
 			return
 		}
-		if len(path) == 0 || path[0] != '/' {
-			// "http://host" and "http://host?q" ask for the root.
-			path = append(append(h.pathBuf[:0], '/'), path...)
-			h.pathBuf = path
-		}
+		path = h.rootedPath(path)
 		hs.Item().Name(":scheme").ValueBytes(scheme)
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(path)
@@ -973,6 +1096,7 @@ func (x *exchange) forwardBody() bool {
 	c := x.c
 	if x.requestDone() {
 		c.state = stateResponse
+		c.await(waitNone)
 		return true
 	}
 	if !x.Out.Opened() {
@@ -1048,6 +1172,7 @@ func (x *exchange) sendBody(p []byte) bool {
 // leaves the app with half a request: the connection is torn down.
 func (x *exchange) endRequest() {
 	x.c.state = stateResponse
+	x.c.await(waitNone)
 	if x.End(nil) != nil {
 		x.c.abortAll()
 	}
@@ -1158,6 +1283,7 @@ func (x *exchange) onRequestReset(buf []byte) {
 		c.dropInput()
 		c.flags.set(connDiscarding | connLastResponse)
 		c.state = stateResponse
+		c.await(waitNone)
 		c.grantNet()
 	}
 }
@@ -1456,12 +1582,18 @@ func (x *exchange) complete() {
 	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
 		c.flags.set(connLastResponse)
 		c.state = stateDraining
+		c.await(waitLinger)
 		c.dropInput()
 		c.endReply()
 		c.grantNet()
 		return
 	}
 	c.state = stateHead
+	if len(c.input()) == 0 {
+		c.await(waitIdle)
+	} else {
+		c.await(waitHead)
+	}
 	c.resume()
 }
 
@@ -1589,8 +1721,27 @@ func (h *server) secure(ext []byte) bool {
 	return false
 }
 
-// rootPath is the :path of an absolute-form target that names none.
-var rootPath = []byte("/")
+// targetPath returns the :path of a request target: the target itself,
+// or the path and query of an absolute-form one, rooted (see rootedPath).
+// Routes match the value the app is sent. It may write into h.pathBuf, so
+// the result lasts until the next call.
+func (h *server) targetPath(target []byte) []byte {
+	if _, _, rest, ok := absoluteForm(target); ok {
+		return h.rootedPath(rest)
+	}
+	return target
+}
+
+// rootedPath returns the path and query of an absolute-form target as a
+// :path: "http://host" and "http://host?q" ask for the root, "/" and
+// "/?q". It may write into h.pathBuf.
+func (h *server) rootedPath(rest []byte) []byte {
+	if len(rest) > 0 && rest[0] == '/' {
+		return rest
+	}
+	h.pathBuf = append(append(h.pathBuf[:0], '/'), rest...)
+	return h.pathBuf
+}
 
 // The schemes absoluteForm returns, shared rather than made per request.
 var schemeHTTP, schemeHTTPS = []byte("http"), []byte("https")

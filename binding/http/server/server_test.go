@@ -579,3 +579,36 @@ func TestServerHeaderSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestServerAbsoluteFormRoutes: an absolute-form target routes on the
+// :path the app is sent, its path and query rooted at "/", whatever the
+// Host field says.
+func TestServerAbsoluteFormRoutes(t *testing.T) {
+	e, err := startServerEngine(t, "name: test\nbindings:\n  net0:\n    type: http\n    kind: server\n"+
+		"    routes:\n      - exit: echo0\n        when:\n          - headers:\n              :path: /mcp\n"+
+		"      - exit: echo0\n        when:\n          - headers:\n              :path: /?*\n"+
+		"  echo0:\n    type: echo\n    kind: server\n")
+	require.NoError(t, err)
+	const ok, notFound = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n"
+	tests := []struct{ name, input, want string }{
+		{"path", "GET http://localhost:7190/mcp HTTP/1.1\r\nHost: localhost:7190\r\n\r\n", ok},
+		{"upper-case scheme", "GET HTTP://localhost:7190/mcp HTTP/1.1\r\nHost: localhost:7190\r\n\r\n", ok},
+		{"another host field", "GET http://localhost:7190/mcp HTTP/1.1\r\nHost: other\r\n\r\n", ok},
+		{"query without a path", "GET http://localhost?x=1 HTTP/1.1\r\nHost: localhost\r\n\r\n", ok},
+		{"another path", "GET http://localhost:7190/mcp/x HTTP/1.1\r\nHost: localhost:7190\r\n\r\n", notFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			results := make(chan *garbledConn, 1)
+			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
+			c.w.Dispatch(c.start)
+			select {
+			case c = <-results:
+			case <-time.After(5 * time.Second):
+				t.Fatal("timed out: the server left the connection open")
+			}
+			require.NoError(t, c.err)
+			assert.Equal(t, tt.want, string(c.out))
+		})
+	}
+}
