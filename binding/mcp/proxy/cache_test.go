@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,13 @@ func newCacheRig(t testing.TB, entries string, app *listApp, opts ...engine.Opti
 // newCacheRigOn is newCacheRig with store0's configuration.
 func newCacheRigOn(t testing.TB, store string, app *listApp, opts ...engine.Option) *cacheRig {
 	t.Helper()
+	return newCacheRigRoutes(t, store, []*listApp{app}, opts...)
+}
+
+// newCacheRigRoutes is newCacheRigOn with a route per app: the first is
+// exit app, the others app1, app2, …, each its own toolkit.
+func newCacheRigRoutes(t testing.TB, store string, apps []*listApp, opts ...engine.Option) *cacheRig {
+	t.Helper()
 	src := `name: test
 stores:
   store0:
@@ -137,15 +145,30 @@ bindings:
         ttl:
           tools: PT1H
     routes:
-      - exit: app
 `
-	cfg, err := enginetest.Load("cache.yaml", src, "app", "driver")
+	exits := []string{"driver"}
+	for i := range apps {
+		exit := "app"
+		if i > 0 {
+			exit += strconv.Itoa(i)
+		}
+		exits = append(exits, exit)
+		src += "      - exit: " + exit + "\n"
+		if len(apps) > 1 {
+			src += "        when:\n          - toolkit: " + exit + "\n"
+		}
+	}
+	cfg, err := enginetest.Load("cache.yaml", src, exits...)
 	require.NoError(t, err)
 	labels := engine.NewLabels()
 	clock := enginetest.NewClock()
-	e := enginetest.Run(t, enginetest.New(t, cfg, append([]engine.Option{engine.WithWorkers(1), engine.WithLabels(labels), engine.WithClock(clock.Now),
-		engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)}, opts...)...))
-	r := &cacheRig{e: e, w: e.Worker(0), app: app, clock: clock, typeID: labels.Supply("mcp"), timer: enginetest.NewTimer()}
+	eo := []engine.Option{engine.WithWorkers(1), engine.WithLabels(labels), engine.WithClock(clock.Now),
+		engine.WithExternal("driver", enginetest.Refuse{})}
+	for i, app := range apps {
+		eo = append(eo, engine.WithExternal(exits[i+1], app))
+	}
+	e := enginetest.Run(t, enginetest.New(t, cfg, append(eo, opts...)...))
+	r := &cacheRig{e: e, w: e.Worker(0), app: apps[0], clock: clock, typeID: labels.Supply("mcp"), timer: enginetest.NewTimer()}
 	r.driver, _ = e.ResolveID("driver")
 	r.proxy, _ = e.ResolveID("mcp1")
 	return r
@@ -464,4 +487,61 @@ func TestCacheLeaseTakeover(t *testing.T) {
 		"the second instance takes over and lists at once: the first's last list_changed may be one it never saw")
 	reply, _ = b.list(t, `{}`)
 	assert.Equal(t, `{"tools":[{"name":"b"}]}`, reply, "the new holder's list is served")
+}
+
+// TestCachePartialList: with a second route that never answers, the
+// merged list leaves it out (its _meta names it): such a list does not
+// replace an entry, and one stored for want of any entry is listed again
+// after failRetry rather than the ttl.
+func TestCachePartialList(t *testing.T) {
+	hydrateLists := func(r *cacheRig) (n int) {
+		for _, s := range r.seen(t) {
+			if s == "tools/list:hydrate-mcp1" {
+				n++
+			}
+		}
+		return n
+	}
+	routeOut := func(r *cacheRig) {
+		// The silent route's part of the hydrate session is given up
+		// 10 s after it starts (after the gate's 5 s); the session then
+		// opens with the other route.
+		for range 5 {
+			r.clock.Tick(t, r.e, 5*time.Second)
+			settleChain(t, r)
+		}
+	}
+	t.Run("entry kept", func(t *testing.T) {
+		app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`)}
+		// The hydrated mark makes the session a takeover: it lists at once.
+		r := newCacheRigRoutes(t, "    type: test\n"+seeded(`{"tools":[{"name":"app__cached"}]}`)+"\n        mcp1.hydrated: \"x\"", []*listApp{app, {silent: true}})
+		routeOut(r)
+		require.Equal(t, 1, hydrateLists(r), "the takeover listed")
+		reply, _ := r.list(t, `{}`)
+		assert.Equal(t, `{"tools":[{"name":"app__cached"}]}`, reply, "a partial list does not replace the entry")
+	})
+	t.Run("stored, then listed again soon", func(t *testing.T) {
+		app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`)}
+		r := newCacheRigRoutes(t, "    type: test\n", []*listApp{app, {silent: true}})
+		routeOut(r)
+		r.waitEntry(t, "mcp1.tools")
+		require.Equal(t, 1, hydrateLists(r))
+		// failRetry (5 s), well short of the ttl; the list then waits for
+		// another try at the silent route (10 s) before it goes out.
+		for range 4 {
+			r.clock.Tick(t, r.e, 5*time.Second)
+			settleChain(t, r)
+		}
+		assert.Equal(t, 2, hydrateLists(r), "a partial entry is listed again after failRetry")
+	})
+}
+
+// settleChain lets a refresh run its course: the lock through the store,
+// the list to the proxy and its route, the answer and the store's put,
+// each a hop of its own.
+func settleChain(t *testing.T, r *cacheRig) {
+	t.Helper()
+	for range 16 {
+		enginetest.Settle(t, r.e)
+	}
 }

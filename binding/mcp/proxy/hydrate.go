@@ -48,6 +48,7 @@ type hydrateKind struct {
 	items   []byte // the items of the pages so far
 	count   int    // of items
 	pages   int
+	partial bool // a page named routes that were left out of it
 }
 
 func (hy *hydrater) init(c *cache) {
@@ -324,7 +325,7 @@ func (hy *hydrater) refresh(i int) {
 			return
 		}
 		k.token = token
-		k.items, k.count, k.pages = k.items[:0], 0, 0
+		k.items, k.count, k.pages, k.partial = k.items[:0], 0, 0, false
 		c.h.log.Info("cache: listing", "key", kc.key)
 		hy.fetchPage(i, nil)
 	})
@@ -368,6 +369,11 @@ func (hy *hydrater) page(i int, body []byte) {
 		hy.listed(i, false, "the list result has no "+lk.key)
 		return
 	}
+	if ms, me, ok := member(body, "_meta"); ok {
+		if _, _, missing := member(body[ms:me], metaMissing); missing {
+			k.partial = true
+		}
+	}
 	if inner := bytes.TrimSpace(body[as+1 : ae-1]); len(inner) > 0 {
 		if k.count > 0 {
 			k.items = append(k.items, ',')
@@ -402,6 +408,11 @@ func (hy *hydrater) listed(i int, ok bool, why string) {
 		hy.finish(i, false)
 		return
 	}
+	if k.partial && c.kinds[i].raw != nil {
+		c.h.log.Warn("cache: list left routes out, the entry is kept", "key", kc.key)
+		hy.finish(i, false)
+		return
+	}
 	value := make([]byte, 0, len(k.items)+len(kc.lk.key)+8)
 	value = append(value, `{"`...)
 	value = append(value, kc.lk.key...)
@@ -430,7 +441,9 @@ func (hy *hydrater) listed(i int, ok bool, why string) {
 
 // finish releases kind i's lock, settles it, and arms its next refresh:
 // at once after a list_changed that came meanwhile, after its ttl, or
-// after failRetry when it has none and the list failed.
+// after failRetry when it has none and the list failed, or sooner than
+// the ttl when the list left routes out (a partial list is stored only
+// when there was no entry, and replaced as soon as the routes answer).
 func (hy *hydrater) finish(i int, ok bool) {
 	c := hy.c
 	k := &hy.kinds[i]
@@ -449,10 +462,10 @@ func (hy *hydrater) finish(i int, ok bool) {
 		return
 	}
 	d := kc.ttl
-	if d == 0 && !ok {
+	if d == 0 && !ok || k.partial && (d == 0 || d > c.cfg.failRetry) {
 		d = c.cfg.failRetry
 	}
-	hy.armRefresh(i, d, !ok)
+	hy.armRefresh(i, d, !ok || k.partial)
 }
 
 // hydrateStream is a stream of the hydrate session to the proxy itself:
