@@ -312,6 +312,10 @@ func (p *post) post(body []byte) {
 		p.transportError(400, codeInvalidRequest, notObject(k))
 		return
 	}
+	if dup := envelopeDup(t.Duplicates()); dup != "" {
+		p.duplicate(codeInvalidRequest, dup)
+		return
+	}
 	m := messageOf(t, body)
 	if string(m.jsonrpc) != `"2.0"` {
 		p.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
@@ -326,6 +330,60 @@ func (p *post) post(body []byte) {
 		return
 	}
 	p.dispatch(&m, m.method != nil && m.id != nil)
+}
+
+// envelopeDup returns the name of the first JSON-RPC member in d, the
+// members a message held twice, or "". A second resultType, which no
+// request has, is left to the application.
+func envelopeDup(d jsonrpc.Members) string {
+	for m := jsonrpc.MemberJSONRPC; m <= jsonrpc.MemberError; m++ {
+		if d.Has(m) {
+			return m.String()
+		}
+	}
+	return ""
+}
+
+// duplicate refuses a message that holds a member twice, which the
+// application or an upstream could read otherwise than the server did:
+// 400 -32600 for a member of the envelope, without the id (which one
+// would it be), or -32602 for one of params.
+func (p *post) duplicate(code int, member string) {
+	h := p.h
+	msg := append(h.msg[:0], "Invalid Request: duplicate member "...)
+	if code == codeInvalidRequest {
+		p.res.id = nil
+		msg = jsonrpc.AppendString(msg, member)
+		p.transportErrorBytes(400, code, msg, nil)
+		return
+	}
+	msg = append(msg[:0], "Invalid params: duplicate member "...)
+	msg = jsonrpc.AppendString(msg, member)
+	status := 200
+	if p.flags&stateless != 0 {
+		status = 400
+	}
+	p.transportErrorBytes(status, code, msg, nil)
+}
+
+// paramsDup returns the first member that params, or a member of it the
+// gateway reads, holds twice, or "". These are what the server and the
+// kinds behind it read or route on (a tool's name, a resource's uri, a
+// completion's ref, _meta's protocol version and progress token, a
+// list's cursor, a call's arguments, a retry's requestState).
+func paramsDup(params []byte) string {
+	if d := dupMember(params, "name", "uri", "cursor", "_meta", "ref", "arguments", "requestState"); d != "" {
+		return d
+	}
+	if meta := jsonrpc.Lookup(params, "_meta"); isObject(meta) {
+		if d := dupMember(meta, "progressToken", "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"); d != "" {
+			return d
+		}
+	}
+	if ref := jsonrpc.Lookup(params, "ref"); isObject(ref) {
+		return dupMember(ref, "type", "name", "uri")
+	}
+	return ""
 }
 
 // setID keeps a request's id, answering 400 when it is not one.
@@ -435,6 +493,10 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 	} else if !isObject(params) {
 		p.rpcError(codeInvalidParams, "Invalid params: params must be an object")
 		return
+	} else if dup := paramsDup(params); !isStateless && dup != "" {
+		// A 2026-07-28 request's were checked before its _meta was read.
+		p.duplicate(codeInvalidParams, dup)
+		return
 	}
 	var name []byte
 	if mi.Kind == mcp.McpBeginExKindRequest {
@@ -542,6 +604,10 @@ func (p *post) postStateless(m *message, method []byte, isRequest bool) {
 	var meta, pv []byte
 	ok := isObject(params)
 	if ok {
+		if dup := paramsDup(params); dup != "" {
+			p.duplicate(codeInvalidParams, dup)
+			return
+		}
 		meta, ok = field(params, "_meta")
 	}
 	if ok {
@@ -665,6 +731,10 @@ func (p *post) initialize(params []byte) {
 	h := p.h
 	if !isObject(params) {
 		p.rpcError(codeInvalidParams, "Invalid params: params must be an object")
+		return
+	}
+	if dup := dupMember(params, "protocolVersion", "capabilities"); dup != "" {
+		p.duplicate(codeInvalidParams, dup)
 		return
 	}
 	pv, ok := field(params, "protocolVersion")

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
@@ -96,6 +97,20 @@ func (p *post) streamFailed(status, code int, msg string) {
 	p.grantBody()
 }
 
+// streamParseFailed refuses a streaming body its tracker rejected: a
+// member of the envelope given twice is an Invalid Request, as in a body
+// held whole; anything else is not JSON.
+func (p *post) streamParseFailed(err error) {
+	var se *jsonrpc.SyntaxError
+	if errors.As(err, &se) && se.Member() != "" {
+		msg := append(p.h.aux[:0], "Invalid Request: duplicate member "...)
+		msg = jsonrpc.AppendString(msg, se.Member())
+		p.streamFailed(400, codeInvalidRequest, string(msg))
+		return
+	}
+	p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+}
+
 // startStream turns a body that filled its slot into a streaming one.
 func (p *post) startStream() {
 	h := p.h
@@ -106,7 +121,7 @@ func (p *post) startStream() {
 	p.state |= streamBody
 	n, done, err := t.Feed(b)
 	if err != nil {
-		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamParseFailed(err)
 		return
 	}
 	if done {
@@ -195,7 +210,7 @@ func (p *post) streamMore(more []byte) {
 	}
 	n, done, err := t.Feed(more)
 	if err != nil {
-		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamParseFailed(err)
 		return
 	}
 	if done {
