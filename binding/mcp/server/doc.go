@@ -388,7 +388,34 @@
 // is a loopback name (DNS rebinding protection: a rebound name sends Host
 // and Origin alike; requests without Origin pass); an unknown method
 // -32601 and bad params or cursor -32602 (200 before 2026-07-28); another
-// HTTP method 405 with allow; a body over limits.body 413.
+// HTTP method 405 with allow; a body over limits.body 413; a POST whose
+// Content-Type is not application/json (parameters such as charset
+// aside; none, or two, count as not) 415, after a 406 for its Accept, as
+// the SDKs answer.
+//
+// # One reading of every message
+//
+// Parsers disagree on a member given twice (encoding/json and
+// JavaScript take the last, a first-match lookup the first), so a
+// message that holds one the gateway reads could route, authorize or
+// log one tool while another runs. The server refuses it: a JSON-RPC
+// member (jsonrpc, id, method, params, result, error; keys compared as
+// they decode) 400 -32600 without the id, in a body held whole or in the
+// head of one that streams; and -32602 (200, 400 at 2026-07-28) a
+// second name, uri, cursor, _meta, ref, arguments or requestState in
+// params, progressToken or the protocol version or client capabilities
+// in _meta, type, name or uri in a completion's ref, protocolVersion or
+// capabilities in initialize's params, or a member on the path of an
+// argument a Mcp-Param header declares. Of a streaming body only the
+// members in its first slot are seen. Zilla does not check this; Sluice
+// does on purpose.
+//
+// The server reads strings as encoding/json does, a lone UTF-16
+// surrogate escape (\ud800 alone) as U+FFFD, and rewrites such escapes
+// in the params of a body held whole to \ufffd before the application
+// reads them (jsonrpc.ReplaceLoneSurrogates), so that a reader that
+// keeps lone surrogates (JavaScript's) sees what the server saw. The id
+// is echoed as it was spelled. Params that stream go as they are.
 //
 // # Bodies
 //

@@ -262,7 +262,7 @@ func (p *post) bodyBytes() []byte {
 // onRequest handles the complete request, unless its headers decided
 // the answer.
 func (p *post) onRequest() {
-	if p.hdr.flags&acceptsAny == 0 && p.hdr.flags&(acceptsJSON|acceptsSSE) != acceptsJSON|acceptsSSE {
+	if !p.hdr.flags.acceptable() {
 		p.transportError(406, codeTransport, "Not Acceptable: Client must accept both application/json and text/event-stream")
 		return
 	}
@@ -317,6 +317,10 @@ func (p *post) post(body []byte) {
 		return
 	}
 	m := messageOf(t, body)
+	// The server reads strings as encoding/json does, a lone surrogate as
+	// U+FFFD; the params it forwards say so, for readers that would keep
+	// it (JavaScript's). The id is echoed as it was spelled.
+	jsonrpc.ReplaceLoneSurrogates(m.params)
 	if string(m.jsonrpc) != `"2.0"` {
 		p.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 		return
