@@ -14,11 +14,11 @@
 //	    options:
 //	      hosts: ["mcp.example:443"]         # Host values answered; none: any
 //	      origins: ["https://app.example"]  # besides the request's own host
-//	      inactivity: {timeout: PT60S}
+//	      inactivity: {timeout: PT60S, stream: PT1H}
 //	      sse: {keepalive: {interval: PT15S}, replay: 64}
 //	      get: true                          # false: GET gets 405
 //	      versions: [2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28]
-//	      limits: {body: 1048576}
+//	      limits: {body: 1048576, sessions: 10000, inflight: 128}
 //	      elicitation: {timeout: PT10M}      # the client's time to answer an elicitation
 //	      sampling: {timeout: PT60S}         # … sampling/createMessage, roots/list, ping
 //	  app0: {type: toolkit, kind: server}
@@ -53,9 +53,22 @@
 //     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
 //     notification{method, params} become notifications on the session's
 //     GET stream. DELETE, an inactivity.timeout without requests (a
-//     session with a GET stream or requests in flight is in use) or the
-//     application ending it end the session: the lifecycle ENDs, the GET
-//     stream ends, and the session's requests get 404.
+//     session with requests in flight is in use; one whose GET stream
+//     ended is idle from then), an inactivity.stream (default PT1H)
+//     without requests for a session whose only use is its GET stream,
+//     however its keep-alives go, or the application ending it end the
+//     session: the lifecycle ENDs, the GET stream ends, and the
+//     session's requests get 404.
+//   - limits.sessions (default 10000; 0 for none) bounds the binding's
+//     live sessions, on all its workers: an initialize beyond it gets 503
+//     -32000 "Service Unavailable: too many sessions" (initializes in
+//     flight are not counted, so it may be passed by as many). And
+//     limits.inflight (default 128; 0 for none) bounds one session's
+//     requests in flight: one more gets -32000 "Too many requests in
+//     flight: the session's limit is N" at once. inactivity.stream and
+//     both limits are Sluice's: Zilla has no such options. A cap per
+//     client address needs the address, which the http server does not
+//     pass on.
 //   - notifications/initialized and any other notification get 202, as
 //     does a client response to a request the session's client was sent
 //     (below); ping is answered {}. logging/setLevel is answered

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
@@ -502,6 +503,13 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 		p.duplicate(codeInvalidParams, dup)
 		return
 	}
+	if s := p.sess; s != nil && h.s.maxInflight > 0 && len(s.inflight) >= h.s.maxInflight {
+		// limits.inflight: the session's requests wait for none of it.
+		msg := append(h.msg[:0], "Too many requests in flight: the session's limit is "...)
+		msg = strconv.AppendInt(msg, int64(h.s.maxInflight), 10)
+		p.transportErrorBytes(200, codeTransport, msg, nil)
+		return
+	}
 	var name []byte
 	if mi.Kind == mcp.McpBeginExKindRequest {
 		name = append(h.name[:0], mi.Name...) // the generic kind's method
@@ -744,6 +752,13 @@ func (p *post) initialize(params []byte) {
 	pv, ok := field(params, "protocolVersion")
 	if !ok || !isString(pv) {
 		p.rpcError(codeInvalidParams, "Invalid params: protocolVersion must be a string")
+		return
+	}
+	if max := h.s.maxSessions; max > 0 && h.s.live.Load() >= max {
+		// limits.sessions: the binding holds as many as it may. The
+		// initializes in flight are not counted, so it may pass the
+		// limit by as many.
+		p.transportError(503, codeTransport, "Service Unavailable: too many sessions")
 		return
 	}
 	requested, _ := unquote(h.msg[:0], pv)
