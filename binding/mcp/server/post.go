@@ -377,19 +377,46 @@ func (p *post) duplicate(code int, member string) {
 // completion's ref, _meta's protocol version and progress token, a
 // list's cursor, a call's arguments, a retry's requestState).
 func paramsDup(params []byte) string {
-	if d := dupMember(params, "name", "uri", "cursor", "_meta", "ref", "arguments", "requestState"); d != "" {
-		return d
+	// One walk over params, which may be large, finds _meta and ref too.
+	var seen uint8
+	var meta, ref []byte
+	for f, i, ok := jsonrpc.NextField(params, 0); ok; f, i, ok = jsonrpc.NextField(params, i) {
+		for k, key := range readParams {
+			if !jsonrpc.KeyIs(f.Key, key) {
+				continue
+			}
+			if seen&(1<<k) != 0 {
+				return key
+			}
+			seen |= 1 << k
+			switch k {
+			case paramMeta:
+				meta = f.Value
+			case paramRef:
+				ref = f.Value
+			}
+			break
+		}
 	}
-	if meta := jsonrpc.Lookup(params, "_meta"); isObject(meta) {
+	if isObject(meta) {
 		if d := dupMember(meta, "progressToken", "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"); d != "" {
 			return d
 		}
 	}
-	if ref := jsonrpc.Lookup(params, "ref"); isObject(ref) {
+	if isObject(ref) {
 		return dupMember(ref, "type", "name", "uri")
 	}
 	return ""
 }
+
+// readParams are the params members the server, or a kind behind it,
+// reads; paramMeta and paramRef index two of them.
+var readParams = [...]string{"name", "uri", "cursor", "_meta", "ref", "arguments", "requestState"}
+
+const (
+	paramMeta = 3
+	paramRef  = 4
+)
 
 // setID keeps a request's id, answering 400 when it is not one.
 func (p *post) setID(id []byte) bool {
