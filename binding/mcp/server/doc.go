@@ -419,7 +419,9 @@
 // params, progressToken or the protocol version or client capabilities
 // in _meta, type, name or uri in a completion's ref, protocolVersion or
 // capabilities in initialize's params, or a member on the path of an
-// argument a Mcp-Param header declares. Of a streaming body only the
+// argument a Mcp-Param header declares; and 400 -32600 an elicitation
+// answer's second action or content, which leaves the elicitation
+// outstanding for a proper answer. Of a streaming body only the
 // members in its first slot are seen. Zilla does not check this; Sluice
 // does on purpose.
 //
