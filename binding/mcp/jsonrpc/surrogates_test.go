@@ -31,6 +31,19 @@ func TestReplaceLoneSurrogates(t *testing.T) {
 		assert.Equal(t, tt.want, string(b), tt.in)
 		assert.Equal(t, tt.n, n, tt.in)
 	}
+	// In two parts, cut anywhere, as a whole.
+	for _, in := range []string{`"\ud83d\ude00\ud800\\ud800\udc00x\ud800\u0041\ud800"`, `["\\\ud800\\","\ud83d\\ude00"]`} {
+		whole := []byte(in)
+		n := jsonrpc.ReplaceLoneSurrogates(whole)
+		for cut := 0; cut <= len(in); cut++ {
+			b := []byte(in)
+			done, n1 := jsonrpc.ReplaceLoneSurrogatesPart(b[:cut], false)
+			assert.LessOrEqual(t, cut-done, 11)
+			_, n2 := jsonrpc.ReplaceLoneSurrogatesPart(b[done:], true)
+			assert.Equal(t, string(whole), string(b), "%s cut at %d", in, cut)
+			assert.Equal(t, n, n1+n2, "%s cut at %d", in, cut)
+		}
+	}
 	b := []byte(`{"a":"\ud800 and \ud83d\ude00"}`)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { jsonrpc.ReplaceLoneSurrogates(b) }))
 }
