@@ -427,10 +427,11 @@
 //
 // The server reads strings as encoding/json does, a lone UTF-16
 // surrogate escape (\ud800 alone) as U+FFFD, and rewrites such escapes
-// in the params of a body held whole to \ufffd before the application
-// reads them (jsonrpc.ReplaceLoneSurrogates), so that a reader that
-// keeps lone surrogates (JavaScript's) sees what the server saw. The id
-// is echoed as it was spelled. Params that stream go as they are.
+// in params to \ufffd before the application reads them
+// (jsonrpc.ReplaceLoneSurrogates; params that stream are rewritten as
+// they pass, an escape cut by what arrived waiting for the next bytes),
+// so that a reader that keeps lone surrogates (JavaScript's) sees what
+// the server saw. The id is echoed as it was spelled.
 //
 // # Bodies
 //

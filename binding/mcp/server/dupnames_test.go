@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // TestStackDuplicatesStreaming: a body beyond one buffer slot streams
@@ -50,4 +53,25 @@ func TestStackLoneSurrogates(t *testing.T) {
 	assert.Contains(t, events[len(events)-1], `"id":"\ud800"`)
 	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
 	s.requireReleased(t)
+}
+
+// TestStackLoneSurrogatesStreaming: params that stream through (a body
+// beyond one 32 KiB slot) have their lone surrogates rewritten as they
+// pass, an escape cut by the slot's end included; a pair is kept. The
+// echo binding answers with the params it got.
+func TestStackLoneSurrogatesStreaming(t *testing.T) {
+	base, e := enginetest.StartMCP(t, "stack.yaml", "app0", "\n  app0:\n    type: echo\n    kind: server\n")
+	s := &stack{base: base, e: e, client: &http.Client{Timeout: 5 * time.Second}}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	head := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",` + meta + `,"arguments":{"message":"`
+	// The first \ud800 straddles the end of the first slot.
+	body := head + strings.Repeat("x", 32<<10-len(head)-3) + `\ud800\ud800` + strings.Repeat("y", 40000) + `\ud83d\ude00\udc00"}}}`
+	resp, out := s.post(t, "", "2026-07-28", body, "Mcp-Method", "tools/call", "Mcp-Name", "echo")
+	require.Equal(t, 200, resp.StatusCode, out[:min(len(out), 300)])
+	assert.Contains(t, out, `x\ufffd\ufffdy`)
+	assert.Contains(t, out, `y\ud83d\ude00\ufffd"`)
+	assert.NotContains(t, out, `\ud800`)
+	assert.NotContains(t, out, `\udc00`)
+	s.client.CloseIdleConnections()
+	require.Eventually(t, s.released, 2*time.Second, 5*time.Millisecond)
 }
