@@ -38,7 +38,7 @@ var optionsSchema = json.RawMessage(`{
     "inactivity": {
       "type": "object",
       "additionalProperties": false,
-      "properties": {"timeout": {"type": "string"}}
+      "properties": {"timeout": {"type": "string"}, "stream": {"type": "string"}}
     },
     "sse": {
       "type": "object",
@@ -62,7 +62,9 @@ var optionsSchema = json.RawMessage(`{
       "type": "object",
       "additionalProperties": false,
       "properties": {
-        "body": {"type": "integer", "minimum": 1}
+        "body": {"type": "integer", "minimum": 1},
+        "sessions": {"type": "integer", "minimum": 0},
+        "inflight": {"type": "integer", "minimum": 0}
       }
     },
     "prefix": {"enum": ["always", "conditional", "never"]},

@@ -59,7 +59,14 @@
 // counts (fastjson's Get takes the first), so a gateway should refuse
 // such a message (JSON-RPC -32600, Invalid Request) rather than forward
 // it: [Options.RejectDuplicates] makes the tracker do so, failing with
-// [ErrDuplicate] at the second key.
+// [ErrDuplicate] at the second key ([SyntaxError.Member] names it).
+//
+// # Lone surrogates
+//
+// encoding/json, and so [Unquote], decode a \uXXXX escape of a lone
+// UTF-16 surrogate as U+FFFD, where JavaScript's JSON.parse keeps it.
+// [ReplaceLoneSurrogates] rewrites such escapes in place as \ufffd, so a
+// gateway forwards text that every reader reads as it did.
 //
 // # Reading values
 //

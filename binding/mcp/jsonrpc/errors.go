@@ -116,6 +116,15 @@ func (e *SyntaxError) Error() string {
 	return s + "invalid character " + quoteChar(e.c) + " " + contexts[e.code]
 }
 
+// Member returns the key of the member a duplicate rejection ([ErrDuplicate])
+// found twice, or "" for a rejection of another kind.
+func (e *SyntaxError) Member() string {
+	if e.code == codeDuplicate {
+		return e.lit
+	}
+	return ""
+}
+
 // Is matches e's kind: [ErrSyntax], [ErrUnexpectedEOF], [ErrDepth],
 // [ErrInvalidUTF8] or [ErrDuplicate].
 func (e *SyntaxError) Is(target error) bool {

@@ -99,7 +99,47 @@ func FuzzJSON(f *testing.F) {
 		checkID(t, data, valid)
 		checkAppendString(t, data)
 		checkEvents(t, data)
+		checkSurrogates(t, data, valid)
 	})
+}
+
+// checkSurrogates: ReplaceLoneSurrogates leaves valid JSON of the same
+// length that encoding/json reads as it read data, and a second pass
+// finds nothing to rewrite. ReplaceLoneSurrogatesPart over data in two
+// parts, cut anywhere, rewrites it as a whole, holding back at most
+// eleven bytes of the first.
+func checkSurrogates(t *testing.T, data []byte, valid bool) {
+	out := append([]byte(nil), data...)
+	n := jsonrpc.ReplaceLoneSurrogates(out)
+	require.Len(t, out, len(data))
+	if n == 0 {
+		require.Equal(t, string(data), string(out))
+	}
+	for _, cut := range []int{len(data) / 2, len(data) / 3, len(data) - 1} {
+		if cut < 0 {
+			continue
+		}
+		parts := append([]byte(nil), data...)
+		done, n1 := jsonrpc.ReplaceLoneSurrogatesPart(parts[:cut], false)
+		require.LessOrEqual(t, cut-done, 11, "%q cut at %d", data, cut)
+		_, n2 := jsonrpc.ReplaceLoneSurrogatesPart(parts[done:], true)
+		require.Equal(t, string(out), string(parts), "%q cut at %d", data, cut)
+		require.Equal(t, n, n1+n2, "%q cut at %d", data, cut)
+	}
+	if !valid {
+		return
+	}
+	require.True(t, json.Valid(out), "%q", out)
+	decode := func(b []byte) any {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		require.NoError(t, dec.Decode(&v))
+		return v
+	}
+	want, got := decode(data), decode(out)
+	require.Equal(t, want, got, "%q rewritten %q", data, out)
+	require.Zero(t, jsonrpc.ReplaceLoneSurrogates(out), "%q", out)
 }
 
 // checkValid: Valid is json.Valid, but for its options. StrictUTF8 also

@@ -41,7 +41,7 @@ func (d *deleteRequest) deleteSession() {
 	if s == nil || !d.versionOK() {
 		return
 	}
-	if h.table.remove(s) {
+	if h.unpublish(s) {
 		s.closed = true
 		h.endSession(s)
 	}

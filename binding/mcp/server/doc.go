@@ -14,11 +14,11 @@
 //	    options:
 //	      hosts: ["mcp.example:443"]         # Host values answered; none: any
 //	      origins: ["https://app.example"]  # besides the request's own host
-//	      inactivity: {timeout: PT60S}
+//	      inactivity: {timeout: PT60S, stream: PT1H}
 //	      sse: {keepalive: {interval: PT15S}, replay: 64}
 //	      get: true                          # false: GET gets 405
 //	      versions: [2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28]
-//	      limits: {body: 1048576}
+//	      limits: {body: 1048576, sessions: 10000, inflight: 128}
 //	      elicitation: {timeout: PT10M}      # the client's time to answer an elicitation
 //	      sampling: {timeout: PT60S}         # … sampling/createMessage, roots/list, ping
 //	  app0: {type: toolkit, kind: server}
@@ -53,9 +53,22 @@
 //     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
 //     notification{method, params} become notifications on the session's
 //     GET stream. DELETE, an inactivity.timeout without requests (a
-//     session with a GET stream or requests in flight is in use) or the
-//     application ending it end the session: the lifecycle ENDs, the GET
-//     stream ends, and the session's requests get 404.
+//     session with requests in flight is in use; one whose GET stream
+//     ended is idle from then), an inactivity.stream (default PT1H)
+//     without requests for a session whose only use is its GET stream,
+//     however its keep-alives go, or the application ending it end the
+//     session: the lifecycle ENDs, the GET stream ends, and the
+//     session's requests get 404.
+//   - limits.sessions (default 10000; 0 for none) bounds the binding's
+//     live sessions, on all its workers: an initialize beyond it gets 503
+//     -32000 "Service Unavailable: too many sessions" (initializes in
+//     flight are not counted, so it may be passed by as many). And
+//     limits.inflight (default 128; 0 for none) bounds one session's
+//     requests in flight: one more gets -32000 "Too many requests in
+//     flight: the session's limit is N" at once. inactivity.stream and
+//     both limits are Sluice's: Zilla has no such options. A cap per
+//     client address needs the address, which the http server does not
+//     pass on.
 //   - notifications/initialized and any other notification get 202, as
 //     does a client response to a request the session's client was sent
 //     (below); ping is answered {}. logging/setLevel is answered
@@ -388,7 +401,37 @@
 // is a loopback name (DNS rebinding protection: a rebound name sends Host
 // and Origin alike; requests without Origin pass); an unknown method
 // -32601 and bad params or cursor -32602 (200 before 2026-07-28); another
-// HTTP method 405 with allow; a body over limits.body 413.
+// HTTP method 405 with allow; a body over limits.body 413; a POST whose
+// Content-Type is not application/json (parameters such as charset
+// aside; none, or two, count as not) 415, after a 406 for its Accept, as
+// the SDKs answer.
+//
+// # One reading of every message
+//
+// Parsers disagree on a member given twice (encoding/json and
+// JavaScript take the last, a first-match lookup the first), so a
+// message that holds one the gateway reads could route, authorize or
+// log one tool while another runs. The server refuses it: a JSON-RPC
+// member (jsonrpc, id, method, params, result, error; keys compared as
+// they decode) 400 -32600 without the id, in a body held whole or in the
+// head of one that streams; and -32602 (200, 400 at 2026-07-28) a
+// second name, uri, cursor, _meta, ref, arguments or requestState in
+// params, progressToken or the protocol version or client capabilities
+// in _meta, type, name or uri in a completion's ref, protocolVersion or
+// capabilities in initialize's params, or a member on the path of an
+// argument a Mcp-Param header declares; and 400 -32600 an elicitation
+// answer's second action or content, which leaves the elicitation
+// outstanding for a proper answer. Of a streaming body only the
+// members in its first slot are seen. Zilla does not check this; Sluice
+// does on purpose.
+//
+// The server reads strings as encoding/json does, a lone UTF-16
+// surrogate escape (\ud800 alone) as U+FFFD, and rewrites such escapes
+// in params to \ufffd before the application reads them
+// (jsonrpc.ReplaceLoneSurrogates; params that stream are rewritten as
+// they pass, an escape cut by what arrived waiting for the next bytes),
+// so that a reader that keeps lone surrogates (JavaScript's) sees what
+// the server saw. The id is echoed as it was spelled.
 //
 // # Bodies
 //

@@ -71,6 +71,9 @@ func (g *getStream) gone() {
 	g.endEvents()
 	if s := g.sess; s != nil && s.get == g.ref() {
 		s.get, s.resume = getRef{}, 0
+		// The client was there until its stream ended: the session's
+		// inactivity.timeout runs from now, time to resume it.
+		s.touch(g.h.w.Now().UnixNano())
 	}
 }
 

@@ -80,3 +80,25 @@ func unquote(dst, b []byte) ([]byte, bool) {
 	s, err := jsonrpc.UnquoteTo(dst, b)
 	return s, err == nil
 }
+
+// dupMember returns the first of keys (at most eight) that the object obj
+// holds more than once, keys compared as they decode ("n\u0061me" is
+// name), or "" when it holds each at most once. Parsers disagree on
+// which of two members counts: the gateway refuses what the application
+// or an upstream could read differently from it. Of an object held in
+// part, only its complete members are seen.
+func dupMember(obj []byte, keys ...string) string {
+	var seen uint8
+	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		for k, key := range keys {
+			if jsonrpc.KeyIs(f.Key, key) {
+				if seen&(1<<k) != 0 {
+					return key
+				}
+				seen |= 1 << k
+				break
+			}
+		}
+	}
+	return ""
+}

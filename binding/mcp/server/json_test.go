@@ -182,3 +182,30 @@ func TestMessageOf(t *testing.T) {
 	assert.Equal(t, `3`, string(m.id), "the last of a repeated member")
 	assert.Equal(t, `"b"`, string(m.method))
 }
+
+// TestParamsDup: the members of params the server reads, and those of
+// _meta and ref, given twice, keys compared as they decode; other
+// members, nested ones and one of each pass.
+func TestParamsDup(t *testing.T) {
+	for _, tt := range []struct{ params, dup string }{
+		{`{"name":"a","arguments":{"x":1,"x":2},"_meta":{"progressToken":1}}`, ""},
+		{`{"name":"a","other":1,"other":2}`, ""},
+		{`{"name":"a","\u006eame":"b"}`, "name"},
+		{`{"uri":"a","cursor":"b","uri":"c"}`, "uri"},
+		{`{"cursor":null,"cursor":"x"}`, "cursor"},
+		{`{"arguments":{},"name":"a","arguments":{}}`, "arguments"},
+		{`{"requestState":"a","requestState":"a"}`, "requestState"},
+		{`{"_meta":{},"_meta":{}}`, "_meta"},
+		{`{"_meta":{"progressToken":1,"progressToken":2}}`, "progressToken"},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`, "io.modelcontextprotocol/protocolVersion"},
+		{`{"_meta":{"other":1,"other":2}}`, ""},
+		{`{"ref":{"type":"ref/prompt","name":"a","name":"b"}}`, "name"},
+		{`{"ref":{"type":"ref/prompt","type":"ref/resource","uri":"x"}}`, "type"},
+		{`{"ref":{},"ref":{}}`, "ref"},
+		{`{"ref":"not an object","_meta":[1,1]}`, ""},
+	} {
+		assert.Equal(t, tt.dup, paramsDup([]byte(tt.params)), tt.params)
+	}
+	b := []byte(`{"name":"echo","arguments":{"message":"hi"},"_meta":{"progressToken":7}}`)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { paramsDup(b) }))
+}

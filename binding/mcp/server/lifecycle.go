@@ -219,7 +219,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 		return
 	}
 	s.touch(h.w.Now().UnixNano())
-	h.table.add(s)
+	h.publish(s)
 	h.armExpiry(s)
 	h.w.Logger().Debug("mcp session established", "binding", h.cfg.Name, "version", s.version.String())
 	b := p.appendHead(h.scratch[:0], "result")
@@ -263,7 +263,7 @@ func (lc *lifecycle) closed() {
 		}
 		return
 	}
-	if h.table.remove(s) {
+	if h.unpublish(s) {
 		s.closed = true
 		h.endSession(s)
 	}
@@ -274,29 +274,41 @@ func (h *server) armExpiry(s *session) {
 	if s.timerFn == nil {
 		s.timerFn = func() { h.onExpiry(s) }
 	}
-	deadline := time.Unix(0, s.lastActive).Add(h.s.inactivity)
+	idle := h.idleLimit(s)
+	deadline := time.Unix(0, s.lastActive).Add(idle)
 	if now := h.w.Now(); deadline.Before(now) {
-		deadline = now.Add(h.s.inactivity)
+		deadline = now.Add(idle)
 	}
 	s.timerID = h.w.TimerAt(deadline, s.timerFn)
 }
 
-// onExpiry ends a session idle for inactivity.timeout; one with a GET
-// stream or requests in flight is in use, and is not idle.
+// idleLimit is how long s may go without a request: inactivity.timeout,
+// or inactivity.stream while its GET stream is its only use.
+func (h *server) idleLimit(s *session) time.Duration {
+	if s.get.g != nil && h.s.streamIdle > 0 {
+		return max(h.s.streamIdle, h.s.inactivity)
+	}
+	return h.s.inactivity
+}
+
+// onExpiry ends a session idle for inactivity.timeout; one with requests
+// in flight is in use, and is not idle. One whose only use is its GET
+// stream is idle after inactivity.stream without a request, however the
+// stream goes: its keep-alives say nothing of the client.
 func (h *server) onExpiry(s *session) {
 	s.timerID = 0
 	if s.closed {
 		return
 	}
 	now := h.w.Now()
-	if s.busy() {
+	if len(s.inflight) > 0 || s.get.g != nil && h.s.streamIdle == 0 {
 		s.touch(now.UnixNano())
 	}
-	if now.Sub(time.Unix(0, s.lastActive)) < h.s.inactivity {
+	if now.Sub(time.Unix(0, s.lastActive)) < h.idleLimit(s) {
 		h.armExpiry(s)
 		return
 	}
-	if h.table.remove(s) {
+	if h.unpublish(s) {
 		s.closed = true
 		h.w.Logger().Debug("mcp session expired", "binding", h.cfg.Name)
 		h.endSession(s)

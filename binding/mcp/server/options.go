@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -14,6 +15,9 @@ type options struct {
 	Hosts      []string `yaml:"hosts"`
 	Inactivity struct {
 		Timeout string `yaml:"timeout"`
+		// Stream (Sluice's) is how long a session whose only use is its
+		// GET stream lives without a request.
+		Stream string `yaml:"stream"`
 	} `yaml:"inactivity"`
 	SSE struct {
 		Keepalive struct {
@@ -25,6 +29,10 @@ type options struct {
 	Versions []string `yaml:"versions"`
 	Limits   struct {
 		Body int64 `yaml:"body"`
+		// Sessions and Inflight (Sluice's): the binding's live
+		// sessions, and one session's requests in flight.
+		Sessions *int `yaml:"sessions"`
+		Inflight *int `yaml:"inflight"`
 	} `yaml:"limits"`
 	Sessions struct {
 		IDs string `yaml:"ids"`
@@ -56,6 +64,13 @@ const (
 	defaultKeepalive  = 15 * time.Second
 	defaultBodyLimit  = 1 << 20
 	defaultReplay     = 64
+	// Sluice's bounds on what one client can hold: the sessions of a
+	// binding (about 2 KB each, idle), the requests in flight in one
+	// session, and how long a session holding only its GET stream (which
+	// keeps it from the inactivity timeout) lives without a request.
+	defaultMaxSessions = 10000
+	defaultMaxInflight = 128
+	defaultStreamIdle  = time.Hour
 	// The waits for the client's answer to a request the upstream sent it:
 	// a person fills an elicitation form; sampling, roots/list and ping
 	// are answered by the client's software.
@@ -79,10 +94,19 @@ type settings struct {
 	anyOrigin  bool
 	inactivity time.Duration
 	keepalive  time.Duration
-	replay     int // events a session keeps for Last-Event-ID
-	get        bool
-	versions   versionSet
-	maxBody    int64
+	// streamIdle ends a session whose only use is its GET stream, without
+	// a request for that long; 0 never does.
+	streamIdle time.Duration
+	// maxSessions bounds the binding's live sessions, counted in live
+	// across its workers, and maxInflight one session's requests in
+	// flight; 0 is no bound.
+	maxSessions int64
+	maxInflight int
+	live        atomic.Int64
+	replay      int // events a session keeps for Last-Event-ID
+	get         bool
+	versions    versionSet
+	maxBody     int64
 	// elicitTimeout and samplingTimeout bound the wait for the client's
 	// answer to a request the upstream sent it (s2c.go).
 	elicitTimeout   time.Duration
@@ -117,6 +141,9 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	s := &settings{
 		inactivity:      defaultInactivity,
+		streamIdle:      defaultStreamIdle,
+		maxSessions:     defaultMaxSessions,
+		maxInflight:     defaultMaxInflight,
 		keepalive:       defaultKeepalive,
 		replay:          defaultReplay,
 		get:             true,
@@ -153,6 +180,9 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	var err error
 	if s.inactivity, err = duration(cfg.Name, "inactivity.timeout", opts.Inactivity.Timeout, s.inactivity); err != nil {
+		return nil, err
+	}
+	if s.streamIdle, err = duration(cfg.Name, "inactivity.stream", opts.Inactivity.Stream, s.streamIdle); err != nil {
 		return nil, err
 	}
 	if s.keepalive, err = duration(cfg.Name, "sse.keepalive.interval", opts.SSE.Keepalive.Interval, s.keepalive); err != nil {
@@ -194,6 +224,18 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	if opts.Limits.Body > 0 {
 		s.maxBody = opts.Limits.Body
+	}
+	if n := opts.Limits.Sessions; n != nil {
+		if *n < 0 {
+			return nil, fmt.Errorf("mcp %s: limits.sessions: %d is negative; want a count, or 0 for no limit", cfg.Name, *n)
+		}
+		s.maxSessions = int64(*n)
+	}
+	if n := opts.Limits.Inflight; n != nil {
+		if *n < 0 {
+			return nil, fmt.Errorf("mcp %s: limits.inflight: %d is negative; want a count, or 0 for no limit", cfg.Name, *n)
+		}
+		s.maxInflight = *n
 	}
 	if opts.Sessions.IDs == "sequential" {
 		s.ids = mcp.IDs{Sequential: true}

@@ -121,6 +121,14 @@ func (p *post) paramHeadersOK(tool, params []byte) bool {
 	}
 	args := jsonrpc.Lookup(params, "arguments")
 	for _, d := range decls {
+		// The argument is read once, as the upstream reads it: a member
+		// on its path given twice is refused.
+		for v, i := args, 0; i < len(d.Path) && isObject(v); v, i = jsonrpc.Lookup(v, d.Path[i]), i+1 {
+			if dup := dupMember(v, d.Path[i]); dup != "" {
+				p.duplicate(codeInvalidParams, dup)
+				return false
+			}
+		}
 		v, count := p.params.get(d.Name)
 		arg := mcp.ArgumentAt(args, d.Path)
 		switch {

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
@@ -262,7 +263,7 @@ func (p *post) bodyBytes() []byte {
 // onRequest handles the complete request, unless its headers decided
 // the answer.
 func (p *post) onRequest() {
-	if p.hdr.flags&acceptsAny == 0 && p.hdr.flags&(acceptsJSON|acceptsSSE) != acceptsJSON|acceptsSSE {
+	if !p.hdr.flags.acceptable() {
 		p.transportError(406, codeTransport, "Not Acceptable: Client must accept both application/json and text/event-stream")
 		return
 	}
@@ -312,7 +313,15 @@ func (p *post) post(body []byte) {
 		p.transportError(400, codeInvalidRequest, notObject(k))
 		return
 	}
+	if dup := envelopeDup(t.Duplicates()); dup != "" {
+		p.duplicate(codeInvalidRequest, dup)
+		return
+	}
 	m := messageOf(t, body)
+	// The server reads strings as encoding/json does, a lone surrogate as
+	// U+FFFD; the params it forwards say so, for readers that would keep
+	// it (JavaScript's). The id is echoed as it was spelled.
+	jsonrpc.ReplaceLoneSurrogates(m.params)
 	if string(m.jsonrpc) != `"2.0"` {
 		p.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 		return
@@ -327,6 +336,87 @@ func (p *post) post(body []byte) {
 	}
 	p.dispatch(&m, m.method != nil && m.id != nil)
 }
+
+// envelopeDup returns the name of the first JSON-RPC member in d, the
+// members a message held twice, or "". A second resultType, which no
+// request has, is left to the application.
+func envelopeDup(d jsonrpc.Members) string {
+	for m := jsonrpc.MemberJSONRPC; m <= jsonrpc.MemberError; m++ {
+		if d.Has(m) {
+			return m.String()
+		}
+	}
+	return ""
+}
+
+// duplicate refuses a message that holds a member twice, which the
+// application or an upstream could read otherwise than the server did:
+// 400 -32600 for a member of the envelope, without the id (which one
+// would it be), or -32602 for one of params.
+func (p *post) duplicate(code int, member string) {
+	h := p.h
+	msg := append(h.msg[:0], "Invalid Request: duplicate member "...)
+	if code == codeInvalidRequest {
+		p.res.id = nil
+		msg = jsonrpc.AppendString(msg, member)
+		p.transportErrorBytes(400, code, msg, nil)
+		return
+	}
+	msg = append(msg[:0], "Invalid params: duplicate member "...)
+	msg = jsonrpc.AppendString(msg, member)
+	status := 200
+	if p.flags&stateless != 0 {
+		status = 400
+	}
+	p.transportErrorBytes(status, code, msg, nil)
+}
+
+// paramsDup returns the first member that params, or a member of it the
+// gateway reads, holds twice, or "". These are what the server and the
+// kinds behind it read or route on (a tool's name, a resource's uri, a
+// completion's ref, _meta's protocol version and progress token, a
+// list's cursor, a call's arguments, a retry's requestState).
+func paramsDup(params []byte) string {
+	// One walk over params, which may be large, finds _meta and ref too.
+	var seen uint8
+	var meta, ref []byte
+	for f, i, ok := jsonrpc.NextField(params, 0); ok; f, i, ok = jsonrpc.NextField(params, i) {
+		for k, key := range readParams {
+			if !jsonrpc.KeyIs(f.Key, key) {
+				continue
+			}
+			if seen&(1<<k) != 0 {
+				return key
+			}
+			seen |= 1 << k
+			switch k {
+			case paramMeta:
+				meta = f.Value
+			case paramRef:
+				ref = f.Value
+			}
+			break
+		}
+	}
+	if isObject(meta) {
+		if d := dupMember(meta, "progressToken", "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"); d != "" {
+			return d
+		}
+	}
+	if isObject(ref) {
+		return dupMember(ref, "type", "name", "uri")
+	}
+	return ""
+}
+
+// readParams are the params members the server, or a kind behind it,
+// reads; paramMeta and paramRef index two of them.
+var readParams = [...]string{"name", "uri", "cursor", "_meta", "ref", "arguments", "requestState"}
+
+const (
+	paramMeta = 3
+	paramRef  = 4
+)
 
 // setID keeps a request's id, answering 400 when it is not one.
 func (p *post) setID(id []byte) bool {
@@ -435,6 +525,17 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 	} else if !isObject(params) {
 		p.rpcError(codeInvalidParams, "Invalid params: params must be an object")
 		return
+	} else if dup := paramsDup(params); !isStateless && dup != "" {
+		// A 2026-07-28 request's were checked before its _meta was read.
+		p.duplicate(codeInvalidParams, dup)
+		return
+	}
+	if s := p.sess; s != nil && h.s.maxInflight > 0 && len(s.inflight) >= h.s.maxInflight {
+		// limits.inflight: the session's requests wait for none of it.
+		msg := append(h.msg[:0], "Too many requests in flight: the session's limit is "...)
+		msg = strconv.AppendInt(msg, int64(h.s.maxInflight), 10)
+		p.transportErrorBytes(200, codeTransport, msg, nil)
+		return
 	}
 	var name []byte
 	if mi.Kind == mcp.McpBeginExKindRequest {
@@ -542,6 +643,10 @@ func (p *post) postStateless(m *message, method []byte, isRequest bool) {
 	var meta, pv []byte
 	ok := isObject(params)
 	if ok {
+		if dup := paramsDup(params); dup != "" {
+			p.duplicate(codeInvalidParams, dup)
+			return
+		}
 		meta, ok = field(params, "_meta")
 	}
 	if ok {
@@ -667,9 +772,20 @@ func (p *post) initialize(params []byte) {
 		p.rpcError(codeInvalidParams, "Invalid params: params must be an object")
 		return
 	}
+	if dup := dupMember(params, "protocolVersion", "capabilities"); dup != "" {
+		p.duplicate(codeInvalidParams, dup)
+		return
+	}
 	pv, ok := field(params, "protocolVersion")
 	if !ok || !isString(pv) {
 		p.rpcError(codeInvalidParams, "Invalid params: protocolVersion must be a string")
+		return
+	}
+	if max := h.s.maxSessions; max > 0 && h.s.live.Load() >= max {
+		// limits.sessions: the binding holds as many as it may. The
+		// initializes in flight are not counted, so it may pass the
+		// limit by as many.
+		p.transportError(503, codeTransport, "Service Unavailable: too many sessions")
 		return
 	}
 	requested, _ := unquote(h.msg[:0], pv)

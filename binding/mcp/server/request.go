@@ -262,6 +262,7 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 	}
 	var authority, origin []byte
 	hasOrigin := false
+	contentTypes, jsonBody := 0, false
 	for name, v, ok := it.next(); ok; name, v, ok = it.next() {
 		switch string(name) {
 		case ":method":
@@ -294,6 +295,9 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 			if any {
 				sc.flags |= acceptsAny
 			}
+		case "content-type":
+			contentTypes++
+			jsonBody = isJSONMediaType(v)
 		case "content-length":
 			if n, ok := parseUint(v); ok {
 				sc.contentLength = n
@@ -332,7 +336,30 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 		sc.early = 405
 	case sc.method == methodPost && sc.contentLength > h.s.maxBody:
 		sc.early = 413
+	case sc.method == methodPost && (contentTypes != 1 || !jsonBody) && sc.flags.acceptable():
+		// As the SDKs do: a body that is not declared JSON (a form or a
+		// text/plain POST, which a browser sends without preflight) is
+		// not read. An Accept the server cannot answer gets its 406
+		// first, as in the TypeScript SDK.
+		sc.early = 415
 	}
+}
+
+// acceptable reports whether a POST's Accept takes both the answers the
+// server may give: JSON and an event stream.
+func (f headerFlags) acceptable() bool {
+	return f&acceptsAny != 0 || f&(acceptsJSON|acceptsSSE) == acceptsJSON|acceptsSSE
+}
+
+// isJSONMediaType reports whether a Content-Type value's media type, the
+// type/subtype before any parameter, is application/json (RFC 9110
+// §8.3.1: compared without regard to case). Parameters such as charset
+// are ignored, as the SDKs ignore them.
+func isJSONMediaType(v []byte) bool {
+	if i := bytes.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return h1.EqualFold(trimOWS(v), "application/json")
 }
 
 // setHeaders keeps what the headers say that every role reads.
@@ -481,6 +508,8 @@ func (r *request) respondEarly() {
 		r.methodNotAllowed()
 	case 413:
 		r.transportError(413, codeTransport, "Payload Too Large: the request body exceeds the limit")
+	case 415:
+		r.transportError(415, codeTransport, "Unsupported Media Type: Content-Type must be application/json")
 	case 503:
 		r.transportError(503, codeTransport, "Service Unavailable: no buffer for the request body")
 	default:

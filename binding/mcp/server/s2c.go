@@ -491,6 +491,16 @@ func (p *post) clientResponse(m *message) {
 	if isErr {
 		data = m.err
 	}
+	if (r.kind == clientElicitation || r.kind == clientElicitationURL) && !isErr {
+		// The server counts and logs the action the upstream is to act
+		// on: one given twice could be read otherwise there. The request
+		// stays outstanding for a proper answer.
+		if dup := dupMember(data, "action", "content"); dup != "" {
+			h.logClient(slog.LevelWarn, "error", s, m.id, "", "reason", "an answer with a member given twice")
+			p.duplicate(codeInvalidRequest, dup)
+			return
+		}
+	}
 	if m := h.clientMetrics(r.kind); m != nil {
 		i := 0
 		switch {

@@ -291,3 +291,39 @@ func BenchmarkClientRequestOutstanding(b *testing.B) {
 	}
 	b.ReportMetric(perRequest, "B/outstanding")
 }
+
+// TestClientRequestDuplicateAction: an elicitation answer that gives its
+// action twice, which the server counts one way and the upstream could
+// read another, is refused 400 -32600 and reaches no one; the request
+// stays outstanding, and a proper answer then completes it.
+func TestClientRequestDuplicateAction(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`)}
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+
+	forged := h.second()
+	forged.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"decline","\u0061ction":"accept","content":{"name":"Ada"}}}`)
+	forged.left = 1
+	h.w.Dispatch(forged.startFn)
+	enginetest.ReceiveBy(t, h.timer, forged.done, "the forged answer's response")
+	assert.Equal(t, "400", string(forged.status))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: duplicate member \"action\""},"id":null}`, string(forged.response))
+	assert.Empty(t, answers(t, h))
+
+	answer := h.second()
+	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
+	answer.left = 1
+	h.w.Dispatch(answer.startFn)
+	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	assert.Equal(t, "202", string(answer.status))
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
+	assert.Equal(t, "200", string(h.req.status))
+	assert.Len(t, answers(t, h), 1)
+	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.completed"))
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,7 @@ func TestStackCancel(t *testing.T) {
 	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call",
 		"params":{"name":"long_running_operation","arguments":{"duration":5,"steps":5},"_meta":{"progressToken":1}}}`))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sid)
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -520,11 +522,45 @@ func TestStackBadRequests(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"l-1","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"l-1","io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"devel"}}}}`, nil},
 		{"2025 listen", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{}}}`, 200,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, nil},
+		{"content-type text/plain", "POST", []string{"Content-Type", "text/plain", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 415,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unsupported Media Type: Content-Type must be application/json"},"id":null}`, nil},
+		{"content-type form", "POST", []string{"Content-Type", "application/x-www-form-urlencoded", "Accept", accept}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 415,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unsupported Media Type: Content-Type must be application/json"},"id":null}`, nil},
+		{"content-type missing", "POST", []string{"Content-Type", "", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 415,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unsupported Media Type: Content-Type must be application/json"},"id":null}`, nil},
+		{"content-type in a parameter", "POST", []string{"Content-Type", "text/plain; a=application/json", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 415,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unsupported Media Type: Content-Type must be application/json"},"id":null}`, nil},
+		{"content-type json suffix", "POST", []string{"Content-Type", "application/jsonx", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 415,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unsupported Media Type: Content-Type must be application/json"},"id":null}`, nil},
+		{"content-type charset", "POST", []string{"Content-Type", "Application/JSON ; charset=utf-8", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200,
+			`{"jsonrpc":"2.0","id":1,"result":{}}`, nil},
+		{"content-type after accept", "POST", []string{"Content-Type", "text/plain", "Accept", "application/json", "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 406,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Not Acceptable: Client must accept both application/json and text/event-stream"},"id":null}`, nil},
+		{"content-type after size", "POST", []string{"Content-Type", "text/plain", "Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("x", 5000) + `"}}`, 413,
+			`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Payload Too Large: the request body exceeds the limit"},"id":null}`, nil},
+		{"duplicate method", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","\u006dethod":"ping"}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: duplicate member \"method\""},"id":null}`, nil},
+		{"duplicate id", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"ping","id":2}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: duplicate member \"id\""},"id":null}`, nil},
+		{"duplicate result", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"result":{},"result":{"action":"accept"}}`, 400,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: duplicate member \"result\""},"id":null}`, nil},
+		{"duplicate tool name", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"add"}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"name\""}}`, nil},
+		{"duplicate requestState", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","requestState":"a","requestState":"b"}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"requestState\""}}`, nil},
+		{"duplicate initialize version", "POST", []string{"Accept", accept}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"protocolVersion":"2025-03-26"}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"protocolVersion\""}}`, nil},
+		{"2026 duplicate meta version", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, 400,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"io.modelcontextprotocol/protocolVersion\""}}`, nil},
 		{"2026 notification", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28"}, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, 202, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := s.do(t, tt.method, tt.body, tt.hdr...)
+			hdr := tt.hdr
+			if tt.method == "POST" && !slices.Contains(hdr, "Content-Type") {
+				hdr = append([]string{"Content-Type", "application/json"}, hdr...)
+			}
+			resp, body := s.do(t, tt.method, tt.body, hdr...)
 			assert.Equal(t, tt.status, resp.StatusCode, body)
 			if tt.want == "" {
 				assert.Empty(t, body)
@@ -596,6 +632,7 @@ func TestStackResume(t *testing.T) {
 	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":"job:1 é","method":"tools/call",
 		"params":{"name":"long_running_operation","arguments":{"duration":0.6,"steps":3},"_meta":{"progressToken":"t"}}}`))
 	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sid)
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
@@ -698,6 +735,7 @@ func TestStackCancelAfterDisconnect(t *testing.T) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call",
 			"params":{"name":"long_running_operation","arguments":{"duration":5,"steps":5}}}`, 100+i)))
 		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", sid)
 		_, err = s.client.Do(req)

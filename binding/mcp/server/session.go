@@ -174,6 +174,23 @@ func (t *sessionTable) remove(s *session) bool {
 	return true
 }
 
+// publish adds s to the worker's table, counting it among the binding's
+// live sessions (limits.sessions), the one figure the workers share.
+func (h *server) publish(s *session) {
+	h.table.add(s)
+	h.s.live.Add(1)
+}
+
+// unpublish removes s from the worker's table; it reports whether s was
+// still published.
+func (h *server) unpublish(s *session) bool {
+	if !h.table.remove(s) {
+		return false
+	}
+	h.s.live.Add(-1)
+	return true
+}
+
 // session is one MCP session, touched only by its owner's worker.
 type session struct {
 	id         string
@@ -226,12 +243,6 @@ func (s *session) removeInflight(p *post, gen uint32) {
 			break
 		}
 	}
-}
-
-// busy reports whether the session has a GET stream or requests in
-// flight: a session in use does not expire.
-func (s *session) busy() bool {
-	return s.get.g != nil || len(s.inflight) > 0
 }
 
 // fnv64 hashes a request id's JSON text.

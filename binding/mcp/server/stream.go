@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
@@ -24,6 +25,7 @@ type streamState struct {
 	trk       *jsonrpc.Tracker
 	slotBase  int64 // the body offset of the slot's first byte
 	sent      int64 // params bytes sent to the application end here
+	fixed     int64 // params bytes whose lone surrogates are rewritten end here
 	paramsEnd int64 // where the params end, 0 until known
 	flags     streamFlags
 	// An error the application answered with before the id was known
@@ -36,7 +38,7 @@ type streamState struct {
 // reset forgets a streaming body; errMsg is as good as empty once
 // errLen is 0.
 func (st *streamState) reset() {
-	st.trk, st.slotBase, st.sent, st.paramsEnd = nil, 0, 0, 0
+	st.trk, st.slotBase, st.sent, st.fixed, st.paramsEnd = nil, 0, 0, 0, 0
 	st.flags, st.errCode, st.errLen = 0, 0, 0
 }
 
@@ -96,6 +98,20 @@ func (p *post) streamFailed(status, code int, msg string) {
 	p.grantBody()
 }
 
+// streamParseFailed refuses a streaming body its tracker rejected: a
+// member of the envelope given twice is an Invalid Request, as in a body
+// held whole; anything else is not JSON.
+func (p *post) streamParseFailed(err error) {
+	var se *jsonrpc.SyntaxError
+	if errors.As(err, &se) && se.Member() != "" {
+		msg := append(p.h.aux[:0], "Invalid Request: duplicate member "...)
+		msg = jsonrpc.AppendString(msg, se.Member())
+		p.streamFailed(400, codeInvalidRequest, string(msg))
+		return
+	}
+	p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+}
+
 // startStream turns a body that filled its slot into a streaming one.
 func (p *post) startStream() {
 	h := p.h
@@ -106,7 +122,7 @@ func (p *post) startStream() {
 	p.state |= streamBody
 	n, done, err := t.Feed(b)
 	if err != nil {
-		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamParseFailed(err)
 		return
 	}
 	if done {
@@ -161,7 +177,7 @@ func (p *post) startStream() {
 	} else {
 		p.st.flags |= idPending
 	}
-	p.st.sent = params.Start
+	p.st.sent, p.st.fixed = params.Start, params.Start
 	p.dispatch(&m, true)
 	if p.ex == nil {
 		// Answered already (an error): the rest is read and dropped.
@@ -195,7 +211,7 @@ func (p *post) streamMore(more []byte) {
 	}
 	n, done, err := t.Feed(more)
 	if err != nil {
-		p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+		p.streamParseFailed(err)
 		return
 	}
 	if done {
@@ -220,17 +236,34 @@ func (p *post) streamMore(more []byte) {
 }
 
 // paramsChunk returns the params bytes that can be sent next: after what
-// was sent, up to the params' end or what has arrived.
+// was sent, up to the params' end or what has arrived, short of an escape
+// that what arrived may cut (fixParams).
 func (p *post) paramsChunk() []byte {
 	end := p.st.slotBase + int64(p.inLen)
-	if p.st.paramsEnd != 0 {
-		end = min(end, p.st.paramsEnd)
+	final := false
+	if p.st.paramsEnd != 0 && end >= p.st.paramsEnd {
+		end, final = p.st.paramsEnd, true
 	}
+	p.fixParams(end, final)
+	end = min(end, p.st.fixed)
 	if p.st.sent >= end {
 		return nil
 	}
 	b := p.h.pool.Buffer(p.inSlot)
 	return b[p.st.sent-p.st.slotBase : end-p.st.slotBase]
+}
+
+// fixParams rewrites the lone surrogate escapes of the params that
+// arrived, up to end, as a body held whole has them rewritten (post):
+// the application reads what the server read. An escape that end may cut
+// waits for the next bytes, or for the params' end (final).
+func (p *post) fixParams(end int64, final bool) {
+	if p.st.fixed >= end {
+		return
+	}
+	b := p.h.pool.Buffer(p.inSlot)
+	done, _ := jsonrpc.ReplaceLoneSurrogatesPart(b[p.st.fixed-p.st.slotBase:end-p.st.slotBase], final)
+	p.st.fixed += int64(done)
 }
 
 // skipParams drops the params that arrive after the application stopped
