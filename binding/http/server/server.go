@@ -67,6 +67,11 @@ type server struct {
 	req       *h1.RequestHead
 	secureReq bool // h.req came on a TLS connection: its :scheme is https
 	refusal   int
+
+	// conns lists the open connections, linked through serverConn.prev
+	// and next, for Drain; draining is set once Drain has run.
+	conns    *serverConn
+	draining bool
 }
 
 func init() { http.RegisterKind("server", newServer) }
@@ -107,6 +112,7 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
 	c.x.c = c
 	c.x.onApp = c.x.onMessage
+	c.link()
 	return c.onNet
 }
 
@@ -152,6 +158,8 @@ type serverConn struct {
 	outbox connbuf.Outbox // response bytes waiting for network window
 	req    h1.RequestHead
 	x      exchange
+	// prev and next link the server's open connections (server.conns).
+	prev, next *serverConn
 }
 
 // exchangeFlags are what an exchange knows of its request and response
@@ -165,6 +173,7 @@ const (
 	xContinue                                // 100 Continue is owed once the app grants credit
 	xResponseBegun                           // the response head is written
 	xCrossOrigin                             // the response carries the CORS fields of a cross-origin policy
+	xStanding                                // a GET whose response, once begun, is an event stream: it stands open rather than being in flight
 )
 
 // Has reports whether all of v's bits are set.
@@ -251,6 +260,8 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 	case frame.FrameEnd:
 		_, _ = c.OnEnd(buf)
 		c.onNetEnd()
+		// The client's end may come after the reply's: both are over.
+		c.closeIfDone()
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf)
 		c.abortAll()
@@ -554,7 +565,8 @@ func (c *serverConn) endReply() {
 
 // closeIfDone releases the connection once both directions are over.
 func (c *serverConn) closeIfDone() {
-	if c.Closed() {
+	if c.state != stateClosed && c.Closed() {
+		c.unlink()
 		c.state = stateClosed
 		c.dropInput()
 		c.outbox.Drop()
@@ -630,11 +642,14 @@ func (x *exchange) start(r *h1.RequestHead) {
 	if r.Chunked {
 		x.flags.set(xChunked)
 	}
-	if r.KeepAlive {
+	if r.KeepAlive && !h.draining {
 		x.flags.set(xKeepAlive)
 	}
 	if string(r.Method) == "HEAD" {
 		x.flags.set(xHead)
+	}
+	if string(r.Method) == "GET" {
+		x.flags.set(xStanding)
 	}
 	x.dec.Limits = h.s.limits
 	if o, ok := c.headerValue([]byte("origin")); ok && len(o) <= len(x.originBuf) {
@@ -1315,6 +1330,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// small response leaves in one write; an event stream's goes at once.
 	if !sse {
 		c.flags.set(connCorked)
+		x.flags.unset(xStanding)
 	}
 	c.writeNet(head)
 	x.grantResponse()
