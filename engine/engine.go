@@ -507,7 +507,6 @@ func (e *Engine) Drain(ctx context.Context) error {
 	}
 	if !e.draining {
 		e.draining = true
-		e.log.Info("draining")
 		_ = e.onEachWorker(func(w *Worker) error { w.drain(); return nil })
 	}
 	e.mu.Unlock()

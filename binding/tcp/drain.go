@@ -22,3 +22,11 @@ func (h *Handler) Drain() {
 func (h *Handler) Drained() bool { return !h.server || len(h.conns) == 0 }
 
 var _ engine.Drainer = (*Handler)(nil)
+
+// logListening logs the address a server listens on, once for all the
+// workers: each listens on the same ones.
+func (h *Handler) logListening(l *listener) {
+	if h.w.Index() == 0 {
+		h.w.Logger().Info("listening", "binding", h.cfg.Name, "address", l.addr.String())
+	}
+}
