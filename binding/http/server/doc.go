@@ -79,4 +79,10 @@
 //	        allow: {origins: ["https://app.example"], methods: [POST]}
 //
 // The client's options (idle-timeout, max-idle) are accepted and not used.
+//
+// When the engine drains (a Sluice step Zilla has not), the server closes
+// each idle connection, answers the request under way on each other one
+// with Connection: close and closes it after, and ends the event stream of
+// a GET with the chunked body's end, resetting the app's side: such a
+// stream is held open, not in flight, and its client reconnects elsewhere.
 package server
