@@ -9,7 +9,11 @@ import "github.com/sluicehq/sluice/engine"
 // connection closes after it); a request whose head has begun to arrive
 // is served the same way. A GET's event stream is not work in flight but
 // a standing stream that would keep the connection open for ever: it
-// ends now, cleanly, and its client reconnects elsewhere.
+// ends now, cleanly, and its client reconnects elsewhere. A request whose
+// client has closed its side is taken for abandoned and aborted, as Go's
+// server cancels a request whose connection reads EOF: nothing would
+// notice that client is gone until more of the response is written, and
+// an event stream may write nothing for a long time.
 func (h *server) Drain() {
 	h.draining = true
 	for c := h.conns; c != nil; {
@@ -36,11 +40,14 @@ func (c *serverConn) drain() {
 		c.state = stateDraining
 		c.endReply()
 	default:
-		if x.flags.Has(xStanding|xResponseBegun) && x.open() {
+		switch {
+		case x.flags.Has(xStanding|xResponseBegun) && x.open():
 			x.endStanding()
-			return
+		case c.In.Closed():
+			c.abortAll()
+		default:
+			c.flags.set(connLastResponse)
 		}
-		c.flags.set(connLastResponse)
 	}
 }
 

@@ -262,6 +262,9 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		c.onNetEnd()
 		// The client's end may come after the reply's: both are over.
 		c.closeIfDone()
+		if c.h.draining {
+			c.drain()
+		}
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf)
 		c.abortAll()
