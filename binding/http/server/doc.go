@@ -85,4 +85,6 @@
 // with Connection: close and closes it after, and ends the event stream of
 // a GET with the chunked body's end, resetting the app's side: such a
 // stream is held open, not in flight, and its client reconnects elsewhere.
+// A request whose client has closed its side is aborted, as Go's server
+// cancels one whose connection reads EOF.
 package server
