@@ -51,10 +51,15 @@
 //     the state its handlers on every worker share ([BindingConfig.State]).
 //  3. Attach, on every worker's thread, returns the worker's [Handler].
 //  4. NewStream, on the worker, for each initial BEGIN routed to it.
-//  5. Detach, on every worker, when the binding is detached or the engine
+//  5. Drain, on every worker, when the engine drains before it stops
+//     ([Engine.Drain]) and the handler is a [Drainer]: it takes no new
+//     work and closes its streams as what they carry is done. Zilla has
+//     no such step (its engine aborts the open streams when it closes);
+//     Sluice drains so that SIGTERM does not cut requests in flight.
+//  6. Detach, on every worker, when the binding is detached or the engine
 //     stops: its open streams are aborted, then a [Detacher] handler
 //     releases what it holds.
-//  6. Cleanup, when the provisioned state is a [CleanerUpper]: once, after
+//  7. Cleanup, when the provisioned state is a [CleanerUpper]: once, after
 //     every worker has detached the binding.
 //
 // Engine settings ([WithSetting], [Engine.Setting]) are name=value pairs

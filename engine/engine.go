@@ -134,9 +134,10 @@ type Engine struct {
 	telemetry  *telemetry.Registry
 	components components
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	draining bool
 }
 
 type attached struct {
@@ -486,6 +487,59 @@ func (e *Engine) Detach(name string) error {
 		}
 	}
 	return nil
+}
+
+// drainPoll is how often Drain asks the workers whether their handlers
+// are done.
+const drainPoll = 10 * time.Millisecond
+
+// Drain lets the work in flight finish before a Stop: every worker calls
+// Drain on each of its handlers that is a [Drainer] (once, however often
+// Drain is called), then Drain waits until all of them report Drained or
+// ctx is done, whose error it then returns. What is still open when it
+// returns is aborted by Stop. Zilla's engine has no such step: its close
+// aborts the open streams at once, as Stop does.
+func (e *Engine) Drain(ctx context.Context) error {
+	e.mu.Lock()
+	if e.stopped || !e.started {
+		e.mu.Unlock()
+		return ErrStopped
+	}
+	if !e.draining {
+		e.draining = true
+		_ = e.onEachWorker(func(w *Worker) error { w.drain(); return nil })
+	}
+	e.mu.Unlock()
+	tick := time.NewTicker(drainPoll)
+	defer tick.Stop()
+	for {
+		drained, err := e.drained()
+		if err != nil || drained {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("engine: drain: %w", context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}
+
+// drained reports whether every worker's drainers are done.
+func (e *Engine) drained() (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return false, ErrStopped
+	}
+	busy := errors.New("busy")
+	err := e.onEachWorker(func(w *Worker) error {
+		if !w.drained() {
+			return busy
+		}
+		return nil
+	})
+	return err == nil, nil
 }
 
 // Stop stops the workers: each detaches its bindings (aborting their open

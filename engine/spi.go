@@ -55,6 +55,17 @@ type Detacher interface {
 	Detach()
 }
 
+// Drainer is implemented by handlers that can finish the work in flight
+// before the engine stops ([Engine.Drain]). Drain runs once, on the
+// worker's thread: the handler takes no new work (a server closes its
+// listening sockets) and closes each of its streams once what it carries
+// is done. Drained, also on the worker's thread, reports whether nothing
+// the handler drains is left open.
+type Drainer interface {
+	Drain()
+	Drained() bool
+}
+
 // BindingConfig is a configured binding as a worker sees it, with its names
 // resolved to ids.
 type BindingConfig struct {

@@ -838,6 +838,25 @@ func (w *Worker) synthesize(t frame.FrameType, id int64, e entry) {
 	e.fn(t, buf[:n])
 }
 
+// drain asks each handler that is a Drainer to finish its work in flight.
+func (w *Worker) drain() {
+	for _, b := range w.bound {
+		if d, ok := b.h.(Drainer); ok {
+			d.Drain()
+		}
+	}
+}
+
+// drained reports whether every handler that is a Drainer is done.
+func (w *Worker) drained() bool {
+	for _, b := range w.bound {
+		if d, ok := b.h.(Drainer); ok && !d.Drained() {
+			return false
+		}
+	}
+	return true
+}
+
 // drainOnStop detaches every binding, so open streams are aborted and
 // sockets released. The engine closes the poller once every worker is done,
 // since until then a peer may still wake this one.

@@ -188,9 +188,10 @@ func parse(w *engine.Worker, cfg *engine.BindingConfig) (*settings, error) {
 		s.ports = ports
 	}
 	server := cfg.Kind == config.KindServer
-	switch {
-	case server && s.host == "":
+	if server && s.host == "" {
 		s.host = "0.0.0.0"
+	}
+	switch {
 	case server && len(s.ports) == 0:
 		return nil, fmt.Errorf("%s: %w: a server needs a port to listen on", raw.Where("port"), ErrPort)
 	case !server && len(s.ports) > 1:

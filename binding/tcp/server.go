@@ -53,6 +53,7 @@ func (h *Handler) listen() error {
 		if h.s.steering == steerEBPF {
 			l.group = h.b.steer(h.w, groupKey{e: h.w.Engine(), id: h.id, port: port}, fd)
 		}
+		h.logListening(l)
 	}
 	return nil
 }

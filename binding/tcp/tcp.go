@@ -17,7 +17,9 @@ func init() {
 		Kinds:   []string{config.KindServer, config.KindClient},
 		Options: optionsSchema,
 		When:    whenSchema,
-		New:     func() engine.Binding { return &Binding{} },
+		// A server needs a port (kinds.go).
+		KindSchema: kindSchemas,
+		New:        func() engine.Binding { return &Binding{} },
 	})
 }
 

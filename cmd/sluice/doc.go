@@ -23,7 +23,15 @@
 //	-w, --workers n         number of workers (default: the CPUs this process may use)
 //	-e, --engine-dir path   directory for the workers' ring files (default .sluice/engine)
 //	    --idle-spin d       how long an idle worker polls before it sleeps (default 0)
+//	    --drain-timeout d   how long SIGINT or SIGTERM lets requests in flight finish (default 30s)
 //	    --cpuprofile file   write a CPU profile of the run to file
+//
+// On SIGINT or SIGTERM start drains: the tcp servers close their
+// listeners, the http servers close idle connections, answer the requests
+// under way with Connection: close and end the event streams GET requests
+// hold open, and once every accepted connection is closed, or the drain
+// timeout has passed, the engine stops and start exits 0. A second signal
+// stops at once and start exits 1. Start logs each address it listens on.
 //
 // "sluice <command> -h" prints the flags of the other commands. Exit
 // status is 0 on success, 1 when a command fails, and 2 on a usage error

@@ -20,6 +20,7 @@ import (
 )
 
 const startUsage = `usage: sluice start [-c file] [-w n] [-e dir] [--set name=value]... [--idle-spin d]
+                    [--drain-timeout d]
 
   -c, --config file      configuration file (default: the embedded sluice.yaml)
   -w, --workers n        number of workers (default %d: the CPUs this process may use)
@@ -29,27 +30,64 @@ const startUsage = `usage: sluice start [-c file] [-w n] [-e dir] [--set name=va
       --idle-spin d      how long an idle worker polls before it sleeps, e.g. 200us
                          (default 0: it sleeps at once; spinning lowers latency
                          under light load at the cost of CPU)
+      --drain-timeout d  how long SIGINT or SIGTERM lets the requests in flight
+                         finish before the rest is cut (default 30s; 0 cuts at
+                         once); a second signal cuts at once
       --cpuprofile file  write a CPU profile of the run to file (for diagnosis)
+
+On SIGINT or SIGTERM, start stops accepting connections, lets the requests
+in flight finish (closing idle connections and ending event streams that
+GET requests hold open), stops and exits 0. When the drain timeout passes
+first, what is left is cut and start exits 0 all the same; a second signal
+cuts it at once and start exits 1.
 `
 
-// stopTimeout bounds the drain after SIGINT or SIGTERM.
+// defaultDrainTimeout is how long a drain waits for the requests in
+// flight by default, as long as Kubernetes' default grace period.
+const defaultDrainTimeout = 30 * time.Second
+
+// stopTimeout bounds the stop that follows the drain: the workers abort
+// what is left and release their sockets.
 const stopTimeout = 2 * time.Second
 
 func runStart(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return startEngine(ctx, args, stdout, stderr)
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	drain, startDrain := context.WithCancelCause(context.Background())
+	cut, cutNow := context.WithCancelCause(context.Background())
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for _, cancel := range []context.CancelCauseFunc{startDrain, cutNow} {
+			select {
+			case s := <-signals:
+				cancel(fmt.Errorf("%v signal received", s))
+			case <-done:
+				return
+			}
+		}
+	}()
+	return runEngine(drain, cut, args, stdout, stderr)
 }
 
-// startEngine runs the engine until ctx is done, then stops it.
+// startEngine runs the engine until ctx is done, then drains and stops it.
 func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runEngine(ctx, context.Background(), args, stdout, stderr)
+}
+
+// runEngine runs the engine until drain is done, then lets the work in
+// flight finish, up to the drain timeout or until cut is done, and stops
+// the engine.
+func runEngine(drain, cut context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
-		configPath string
-		workers    int
-		engineDir  string
-		cpuProfile string
-		idleSpin   time.Duration
-		sets       multiFlag
+		configPath   string
+		workers      int
+		engineDir    string
+		cpuProfile   string
+		idleSpin     time.Duration
+		drainTimeout time.Duration
+		sets         multiFlag
 	)
 	fs := flag.NewFlagSet("start", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -68,6 +106,7 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "")
 	fs.Var(&sets, "set", "")
 	fs.DurationVar(&idleSpin, "idle-spin", 0, "")
+	fs.DurationVar(&drainTimeout, "drain-timeout", defaultDrainTimeout, "")
 	fs.Usage = func() { fmt.Fprintf(fs.Output(), startUsage, engine.DefaultWorkers()) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -84,6 +123,8 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return usageError(fs, "start", "-engine-dir must not be empty")
 	case idleSpin < 0 || idleSpin > time.Second:
 		return usageError(fs, "start", fmt.Sprintf("-idle-spin must be between 0 and 1s, got %s", idleSpin))
+	case drainTimeout < 0:
+		return usageError(fs, "start", fmt.Sprintf("-drain-timeout must not be negative, got %s", drainTimeout))
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -132,8 +173,15 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			f.Close()
 		}()
 	}
-	<-ctx.Done()
-	log.Info("stopping", "reason", context.Cause(ctx))
+	<-drain.Done()
+	log.Info("draining", "reason", context.Cause(drain), "timeout", drainTimeout)
+	drainCtx, cancelDrain := context.WithTimeoutCause(cut, drainTimeout,
+		fmt.Errorf("drain timeout %s passed", drainTimeout))
+	defer cancelDrain()
+	if err := e.Drain(drainCtx); err != nil {
+		log.Warn("drain cut short: aborting what is left", "err", err)
+	}
+	log.Info("stopping")
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := e.Stop(stopCtx); err != nil {
@@ -141,6 +189,9 @@ func startEngine(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitFail
 	}
 	log.Info("stopped")
+	if cut.Err() != nil {
+		return exitFail
+	}
 	return exitOK
 }
 

@@ -61,6 +61,8 @@ func TestStartStopsCleanly(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "started") }, 5*time.Second, 5*time.Millisecond, "%s", &stderr)
 	assert.Contains(t, stderr.String(), "binding attached")
 	assert.Contains(t, stderr.String(), `bindings="[http0 mcp0 tcp0 toolkit0]"`)
+	assert.Contains(t, stderr.String(), "msg=listening worker=0 binding=tcp0 address=127.0.0.1:7114")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "msg=listening"), "one line per address, not per worker")
 	assert.FileExists(t, filepath.Join(dir, "engine", "data0"))
 	assert.FileExists(t, filepath.Join(dir, "engine", "data1"))
 
@@ -118,6 +120,21 @@ func TestValidateErrors(t *testing.T) {
 			want: []string{`:4: bindings.app0.type: unknown binding type "nope"`},
 		},
 		{
+			name: "tcp server without port",
+			yaml: "name: test\nbindings:\n  tcp0:\n    type: tcp\n    kind: server\n    options:\n      host: 127.0.0.1\n    exit: app0\n  app0:\n    type: echo\n    kind: server\n",
+			want: []string{`:6: bindings.tcp0.options: missing required key "port"`},
+		},
+		{
+			name: "tcp server without options",
+			yaml: "name: test\nbindings:\n  tcp0:\n    type: tcp\n    kind: server\n    exit: app0\n  app0:\n    type: echo\n    kind: server\n",
+			want: []string{`:3: bindings.tcp0: missing required key "options"`},
+		},
+		{
+			name: "mcp client without server",
+			yaml: "name: test\nbindings:\n  mcp0:\n    type: mcp\n    kind: client\n    options:\n      versions: [\"2025-06-18\"]\n",
+			want: []string{`:6: bindings.mcp0.options: missing required key "server"`},
+		},
+		{
 			name: "not yaml",
 			yaml: "name: [unclosed\n",
 			want: []string{"bad.yaml:"},
@@ -133,6 +150,16 @@ func TestValidateErrors(t *testing.T) {
 				assert.Contains(t, stderr.String(), w)
 			}
 			assert.True(t, strings.HasPrefix(stderr.String(), path+":"), stderr.String())
+			assert.Empty(t, stdout.String())
+
+			// start refuses the file with the same words, before it
+			// starts anything.
+			stdout.Reset()
+			stderr.Reset()
+			assert.Equal(t, exitUsage, startEngine(context.Background(), []string{"-c", path, "-e", filepath.Join(dir, "engine")}, &stdout, &stderr))
+			for _, w := range tt.want {
+				assert.Contains(t, stderr.String(), w)
+			}
 			assert.Empty(t, stdout.String())
 		})
 	}

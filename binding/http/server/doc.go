@@ -106,4 +106,12 @@
 //	        allow: {origins: ["https://app.example"], methods: [POST]}
 //
 // The client's option max-idle is accepted and not used.
+//
+// When the engine drains (a Sluice step Zilla has not), the server closes
+// each idle connection, answers the request under way on each other one
+// with Connection: close and closes it after, and ends the event stream of
+// a GET with the chunked body's end, resetting the app's side: such a
+// stream is held open, not in flight, and its client reconnects elsewhere.
+// A request whose client has closed its side is aborted, as Go's server
+// cancels one whose connection reads EOF.
 package server

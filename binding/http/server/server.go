@@ -68,6 +68,11 @@ type server struct {
 	req       *h1.RequestHead
 	secureReq bool // h.req came on a TLS connection: its :scheme is https
 	refusal   int
+
+	// conns lists the open connections, linked through serverConn.prev
+	// and next, for Drain; draining is set once Drain has run.
+	conns    *serverConn
+	draining bool
 }
 
 func init() { http.RegisterKind("server", newServer) }
@@ -109,6 +114,7 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 	c.x.c = c
 	c.x.onApp = c.x.onMessage
 	c.onTimerFn = c.onTimer
+	c.link()
 	return c.onNet
 }
 
@@ -165,6 +171,9 @@ type serverConn struct {
 	timerID   int64
 	wait      waitKind
 	onTimerFn func()
+
+	// prev and next link the server's open connections (server.conns).
+	prev, next *serverConn
 }
 
 // waitKind is what a connection waits for from its client, each with its
@@ -281,6 +290,7 @@ const (
 	xContinue                                // 100 Continue is owed once the app grants credit
 	xResponseBegun                           // the response head is written
 	xCrossOrigin                             // the response carries the CORS fields of a cross-origin policy
+	xStanding                                // a GET whose response, once begun, is an event stream: it stands open rather than being in flight
 )
 
 // Has reports whether all of v's bits are set.
@@ -368,6 +378,11 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 	case frame.FrameEnd:
 		_, _ = c.OnEnd(buf)
 		c.onNetEnd()
+		// The client's end may come after the reply's: both are over.
+		c.closeIfDone()
+		if c.h.draining {
+			c.drain()
+		}
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf)
 		c.abortAll()
@@ -681,7 +696,8 @@ func (c *serverConn) endReply() {
 
 // closeIfDone releases the connection once both directions are over.
 func (c *serverConn) closeIfDone() {
-	if c.Closed() {
+	if c.state != stateClosed && c.Closed() {
+		c.unlink()
 		c.state = stateClosed
 		c.stopTimer()
 		c.dropInput()
@@ -752,11 +768,14 @@ func (x *exchange) start(r *h1.RequestHead) {
 	if r.Chunked {
 		x.flags.set(xChunked)
 	}
-	if r.KeepAlive {
+	if r.KeepAlive && !h.draining {
 		x.flags.set(xKeepAlive)
 	}
 	if string(r.Method) == "HEAD" {
 		x.flags.set(xHead)
+	}
+	if string(r.Method) == "GET" {
+		x.flags.set(xStanding)
 	}
 	x.dec.Limits = h.s.limits
 	if o, ok := c.headerValue([]byte("origin")); ok && len(o) <= len(x.originBuf) {
@@ -1441,6 +1460,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// small response leaves in one write; an event stream's goes at once.
 	if !sse {
 		c.flags.set(connCorked)
+		x.flags.unset(xStanding)
 	}
 	c.writeNet(head)
 	x.grantResponse()

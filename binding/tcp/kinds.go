@@ -1,0 +1,14 @@
+package tcp
+
+import "encoding/json"
+
+// kindSchemas are what each kind requires of the options beyond Zilla's
+// tcp schema, which leaves the port out: a server cannot listen without
+// one. As a schema the rule fails sluice validate as it fails start, with
+// the file and line.
+var kindSchemas = map[string]json.RawMessage{
+	"server": json.RawMessage(`{
+  "required": ["options"],
+  "properties": {"options": {"required": ["port"]}}
+}`),
+}
