@@ -239,6 +239,7 @@ type headerScan struct {
 	method        uint8
 	flags         headerFlags
 	early         int
+	badHost       bool // early is 403 for the Host, not the Origin
 	contentLength int64
 	sid, ver      []byte
 	// Mcp-Method and Mcp-Name (a POST's, 2026-07-28) and Last-Event-ID
@@ -329,7 +330,7 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 	case !h.hostAllowed(authority):
 		// DNS-rebinding protection: a request naming another host than
 		// the ones the server answers for.
-		sc.early = 403
+		sc.early, sc.badHost = 403, true
 	case hasOrigin && !h.originAllowed(origin, authority):
 		sc.early = 403
 	case sc.method == methodOther:
@@ -365,6 +366,9 @@ func isJSONMediaType(v []byte) bool {
 // setHeaders keeps what the headers say that every role reads.
 func (r *request) setHeaders(sc *headerScan) {
 	r.hdr.method, r.hdr.flags, r.hdr.early, r.hdr.contentLength = sc.method, sc.flags, sc.early, sc.contentLength
+	if sc.badHost {
+		r.hdr.earlyCode, r.hdr.earlyMsg = codeTransport, "Forbidden: Host not allowed"
+	}
 	if sc.flags&hasSessionID != 0 {
 		r.hdr.sidLen = copy(r.hdr.sid[:], sc.sid)
 		if len(sc.sid) > len(r.hdr.sid) {

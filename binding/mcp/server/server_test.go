@@ -62,6 +62,10 @@ func (s *stack) do(t *testing.T, method, body string, hdr ...string) (*http.Resp
 	req, err := http.NewRequest(method, s.base, strings.NewReader(body))
 	require.NoError(t, err)
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1] // net/http sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := s.client.Do(req)
@@ -772,4 +776,18 @@ func TestScenarioSettings(t *testing.T) {
 		spec.Override("sessionId", fixed), spec.Override("serverName", "zilla"))
 	spec.Run(t, setup, filepath.Join(lib, "streams", "network", "session.fixed", "client"),
 		filepath.Join(lib, "streams", "application", "session.fixed", "server"))
+}
+
+// TestHostForbidden: with options.hosts, a request for another host gets
+// 403 naming the Host, not the Origin (there is none), and a listed host
+// is served (the http server adds the default port to :authority, as
+// Zilla's does).
+func TestHostForbidden(t *testing.T) {
+	s := startStack(t, "    options:\n      hosts: [\"mcp.example:80\"]\n")
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp, body := s.post(t, "", "", init, "Host", "mcp.example")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	resp, body = s.post(t, "", "", init, "Host", "evil.example")
+	assert.Equal(t, 403, resp.StatusCode)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: Host not allowed"},"id":null}`, body)
 }
