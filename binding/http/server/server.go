@@ -440,6 +440,15 @@ func (c *serverConn) grantNet() {
 }
 
 func (c *serverConn) onNetEnd() {
+	if x := &c.x; x.flags.Has(xStanding|xResponseBegun) && x.open() && len(c.input()) == 0 {
+		// The client left its event stream: a stream may write nothing
+		// for a long time, so no write would notice soon. It is reset
+		// now, as Go's server cancels a request whose connection reads
+		// EOF, freeing what the app holds for it (an MCP session's one
+		// GET stream).
+		c.abortAll()
+		return
+	}
 	switch c.state {
 	case stateHead, stateBody:
 		// Requests already buffered are still answered, in order; a head

@@ -791,3 +791,35 @@ func TestHostForbidden(t *testing.T) {
 	assert.Equal(t, 403, resp.StatusCode)
 	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: Host not allowed"},"id":null}`, body)
 }
+
+// TestGetStreamFreedOnClose: when the client closes the connection of its
+// GET stream, the session's GET slot is free at once: a new GET is taken
+// (200, not 409 for a stream still thought open).
+func TestGetStreamFreedOnClose(t *testing.T) {
+	s := startStack(t, "")
+	sid := s.initialize(t, "2025-11-25")
+	open := func() *http.Response {
+		req, err := http.NewRequest(http.MethodGet, s.base, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		return resp
+	}
+	first := open()
+	require.Equal(t, 200, first.StatusCode)
+	require.NoError(t, first.Body.Close()) // closes the connection: the body is a stream
+	var statuses []int
+	ok := assert.Eventually(t, func() bool {
+		resp := open()
+		statuses = append(statuses, resp.StatusCode)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 2*time.Second, 20*time.Millisecond, "a GET after the first one's connection closed")
+	if !ok {
+		t.Logf("statuses: %v", statuses[:min(len(statuses), 5)])
+	}
+}
