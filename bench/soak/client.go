@@ -180,8 +180,9 @@ func probe(g *gateway) (bool, string) {
 		return false, err.Error()
 	}
 	defer c.end(context.Background())
+	// The toolkit's echo takes message, the upstream's text.
 	for i, tool := range []string{"local__echo", "up__echo"} {
-		r, err := c.call(ctx, i+1, tool, `{"text":"probe"}`)
+		r, err := c.call(ctx, i+1, tool, `{"message":"probe","text":"probe"}`)
 		if err != nil {
 			return false, tool + ": " + err.Error()
 		}

@@ -237,8 +237,9 @@ func run(o options) (int, error) {
 		{"9 GET closed, re-GET", reGet},
 		{"10 SIGTERM in flight", sigterm},
 	}
-	row := "%-28s  %-4s %-62s  %-8s  %7s  %5s\n"
-	fmt.Printf(row, "attack", "held", "detail", "serving", "RSS MiB", "fds")
+	// The detail, of varying length, comes last so the columns line up.
+	row := "%-27s %-4s %-7s %7s %5s  %s\n"
+	fmt.Printf(row, "attack", "held", "serving", "RSS MiB", "fds", "detail")
 	failed := false
 	for _, a := range attacks {
 		ctx, cancel := context.WithTimeout(context.Background(), o.duration)
@@ -270,7 +271,7 @@ func run(o options) (int, error) {
 		if !held {
 			failed = true
 		}
-		fmt.Printf(row, a.name, yesNo(held), detail, serving, rssCol, fdsCol)
+		fmt.Printf(row, a.name, yesNo(held), serving, rssCol, fdsCol, detail)
 		if !g.alive() && a.name != "10 SIGTERM in flight" {
 			fmt.Printf("the gateway exited (%v); see %s\n", g.err, log)
 			break
