@@ -1,7 +1,7 @@
 FUZZTIME ?= 20s
 
 .DEFAULT_GOAL := build
-.PHONY: build test peers generate check-generate lint fuzz bench instr pgo ci
+.PHONY: build test peers generate check-generate lint fuzz bench instr pgo soak ci
 
 build:
 	go build ./...
@@ -67,6 +67,13 @@ instr:
 # (profile-guided optimization), from the MCP gateway under load.
 pgo:
 	bench/mcp/pgo.sh
+
+# soak runs the hardening attacks (bench/soak/README.md) against sluice
+# start with a gateway config, each for at most SOAK_DURATION; not part of
+# test or ci.
+SOAK_DURATION ?= 10s
+soak:
+	go run ./bench/soak -duration $(SOAK_DURATION)
 
 ci:
 	@echo '==> make test' && $(MAKE) --no-print-directory test
