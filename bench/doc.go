@@ -22,5 +22,11 @@
 //     by a session-aware raw-socket load generator; the proxy alone on
 //     CPU 1, load and upstream on CPU 0. It reports requests/s, latency,
 //     each process's CPU µs per request and CPU headroom, and checks
-//     sluice against ReverseProxy (bench/mcp/README.md).
+//     sluice against ReverseProxy (bench/mcp/README.md); target cached
+//     compares a tools/list served from the proxy's cache with the
+//     fanned-out one.
+//   - bench/soak (make soak, not part of make test): the hardening attacks
+//     of issue 30 against sluice start with a gateway config, one row per
+//     attack: whether its expectation held, whether the gateway kept
+//     serving, its RSS and open fds (bench/soak/README.md).
 package bench
