@@ -1,10 +1,8 @@
 package guard
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/sluicehq/sluice/engine/spi"
-	"math"
 	"slices"
 	"time"
 )
@@ -93,38 +91,8 @@ func optCount(options map[string]any, key string) (int64, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
-	var n int64
-	switch x := v.(type) {
-	case int:
-		n = int64(x)
-	case int32:
-		n = int64(x)
-	case int64:
-		n = x
-	case uint:
-		if uint64(x) > math.MaxInt64 {
-			return 0, false, invalid(key, "integer", v)
-		}
-		n = int64(x)
-	case uint32:
-		n = int64(x)
-	case uint64:
-		if x > math.MaxInt64 {
-			return 0, false, invalid(key, "integer", v)
-		}
-		n = int64(x)
-	case float64:
-		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
-			return 0, false, invalid(key, "integer", v)
-		}
-		n = int64(x)
-	case json.Number:
-		i, err := x.Int64()
-		if err != nil {
-			return 0, false, invalid(key, "integer", v)
-		}
-		n = i
-	default:
+	n, ok := spi.Integer(v)
+	if !ok {
 		return 0, false, invalid(key, "integer", v)
 	}
 	if n < 0 {

@@ -1,7 +1,9 @@
 package spi
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -107,6 +109,35 @@ func CheckKeys(options map[string]any, unknown error, known ...string) error {
 	}
 	slices.Sort(keys)
 	return fmt.Errorf("%w %q", unknown, keys[0])
+}
+
+// Integer reads v, a decoded option value, as an integer. YAML and JSON
+// decoders give different numeric types, so every integral form that fits
+// an int64 is taken; anything else (a fraction, a string) is not.
+func Integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint:
+		return int64(x), uint64(x) <= math.MaxInt64
+	case uint32:
+		return int64(x), true
+	case uint64:
+		return int64(x), x <= math.MaxInt64
+	case float64:
+		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	case json.Number:
+		i, err := x.Int64()
+		return i, err == nil
+	}
+	return 0, false
 }
 
 // Unregister removes typ. Only tests use it, to register a type of their

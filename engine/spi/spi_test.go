@@ -1,7 +1,9 @@
 package spi_test
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -42,4 +44,25 @@ func TestAdapters(t *testing.T) {
 	at := time.Unix(5, 0)
 	assert.Equal(t, at, spi.ClockFunc(func() time.Time { return at }).Now())
 	assert.WithinDuration(t, time.Now(), spi.SystemClock{}.Now(), time.Second)
+}
+
+// TestInteger: every integral form decoders give is taken, and nothing
+// else: fractions, values past int64, strings.
+func TestInteger(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want int64
+		ok   bool
+	}{
+		{7, 7, true}, {int32(-3), -3, true}, {int64(1 << 40), 1 << 40, true}, {uint(5), 5, true},
+		{uint32(9), 9, true}, {uint64(11), 11, true}, {float64(12), 12, true}, {json.Number("13"), 13, true},
+		{1.5, 0, false}, {uint64(math.MaxUint64), 0, false}, {json.Number("1.5"), 0, false},
+		{1e19, 0, false}, {"7", 0, false}, {nil, 0, false},
+	} {
+		n, ok := spi.Integer(tc.v)
+		assert.Equal(t, tc.ok, ok, "%#v", tc.v)
+		if tc.ok {
+			assert.Equal(t, tc.want, n, "%#v", tc.v)
+		}
+	}
 }

@@ -87,7 +87,12 @@ func unquote(dst, b []byte) ([]byte, bool) {
 // which of two members counts: the gateway refuses what the application
 // or an upstream could read differently from it. Of an object held in
 // part, only its complete members are seen.
-func dupMember(obj []byte, keys ...string) string {
+func dupMember(obj []byte, keys ...string) string { return dupMemberValues(obj, nil, keys) }
+
+// dupMemberValues is dupMember that also sets vals[k], when vals is not
+// nil, to the value of keys[k], so that one walk over a large object
+// finds the members a caller reads next.
+func dupMemberValues(obj []byte, vals [][]byte, keys []string) string {
 	var seen uint8
 	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
 		for k, key := range keys {
@@ -96,6 +101,9 @@ func dupMember(obj []byte, keys ...string) string {
 					return key
 				}
 				seen |= 1 << k
+				if vals != nil {
+					vals[k] = f.Value
+				}
 				break
 			}
 		}

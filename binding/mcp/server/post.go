@@ -378,26 +378,11 @@ func (p *post) duplicate(code int, member string) {
 // list's cursor, a call's arguments, a retry's requestState).
 func paramsDup(params []byte) string {
 	// One walk over params, which may be large, finds _meta and ref too.
-	var seen uint8
-	var meta, ref []byte
-	for f, i, ok := jsonrpc.NextField(params, 0); ok; f, i, ok = jsonrpc.NextField(params, i) {
-		for k, key := range readParams {
-			if !jsonrpc.KeyIs(f.Key, key) {
-				continue
-			}
-			if seen&(1<<k) != 0 {
-				return key
-			}
-			seen |= 1 << k
-			switch k {
-			case paramMeta:
-				meta = f.Value
-			case paramRef:
-				ref = f.Value
-			}
-			break
-		}
+	var vals [len(readParams)][]byte
+	if d := dupMemberValues(params, vals[:], readParams[:]); d != "" {
+		return d
 	}
+	meta, ref := vals[paramMeta], vals[paramRef]
 	if isObject(meta) {
 		if d := dupMember(meta, "progressToken", "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"); d != "" {
 			return d

@@ -255,26 +255,12 @@ func optPositive(options map[string]any, key string) (int, bool, error) {
 	if !ok {
 		return 0, false, nil
 	}
-	var n int64
-	switch x := v.(type) {
-	case int:
-		n = int64(x)
-	case int64:
-		n = x
-	case uint64:
-		n = int64(min(x, math.MaxInt32))
-	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
-			return 0, false, invalid(key, "want integer, got %v", x)
+	n, ok := spi.Integer(v)
+	if !ok {
+		switch v.(type) {
+		case float64, json.Number: // a fraction or out of range: say which
+			return 0, false, invalid(key, "want integer, got %v", v)
 		}
-		n = int64(x)
-	case json.Number:
-		i, err := x.Int64()
-		if err != nil {
-			return 0, false, invalid(key, "want integer, got %s", x)
-		}
-		n = i
-	default:
 		return 0, false, invalid(key, "want integer, got %T", v)
 	}
 	if n < 1 || n > math.MaxInt32 {
