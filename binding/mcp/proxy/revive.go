@@ -185,7 +185,13 @@ func (l *lifecycle) revive(route int) {
 	}
 	now := h.w.Now()
 	if at := l.retryAt[route]; now.Before(at) {
-		h.sessions.revived(l.sid, route, false, false, l.why[route]+" (next attempt in "+at.Sub(now).Round(time.Millisecond).String()+")")
+		// The wait is rounded up, so that a client that waits as long as
+		// it is told finds the backoff run out.
+		wait := at.Sub(now)
+		if r := wait.Truncate(time.Millisecond); r < wait {
+			wait = r + time.Millisecond
+		}
+		h.sessions.revived(l.sid, route, false, false, l.why[route]+" (next attempt in "+wait.String()+")")
 		return
 	}
 	h.log.Info("opening the session to the route again", "route", h.s.routes[route].label(), "session", string(l.sid))
