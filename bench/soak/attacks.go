@@ -304,59 +304,31 @@ func limitRound(g *gateway, head string, body func(net.Conn, *atomic.Int64)) (ti
 	return d, status, n, nil
 }
 
-// flood: initializes until the session limit answers 503 (at most twice
-// the limit), then calls in one session beyond its in-flight limit; the
-// flood's sessions are deleted afterwards so the probe can open one.
+// flood: initializes from four client addresses until the session
+// limit answers 503 (at most twice the limit), then from one address
+// until its limit does, then calls in one session beyond its in-flight
+// limit; each flood's sessions are deleted afterwards so the next step
+// and the probe can open one.
 func flood(ctx context.Context, g *gateway) (bool, string) {
-	var mu sync.Mutex
-	var opened []*client
-	var refused, other atomic.Int64
-	var otherWhy atomic.Value
-	var wg sync.WaitGroup
-	next := make(chan struct{})
-	go func() {
-		defer close(next)
-		for range 2 * maxSessions {
-			select {
-			case next <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range next {
-				c := newClient(g.url)
-				r, err := c.initialize(ctx)
-				switch {
-				case err == nil:
-					mu.Lock()
-					opened = append(opened, c)
-					mu.Unlock()
-				case r.status == 503 && r.err != nil && r.err.Code == -32000:
-					refused.Add(1)
-				default:
-					if ctx.Err() == nil {
-						other.Add(1)
-						otherWhy.Store(fmt.Sprint(err))
-					}
-				}
-			}
-		}()
+	var srcs []net.IP
+	for i := range 4 {
+		srcs = append(srcs, net.IPv4(127, 0, 0, byte(1+i)))
 	}
-	wg.Wait()
-	for _, c := range opened {
-		c.end(context.Background())
+	f := initFlood(ctx, g, srcs, 2*maxSessions)
+	// The binding's limit does not count initializes in flight (the mcp
+	// server's doc), so eight at a time may pass it by up to eight; an
+	// address's counts them.
+	ok := f.total() <= maxSessions+8 && f.max() <= maxPerAddress && f.refused > 0 && f.other == 0
+	detail := fmt.Sprintf("sessions from 4 addresses: %d opened (limit %d + 8 in flight), at most %d from one (limit %d), %d refused 503",
+		f.total(), maxSessions, f.max(), maxPerAddress, f.refused)
+	if f.other > 0 {
+		detail += fmt.Sprintf(", %d failed (%v)", f.other, f.why)
 	}
-	// The limit does not count initializes in flight (the mcp server's
-	// doc), so eight at a time may pass it by up to eight.
-	ok := len(opened) <= maxSessions+8 && refused.Load() > 0 && other.Load() == 0
-	detail := fmt.Sprintf("sessions: %d opened (limit %d + 8 in flight), %d refused 503", len(opened), maxSessions, refused.Load())
-	if other.Load() > 0 {
-		detail += fmt.Sprintf(", %d failed (%v)", other.Load(), otherWhy.Load())
+	one := initFlood(ctx, g, []net.IP{net.IPv4(127, 0, 0, 5)}, 2*maxPerAddress)
+	ok = ok && one.total() == maxPerAddress && one.byAddr == one.refused && one.other == 0
+	detail += fmt.Sprintf("; from one address: %d opened (limit %d), %d refused 503 for the address", one.total(), maxPerAddress, one.byAddr)
+	if one.other > 0 {
+		detail += fmt.Sprintf(", %d failed (%v)", one.other, one.why)
 	}
 
 	// In flight: 64 calls of 1 s at once in one session.
@@ -367,6 +339,7 @@ func flood(ctx context.Context, g *gateway) (bool, string) {
 		return false, detail + "; in-flight session: " + err.Error()
 	}
 	defer c.end(context.Background())
+	var wg sync.WaitGroup
 	var done, limited, failed atomic.Int64
 	for i := range 64 {
 		wg.Add(1)
@@ -541,4 +514,81 @@ func progressCall(ctx context.Context, c *client, id int, inFlight func()) error
 		return fmt.Errorf("call %d: %.100s", id, msg)
 	}
 	return nil
+}
+
+// floodResult is what one initFlood saw.
+type floodResult struct {
+	opened  []int // sessions opened, by source
+	refused int64 // 503 -32000 answers
+	byAddr  int64 // of those, the ones for the address's limit
+	other   int64 // any other failure
+	why     string
+}
+
+func (f floodResult) total() int {
+	n := 0
+	for _, o := range f.opened {
+		n += o
+	}
+	return n
+}
+
+func (f floodResult) max() int {
+	n := 0
+	for _, o := range f.opened {
+		n = max(n, o)
+	}
+	return n
+}
+
+// initFlood sends n initializes, eight at a time, from the sources in
+// turn, then ends every session it opened.
+func initFlood(ctx context.Context, g *gateway, srcs []net.IP, n int) floodResult {
+	var mu sync.Mutex
+	var opened []*client
+	f := floodResult{opened: make([]int, len(srcs))}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range n {
+			select {
+			case next <- i % len(srcs):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for src := range next {
+				c := newClientFrom(g.url, srcs[src])
+				r, err := c.initialize(ctx)
+				mu.Lock()
+				switch {
+				case err == nil:
+					opened = append(opened, c)
+					f.opened[src]++
+				case r.status == 503 && r.err != nil && r.err.Code == -32000:
+					f.refused++
+					if strings.Contains(r.err.Message, "from this address") {
+						f.byAddr++
+					}
+				default:
+					if ctx.Err() == nil {
+						f.other++
+						f.why = fmt.Sprint(err)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range opened {
+		c.end(context.Background())
+	}
+	return f
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -40,7 +41,17 @@ type client struct {
 }
 
 func newClient(url string) *client {
-	return &client{url: url, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+	return newClientFrom(url, nil)
+}
+
+// newClientFrom is newClient whose connections come from the loopback
+// address src (127.0.0.0/8 is all local), or any when src is nil.
+func newClientFrom(url string, src net.IP) *client {
+	t := &http.Transport{DisableKeepAlives: true}
+	if src != nil {
+		t.DialContext = (&net.Dialer{LocalAddr: &net.TCPAddr{IP: src}}).DialContext
+	}
+	return &client{url: url, http: &http.Client{Transport: t}}
 }
 
 // post sends body; with the session once it has one. A JSON answer is

@@ -42,6 +42,7 @@ const (
 	idleTimeout   = 5 * time.Second
 	drainTimeout  = 10 * time.Second
 	maxSessions   = 200
+	maxPerAddress = 80
 	maxInflight   = 16
 	bodyLimit     = 1 << 20
 	// slack is how much later than its timeout a connection may be closed
@@ -83,6 +84,7 @@ bindings:
       hosts: ["127.0.0.1:%[1]d"]
       limits:
         sessions: 200
+        sessionsPerAddress: 80
         inflight: 16
   proxy0:
     type: mcp
@@ -220,8 +222,8 @@ func run(o options) (int, error) {
 	}
 
 	fmt.Printf("gateway %s (pid %d), upstream %s; each attack at most %s\n", g.url, g.pid(), upURL, o.duration)
-	fmt.Printf("soak config: header-timeout %s, body-timeout %s, idle-timeout %s, limits.body %d, sessions %d, inflight %d, drain-timeout %s\n",
-		headerTimeout, bodyTimeout, idleTimeout, bodyLimit, maxSessions, maxInflight, drainTimeout)
+	fmt.Printf("soak config: header-timeout %s, body-timeout %s, idle-timeout %s, limits.body %d, sessions %d, per address %d, inflight %d, drain-timeout %s\n",
+		headerTimeout, bodyTimeout, idleTimeout, bodyLimit, maxSessions, maxPerAddress, maxInflight, drainTimeout)
 	rss, fds := usage(g.pid())
 	fmt.Printf("at start: RSS %.1f MiB, %d fds\n\n", rss, fds)
 

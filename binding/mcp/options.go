@@ -64,7 +64,8 @@ var optionsSchema = json.RawMessage(`{
       "properties": {
         "body": {"type": "integer", "minimum": 1},
         "sessions": {"type": "integer", "minimum": 0},
-        "inflight": {"type": "integer", "minimum": 0}
+        "inflight": {"type": "integer", "minimum": 0},
+        "sessionsPerAddress": {"type": "integer", "minimum": 0}
       }
     },
     "prefix": {"enum": ["always", "conditional", "never"]},

@@ -10,7 +10,12 @@
 // transfer-encoding: chunked, which the app is told of) and Host turned into
 // :authority where it stands (an absolute-form target's authority comes
 // right after :path instead), DATA the decoded body, END
-// its end. The application's reply BEGIN carries :status and the response
+// its end. When the network BEGIN's ProxyBeginEx names the client's
+// address (a tcp server's does), :remote-address follows :path with
+// that IP, without its port (an IPv4-mapped address as IPv4), so that
+// the app can bound what one client holds (the mcp server's
+// limits.sessionsPerAddress). Zilla has no such header; it is Sluice's,
+// and no request field can forge it, since a field name holds no ':'. The application's reply BEGIN carries :status and the response
 // headers, its DATA the body and its END the trailers. Requests on a
 // connection are answered in order.
 //

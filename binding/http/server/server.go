@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -66,7 +67,8 @@ type server struct {
 	// answer in refusal.
 	requestEx func(*frame.BeginBuilder)
 	req       *h1.RequestHead
-	secureReq bool // h.req came on a TLS connection: its :scheme is https
+	secureReq bool   // h.req came on a TLS connection: its :scheme is https
+	remoteReq []byte // h.req's client address, empty when its connection named none
 	refusal   int
 
 	// conns lists the open connections, linked through serverConn.prev
@@ -172,9 +174,20 @@ type serverConn struct {
 	wait      waitKind
 	onTimerFn func()
 
+	// remote is the client's address as the network BEGIN's ProxyBeginEx
+	// names it (the IP, without the port), which every request of the
+	// connection carries as :remote-address; remoteLen is 0 when the
+	// BEGIN named none.
+	remote    [maxRemote]byte
+	remoteLen uint8
+
 	// prev and next link the server's open connections (server.conns).
 	prev, next *serverConn
 }
+
+// maxRemote bounds the text of a client's IP address: an IPv6 address
+// with a zone fits.
+const maxRemote = 64
 
 // waitKind is what a connection waits for from its client, each with its
 // own timeout.
@@ -349,7 +362,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		var b frame.Begin
 		if b, err = c.OnBegin(buf); err == nil {
 			c.In.Trace, c.Out.Trace, c.Out.Auth = b.TraceID(), b.TraceID(), b.Authorization()
-			if c.h.secure(b.Extension()) {
+			if c.h.readProxy(c, b.Extension()) {
 				c.flags.set(connSecure)
 			}
 			// The reply opens at once: tcp starts writing once it has it.
@@ -947,8 +960,9 @@ func (x *exchange) doBegin(r *h1.RequestHead, exitID int64) int {
 	x.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), x.onApp)
 	x.Out.Trace, x.In.Trace, x.Out.Auth = c.In.Trace, c.In.Trace, x.session
 	h.req, h.refusal, h.secureReq = r, 0, c.flags.Has(connSecure)
+	h.remoteReq = c.remote[:c.remoteLen]
 	err := x.BeginWith(0, h.requestEx)
-	h.req = nil
+	h.req, h.remoteReq = nil, nil
 	switch {
 	case err == nil:
 		return 0
@@ -999,6 +1013,12 @@ func (h *server) writeRequestEx(b *frame.BeginBuilder) {
 		}
 		hs.Item().Name(":method").ValueBytes(r.Method)
 		hs.Item().Name(":path").ValueBytes(r.Target)
+	}
+	if len(h.remoteReq) > 0 {
+		// Sluice's: the client's address, which no field of the request
+		// can name (a field name holds no ':'), for the app's limits per
+		// client.
+		hs.Item().Name(":remote-address").ValueBytes(h.remoteReq)
 	}
 	options := false
 	for i := range r.Headers {
@@ -1732,13 +1752,16 @@ func hasHeader(ex *http.HttpBeginEx, name string) bool {
 	return false
 }
 
-// secure reports whether a network BEGIN's extension is a ProxyBeginEx
-// whose infos name a TLS version: the connection came through TLS, so
-// its requests are https, as Zilla's server decides.
-func (h *server) secure(ext []byte) bool {
+// readProxy reads a network BEGIN's extension: when it is a ProxyBeginEx,
+// it keeps the client's address in c.remote, and reports whether its
+// infos name a TLS version: the connection came through TLS, so its
+// requests are https, as Zilla's server decides.
+func (h *server) readProxy(c *serverConn, ext []byte) bool {
+	c.remoteLen = 0
 	if !h.proxyEx.TryWrap(ext, 0, len(ext)) || h.proxyEx.TypeID() != h.proxyTypeID {
 		return false
 	}
+	c.remoteLen = uint8(len(appendRemote(c.remote[:0], h.proxyEx.Address())))
 	for _, info := range h.proxyEx.Infos().All() {
 		if info.Kind() != proxy.ProxyInfoTypeSecure {
 			continue
@@ -1748,6 +1771,43 @@ func (h *server) secure(ext []byte) bool {
 		}
 	}
 	return false
+}
+
+// appendRemote appends the text of an address's source IP to dst, which
+// it fills to at most its capacity; a UNIX or unnamed address, or a text
+// that is not an IP, appends nothing.
+func appendRemote(dst []byte, a proxy.ProxyAddress) []byte {
+	var ip netip.Addr
+	switch a.Kind() {
+	case proxy.ProxyAddressFamilyInet:
+		in := a.Inet()
+		if !in.HasSource() {
+			return dst
+		}
+		src := in.Source()
+		if len(src) > cap(dst) {
+			return dst
+		}
+		// The text is checked, so that what a request carries is an IP
+		// whatever wrote the BEGIN.
+		var err error
+		if ip, err = netip.ParseAddr(string(src)); err != nil {
+			return dst
+		}
+	case proxy.ProxyAddressFamilyInet4:
+		in := a.Inet4()
+		ip = netip.AddrFrom4([4]byte(in.Source()))
+	case proxy.ProxyAddressFamilyInet6:
+		in := a.Inet6()
+		ip = netip.AddrFrom16([16]byte(in.Source()))
+	default:
+		return dst
+	}
+	ip = ip.Unmap()
+	if ip.BitLen() == 128 && len(ip.Zone()) > cap(dst)-40 {
+		return dst
+	}
+	return ip.AppendTo(dst)
 }
 
 // targetPath returns the :path of a request target: the target itself,

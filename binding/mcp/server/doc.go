@@ -18,7 +18,7 @@
 //	      sse: {keepalive: {interval: PT15S}, replay: 64}
 //	      get: true                          # false: GET gets 405
 //	      versions: [2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28]
-//	      limits: {body: 1048576, sessions: 10000, inflight: 128}
+//	      limits: {body: 1048576, sessions: 10000, sessionsPerAddress: 1000, inflight: 128}
 //	      elicitation: {timeout: PT10M}      # the client's time to answer an elicitation
 //	      sampling: {timeout: PT60S}         # … sampling/createMessage, roots/list, ping
 //	  app0: {type: toolkit, kind: server}
@@ -66,9 +66,15 @@
 //     limits.inflight (default 128; 0 for none) bounds one session's
 //     requests in flight: one more gets -32000 "Too many requests in
 //     flight: the session's limit is N" at once. inactivity.stream and
-//     both limits are Sluice's: Zilla has no such options. A cap per
-//     client address needs the address, which the http server does not
-//     pass on.
+//     both limits are Sluice's: Zilla has no such options. So is
+//     limits.sessionsPerAddress (default 1000; 0 for none), which bounds
+//     the live sessions of one client address, the :remote-address the
+//     http server names, on all the binding's workers: an initialize
+//     beyond it gets 503 -32000 "Service Unavailable: too many sessions
+//     from this address". A session counts from its initialize (so
+//     initializes in flight count too) until it ends; a request with no
+//     :remote-address counts against no address. Behind a load balancer
+//     every client has its address: raise the limit or set it to 0.
 //   - notifications/initialized and any other notification get 202, as
 //     does a client response to a request the session's client was sent
 //     (below); ping is answered {}. logging/setLevel is answered

@@ -207,6 +207,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	ref := s.init
 	s.init = postRef{}
 	if !ref.live() || ref.p.wait != waitLifecycle {
+		h.s.addrs.release(s)
 		lc.end()
 		return
 	}
@@ -214,6 +215,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	p.wait = waitNone
 	if p.replyOver() {
 		// The client left: it never learned the session id.
+		h.s.addrs.release(s)
 		lc.end()
 		p.release()
 		return
@@ -256,6 +258,7 @@ func (lc *lifecycle) closed() {
 	}
 	if ref := s.init; ref.p != nil {
 		s.init = postRef{}
+		h.s.addrs.release(s)
 		if ref.live() && ref.p.wait == waitLifecycle {
 			ref.p.wait = waitNone
 			ref.p.rpcError(codeInternalError, "Internal error: the application refused the session")

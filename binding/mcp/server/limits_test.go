@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -33,6 +34,41 @@ func TestStackSessionLimit(t *testing.T) {
 	resp, body := s.do(t, http.MethodDelete, "", "Mcp-Session-Id", a)
 	require.Equal(t, 200, resp.StatusCode, body)
 	s.initialize(t, "2025-11-25")
+}
+
+// TestStackSessionLimitPerAddress: with limits.sessionsPerAddress 2 a
+// client address's third initialize gets 503 while its two sessions
+// live, whichever worker its connections land on, and another address
+// is not concerned; once one of the first address's sessions is deleted
+// it may start another. The two addresses are two loopback sources.
+func TestStackSessionLimitPerAddress(t *testing.T) {
+	s := startStack(t, "    options:\n      limits:\n        sessionsPerAddress: 2\n", engine.WithWorkers(2))
+	other := *s
+	other.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext,
+	}}
+	t.Cleanup(other.client.CloseIdleConnections)
+
+	a := s.initialize(t, "2025-11-25")
+	s.initialize(t, "2025-11-25")
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"go-test","version":"1"}}}`
+	for range 3 {
+		s.client.CloseIdleConnections() // a new connection, on either worker
+		resp, body := s.post(t, "", "", init)
+		assert.Equal(t, 503, resp.StatusCode, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Service Unavailable: too many sessions from this address"}}`, body)
+		assert.Empty(t, resp.Header.Get("Mcp-Session-Id"))
+	}
+	other.initialize(t, "2025-11-25")
+	other.initialize(t, "2025-11-25")
+	resp, body := other.post(t, "", "", init)
+	assert.Equal(t, 503, resp.StatusCode, body)
+
+	resp, body = s.do(t, http.MethodDelete, "", "Mcp-Session-Id", a)
+	require.Equal(t, 200, resp.StatusCode, body)
+	s.initialize(t, "2025-11-25")
+	resp, body = s.post(t, "", "", init)
+	assert.Equal(t, 503, resp.StatusCode, body)
 }
 
 // openCall starts a long tools/call with a progress token in session sid

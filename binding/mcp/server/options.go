@@ -33,6 +33,9 @@ type options struct {
 		// sessions, and one session's requests in flight.
 		Sessions *int `yaml:"sessions"`
 		Inflight *int `yaml:"inflight"`
+		// SessionsPerAddress (Sluice's) bounds the live sessions of one
+		// client address, as the http server names it.
+		SessionsPerAddress *int `yaml:"sessionsPerAddress"`
 	} `yaml:"limits"`
 	Sessions struct {
 		IDs string `yaml:"ids"`
@@ -70,6 +73,7 @@ const (
 	// keeps it from the inactivity timeout) lives without a request.
 	defaultMaxSessions = 10000
 	defaultMaxInflight = 128
+	defaultMaxPerAddr  = 1000
 	defaultStreamIdle  = time.Hour
 	// The waits for the client's answer to a request the upstream sent it:
 	// a person fills an elicitation form; sampling, roots/list and ping
@@ -103,10 +107,13 @@ type settings struct {
 	maxSessions int64
 	maxInflight int
 	live        atomic.Int64
-	replay      int // events a session keeps for Last-Event-ID
-	get         bool
-	versions    versionSet
-	maxBody     int64
+	// addrs counts the live sessions of each client address, up to its
+	// limit; nil when limits.sessionsPerAddress is 0.
+	addrs    *addrTable
+	replay   int // events a session keeps for Last-Event-ID
+	get      bool
+	versions versionSet
+	maxBody  int64
 	// elicitTimeout and samplingTimeout bound the wait for the client's
 	// answer to a request the upstream sent it (s2c.go).
 	elicitTimeout   time.Duration
@@ -144,6 +151,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		streamIdle:      defaultStreamIdle,
 		maxSessions:     defaultMaxSessions,
 		maxInflight:     defaultMaxInflight,
+		addrs:           newAddrTable(defaultMaxPerAddr),
 		keepalive:       defaultKeepalive,
 		replay:          defaultReplay,
 		get:             true,
@@ -236,6 +244,15 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("mcp %s: limits.inflight: %d is negative; want a count, or 0 for no limit", cfg.Name, *n)
 		}
 		s.maxInflight = *n
+	}
+	if n := opts.Limits.SessionsPerAddress; n != nil {
+		if *n < 0 {
+			return nil, fmt.Errorf("mcp %s: limits.sessionsPerAddress: %d is negative; want a count, or 0 for no limit", cfg.Name, *n)
+		}
+		s.addrs = nil
+		if *n > 0 {
+			s.addrs = newAddrTable(*n)
+		}
 	}
 	if opts.Sessions.IDs == "sequential" {
 		s.ids = mcp.IDs{Sequential: true}

@@ -47,10 +47,20 @@ type post struct {
 	// which the URL of the elicitation callback starts with (elicit.go).
 	baseLen int // -1: too long to keep
 	cbBase  [maxBase]byte
+
+	// remote is the client's address, which an initialize counts its
+	// session against (limits.sessionsPerAddress); remoteLen is 0 when
+	// the request named none, or one too long to be an address.
+	remoteLen int
+	remote    [maxRemote]byte
 }
 
 // maxBase bounds the scheme, authority and path a POST keeps.
 const maxBase = 1024
+
+// maxRemote bounds the client address a POST keeps: an IPv6 address with
+// a zone fits.
+const maxRemote = 64
 
 // postState is a POST's own state.
 type postState uint8
@@ -103,6 +113,10 @@ func (p *post) setup(h *server) {
 // setPostHeaders keeps the 2026-07-28 headers the body must match.
 func (p *post) setPostHeaders(sc *headerScan) {
 	p.baseLen = appendBase(p.cbBase[:0], sc)
+	p.remoteLen = 0
+	if len(sc.remote) <= len(p.remote) {
+		p.remoteLen = copy(p.remote[:], sc.remote)
+	}
 	if sc.flags&hasMcpMethod != 0 {
 		p.mcpMethodLen = copy(p.mcpMethod[:], sc.mcpMethod)
 		if len(sc.mcpMethod) > len(p.mcpMethod) {
@@ -794,8 +808,15 @@ func (p *post) initialize(params []byte) {
 		p.transportErrorBytes(200, codeInvalidParams, append(h.msg[:0], "Unsupported protocol version"...), data)
 		return
 	}
+	// limits.sessionsPerAddress: the session counts against its client's
+	// address from here until it is unpublished, or fails to start.
+	addr, ok := h.s.addrs.acquire(p.remote[:p.remoteLen])
+	if !ok {
+		p.transportError(503, codeTransport, "Service Unavailable: too many sessions from this address")
+		return
+	}
 	caps, _ := field(params, "capabilities")
-	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps)}
+	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps), addr: addr}
 	s.callback = p.callbackURL(nil)
 	s.init = p.ref()
 	p.sess = s
@@ -805,6 +826,7 @@ func (p *post) initialize(params []byte) {
 	if s.lc == nil {
 		p.wait = waitNone
 		s.init = postRef{}
+		h.s.addrs.release(s)
 		p.rpcError(codeInternalError, "Internal error")
 	}
 }

@@ -247,6 +247,9 @@ type headerScan struct {
 	mcpMethod, mcpName, lastEventID []byte
 	// :scheme, :authority and :path, for the elicitation callback.
 	scheme, authority, path []byte
+	// remote is the client's address (Sluice's :remote-address), for
+	// limits.sessionsPerAddress.
+	remote []byte
 	// ext is the headers' extension, read again for Mcp-Param headers.
 	ext []byte
 }
@@ -281,6 +284,8 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 			sc.scheme = v
 		case ":path":
 			sc.path = v
+		case ":remote-address":
+			sc.remote = v
 		case "host":
 			if authority == nil {
 				authority = v

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -188,6 +189,7 @@ func (h *server) unpublish(s *session) bool {
 		return false
 	}
 	h.s.live.Add(-1)
+	h.s.addrs.release(s)
 	return true
 }
 
@@ -201,6 +203,9 @@ type session struct {
 
 	lastActive int64 // engine clock, unix nanoseconds
 	closed     bool
+	// addr is the client address the session counts against
+	// (limits.sessionsPerAddress), empty when it counts against none.
+	addr string
 
 	lc      *lifecycle
 	timerID int64
@@ -433,4 +438,52 @@ func parseUint32(v []byte) (uint32, bool) {
 		n = n*10 + uint64(c-'0')
 	}
 	return uint32(n), n <= 1<<32-1
+}
+
+// addrTable counts the live sessions of each client address across the
+// binding's workers (limits.sessionsPerAddress). Initializes and session
+// ends take its lock, requests do not. It holds an entry only for an
+// address with a session, so it is bounded as the sessions are.
+type addrTable struct {
+	mu  sync.Mutex
+	n   map[string]int
+	max int
+}
+
+func newAddrTable(max int) *addrTable {
+	return &addrTable{n: make(map[string]int), max: max}
+}
+
+// acquire counts a new session against addr; ok is false when addr has
+// as many as it may. The key it returns names addr for release; it is
+// empty, and nothing is counted, for a nil table or an empty addr (a
+// request whose connection named no address).
+func (t *addrTable) acquire(addr []byte) (key string, ok bool) {
+	if t == nil || len(addr) == 0 {
+		return "", true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.n[string(addr)]
+	if n >= t.max {
+		return "", false
+	}
+	key = string(addr)
+	t.n[key] = n + 1
+	return key, true
+}
+
+// release uncounts s from its address, once.
+func (t *addrTable) release(s *session) {
+	if t == nil || s.addr == "" {
+		return
+	}
+	t.mu.Lock()
+	if n := t.n[s.addr] - 1; n > 0 {
+		t.n[s.addr] = n
+	} else {
+		delete(t.n, s.addr)
+	}
+	t.mu.Unlock()
+	s.addr = ""
 }
