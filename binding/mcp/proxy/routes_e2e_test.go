@@ -29,6 +29,10 @@ import (
 type upstream struct {
 	addr    string
 	srv     *http.Server
+	server  *sdk.Server
+	// changed has a value each time the server writes a list_changed
+	// notification on a GET stream.
+	changed chan struct{}
 	mu      sync.Mutex
 	stalled bool
 	release chan struct{}
@@ -42,7 +46,7 @@ func startUpstream(t *testing.T, ln net.Listener) *upstream {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
 		})
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
-	u := &upstream{addr: ln.Addr().String(), release: make(chan struct{})}
+	u := &upstream{addr: ln.Addr().String(), server: server, changed: make(chan struct{}, 64), release: make(chan struct{})}
 	u.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		u.mu.Lock()
@@ -56,6 +60,9 @@ func startUpstream(t *testing.T, ln net.Listener) *upstream {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodGet {
+			w = &notifyWriter{ResponseWriter: w, changed: u.changed}
+		}
 		mcpHandler.ServeHTTP(w, r)
 	})}
 	go func() { _ = u.srv.Serve(ln) }()
@@ -65,6 +72,27 @@ func startUpstream(t *testing.T, ln net.Listener) *upstream {
 	})
 	return u
 }
+
+// notifyWriter signals changed for each list_changed written through it.
+type notifyWriter struct {
+	http.ResponseWriter
+	changed chan struct{}
+}
+
+func (w *notifyWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	if bytes.Contains(b, []byte("list_changed")) {
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+func (w *notifyWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *notifyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (u *upstream) stall() {
 	u.mu.Lock()
@@ -84,13 +112,19 @@ func listen(t *testing.T) net.Listener {
 // route's with given as YAML lines.
 func gatewayWithUpstream(t *testing.T, addr, options, with string, opts ...engine.Option) string {
 	t.Helper()
+	endpoint, _ := gatewayEngine(t, addr, options, with, opts...)
+	return endpoint
+}
+
+// gatewayEngine is gatewayWithUpstream that also returns the engine.
+func gatewayEngine(t *testing.T, addr, options, with string, opts ...engine.Option) (string, *engine.Engine) {
+	t.Helper()
 	src := "  mcp1:\n    type: mcp\n    kind: proxy\n" + options +
 		"    routes:\n      - exit: a0\n        when:\n          - toolkit: a\n" +
 		"      - exit: up0\n        when:\n          - toolkit: up\n" + with +
 		"  a0:\n    type: toolkit\n    kind: server\n" +
 		"  up0:\n    type: mcp\n    kind: client\n    options:\n      server: http://" + addr + "/mcp\n"
-	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src, opts...)
-	return endpoint
+	return enginetest.StartMCP(t, "proxy.yaml", "mcp1", src, opts...)
 }
 
 // TestRouteTimeout stalls one route's upstream: a tools/list comes back
