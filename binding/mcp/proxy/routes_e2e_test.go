@@ -27,9 +27,9 @@ import (
 // While stalled, it reads a tools/list or tools/call and never answers
 // it, as an upstream stopped mid-run does.
 type upstream struct {
-	addr    string
-	srv     *http.Server
-	server  *sdk.Server
+	addr   string
+	srv    *http.Server
+	server *sdk.Server
 	// changed has a value each time the server writes a list_changed
 	// notification on a GET stream.
 	changed chan struct{}
