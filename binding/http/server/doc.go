@@ -11,8 +11,8 @@
 // :authority where it stands (an absolute-form target's authority comes
 // right after :path instead), DATA the decoded body, END
 // its end. When the network BEGIN's ProxyBeginEx names the client's
-// address (a tcp server's does), :remote-address follows :path with
-// that IP, without its port (an IPv4-mapped address as IPv4), so that
+// address (a tcp server's does), :remote-address comes after the
+// pseudo-headers of the request line with that IP, without its port (an IPv4-mapped address as IPv4), so that
 // the app can bound what one client holds (the mcp server's
 // limits.sessionsPerAddress). Zilla has no such header; it is Sluice's,
 // and no request field can forge it, since a field name holds no ':'. The application's reply BEGIN carries :status and the response
