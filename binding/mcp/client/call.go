@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
-	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
@@ -141,7 +141,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 	h := c.h
 	switch t {
 	case frame.FrameWindow:
-		if _, err := c.OnWindow(buf); c.received(err) {
+		if _, err := c.OnWindow(buf); streams.Received(err, c.fail) {
 			c.sendBody()
 		}
 	case frame.FrameReset:
@@ -162,7 +162,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 			c.sink.onResponse(c, status)
 		}
 	case frame.FrameData:
-		if d, err := c.OnData(buf); c.received(err) {
+		if d, err := c.OnData(buf); streams.Received(err, c.fail) {
 			p := d.Payload()
 			c.got += int64(len(p))
 			if !c.told {
@@ -172,7 +172,7 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 		}
 	case frame.FrameFlush:
 		_, err := c.OnFlush(buf)
-		c.received(err)
+		streams.Received(err, c.fail)
 	case frame.FrameEnd:
 		_, _ = c.OnEnd(buf) // In closes either way
 		c.endRequest()
@@ -181,16 +181,6 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 		_, _ = c.OnAbort(buf) // In closes either way
 		c.fail()
 	}
-}
-
-// received reports whether a frame an On method checked (err) is to be
-// handled. A malformed one is dropped; one that breaks flow control or
-// frame order fails the call.
-func (c *call) received(err error) bool {
-	if binding.Violation(err) {
-		c.fail()
-	}
-	return err == nil
 }
 
 // callWindow is the response credit a call keeps open: its sink buffers.

@@ -4,7 +4,9 @@ import (
 	"errors"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/idl/flyweight"
@@ -96,9 +98,7 @@ func (d *downstream) doEnd(failed bool) {
 // will not open now. When the ring refuses the ABORT, the request is
 // reset.
 func (d *downstream) doAbort() {
-	if !d.Out.Opening() {
-		d.Forgo()
-	} else if d.Abort(nil) != nil {
+	if streams.AbortReply(&d.Stream) != nil {
 		d.doReset(nil)
 	}
 }
@@ -311,4 +311,37 @@ func (d *downstream) doElicitCreate(id, url, message, correlationID []byte) bool
 		optBytes(eb, correlationID, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDBytes, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDNull)
 		b.ExtensionDone(cb.BuildLimit())
 	}) == nil
+}
+
+// valueStream is a downstream stream whose DATA carry one JSON object
+// that goes upstream once it is complete: an exchange's params, a
+// response's answer.
+type valueStream interface {
+	fail(code int32, msg string)
+	complete()
+}
+
+// takeValue feeds p, a DATA payload of the JSON value that *buf collects
+// and t tracks, for s: the initial stream gets more credit while the
+// value is incomplete, and s completes once it is, *buf cut to its end.
+// A value past maxMessage fails s and resets the initial stream; one that
+// is not JSON fails s with parseErr.
+func takeValue(s valueStream, ds *downstream, buf *[]byte, t *jsonrpc.Tracker, p []byte, parseErr string) {
+	if len(*buf)+len(p) > maxMessage {
+		s.fail(-32602, "Invalid params: too large")
+		ds.doReset(nil)
+		return
+	}
+	start := len(*buf)
+	*buf = append(*buf, p...)
+	n, done, err := t.Feed((*buf)[start:])
+	switch {
+	case err != nil:
+		s.fail(-32700, parseErr)
+	case done:
+		*buf = (*buf)[:start+n]
+		s.complete()
+	default:
+		ds.doWindow(paramsWindow)
+	}
 }

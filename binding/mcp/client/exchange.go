@@ -22,10 +22,10 @@ const paramsWindow = 32 << 10
 // request POSTed upstream, whose answer comes back on the reply. Exchanges
 // are recycled per worker, with their buffers.
 type exchange struct {
-	h        *handler
-	fn       engine.MessageConsumer
-	resumeFn func()
-	ds       downstream
+	h  *handler
+	fn engine.MessageConsumer
+	ds downstream
+	sessionWait
 
 	kind      uint8
 	method    []byte // the JSON-RPC method
@@ -35,9 +35,6 @@ type exchange struct {
 	hasName   bool
 	pt        jsonrpc.Tracker
 	params    []byte
-	u         *upstream
-	snap      snapshot
-	failGen   uint64
 	id        int64
 	c         *call
 	rd        bodyReader
@@ -140,7 +137,7 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 		case x.auth == authPending && x.state&xOver == 0:
 			x.abandoned()
 		case x.state&(xParamsDone|xOver) == 0:
-			x.paramsComplete()
+			x.complete()
 		}
 	case frame.FrameAbort:
 		_, _ = x.ds.OnAbort(buf) // In closes either way
@@ -240,31 +237,14 @@ func (x *exchange) refuse(code int32, msg string) {
 }
 
 func (x *exchange) onData(p []byte) {
-	if x.state&(xParamsDone|xOver) != 0 {
-		return
-	}
-	if len(x.params)+len(p) > maxMessage {
-		x.fail(-32602, "Invalid params: too large")
-		x.ds.doReset(nil)
-		return
-	}
-	start := len(x.params)
-	x.params = append(x.params, p...)
-	n, done, err := x.pt.Feed(x.params[start:])
-	switch {
-	case err != nil:
-		x.fail(-32700, "Parse error: invalid params")
-	case done:
-		x.params = x.params[:start+n]
-		x.paramsComplete()
-	default:
-		x.ds.doWindow(paramsWindow)
+	if x.state&(xParamsDone|xOver) == 0 {
+		takeValue(x, &x.ds, &x.params, &x.pt, p, "Parse error: invalid params")
 	}
 }
 
-// paramsComplete goes upstream once the params object closed (or the
+// complete goes upstream once the params object closed (or the
 // downstream ended).
-func (x *exchange) paramsComplete() {
+func (x *exchange) complete() {
 	x.state |= xParamsDone
 	if len(bytes.TrimSpace(x.params)) == 0 {
 		x.params = append(x.params[:0], '{', '}')
@@ -277,19 +257,11 @@ func (x *exchange) paramsComplete() {
 	}
 }
 
-// proceed sends the request once the upstream session is ready.
-func (x *exchange) proceed() {
-	snap, ok, fg := x.u.acquire(x.h, x.resumeFn)
-	if ok {
-		x.snap = snap
-		x.send()
-		return
-	}
-	x.state |= xWaiting
-	x.failGen = fg
-	if failed, msg := x.u.failedSince(fg); failed {
-		x.state &^= xWaiting
-		x.fail(-32603, msg)
+// proceed sends the request once the upstream session is ready; waited
+// says it waited for an initialize, whose failure fails it.
+func (x *exchange) proceed(waited bool) {
+	if x.await(x.h, x, waited) {
+		x.state |= xWaiting
 	}
 }
 
@@ -299,12 +271,7 @@ func (x *exchange) resume() {
 		return
 	}
 	x.state &^= xWaiting
-	if failed, msg := x.u.failedSince(x.failGen); failed {
-		x.fail(-32603, msg)
-		x.release()
-		return
-	}
-	x.proceed()
+	x.proceed(true)
 	x.release()
 }
 
@@ -998,22 +965,13 @@ func (h *handler) sweep() {
 // fail answers with a JSON-RPC error {code, message} and the ERROR
 // outcome.
 func (x *exchange) fail(code int32, msg string) {
-	b := append(x.answer[:0], `{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = strconv.AppendQuote(b, msg)
-	b = append(b, '}')
-	x.answer = b
+	x.answer = jsonrpc.AppendError(x.answer[:0], int64(code), msg)
 	x.answered(true)
 }
 
+// failBytes is fail with a message the exchange assembled in a buffer.
 func (x *exchange) failBytes(code int32, msg []byte) {
-	b := append(x.answer[:0], `{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":"`...)
-	b = append(b, msg...)
-	b = append(b, `"}`...)
-	x.answer = b
+	x.answer = jsonrpc.AppendError(x.answer[:0], int64(code), msg)
 	x.answered(true)
 }
 

@@ -186,6 +186,6 @@ func (x *exchange) start() {
 		return
 	}
 	if !x.resumeEarly() {
-		x.proceed()
+		x.proceed(false)
 	}
 }

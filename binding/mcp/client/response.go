@@ -16,21 +16,18 @@ import (
 // took the answer (2xx); any failure resets the stream with McpResetEx
 // error while the downstream still sends, and aborts the reply.
 type response struct {
-	h      *handler
-	ds     downstream
+	h  *handler
+	ds downstream
+	sessionWait
 	id     []byte // the request's id on this hop, a JSON number or string
 	sid    string
 	isErr  bool
 	body   []byte // the result or error object so far
 	t      jsonrpc.Tracker
-	u      *upstream
-	snap   snapshot
-	fg     uint64
 	c      *call
 	timer  int64
 	state  uint8
 	fn     engine.MessageConsumer
-	waitFn func()
 	timeFn func()
 }
 
@@ -42,7 +39,7 @@ const (
 
 func (h *handler) newResponse() *response {
 	r := &response{h: h}
-	r.fn, r.waitFn, r.timeFn = r.onFrame, r.resume, r.onTimeout
+	r.fn, r.resumeFn, r.timeFn = r.onFrame, r.resume, r.onTimeout
 	return r
 }
 
@@ -132,24 +129,8 @@ func scalarID(id []byte) bool {
 }
 
 func (r *response) onData(p []byte) {
-	if r.state&(rDone|rOver) != 0 {
-		return
-	}
-	if len(r.body)+len(p) > maxMessage {
-		r.fail(-32602, "Invalid params: too large")
-		return
-	}
-	start := len(r.body)
-	r.body = append(r.body, p...)
-	n, done, err := r.t.Feed(r.body[start:])
-	switch {
-	case err != nil:
-		r.fail(-32700, "Parse error: invalid answer")
-	case done:
-		r.body = r.body[:start+n]
-		r.complete()
-	default:
-		r.ds.doWindow(paramsWindow)
+	if r.state&(rDone|rOver) == 0 {
+		takeValue(r, &r.ds, &r.body, &r.t, p, "Parse error: invalid answer")
 	}
 }
 
@@ -161,35 +142,24 @@ func (r *response) complete() {
 		r.fail(-32602, "Invalid params: the answer is not a JSON object")
 		return
 	}
-	r.proceed()
+	r.proceed(false)
 }
 
-// proceed POSTs the answer once the upstream session is ready.
-func (r *response) proceed() {
-	snap, ok, fg := r.u.acquire(r.h, r.waitFn)
-	if ok {
-		r.snap = snap
-		r.send()
-		return
-	}
-	r.state |= rWaiting
-	r.fg = fg
-	if failed, msg := r.u.failedSince(fg); failed {
-		r.state &^= rWaiting
-		r.fail(-32603, msg)
+// proceed POSTs the answer once the upstream session is ready; waited
+// says it waited for an initialize, whose failure fails it.
+func (r *response) proceed(waited bool) {
+	if r.await(r.h, r, waited) {
+		r.state |= rWaiting
 	}
 }
 
+// resume runs when an initialize the answer waits for is over.
 func (r *response) resume() {
 	if r.state&rWaiting == 0 || r.state&rOver != 0 {
 		return
 	}
 	r.state &^= rWaiting
-	if failed, msg := r.u.failedSince(r.fg); failed {
-		r.fail(-32603, msg)
-		return
-	}
-	r.proceed()
+	r.proceed(true)
 }
 
 func (r *response) send() {

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -97,6 +98,48 @@ func (u *upstream) acquire(h *handler, fn func()) (snapshot, bool, uint64) {
 		startInit(h, u)
 	}
 	return snapshot{}, false, fg
+}
+
+// sessionUser is a stream that sends on the upstream session once it is
+// ready: an exchange (a request) or a response (an answer to one).
+type sessionUser interface {
+	send()
+	fail(code int32, msg string)
+}
+
+// sessionWait is what a sessionUser keeps to wait for its upstream
+// session: the session, its snapshot once ready, the failure generation
+// to check after a wait, and the resume callback the wait runs.
+type sessionWait struct {
+	u        *upstream
+	snap     snapshot
+	failGen  uint64
+	resumeFn func()
+}
+
+// await sends s once the session is ready, at once if it is, and fails
+// s when an initialize failed: since the one s waited for began when
+// waited, or the one s would join now. Otherwise it reports that s waits:
+// resumeFn runs on h's worker when the initialize is over.
+func (w *sessionWait) await(h *handler, s sessionUser, waited bool) bool {
+	if waited {
+		if failed, msg := w.u.failedSince(w.failGen); failed {
+			s.fail(-32603, msg)
+			return false
+		}
+	}
+	snap, ok, fg := w.u.acquire(h, w.resumeFn)
+	if ok {
+		w.snap = snap
+		s.send()
+		return false
+	}
+	w.failGen = fg
+	if failed, msg := w.u.failedSince(fg); failed {
+		s.fail(-32603, msg)
+		return false
+	}
+	return true
 }
 
 // failedSince reports whether an initialize failed (or the session was
@@ -675,14 +718,8 @@ func (l *lifecycle) joinNullGet() {
 // leaveNullGet takes an ending lifecycle off the shared GET stream's.
 func (l *lifecycle) leaveNullGet() {
 	h := l.h
-	for i, x := range h.nullLs {
-		if x == l {
-			last := len(h.nullLs) - 1
-			h.nullLs[i] = h.nullLs[last]
-			h.nullLs[last] = nil
-			h.nullLs = h.nullLs[:last]
-			return
-		}
+	if i := slices.Index(h.nullLs, l); i >= 0 {
+		h.nullLs = slices.Delete(h.nullLs, i, i+1) // clears the slot it frees
 	}
 }
 

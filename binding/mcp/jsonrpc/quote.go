@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // AppendString appends s to dst as a JSON string, quotes included
 // (RFC 8259 §7): the quote, the backslash and control bytes are escaped,
@@ -54,4 +57,12 @@ func AppendEscaped[T ~string | ~[]byte](dst []byte, s T) []byte {
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// AppendError appends the JSON-RPC error object {"code": code, "message":
+// msg} (JSON-RPC 2.0 §5.1), its message escaped as AppendString does.
+func AppendError[T ~string | ~[]byte](dst []byte, code int64, msg T) []byte {
+	dst = strconv.AppendInt(append(dst, `{"code":`...), code, 10)
+	dst = AppendString(append(dst, `,"message":`...), msg)
+	return append(dst, '}')
 }

@@ -48,3 +48,30 @@ func TestAppendStringAllocs(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestAppendError(t *testing.T) {
+	tests := []struct {
+		name string
+		code int64
+		msg  string
+		want string
+	}{
+		{"plain", -32603, "Upstream timeout", `{"code":-32603,"message":"Upstream timeout"}`},
+		{"positive", 7, "", `{"code":7,"message":""}`},
+		{"escaped", -32600, "a\"b\x01", `{"code":-32600,"message":"a\"b\u0001"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := jsonrpc.AppendError([]byte("x"), tt.code, tt.msg)
+			assert.Equal(t, "x"+tt.want, string(got))
+			assert.Equal(t, got, jsonrpc.AppendError([]byte("x"), tt.code, []byte(tt.msg)), "as from bytes")
+			var e struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			}
+			require.NoError(t, json.Unmarshal(got[1:], &e))
+			assert.Equal(t, tt.code, e.Code)
+			assert.Equal(t, tt.msg, e.Message)
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -69,7 +70,7 @@ func (l *leg) onUp(t frame.FrameType, buf []byte) {
 	}
 	switch t {
 	case frame.FrameWindow:
-		if _, err := l.OnWindow(buf); r.received(err) {
+		if _, err := l.OnWindow(buf); streams.Received(err, r.fail) {
 			if r.op == opCall {
 				r.grant()
 			}

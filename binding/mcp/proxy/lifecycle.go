@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -76,7 +77,7 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 	switch t {
 	case frame.FrameWindow:
 		_, err := l.OnWindow(buf)
-		l.received(err)
+		streams.Received(err, l.fail)
 	case frame.FrameReset:
 		_, _ = l.OnReset(buf) // Out closes either way
 		for _, g := range l.legs {
@@ -89,11 +90,11 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 			l.onBegin(&b)
 		}
 	case frame.FrameData:
-		if _, err := l.OnData(buf); l.received(err) {
+		if _, err := l.OnData(buf); streams.Received(err, l.fail) {
 			l.grant()
 		}
 	case frame.FrameFlush:
-		if f, err := l.OnFlush(buf); l.received(err) {
+		if f, err := l.OnFlush(buf); streams.Received(err, l.fail) {
 			l.relayFlush(&f)
 		}
 	case frame.FrameEnd:
@@ -104,24 +105,10 @@ func (l *lifecycle) onDown(t frame.FrameType, buf []byte) {
 		l.endReply()
 		l.done()
 	case frame.FrameAbort:
-		_, _ = l.OnAbort(buf) // In closes either way
-		for _, g := range l.legs {
-			g.abort()
-			g.resetReply()
-		}
-		l.abortReply()
-		l.done()
-	}
-}
-
-// received reports whether a frame an On method checked (err) is to be
-// handled. A malformed one is dropped; one that breaks flow control or
-// frame order ends the session.
-func (l *lifecycle) received(err error) bool {
-	if binding.Violation(err) {
+		// In closes either way, so fail tears down all but it.
+		_, _ = l.OnAbort(buf)
 		l.fail()
 	}
-	return err == nil
 }
 
 // relayFlush passes a client's step (an elicitation response) on to
@@ -350,18 +337,14 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 // lifecycle is reset: the downstream learns of the end one way or the
 // other.
 func (l *lifecycle) endReply() {
-	if !l.Out.Opening() {
-		l.Forgo()
-	} else if l.End(nil) != nil {
+	if streams.EndReply(&l.Stream) != nil {
 		l.resetDown(nil)
 	}
 }
 
 // abortReply aborts the downstream reply as endReply ends it.
 func (l *lifecycle) abortReply() {
-	if !l.Out.Opening() {
-		l.Forgo()
-	} else if l.Abort(nil) != nil {
+	if streams.AbortReply(&l.Stream) != nil {
 		l.resetDown(nil)
 	}
 }

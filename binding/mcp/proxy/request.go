@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -166,11 +167,11 @@ func (r *request) onDown(t frame.FrameType, buf []byte) {
 			r.onBegin(&b)
 		}
 	case frame.FrameData:
-		if d, err := r.OnData(buf); r.received(err) {
+		if d, err := r.OnData(buf); streams.Received(err, r.fail) {
 			r.onData(&d)
 		}
 	case frame.FrameFlush:
-		if f, err := r.OnFlush(buf); r.received(err) {
+		if f, err := r.OnFlush(buf); streams.Received(err, r.fail) {
 			r.onDownFlush(&f)
 		}
 	case frame.FrameEnd:
@@ -183,7 +184,7 @@ func (r *request) onDown(t frame.FrameType, buf []byte) {
 		_, _ = r.OnAbort(buf) // In closes either way
 		r.onAbort()
 	case frame.FrameWindow:
-		if w, err := r.OnWindow(buf); r.received(err) {
+		if w, err := r.OnWindow(buf); streams.Received(err, r.fail) {
 			r.onReplyWindow(&w)
 		}
 	case frame.FrameReset:
@@ -195,16 +196,6 @@ func (r *request) onDown(t frame.FrameType, buf []byte) {
 		}
 	}
 	r.maybeRelease()
-}
-
-// received reports whether a frame an On method checked (err) is to be
-// handled. A malformed one is dropped; one that breaks flow control or
-// frame order fails the request.
-func (r *request) received(err error) bool {
-	if binding.Violation(err) {
-		r.fail()
-	}
-	return err == nil
 }
 
 func (r *request) onBegin(b *frame.Begin) {
@@ -799,9 +790,7 @@ func (r *request) resetDown(code int32, msg string) {
 // gives it up: it will not open now. When the ring refuses the ABORT, the
 // request is reset (see resetDown).
 func (r *request) abortReply() {
-	if !r.Out.Opening() {
-		r.Forgo()
-	} else if r.Abort(nil) != nil {
+	if streams.AbortReply(&r.Stream) != nil {
 		r.resetDown(0, "")
 	}
 }
