@@ -744,30 +744,20 @@ func (h *server) strip2026(b []byte, start, end int) int {
 			out = appendMemberSep(out)
 			out = append(out, f.Key...)
 			out = append(out, ":{"...)
-			kept := 0
 			for g, k, ok := jsonrpc.NextField(f.Value, 0); ok; g, k, ok = jsonrpc.NextField(f.Value, k) {
 				if jsonrpc.KeyIs(g.Key, "io.modelcontextprotocol/serverInfo") {
 					continue
 				}
-				if kept > 0 {
-					out = append(out, ',')
-				}
-				kept++
-				out = append(out, g.Key...)
-				out = append(out, ':')
-				out = append(out, g.Value...)
+				out = appendMember(out, g)
 			}
-			if kept == 0 {
-				out = out[:mark]
+			if out[len(out)-1] == '{' {
+				out = out[:mark] // no member kept
 				continue
 			}
 			out = append(out, '}')
 			continue
 		}
-		out = appendMemberSep(out)
-		out = append(out, f.Key...)
-		out = append(out, ':')
-		out = append(out, f.Value...)
+		out = appendMember(out, f)
 	}
 	out = append(out, '}')
 	h.aux = out
@@ -795,6 +785,15 @@ func has2026Members(res []byte) bool {
 
 // appendMemberSep appends the comma before an object's next member, when
 // dst, an object's text so far, has a member already.
+// appendMember appends f as an object's member to dst, which holds the
+// object so far: a comma first unless it is the first member.
+func appendMember(dst []byte, f jsonrpc.Field) []byte {
+	dst = appendMemberSep(dst)
+	dst = append(dst, f.Key...)
+	dst = append(dst, ':')
+	return append(dst, f.Value...)
+}
+
 func appendMemberSep(dst []byte) []byte {
 	if dst[len(dst)-1] != '{' {
 		dst = append(dst, ',')

@@ -270,14 +270,7 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 	for name, v, ok := it.next(); ok; name, v, ok = it.next() {
 		switch string(name) {
 		case ":method":
-			switch string(v) {
-			case "POST":
-				sc.method = methodPost
-			case "GET":
-				sc.method = methodGet
-			case "DELETE":
-				sc.method = methodDelete
-			}
+			sc.method = parseMethod(v)
 		case ":authority":
 			authority = v
 		case ":scheme":
@@ -438,16 +431,38 @@ func (h *server) trustedHost(authority []byte) bool {
 	return h1.EqualFold(host, "localhost") || string(host) == "127.0.0.1" || string(host) == "[::1]"
 }
 
+// parseMethod reads a request's :method: POST, GET, DELETE, or
+// methodOther for any other.
+func parseMethod(v []byte) uint8 {
+	switch string(v) {
+	case "POST":
+		return methodPost
+	case "GET":
+		return methodGet
+	case "DELETE":
+		return methodDelete
+	}
+	return methodOther
+}
+
+// parseUint reads a decimal of at most 18 digits, which an int64 holds.
 func parseUint(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
+	n, ok := parseDigits(v, 18)
+	return int64(n), ok
+}
+
+// parseDigits reads v as a decimal of 1 to max digits (max at most 19,
+// which a uint64 holds), nothing else.
+func parseDigits(v []byte, max int) (uint64, bool) {
+	if len(v) == 0 || len(v) > max {
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for _, c := range v {
 		if !isDigit(c) {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0')
 	}
 	return n, true
 }

@@ -149,18 +149,7 @@ func parseClientID(id []byte) (uint64, bool) {
 	if len(id) < len(prefix)+2 || string(id[:len(prefix)]) != prefix || id[len(id)-1] != '"' {
 		return 0, false
 	}
-	digits := id[len(prefix) : len(id)-1]
-	if len(digits) > 19 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range digits {
-		if !isDigit(c) {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return n, true
+	return parseDigits(id[len(prefix):len(id)-1], 19)
 }
 
 // find returns the outstanding request whose id toward the client is id.

@@ -427,17 +427,8 @@ func parseEventID(v []byte) (sid []byte, seq uint32, ok bool) {
 }
 
 func parseUint32(v []byte) (uint32, bool) {
-	if len(v) == 0 || len(v) > 10 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range v {
-		if !isDigit(c) {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return uint32(n), n <= 1<<32-1
+	n, ok := parseDigits(v, 10)
+	return uint32(n), ok && n <= 1<<32-1
 }
 
 // addrTable counts the live sessions of each client address across the

@@ -297,7 +297,6 @@ func appendLegParams(dst []byte, kind clientKind, params []byte, r *clientReques
 		params = nil
 	}
 	dst = append(dst, '{')
-	n := 0
 	if isURLMode(kind, params) {
 		if _, ok := field(params, "elicitationId"); !ok {
 			var id [16]byte
@@ -305,25 +304,16 @@ func appendLegParams(dst []byte, kind clientKind, params []byte, r *clientReques
 			dst = append(dst, `"elicitationId":"`...)
 			dst = hex.AppendEncode(dst, id[:])
 			dst = append(dst, '"')
-			n++
 		}
 	}
 	for f, j, ok := jsonrpc.NextField(params, 0); ok; f, j, ok = jsonrpc.NextField(params, j) {
 		if r != nil && jsonrpc.KeyIs(f.Key, "_meta") {
 			continue
 		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		n++
-		dst = append(dst, f.Key...)
-		dst = append(dst, ':')
-		dst = append(dst, f.Value...)
+		dst = appendMember(dst, f)
 	}
 	if r != nil {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
+		dst = appendMemberSep(dst)
 		dst = append(dst, `"_meta":{"progressToken":`...)
 		dst = r.appendID(dst)
 		if meta, ok := field(params, "_meta"); ok && isObject(meta) {
@@ -331,10 +321,7 @@ func appendLegParams(dst []byte, kind clientKind, params []byte, r *clientReques
 				if jsonrpc.KeyIs(f.Key, "progressToken") {
 					continue
 				}
-				dst = append(dst, ',')
-				dst = append(dst, f.Key...)
-				dst = append(dst, ':')
-				dst = append(dst, f.Value...)
+				dst = appendMember(dst, f)
 			}
 		}
 		dst = append(dst, '}')
@@ -393,24 +380,14 @@ func (p *post) shimRetry() {
 	h := p.h
 	sh := p.shim
 	b := append(sh.params[:0], '{')
-	n := 0
 	for f, j, ok := jsonrpc.NextField(sh.orig, 0); ok; f, j, ok = jsonrpc.NextField(sh.orig, j) {
 		if jsonrpc.KeyIs(f.Key, "inputResponses") || jsonrpc.KeyIs(f.Key, "requestState") {
 			continue
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, f.Key...)
-		b = append(b, ':')
-		b = append(b, f.Value...)
+		b = appendMember(b, f)
 	}
 	if len(sh.legs) > 0 {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
+		b = appendMemberSep(b)
 		b = append(b, `"inputResponses":{`...)
 		for i, leg := range sh.legs {
 			if i > 0 {
@@ -423,9 +400,7 @@ func (p *post) shimRetry() {
 		b = append(b, '}')
 	}
 	if len(sh.state) > 0 {
-		if n > 0 {
-			b = append(b, ',')
-		}
+		b = appendMemberSep(b)
 		b = append(b, `"requestState":`...)
 		b = append(b, sh.state...)
 	}

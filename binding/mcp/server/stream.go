@@ -120,19 +120,13 @@ func (p *post) startStream() {
 	p.st.reset()
 	p.st.trk = t
 	p.state |= streamBody
-	n, done, err := t.Feed(b)
-	if err != nil {
-		p.streamParseFailed(err)
-		return
-	}
+	done, ok := p.feed(b)
 	if done {
-		p.st.flags |= msgDone
-		if !onlySpace(b[n:]) {
-			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
-		}
 		// A message that fits its slot, with whitespace beyond: it is
 		// read whole at the END.
 		p.state &^= streamBody
+	}
+	if done || !ok {
 		return
 	}
 	switch t.Kind() {
@@ -189,6 +183,25 @@ func (p *post) startStream() {
 	p.ex.sendParams()
 }
 
+// feed gives b to the body's tracker: done when the message ended in b,
+// ok false when the body failed and was answered (a syntax error, or
+// more than whitespace after the message).
+func (p *post) feed(b []byte) (done, ok bool) {
+	n, done, err := p.st.trk.Feed(b)
+	if err != nil {
+		p.streamParseFailed(err)
+		return false, false
+	}
+	if done {
+		p.st.flags |= msgDone
+		if !onlySpace(b[n:]) {
+			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
+			return true, false
+		}
+	}
+	return done, true
+}
+
 func onlySpace(b []byte) bool { return len(jsonrpc.TrimSpace(b)) == 0 }
 
 // streamMore takes the next bytes of a streaming body.
@@ -209,17 +222,8 @@ func (p *post) streamMore(more []byte) {
 		p.compactIn()
 		return
 	}
-	n, done, err := t.Feed(more)
-	if err != nil {
-		p.streamParseFailed(err)
+	if _, ok := p.feed(more); !ok {
 		return
-	}
-	if done {
-		p.st.flags |= msgDone
-		if !onlySpace(more[n:]) {
-			p.streamFailed(400, codeParseError, "Parse error: Invalid JSON")
-			return
-		}
 	}
 	if p.st.paramsEnd == 0 && t.ParamsDone() {
 		p.st.paramsEnd = t.Member(jsonrpc.MemberParams).End
