@@ -113,15 +113,26 @@ func TestStrip2026(t *testing.T) {
 		{`{ "content" : [ 1, 2 ] , "resultType" : "complete" , "structuredContent" : { "a" : "resultType" } }`,
 			`{"content":[ 1, 2 ],"structuredContent":{ "a" : "resultType" }}`},
 		{`{"resultType":"complete","_meta":"odd"}`, `{"_meta":"odd"}`},
+		{`{"tools":[{"name":"a","ttlMs":1}],"ttlMs":5}`, `{"tools":[{"name":"a","ttlMs":1}]}`},
+		{`{"cacheScope":"private","tools":[]}`, `{"tools":[]}`},
+		{`{"tools":[{"name":"a","_meta":{"io.modelcontextprotocol/serverInfo":{}}}]}`, `{"tools":[{"name":"a","_meta":{"io.modelcontextprotocol/serverInfo":{}}}]}`},
 		// nothing to strip: left as it is, spacing included
 		{` { "tools" : [ ] , "_meta" : { "x" : 1 } } `, ` { "tools" : [ ] , "_meta" : { "x" : 1 } } `},
 	} {
-		b := make([]byte, 2048)
-		start := 1024
-		end := start + copy(b[start:], tt.in)
-		start = h.strip2026(b, start, end)
-		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
-		assert.True(t, json.Valid(b[start:end]))
+		// Walked, and told by the Tracker that validated it: the same.
+		for _, tracked := range []bool{false, true} {
+			b := make([]byte, 2048)
+			start := 1024
+			end := start + copy(b[start:], tt.in)
+			var top *jsonrpc.Tracker
+			if tracked {
+				top = new(jsonrpc.Tracker)
+				require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
+			}
+			start = h.strip2026(b, start, end, top)
+			assert.Equal(t, tt.want, string(b[start:end]), tt.in)
+			assert.True(t, json.Valid(b[start:end]))
+		}
 	}
 }
 
