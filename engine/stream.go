@@ -274,6 +274,13 @@ func (s *Stream) data(flags frame.Flags, reserved int32, payload, ext []byte, fi
 	}
 	w := s.w
 	buf := w.writeBuf
+	if fill == nil {
+		h := s.outHeader()
+		if n := frame.PutData(buf, &h, flags, s.Out.Budget, reserved, payload, ext); n > 0 {
+			return s.sendData(buf[:n], reserved)
+		}
+		// Too long for the write buffer: the builder says why.
+	}
 	b := w.frames.data.Wrap(buf, 0, len(buf)).
 		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.outID).
 		Sequence(s.Out.Seq).Acknowledge(s.Out.Ack).Maximum(s.Out.Max).
@@ -294,12 +301,26 @@ func (s *Stream) data(flags frame.Flags, reserved int32, payload, ext []byte, fi
 	if err != nil {
 		return buildError(frame.FrameData, err)
 	}
-	if err := w.Send(frame.FrameData, buf[:n]); err != nil {
+	return s.sendData(buf[:n], reserved)
+}
+
+// sendData sends the DATA frame f on Out, which reserves reserved.
+func (s *Stream) sendData(f []byte, reserved int32) error {
+	if err := s.w.Send(frame.FrameData, f); err != nil {
 		s.refusedOut()
 		return err
 	}
 	s.Out.Seq += int64(reserved)
 	return nil
+}
+
+// outHeader is the header of the next frame on Out.
+func (s *Stream) outHeader() frame.Header {
+	return frame.Header{
+		OriginID: s.originID, RoutedID: s.routedID, StreamID: s.outID,
+		Sequence: s.Out.Seq, Acknowledge: s.Out.Ack, Maximum: s.Out.Max,
+		TraceID: s.Out.Trace, Authorization: s.Out.Auth,
+	}
 }
 
 // Flush sends a FLUSH on Out with extension ext, reserving nothing.
@@ -359,6 +380,13 @@ func (s *Stream) end(ext []byte, fill func(*frame.EndBuilder)) error {
 	}
 	w := s.w
 	buf := w.writeBuf
+	if fill == nil {
+		h := s.outHeader()
+		if n := frame.PutEnd(buf, &h, ext); n > 0 {
+			return s.closeOut(frame.FrameEnd, buf[:n])
+		}
+		// Too long for the write buffer: the builder says why.
+	}
 	b := w.frames.end.Wrap(buf, 0, len(buf)).
 		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.outID).
 		Sequence(s.Out.Seq).Acknowledge(s.Out.Ack).Maximum(s.Out.Max).
@@ -439,14 +467,14 @@ func (s *Stream) Window() error {
 	}
 	w := s.w
 	buf := w.writeBuf
-	n, err := w.frames.window.Wrap(buf, 0, len(buf)).
-		OriginID(s.originID).RoutedID(s.routedID).StreamID(s.InID()).
-		Sequence(s.In.Seq).Acknowledge(s.In.Ack).Maximum(s.In.Max).
-		TraceID(s.In.Trace).Authorization(s.In.Auth).
-		BudgetID(s.In.Budget).Padding(s.In.Pad).Minimum(s.In.Min).Capabilities(s.In.Cap).
-		BuildLimit()
-	if err != nil {
-		return buildError(frame.FrameWindow, err)
+	h := frame.Header{
+		OriginID: s.originID, RoutedID: s.routedID, StreamID: s.InID(),
+		Sequence: s.In.Seq, Acknowledge: s.In.Ack, Maximum: s.In.Max,
+		TraceID: s.In.Trace, Authorization: s.In.Auth,
+	}
+	n := frame.PutWindow(buf, &h, s.In.Budget, s.In.Pad, s.In.Min, s.In.Cap)
+	if n == 0 {
+		return buildError(frame.FrameWindow, errShortBuffer)
 	}
 	if err := w.Send(frame.FrameWindow, buf[:n]); err != nil {
 		s.refusedIn()
@@ -585,6 +613,10 @@ func (s *Stream) closeIn() {
 		s.Out.close()
 	}
 }
+
+// errShortBuffer reports a write buffer too short for a fixed-size frame,
+// which a worker's never is.
+var errShortBuffer = errors.New("buffer too short")
 
 func buildError(t frame.FrameType, err error) error {
 	return fmt.Errorf("engine: build %s: %w", t, err)

@@ -9,14 +9,19 @@
 #   bench/mcp/instr.sh                     # 2,000 tools/calls, 8 in flight
 #   CACHE=1 bench/mcp/instr.sh             # also L1/LL misses (much slower start)
 #   METHOD=tools/list bench/mcp/instr.sh   # gateway-list.yaml, two routes merged
+#   METHOD=tools/list CONFIG=gateway-list-cached.yaml bench/mcp/instr.sh   # the list from the proxy's cache
+#   SYSCALLS=1 METHOD=tools/list CONFIG=gateway-list-cached.yaml bench/mcp/instr.sh   # system calls, not instructions
 #   SLUICE=/path/to/sluice bench/mcp/instr.sh   # a prebuilt binary
 #   CACHE=1 LL=524288,8,64 SESSIONS=64 bench/mcp/instr.sh   # misses of a 512 KiB L2
 #
 # Environment: REQUESTS (2000), SESSIONS (8, also the requests in flight),
-# METHOD (tools/call), CACHE (0), LL (unset), SLUICE (unset: build ./cmd/sluice), OUT
-# (unset: the callgrind file is removed; a path keeps it for
-# callgrind_annotate). Needs valgrind (callgrind_control), python3 and Go.
-# Only the measured requests are counted: instrumentation is switched on
+# METHOD (tools/call), CONFIG (unset: gateway.yaml for tools/call,
+# gateway-list.yaml for tools/list; a file of bench/mcp or a path), CACHE (0),
+# LL (unset), SLUICE (unset: build ./cmd/sluice), OUT (unset: the callgrind
+# file is removed; a path keeps it for callgrind_annotate), SYSCALLS (0).
+# Needs valgrind (callgrind_control), python3 and Go; SYSCALLS=1 needs strace
+# instead of valgrind. Only the measured requests are counted:
+# instrumentation (or strace, attached to the running sluice) is switched on
 # after the gateway has started and served a warmup of 200 requests, and
 # off before it stops.
 set -euo pipefail
@@ -30,13 +35,22 @@ METHOD=${METHOD:-tools/call}
 CACHE=${CACHE:-0}
 SLUICE=${SLUICE:-}
 OUT=${OUT:-}
+CONFIG=${CONFIG:-}
+SYSCALLS=${SYSCALLS:-0}
 case $METHOD in
 tools/call) config=bench/mcp/gateway.yaml min_tools=1 ;;
 tools/list) config=bench/mcp/gateway-list.yaml min_tools=5 ;;
 *) echo "METHOD must be tools/call or tools/list, not '$METHOD'" >&2; exit 2 ;;
 esac
-for tool in valgrind callgrind_control callgrind_annotate python3; do
-	command -v "$tool" >/dev/null || { echo "$tool is needed (apt-get install valgrind python3)" >&2; exit 2; }
+if [ -n "$CONFIG" ]; then
+	config=$CONFIG
+	[ -f "$config" ] || config=bench/mcp/$CONFIG
+	[ -f "$config" ] || { echo "CONFIG: no file '$CONFIG' (here or in bench/mcp)" >&2; exit 2; }
+fi
+tools=(valgrind callgrind_control callgrind_annotate python3)
+if [ "$SYSCALLS" = 1 ]; then tools=(strace python3); fi
+for tool in "${tools[@]}"; do
+	command -v "$tool" >/dev/null || { echo "$tool is needed (apt-get install valgrind strace python3)" >&2; exit 2; }
 done
 
 tmp=$(mktemp -d)
@@ -56,6 +70,61 @@ wait_port "$port_up" "$!" 10 || { echo "upstream did not start:" >&2; cat "$tmp/
 
 port=$(free_port)
 sed -e "s/7201/$port/g" -e "s#http://127.0.0.1:7200/mcp#http://127.0.0.1:$port_up/mcp#" "$config" >"$tmp/gateway.yaml"
+load() { # requests
+	timeout 600 "$tmp/load" -client raw -url "http://127.0.0.1:$port/mcp" -method "$METHOD" -min-tools "$min_tools" \
+		-sessions "$SESSIONS" -concurrency "$SESSIONS" -requests "$1" -warmup 0s -timeout 120s -json "$tmp/load.json" \
+		2>"$tmp/load.err" >/dev/null || { echo "load failed:" >&2; cat "$tmp/load.err" >&2; exit 1; }
+}
+
+if [ "$SYSCALLS" = 1 ]; then
+	# The system calls of the measured requests: strace -c attached to
+	# every thread of a running sluice (not under valgrind) while they
+	# run. strace slows each call down, so the count is the result, not
+	# the time.
+	"$SLUICE" start -c "$tmp/gateway.yaml" -w 1 -e "$tmp/engine" >"$tmp/sluice.log" 2>&1 &
+	sluice_pid=$!
+	pids+=("$sluice_pid")
+	wait_port "$port" "$sluice_pid" 30 || { echo "sluice did not start:" >&2; tail -5 "$tmp/sluice.log" >&2; exit 1; }
+	load 200
+	strace -c -f -q -o "$tmp/strace.txt" -p "$sluice_pid" 2>"$tmp/strace.err" &
+	strace_pid=$!
+	pids=("$strace_pid" "${pids[@]}")
+	# strace attaches to the threads one by one before it traces; a
+	# second is ample for sluice's handful.
+	sleep 1
+	load "$REQUESTS"
+	stop_pid "$strace_pid" INT 10
+	python3 - "$tmp/strace.txt" "$tmp/load.json" "$REQUESTS" "$METHOD" "$SESSIONS" "$config" <<'EOF'
+import json, sys
+path, load_json, requests, method, sessions, config = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+with open(load_json) as f:
+    rep = json.load(f)
+if rep.get("errors"):
+    sys.exit(f"load reported {rep['errors']} errors: the count would not be of {requests} good requests")
+rows, total = [], None
+for line in open(path):
+    parts = line.split()
+    # % time, seconds, usecs/call, calls, [errors], syscall
+    if len(parts) < 5 or not parts[3].isdigit():
+        continue
+    calls, name = int(parts[3]), parts[-1]
+    errors = int(parts[4]) if len(parts) == 6 else 0
+    if name == "total":
+        total = calls
+    else:
+        rows.append((calls, errors, name))
+if total is None:
+    sys.exit("no total in strace's summary")
+print(f"{method}: {requests} requests, {sessions} in flight, through {config} (one worker), system calls of sluice")
+print(f"per request: {total / requests:.2f}")
+print()
+print(f"{'system call':<20} {'per request':>12} {'errors':>8}")
+for calls, errors, name in sorted(rows, key=lambda r: -r[0]):
+    print(f"{name:<20} {calls / requests:>12.3f} {errors / requests:>8.3f}")
+EOF
+	exit 0
+fi
+
 sim=()
 if [ "$CACHE" = 1 ]; then
 	# LL (unset: the host's last level) sizes the simulated last-level
@@ -80,11 +149,6 @@ pids+=("$sluice_pid")
 # of seconds, minutes with the cache simulation.
 wait_port "$port" "$sluice_pid" 600 || { echo "sluice did not start under valgrind:" >&2; tail -5 "$tmp/sluice.log" >&2; exit 1; }
 
-load() { # requests
-	timeout 600 "$tmp/load" -client raw -url "http://127.0.0.1:$port/mcp" -method "$METHOD" -min-tools "$min_tools" \
-		-sessions "$SESSIONS" -concurrency "$SESSIONS" -requests "$1" -warmup 0s -timeout 120s -json "$tmp/load.json" \
-		2>"$tmp/load.err" >/dev/null || { echo "load failed:" >&2; cat "$tmp/load.err" >&2; exit 1; }
-}
 load 200
 callgrind_control -i on "$sluice_pid" >/dev/null
 load "$REQUESTS"
@@ -94,9 +158,9 @@ stop_pid "$sluice_pid" INT 60 # callgrind writes its file as sluice exits
 if [ -n "$OUT" ]; then cp "$tmp/callgrind.out" "$OUT"; fi
 
 callgrind_annotate --auto=no --threshold=100 "$tmp/callgrind.out" >"$tmp/annotate.txt"
-python3 - "$tmp/annotate.txt" "$tmp/load.json" "$REQUESTS" "$METHOD" "$SESSIONS" <<'EOF'
+python3 - "$tmp/annotate.txt" "$tmp/load.json" "$REQUESTS" "$METHOD" "$SESSIONS" "$config" <<'EOF'
 import json, re, sys
-annotate, load_json, requests, method, sessions = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+annotate, load_json, requests, method, sessions, config = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 with open(load_json) as f:
     rep = json.load(f)
 if rep.get("errors"):
@@ -140,7 +204,7 @@ for vals, fn in rows:
     for i, v in enumerate(vals):
         g[i] += v
 per = lambda v: v / requests
-print(f"{method}: {requests} requests, {sessions} in flight, through bench/mcp's gateway (one worker)")
+print(f"{method}: {requests} requests, {sessions} in flight, through {config} (one worker)")
 print("per request: " + ", ".join(f"{e} {per(v):,.0f}" for e, v in zip(events, totals)))
 print()
 print(f"{'package (exclusive)':<34} " + " ".join(f"{e:>9}" for e in events))

@@ -26,4 +26,10 @@
 //		BudgetID(0).Reserved(int32(len(p) + padding)).
 //		Payload(p).
 //		Build()
+//
+// The engine writes the frames a stream sends most, WINDOW, END and DATA
+// with an extension already in bytes, with [PutWindow], [PutEnd] and
+// [PutData] instead: a [Header] and the frame's own fields stored at
+// their offsets after one length check, the same bytes the builders
+// write without their per-field bookkeeping.
 package frame

@@ -25,6 +25,11 @@
 //     client can end its upstream request there. Members of nested
 //     objects (a "method" key inside params) are not top-level members;
 //     keys are compared after unescaping, so "\u006dethod" is method.
+//   - for a top-level object, which of the keys ttlMs, cacheScope and
+//     _meta it has ([Tracker.Keys]), without their ranges: the members a
+//     2026-07-28 MCP result carries beside resultType, so that a gateway
+//     answering a 2025-era client learns in the validating pass whether
+//     there is anything to strip.
 //
 // A top-level number can only be known to end at the byte after it, so a
 // message that is a bare number completes at [Tracker.Finish], which a

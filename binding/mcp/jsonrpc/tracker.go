@@ -109,6 +109,50 @@ func lookupMember(name []byte) Member {
 	return memberNone
 }
 
+// Key is a top-level key, other than a tracked [Member]'s, whose presence
+// a [Tracker] notes without tracking its value: the members a 2026-07-28
+// MCP result carries that a gateway strips for a 2025-era client, so that
+// the pass that validates a result also tells whether it has any of them.
+type Key uint8
+
+// The noted keys.
+const (
+	KeyTTLMs      Key = iota // "ttlMs"
+	KeyCacheScope            // "cacheScope"
+	KeyMeta                  // "_meta"
+	numKeys
+)
+
+var keyNames = [...]string{"ttlMs", "cacheScope", "_meta"}
+
+// String returns the key, for example "_meta".
+func (k Key) String() string {
+	if k < numKeys {
+		return keyNames[k]
+	}
+	return "KEY_" + itoa(int(k))
+}
+
+// Keys is a set of [Key]s.
+type Keys uint8
+
+// Has reports whether k is in s.
+func (s Keys) Has(k Key) bool { return s&(1<<k) != 0 }
+
+// lookupKey returns the set holding the noted key named name, or an
+// empty set.
+func lookupKey(name []byte) Keys {
+	switch string(name) {
+	case "ttlMs":
+		return 1 << KeyTTLMs
+	case "cacheScope":
+		return 1 << KeyCacheScope
+	case "_meta":
+		return 1 << KeyMeta
+	}
+	return 0
+}
+
 // Range is a value's place in a message: bytes [Start, End) from the
 // message's first byte. A string's range includes its quotes, an object's
 // its braces. End is zero until the value is complete (a complete value
@@ -188,6 +232,7 @@ type msg struct {
 	cur   uint8 // 1 + the top-level member whose value is open, or 0
 	done  Members
 	dup   Members
+	keys  Keys // the noted keys seen at the top level
 	depth int
 	off   int64 // bytes consumed by earlier Feeds
 	val   Range
@@ -357,6 +402,11 @@ func (t *Tracker) Members() Members { return t.m.done }
 // which a client can end its upstream request.
 func (t *Tracker) ParamsDone() bool { return t.m.done.Has(MemberParams) }
 
+// Keys returns the set of noted keys the top-level object has had so far
+// (a key counts from its closing quote on). Their values are not tracked,
+// and a repeated one is no duplicate.
+func (t *Tracker) Keys() Keys { return t.m.keys }
+
 // Duplicates returns the set of members whose key appeared more than once
 // in the top-level object.
 func (t *Tracker) Duplicates() Members { return t.m.dup }
@@ -419,6 +469,7 @@ func (t *Tracker) endKey() error {
 	}
 	mb := lookupMember(t.m.name[:t.m.nameN])
 	if mb == memberNone {
+		t.m.keys |= lookupKey(t.m.name[:t.m.nameN])
 		return nil
 	}
 	bit := Members(1) << mb

@@ -544,3 +544,45 @@ func TestValidAllocs(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestTrackerKeys(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want []jsonrpc.Key
+	}{
+		{"none", `{"tools":[{"name":"a","_meta":{},"ttlMs":1}],"nextCursor":"c"}`, nil},
+		{"all three", `{"ttlMs":0,"tools":[],"cacheScope":"public","_meta":{"x":1}}`,
+			[]jsonrpc.Key{jsonrpc.KeyTTLMs, jsonrpc.KeyCacheScope, jsonrpc.KeyMeta}},
+		{"escaped", `{"\u005fmeta":{},"cache\u0053cope":"x"}`, []jsonrpc.Key{jsonrpc.KeyCacheScope, jsonrpc.KeyMeta}},
+		{"repeated, no duplicate", `{"_meta":1,"_meta":2}`, []jsonrpc.Key{jsonrpc.KeyMeta}},
+		{"near names", `{"_metas":1,"ttlM":2,"cacheScopes":3,"cachescope":4}`, nil},
+		{"a string value, not a key", `{"a":"ttlMs","b":["_meta"]}`, nil},
+		{"tracked members alongside", `{"resultType":"complete","ttlMs":0}`, []jsonrpc.Key{jsonrpc.KeyTTLMs}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var want jsonrpc.Keys
+			for _, k := range tt.want {
+				want |= 1 << k
+			}
+			// Whole, and byte by byte: a key split across chunks is noted too.
+			var tr jsonrpc.Tracker
+			require.NoError(t, tr.Track([]byte(tt.in)))
+			assert.Equal(t, want, tr.Keys())
+			tr.Reset()
+			for i := range len(tt.in) {
+				_, _, err := tr.Feed([]byte(tt.in[i : i+1]))
+				require.NoError(t, err)
+			}
+			assert.True(t, tr.Done())
+			assert.Equal(t, want, tr.Keys())
+			for k := jsonrpc.KeyTTLMs; k <= jsonrpc.KeyMeta; k++ {
+				assert.Equal(t, want&(1<<k) != 0, tr.Keys().Has(k), k.String())
+			}
+			tr.Reset()
+			assert.Equal(t, jsonrpc.Keys(0), tr.Keys())
+		})
+	}
+	assert.Equal(t, "cacheScope", jsonrpc.KeyCacheScope.String())
+	assert.Equal(t, "KEY_9", jsonrpc.Key(9).String())
+}

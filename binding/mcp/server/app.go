@@ -460,7 +460,7 @@ func (x *exchange) startStreaming() {
 	start, end := resHead, resHead+x.resLen
 	if p.flags&stateless != 0 {
 		// Too big to look for the app's own members: splice blindly.
-		start = h.splice2026(b, start, end, true, p.state&cacheable != 0)
+		start = h.splice2026(b, start, end, true, p.state&cacheable != 0, nil)
 	}
 	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
@@ -588,11 +588,11 @@ func (x *exchange) finish(isError bool) {
 			status = errorStatus2026(res)
 		}
 	} else if isStateless {
-		start = h.splice2026(b, start, end, false, p.state&cacheable != 0)
+		start = h.splice2026(b, start, end, false, p.state&cacheable != 0, &h.body)
 	} else if typ := h.body.Member(jsonrpc.MemberResultType).Bytes(res); p.state&cacheable != 0 || typ != nil && jsonrpc.KeyIs(typ, "complete") {
 		// A 2026-07-28 application's result toward a 2025-era client
 		// (a list's may have lost its resultType to the proxy's merge).
-		start = h.strip2026(b, start, end)
+		start = h.strip2026(b, start, end, &h.body)
 	}
 	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
@@ -654,8 +654,10 @@ func errorStatus2026(errObj []byte) int {
 // requires the member). The members go in after the object's opening
 // brace, by moving what is before it into the room in front. It returns
 // the new start of b[start:end]. blind skips looking for the app's
-// members, for a result too big to hold.
-func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool) int {
+// members, for a result too big to hold. top, when not nil, is the
+// Tracker that has just validated the result: a result without _meta
+// then needs no walk over its values, whose keys top knows.
+func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool, top *jsonrpc.Tracker) int {
 	i := jsonrpc.SkipSpace(b[:end], start)
 	if i >= end || b[i] != '{' {
 		return start
@@ -664,7 +666,13 @@ func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool) int
 	var typ, meta []byte
 	metaAt := 0 // meta's offset in b
 	hasType, hasMeta, hasTTL, hasScope := false, false, false, false
-	if !blind {
+	if !blind && top != nil && !top.Keys().Has(jsonrpc.KeyMeta) {
+		// The Tracker ran over res from its first byte, so its ranges
+		// are offsets in res.
+		keys := top.Keys()
+		typ = top.Member(jsonrpc.MemberResultType).Bytes(res)
+		hasType, hasTTL, hasScope = typ != nil, keys.Has(jsonrpc.KeyTTLMs), keys.Has(jsonrpc.KeyCacheScope)
+	} else if !blind {
 		// One scan of the result's top level.
 		for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
 			switch {
@@ -724,14 +732,15 @@ func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool) int
 // left of it is moved to end at end, and the new start returned. A result
 // with none of them is left as it is. Only a result with resultType, or
 // of a list or read, comes here, so a 2025 application's tools/call
-// results cost nothing.
-func (h *server) strip2026(b []byte, start, end int) int {
+// results cost nothing. top, when not nil, is the Tracker that has just
+// validated the result (see has2026Members).
+func (h *server) strip2026(b []byte, start, end int, top *jsonrpc.Tracker) int {
 	i := jsonrpc.SkipSpace(b[:end], start)
 	if i >= end || b[i] != '{' {
 		return start
 	}
 	res := b[i:end]
-	if !has2026Members(res) {
+	if !has2026Members(res, top) {
 		return start
 	}
 	out := append(h.aux[:0], '{')
@@ -770,8 +779,20 @@ func (h *server) strip2026(b []byte, start, end int) int {
 }
 
 // has2026Members reports whether res, a result object, has a member
-// strip2026 removes.
-func has2026Members(res []byte) bool {
+// strip2026 removes. top, when not nil, is the Tracker that has just
+// validated res: its members and noted keys tell the top level's keys
+// without a walk over the values (a cached tools/list is a kilobyte or
+// more of them), and only a _meta needs a look inside.
+func has2026Members(res []byte, top *jsonrpc.Tracker) bool {
+	if top != nil {
+		keys := top.Keys()
+		switch {
+		case top.Members().Has(jsonrpc.MemberResultType), keys.Has(jsonrpc.KeyTTLMs), keys.Has(jsonrpc.KeyCacheScope):
+			return true
+		case !keys.Has(jsonrpc.KeyMeta):
+			return false
+		}
+	}
 	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
 		switch {
 		case jsonrpc.KeyIs(f.Key, "resultType"), jsonrpc.KeyIs(f.Key, "ttlMs"), jsonrpc.KeyIs(f.Key, "cacheScope"):

@@ -84,20 +84,39 @@ func TestHeaderIter(t *testing.T) {
 func TestSplice2026(t *testing.T) {
 	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
 	meta := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}`
-	for _, tt := range []struct{ in, want string }{
-		{`{}`, `{"resultType":"complete",` + meta + `}`},
-		{` {"content":[]}`, ` {"resultType":"complete",` + meta + `,"content":[]}`},
-		{`{"resultType":"input_required","inputRequests":{}}`, `{` + meta + `,"resultType":"input_required","inputRequests":{}}`},
-		{`{"_meta":{"x":1},"content":[]}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"content":[]}`},
-		{`{"_meta":{}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}}`},
-		{`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`},
+	for _, tt := range []struct {
+		in, want  string
+		cacheable bool
+	}{
+		{`{}`, `{"resultType":"complete",` + meta + `}`, false},
+		{` {"content":[]}`, ` {"resultType":"complete",` + meta + `,"content":[]}`, false},
+		{`{"resultType":"input_required","inputRequests":{}}`, `{` + meta + `,"resultType":"input_required","inputRequests":{}}`, false},
+		{`{"_meta":{"x":1},"content":[]}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"content":[]}`, false},
+		{`{"_meta":{}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}}`, false},
+		{`{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`, `{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`, false},
+		// A list or read (cacheable) gets ttlMs and cacheScope where it has none.
+		{`{"tools":[{"name":"a","ttlMs":5,"_meta":{}}]}`,
+			`{"resultType":"complete",` + meta + `,"ttlMs":0,"cacheScope":"public","tools":[{"name":"a","ttlMs":5,"_meta":{}}]}`, true},
+		{`{"ttlMs":60000,"tools":[]}`, `{"resultType":"complete",` + meta + `,"cacheScope":"public","ttlMs":60000,"tools":[]}`, true},
+		{`{"cacheScope":"private","tools":[]}`, `{"resultType":"complete",` + meta + `,"ttlMs":0,"cacheScope":"private","tools":[]}`, true},
+		{`{"resultType":"input_required","inputRequests":{}}`, `{` + meta + `,"resultType":"input_required","inputRequests":{}}`, true},
+		{`{"resultType":"complete","tools":[]}`, `{` + meta + `,"ttlMs":0,"cacheScope":"public","resultType":"complete","tools":[]}`, true},
+		{`{"_meta":{"x":1},"tools":[]}`, `{"resultType":"complete","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"tools":[]}`, true},
 	} {
-		b := make([]byte, 2048)
-		start := 1024
-		end := start + copy(b[start:], tt.in)
-		start = h.splice2026(b, start, end, false, false)
-		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
-		assert.True(t, json.Valid(b[start:end]))
+		// Walked, and told by the Tracker that validated it: the same.
+		for _, tracked := range []bool{false, true} {
+			b := make([]byte, 2048)
+			start := 1024
+			end := start + copy(b[start:], tt.in)
+			var top *jsonrpc.Tracker
+			if tracked {
+				top = new(jsonrpc.Tracker)
+				require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
+			}
+			start = h.splice2026(b, start, end, false, tt.cacheable, top)
+			assert.Equal(t, tt.want, string(b[start:end]), tt.in)
+			assert.True(t, json.Valid(b[start:end]))
+		}
 	}
 }
 
@@ -113,15 +132,26 @@ func TestStrip2026(t *testing.T) {
 		{`{ "content" : [ 1, 2 ] , "resultType" : "complete" , "structuredContent" : { "a" : "resultType" } }`,
 			`{"content":[ 1, 2 ],"structuredContent":{ "a" : "resultType" }}`},
 		{`{"resultType":"complete","_meta":"odd"}`, `{"_meta":"odd"}`},
+		{`{"tools":[{"name":"a","ttlMs":1}],"ttlMs":5}`, `{"tools":[{"name":"a","ttlMs":1}]}`},
+		{`{"cacheScope":"private","tools":[]}`, `{"tools":[]}`},
+		{`{"tools":[{"name":"a","_meta":{"io.modelcontextprotocol/serverInfo":{}}}]}`, `{"tools":[{"name":"a","_meta":{"io.modelcontextprotocol/serverInfo":{}}}]}`},
 		// nothing to strip: left as it is, spacing included
 		{` { "tools" : [ ] , "_meta" : { "x" : 1 } } `, ` { "tools" : [ ] , "_meta" : { "x" : 1 } } `},
 	} {
-		b := make([]byte, 2048)
-		start := 1024
-		end := start + copy(b[start:], tt.in)
-		start = h.strip2026(b, start, end)
-		assert.Equal(t, tt.want, string(b[start:end]), tt.in)
-		assert.True(t, json.Valid(b[start:end]))
+		// Walked, and told by the Tracker that validated it: the same.
+		for _, tracked := range []bool{false, true} {
+			b := make([]byte, 2048)
+			start := 1024
+			end := start + copy(b[start:], tt.in)
+			var top *jsonrpc.Tracker
+			if tracked {
+				top = new(jsonrpc.Tracker)
+				require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
+			}
+			start = h.strip2026(b, start, end, top)
+			assert.Equal(t, tt.want, string(b[start:end]), tt.in)
+			assert.True(t, json.Valid(b[start:end]))
+		}
 	}
 }
 
