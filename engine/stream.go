@@ -142,7 +142,6 @@ type streamFrames struct {
 	flush     frame.FlushBuilder
 	end       frame.EndBuilder
 	abort     frame.AbortBuilder
-	window    frame.WindowBuilder
 	reset     frame.ResetBuilder
 	challenge frame.ChallengeBuilder
 }
