@@ -557,10 +557,7 @@ func (c *conn) closeSocket(abortive bool) {
 	c.fd = -1
 	c.readable, c.writable = false, false
 	c.release()
-	if c.writeTimer != 0 {
-		h.w.Cancel(c.writeTimer)
-		c.writeTimer = 0
-	}
+	h.w.Disarm(&c.writeTimer)
 	if c.server {
 		h.released()
 	}

@@ -340,10 +340,7 @@ func (s *stream) onSignal(sig *frame.Signal) {
 // stop ends the work for a stream that is torn down: its timer, its slot
 // and the answer it was sending.
 func (s *stream) stop() {
-	if s.cancelID != 0 {
-		s.h.w.Cancel(s.cancelID)
-		s.cancelID = 0
-	}
+	s.h.w.Disarm(&s.cancelID)
 	s.releaseSlot()
 	s.pending = nil
 	s.run.token = nil

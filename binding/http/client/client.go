@@ -960,10 +960,9 @@ func (c *clientConn) maybeDone() {
 	c.pool.push(c)
 	c.idleSince = c.h.w.Now()
 	deadline := c.idleSince.Add(c.idleFor)
-	if c.idleTimer != 0 && c.timerAt.After(deadline) {
+	if c.timerAt.After(deadline) {
 		// The last answer shortened the idle time the server allows.
-		c.h.w.Cancel(c.idleTimer)
-		c.idleTimer = 0
+		c.h.w.Disarm(&c.idleTimer)
 	}
 	if c.idleTimer == 0 {
 		c.idleTimer, c.timerAt = c.h.w.TimerAt(deadline, c.onIdle), deadline
@@ -1091,10 +1090,7 @@ func (c *clientConn) close(abrupt bool) {
 	}
 	c.state = connClosed
 	h := c.h
-	if c.idleTimer != 0 {
-		h.w.Cancel(c.idleTimer)
-		c.idleTimer = 0
-	}
+	h.w.Disarm(&c.idleTimer)
 	c.leavePool()
 	// Each direction is closed whether the ring takes its frame or not,
 	// and one already closed is left alone: the connection is over

@@ -286,10 +286,7 @@ func (c *serverConn) closeIdle() {
 // stopTimer disarms the connection's timer once it is closed.
 func (c *serverConn) stopTimer() {
 	c.wait, c.deadline = waitNone, time.Time{}
-	if c.timerID != 0 {
-		c.h.w.Cancel(c.timerID)
-		c.timerID = 0
-	}
+	c.h.w.Disarm(&c.timerID)
 }
 
 // exchangeFlags are what an exchange knows of its request and response

@@ -438,10 +438,7 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *handler 
 // Detach stops the worker's sweep timer and its key timers.
 func (h *handler) Detach() {
 	h.keys.stop(h)
-	if h.sweepTimer != 0 {
-		h.w.Cancel(h.sweepTimer)
-		h.sweepTimer = 0
-	}
+	h.w.Disarm(&h.sweepTimer)
 }
 
 // NewStream takes an MCP application stream: a lifecycle, a request, or

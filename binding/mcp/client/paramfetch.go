@@ -197,10 +197,7 @@ func (f *paramFetch) finish() {
 	}
 	f.over = true
 	h := f.h
-	if f.timer != 0 {
-		h.w.Cancel(f.timer)
-		f.timer = 0
-	}
+	h.w.Disarm(&f.timer)
 	h.sh.mu.Lock()
 	if h.sh.fetch == f {
 		h.sh.fetch = nil

@@ -264,10 +264,7 @@ func (r *response) cancel() {
 func (r *response) over() {
 	r.state |= rOver
 	r.state &^= rWaiting
-	if r.timer != 0 {
-		r.h.w.Cancel(r.timer)
-		r.timer = 0
-	}
+	r.h.w.Disarm(&r.timer)
 }
 
 var _ sink = (*response)(nil)

@@ -412,10 +412,7 @@ func (p *pending) drop(reason string) {
 		p.c = nil
 		c.abort()
 	}
-	if p.timer != 0 {
-		h.w.Cancel(p.timer)
-		p.timer = 0
-	}
+	h.w.Disarm(&p.timer)
 }
 
 func (p *pending) unregister() {

@@ -935,10 +935,7 @@ func (g *getStream) open() {
 
 func (g *getStream) stop() {
 	g.stopped = true
-	if g.timer != 0 {
-		g.l.h.w.Cancel(g.timer)
-		g.timer = 0
-	}
+	g.l.h.w.Disarm(&g.timer)
 	if g.c != nil {
 		c := g.c
 		g.c = nil

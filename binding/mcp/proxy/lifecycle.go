@@ -189,7 +189,7 @@ func (l *lifecycle) timedOut() {
 func (l *lifecycle) legSettled() {
 	l.waiting--
 	if l.waiting == 0 {
-		disarm(l.h.w, &l.timer)
+		l.h.w.Disarm(&l.timer)
 		l.settled()
 	}
 }
@@ -371,7 +371,7 @@ func (l *lifecycle) fail() {
 
 // done forgets the session once the downstream's lifecycle is over.
 func (l *lifecycle) done() {
-	disarm(l.h.w, &l.timer)
+	l.h.w.Disarm(&l.timer)
 	if l.h.cache != nil {
 		l.h.cache.untrack(l)
 	}

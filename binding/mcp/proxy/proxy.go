@@ -325,11 +325,3 @@ var (
 	_ engine.Handler     = (*Handler)(nil)
 	_ engine.Detacher    = (*Handler)(nil)
 )
-
-// disarm cancels the timer *id names, if one is armed, and forgets it.
-func disarm(w *engine.Worker, id *int64) {
-	if *id != 0 {
-		w.Cancel(*id)
-		*id = 0
-	}
-}

@@ -854,7 +854,7 @@ func (r *request) maybeRelease() {
 	}
 	h := r.h
 	r.state |= released
-	disarm(h.w, &r.timer)
+	h.w.Disarm(&r.timer)
 	r.releaseSlot()
 	for _, l := range r.legs {
 		h.putLeg(l)

@@ -323,10 +323,7 @@ func (h *server) onExpiry(s *session) {
 func (h *server) endSession(s *session) {
 	h.endClientRequests(s)
 	s.endElicits()
-	if s.timerID != 0 {
-		h.w.Cancel(s.timerID)
-		s.timerID = 0
-	}
+	h.w.Disarm(&s.timerID)
 	if s.lc != nil {
 		s.lc.end()
 	}

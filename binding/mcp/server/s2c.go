@@ -184,10 +184,7 @@ func (t *clientRequests) add(h *server, s *session) *clientRequest {
 
 // remove forgets an outstanding request and stops its timer.
 func (t *clientRequests) remove(r *clientRequest) {
-	if r.timerID != 0 {
-		r.h.w.Cancel(r.timerID)
-		r.timerID = 0
-	}
+	r.h.w.Disarm(&r.timerID)
 	for i, e := range t.pending {
 		if e == r {
 			last := len(t.pending) - 1
