@@ -792,11 +792,9 @@ func (c *clientConn) onNetData(p []byte) {
 		return
 	}
 	c.process()
-	if !c.inbox.Keep(c.ReplyID()) {
+	if c.state != connClosed && !c.inbox.Settle(&c.Stream) {
 		c.failExchange()
-		return
 	}
-	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.

@@ -435,11 +435,9 @@ func (c *serverConn) onNetData(p []byte) {
 // keepInput keeps what is left of the input for later and offers the
 // network the room the rest frees.
 func (c *serverConn) keepInput() {
-	if !c.inbox.Keep(c.InitialID()) {
+	if c.state != stateClosed && !c.inbox.Settle(&c.Stream) {
 		c.abortAll()
-		return
 	}
-	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
