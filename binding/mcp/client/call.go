@@ -239,6 +239,15 @@ func (c *call) abort() {
 	c.recycle()
 }
 
+// abortCall aborts the call *owned names, if any, after its owner lets
+// go of it (*owned = nil), so that the abort's onClose finds it gone.
+func abortCall(owned **call) {
+	if c := *owned; c != nil {
+		*owned = nil
+		c.abort()
+	}
+}
+
 // finish ends a call whose answer came. When the body its Content-Length
 // announced has all arrived, the response's END is already on its way (the
 // http client sends the last DATA and END together): the call waits for

@@ -103,6 +103,13 @@ func (d *downstream) doAbort() {
 	}
 }
 
+// doClose resets the request and aborts its reply: the stream is over
+// both ways, as after a breach of flow control or a refusal.
+func (d *downstream) doClose() {
+	d.doReset(nil)
+	d.doAbort()
+}
+
 // resetKind selects the McpResetEx of doReset.
 type resetInfo struct {
 	code    int32  // McpResetEx.error when non-zero

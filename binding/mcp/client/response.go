@@ -55,8 +55,7 @@ func (r *response) onFrame(t frame.FrameType, buf []byte) {
 		d, err := r.ds.OnData(buf)
 		if binding.Violation(err) {
 			r.cancel()
-			r.ds.doReset(nil)
-			r.ds.doAbort()
+			r.ds.doClose()
 		} else if err == nil {
 			r.onData(d.Payload())
 		}
@@ -211,11 +210,7 @@ func (r *response) onClose(c *call, _ bool) {
 
 func (r *response) onTimeout() {
 	r.timer = 0
-	if r.c != nil {
-		c := r.c
-		r.c = nil
-		c.abort()
-	}
+	abortCall(&r.c)
 	r.fail(-32603, "Upstream timeout")
 }
 
@@ -254,11 +249,7 @@ func (r *response) cancel() {
 		return
 	}
 	r.over()
-	if r.c != nil {
-		c := r.c
-		r.c = nil
-		c.abort()
-	}
+	abortCall(&r.c)
 }
 
 func (r *response) over() {

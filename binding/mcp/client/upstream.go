@@ -557,8 +557,7 @@ func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
 		case !errors.Is(err, engine.ErrMalformedFrame):
 			// The sender broke flow control: the session ends.
 			l.teardown()
-			l.ds.doReset(nil)
-			l.ds.doAbort()
+			l.ds.doClose()
 		}
 	case frame.FrameFlush:
 		_, _ = l.ds.OnFlush(buf) // the lifecycle carries nothing the client reads
@@ -936,11 +935,7 @@ func (g *getStream) open() {
 func (g *getStream) stop() {
 	g.stopped = true
 	g.l.h.w.Disarm(&g.timer)
-	if g.c != nil {
-		c := g.c
-		g.c = nil
-		c.abort()
-	}
+	abortCall(&g.c)
 }
 
 func (g *getStream) reopen() {
