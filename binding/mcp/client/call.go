@@ -248,6 +248,17 @@ func abortCall(owned **call) {
 	}
 }
 
+// ownedCall reports whether c, a call that closed, is the one *owned
+// names, and then lets go of it: a call its owner had already let go of
+// concerns the owner no more.
+func ownedCall(owned **call, c *call) bool {
+	if *owned != c {
+		return false
+	}
+	*owned = nil
+	return true
+}
+
 // finish ends a call whose answer came. When the body its Content-Length
 // announced has all arrived, the response's END is already on its way (the
 // http client sends the last DATA and END together): the call waits for

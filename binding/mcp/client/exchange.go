@@ -801,10 +801,9 @@ func (x *exchange) onProgress(params []byte) {
 }
 
 func (x *exchange) onClose(c *call, failed bool) {
-	if x.c != c {
+	if !ownedCall(&x.c, c) {
 		return
 	}
-	x.c = nil
 	if x.state&(xAnswered|xOver) != 0 {
 		return
 	}

@@ -171,11 +171,9 @@ func (f *paramFetch) onBody(c *call, p []byte) {
 }
 
 func (f *paramFetch) onClose(c *call, _ bool) {
-	if f.c != c {
-		return
+	if ownedCall(&f.c, c) {
+		f.finish()
 	}
-	f.c = nil
-	f.finish()
 }
 
 // timedOut ends a fetch that took longer than the binding's timeout.

@@ -201,11 +201,9 @@ func (r *response) onResponse(c *call, status int) {
 func (r *response) onBody(*call, []byte) {}
 
 func (r *response) onClose(c *call, _ bool) {
-	if r.c != c {
-		return
+	if ownedCall(&r.c, c) {
+		r.fail(-32603, "Upstream connection failed")
 	}
-	r.c = nil
-	r.fail(-32603, "Upstream connection failed")
 }
 
 func (r *response) onTimeout() {

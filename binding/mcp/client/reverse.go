@@ -209,11 +209,9 @@ func (p *pending) onBody(c *call, b []byte) {
 }
 
 func (p *pending) onClose(c *call, _ bool) {
-	if p.c != c {
-		return
+	if ownedCall(&p.c, c) {
+		p.push(nil)
 	}
-	p.c = nil
-	p.push(nil)
 }
 
 // push queues msg (nil: the stream ended) and wakes the attached exchange.

@@ -1040,11 +1040,9 @@ func (g *getStream) onBody(c *call, p []byte) {
 }
 
 func (g *getStream) onClose(c *call, failed bool) {
-	if g.c != c {
-		return
+	if ownedCall(&g.c, c) {
+		g.retry()
 	}
-	g.c = nil
-	g.retry()
 }
 
 // onMessage relays a message of the GET stream.
