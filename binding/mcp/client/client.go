@@ -380,18 +380,14 @@ type handler struct {
 
 	begin frame.Begin
 
-	mcpEx    mcp.McpBeginEx
-	mcpExB   mcp.McpBeginExBuilder
-	flushExB mcp.McpFlushExBuilder
-	endExB   mcp.McpEndExBuilder
-	resetExB mcp.McpResetExBuilder
-	// challengeExB and flushEx serve the guard's elicitations.
-	challengeExB mcp.McpChallengeExBuilder
-	flushEx      mcp.McpFlushEx
-	guard        guard.Handler // options.authorization's; nil: none
-	httpExB      httpb.HttpBeginExBuilder
-	hdr          httpb.HttpHeader
-	resp         respHead
+	mcpEx mcp.McpBeginEx
+	exB   mcp.ExBuilders
+	// flushEx serves the guard's elicitations.
+	flushEx mcp.McpFlushEx
+	guard   guard.Handler // options.authorization's; nil: none
+	httpExB httpb.HttpBeginExBuilder
+	hdr     httpb.HttpHeader
+	resp    respHead
 
 	tracker jsonrpc.Tracker
 	msg     message

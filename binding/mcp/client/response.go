@@ -103,7 +103,7 @@ func (r *response) onBegin(ext []byte) {
 	}
 	if r.ds.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			eb := h.mcpExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+			eb := h.exB.Begin.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 			eb.ClientResponse().SessionID(r.sid).IDBytes(r.id).Error(e)
 			b.ExtensionDone(eb.BuildLimit())
 		}

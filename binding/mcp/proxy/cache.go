@@ -267,7 +267,7 @@ func (c *cache) listChanged(k *cacheKind) {
 		if l.sidNull && l.subs&k.bit == 0 || !l.Out.Opening() || l.Out.Closed() {
 			continue
 		}
-		b := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+		b := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 		switch k.flush {
 		case mcp.McpFlushExKindToolsListChanged:
 			b.ToolsListChanged().IDNull()

@@ -186,7 +186,7 @@ func (hy *hydrater) openSession() {
 	s.Connect(h.w, h.id, h.id, h.w.SupplyInitialID(h.id), s.onFrame)
 	s.Out.Trace, s.Out.Auth = h.w.SupplyTraceID(), c.auth
 	s.In.Trace, s.In.Auth = s.Out.Trace, c.auth
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	b.Lifecycle().SessionIDBytes(hy.sid).Capabilities(0).AuthCallbackNull().Subscriptions(subs)
 	n, err := b.BuildLimit()
 	if err != nil || s.Begin(h.extBuf[:n]) != nil {

@@ -122,14 +122,10 @@ type Handler struct {
 	endEx   mcp.McpEndEx
 	resetEx mcp.McpResetEx
 
-	challengeEx  mcp.McpChallengeEx
-	challengeExB mcp.McpChallengeExBuilder
-	elicitExt    []byte // a rewritten elicitation extension
+	challengeEx mcp.McpChallengeEx
+	elicitExt   []byte // a rewritten elicitation extension
 
-	beginExB mcp.McpBeginExBuilder
-	flushExB mcp.McpFlushExBuilder
-	resetExB mcp.McpResetExBuilder
-	endExB   mcp.McpEndExBuilder
+	exB mcp.ExBuilders
 }
 
 // NewStream takes every MCP application stream: a lifecycle, a list, a
@@ -269,7 +265,7 @@ func routeGlobs(r *route, kind uint8) []string {
 
 // errorResetEx builds McpResetEx.error{code, msg} into extBuf.
 func (h *Handler) errorResetEx(code int32, msg string) []byte {
-	n, err := h.resetExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Error().Code(code).Message(msg).BuildLimit()
+	n, err := h.exB.Reset.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Error().Code(code).Message(msg).BuildLimit()
 	if err != nil {
 		return nil
 	}
@@ -278,7 +274,7 @@ func (h *Handler) errorResetEx(code int32, msg string) []byte {
 
 // errorEndEx builds McpEndEx{outcome: ERROR} into extBuf.
 func (h *Handler) errorEndEx() []byte {
-	n, err := h.endExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit()
+	n, err := h.exB.End.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit()
 	if err != nil {
 		return nil
 	}

@@ -65,7 +65,7 @@ func (h *server) openLifecycle(s *session, p *post, sid []byte, caps, subs uint1
 		if !ok {
 			return
 		}
-		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
 		lb := setSID(eb.Lifecycle(), sid).Capabilities(caps)
 		if s != nil && len(s.callback) > 0 {
 			lb.AuthCallbackBytes(s.callback)

@@ -648,7 +648,7 @@ func (h *server) openAnswer(sid, id []byte, isErr bool, data []byte, trace, auth
 		if !ok {
 			return
 		}
-		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
 		setSID(eb.ClientResponse(), sid).IDBytes(id).Error(e).ContentLength(int32(len(data)))
 		limit, err := eb.BuildLimit()
 		endExtension(b, limit, err)
