@@ -313,15 +313,15 @@ func (x *clientExchange) onBegin(ext []byte) {
 		if len(name) == 0 || h1.HopByHop(name) || h1.EqualFold(name, "host") {
 			continue
 		}
-		if cred != "" && inj.header.name != "" && h1.EqualFold(name, inj.header.name) {
+		if cred != "" && inj.header.Name != "" && h1.EqualFold(name, inj.header.Name) {
 			// The session's credentials replace the app's, in place.
-			fields = h1.AppendHeaderTitle(fields, name, inj.header.appendValue(h.credBuf[:0], cred))
+			fields = h1.AppendHeaderTitle(fields, name, inj.header.AppendValue(h.credBuf[:0], cred))
 			injectedHeader = true
 			continue
 		}
-		if cred != "" && inj.cookie.name != "" && h1.EqualFold(name, "cookie") {
+		if cred != "" && inj.cookie.Name != "" && h1.EqualFold(name, "cookie") {
 			v := append(append(h.credBuf[:0], hd.Value()...), "; "...)
-			v = inj.cookie.appendValue(append(append(v, inj.cookie.name...), '='), cred)
+			v = inj.cookie.AppendValue(append(append(v, inj.cookie.Name...), '='), cred)
 			fields = h1.AppendHeaderTitle(fields, name, v)
 			injectedCookie = true
 			continue
@@ -332,20 +332,20 @@ func (x *clientExchange) onBegin(ext []byte) {
 		// Credentials the app's headers had no place for go last, and a
 		// query parameter after the path's own, as Zilla's client adds
 		// them.
-		if inj.header.name != "" && !injectedHeader {
-			fields = h1.AppendHeaderTitle(fields, []byte(inj.header.name), inj.header.appendValue(h.credBuf[:0], cred))
+		if inj.header.Name != "" && !injectedHeader {
+			fields = h1.AppendHeaderTitle(fields, []byte(inj.header.Name), inj.header.AppendValue(h.credBuf[:0], cred))
 		}
-		if inj.cookie.name != "" && !injectedCookie {
-			v := inj.cookie.appendValue(append(append(h.credBuf[:0], inj.cookie.name...), '='), cred)
+		if inj.cookie.Name != "" && !injectedCookie {
+			v := inj.cookie.AppendValue(append(append(h.credBuf[:0], inj.cookie.Name...), '='), cred)
 			fields = h1.AppendHeader(fields, []byte("Cookie"), v)
 		}
-		if inj.query.name != "" && len(path) > 0 {
+		if inj.query.Name != "" && len(path) > 0 {
 			sep := byte('?')
 			if bytes.IndexByte(path, '?') >= 0 {
 				sep = '&'
 			}
-			q := append(append(append(h.credBuf[:0], path...), sep), inj.query.name...)
-			path = inj.query.appendValue(append(q, '='), cred)
+			q := append(append(append(h.credBuf[:0], path...), sep), inj.query.Name...)
+			path = inj.query.AppendValue(append(q, '='), cred)
 			h.credBuf = path
 		}
 	}
