@@ -3,7 +3,6 @@ package toolkit
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
@@ -116,7 +115,7 @@ func (s *stream) received(err error) bool {
 
 // dropped fails the stream when err, a receive helper's, is a breach.
 func (s *stream) dropped(err error) {
-	if !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed) {
+	if binding.Breach(err) {
 		s.fail()
 	}
 }
