@@ -150,22 +150,15 @@ func (d *downstream) resetWith(ri *resetInfo) error {
 		eb := h.exB.Reset.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 		if ri.bearer {
 			bb := eb.Bearer()
-			bb = optBytes(bb, ri.realm, (*mcp.McpBearerResetExBuilder).RealmBytes, (*mcp.McpBearerResetExBuilder).RealmNull)
-			bb = optBytes(bb, ri.scope, (*mcp.McpBearerResetExBuilder).ScopesBytes, (*mcp.McpBearerResetExBuilder).ScopesNull)
-			bb = optBytes(bb, ri.meta, (*mcp.McpBearerResetExBuilder).ResourceMetadataBytes, (*mcp.McpBearerResetExBuilder).ResourceMetadataNull)
+			mcp.SetString(bb.RealmBytes, bb.RealmNull, ri.realm, ri.realm == nil)
+			mcp.SetString(bb.ScopesBytes, bb.ScopesNull, ri.scope, ri.scope == nil)
+			mcp.SetString(bb.ResourceMetadataBytes, bb.ResourceMetadataNull, ri.meta, ri.meta == nil)
 			bb.Error(ri.bErr)
 		} else {
 			eb.Error().Code(ri.code).Message(ri.message)
 		}
 		b.ExtensionDone(h.exB.Reset.BuildLimit())
 	})
-}
-
-func optBytes[B any](b B, v []byte, set func(B, []byte) B, null func(B) B) B {
-	if v == nil {
-		return null(b)
-	}
-	return set(b, v)
 }
 
 // flushKind is what doFlush sends.
@@ -314,8 +307,8 @@ func (d *downstream) doElicitCreate(id, url, message, correlationID []byte) bool
 		}
 		cb := h.exB.Challenge.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 		eb := cb.ElicitCreate().IDBytes(id).URLBytes(url)
-		eb = optBytes(eb, message, (*mcp.McpElicitCreateChallengeExBuilder).MessageBytes, (*mcp.McpElicitCreateChallengeExBuilder).MessageNull)
-		optBytes(eb, correlationID, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDBytes, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDNull)
+		mcp.SetString(eb.MessageBytes, eb.MessageNull, message, message == nil)
+		mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, correlationID, correlationID == nil)
 		b.ExtensionDone(cb.BuildLimit())
 	}) == nil
 }
