@@ -2,10 +2,10 @@ package proxy
 
 import (
 	"bytes"
-	"github.com/sluicehq/sluice/binding"
 	"log/slog"
 	"unsafe"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
