@@ -20,9 +20,7 @@ import (
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
-func init() {
-	binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "client", New: func() engine.Binding { return Binding{} }})
-}
+func init() { mcp.RegisterKind("client", Binding{}) }
 
 // Binding is the mcp client kind's process-wide factory.
 type Binding struct{}

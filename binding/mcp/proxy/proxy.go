@@ -12,9 +12,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
-func init() {
-	binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "proxy", New: func() engine.Binding { return Binding{} }})
-}
+func init() { mcp.RegisterKind("proxy", Binding{}) }
 
 // Binding is the mcp proxy kind's process-wide factory.
 type Binding struct{}
