@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluicehq/sluice/engine/spi"
 	"sync"
 
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	"github.com/sluicehq/sluice/engine/spi"
 )
 
 // Info describes a binding type.

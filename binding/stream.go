@@ -42,3 +42,10 @@ func SendFragments(s *engine.Stream, p []byte, first, last bool, maxPayload int)
 func Violation(err error) bool {
 	return err != nil && !errors.Is(err, engine.ErrMalformedFrame)
 }
+
+// Breach is Violation for a kind that drops a frame coming after its
+// direction closed, as it drops a malformed one, rather than fail a
+// stream that is over on that side already (tcp, toolkit).
+func Breach(err error) bool {
+	return Violation(err) && !errors.Is(err, engine.ErrStreamClosed)
+}

@@ -80,3 +80,27 @@ func TestSendFragments(t *testing.T) {
 	require.True(t, c.Call(t, enginetest.NewTimer(), 1))
 	assert.Equal(t, string(answer), string(c.Reply()))
 }
+
+// TestViolationBreach: a malformed frame is neither; a frame out of order
+// or beyond the window is both; one after its direction closed is a
+// Violation but not a Breach.
+func TestViolationBreach(t *testing.T) {
+	tests := []struct {
+		name              string
+		err               error
+		violation, breach bool
+	}{
+		{name: "taken", err: nil},
+		{name: "malformed", err: engine.ErrMalformedFrame},
+		{name: "closed", err: engine.ErrStreamClosed, violation: true},
+		{name: "state", err: engine.ErrStreamState, violation: true, breach: true},
+		{name: "overrun", err: engine.ErrWindowOverrun, violation: true, breach: true},
+		{name: "sequence", err: engine.ErrSequence, violation: true, breach: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.violation, binding.Violation(tt.err))
+			assert.Equal(t, tt.breach, binding.Breach(tt.err))
+		})
+	}
+}

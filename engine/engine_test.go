@@ -377,6 +377,27 @@ func TestSignalAtAndCancel(t *testing.T) {
 	assert.Equal(t, int32(9), c.expect(t, frame.FrameSignal).signalID)
 }
 
+// TestDisarm: Disarm cancels the timer an id names and zeroes the id, so
+// that the timer never fires; a zero id is left alone.
+func TestDisarm(t *testing.T) {
+	clock := enginetest.NewClock()
+	e := start(t, 1, engine.WithClock(clock.Now))
+	var fired []string // appended on the worker's thread
+	var disarmed, kept, none int64
+	require.NoError(t, e.Execute(0, func(w *engine.Worker) {
+		now := w.Now()
+		disarmed = w.TimerAt(now.Add(time.Second), func() { fired = append(fired, "disarmed") })
+		kept = w.TimerAt(now.Add(time.Second), func() { fired = append(fired, "kept") })
+		w.Disarm(&disarmed)
+		w.Disarm(&none)
+	}))
+	assert.Zero(t, disarmed)
+	assert.Zero(t, none)
+	assert.NotZero(t, kept)
+	clock.Tick(t, e, time.Second)
+	require.NoError(t, e.Execute(0, func(*engine.Worker) { assert.Equal(t, []string{"kept"}, fired) }))
+}
+
 // TestFireTimers: on a manual clock the worker's timers wait for the
 // clock to move; FireTimers, through Execute, has fired every timer the
 // move made due, on two workers, and none that is not due yet.

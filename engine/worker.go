@@ -366,6 +366,16 @@ func (w *Worker) TimerAt(deadline time.Time, fn func()) int64 {
 // Cancel disarms a signal or timer, reporting whether it was still armed.
 func (w *Worker) Cancel(cancelID int64) bool { return w.timers.cancel(cancelID) }
 
+// Disarm cancels the signal or timer *cancelID names, if one is armed, and
+// sets *cancelID to zero, which no signal or timer is given: the idiom of
+// a binding that keeps the id of its one pending timer in a field.
+func (w *Worker) Disarm(cancelID *int64) {
+	if *cancelID != 0 {
+		w.timers.cancel(*cancelID)
+		*cancelID = 0
+	}
+}
+
 // FireTimers fires the signals and timers due by the engine's clock now,
 // as the worker's loop does on each pass, and returns how many fired. It
 // is for tests that move a manual clock ([WithClock]): time stands still

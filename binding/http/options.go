@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/guard"
 )
 
 // optionsSchema is the JSON Schema of an http binding's options, for both
@@ -173,6 +175,54 @@ type AuthorizationOptions struct {
 		Cookies map[string]string `yaml:"cookies"`
 	} `yaml:"credentials"`
 	Realm string `yaml:"realm"`
+}
+
+// CredentialPattern is one place an [AuthorizationOptions] names for a
+// guard's credentials: a header (its name lower-cased), a query parameter
+// or a cookie, and the text around {credentials} in its value.
+type CredentialPattern struct {
+	Name, Prefix, Suffix string
+}
+
+// AppendValue appends the pattern's value for cred.
+func (p *CredentialPattern) AppendValue(dst []byte, cred string) []byte {
+	return append(append(append(dst, p.Prefix...), cred...), p.Suffix...)
+}
+
+// Patterns returns the places a names, by kind.
+func (a *AuthorizationOptions) Patterns() (headers, query, cookies []CredentialPattern) {
+	return credentialPatterns(a.Credentials.Headers, true), credentialPatterns(a.Credentials.Query, false),
+		credentialPatterns(a.Credentials.Cookies, false)
+}
+
+// credentialPatterns reads the patterns of one kind, name to pattern;
+// header names are case-insensitive and lower-cased.
+func credentialPatterns(m map[string]string, lower bool) []CredentialPattern {
+	var ps []CredentialPattern
+	for name, pattern := range m {
+		pre, suf, _ := strings.Cut(pattern, "{credentials}")
+		if lower {
+			name = strings.ToLower(name)
+		}
+		ps = append(ps, CredentialPattern{Name: name, Prefix: pre, Suffix: suf})
+	}
+	return ps
+}
+
+// Timeout reads the timeout option name of cfg, value, into *d; an empty
+// value leaves *d as it is. The error names the option's place in the
+// configuration.
+func Timeout(cfg *engine.BindingConfig, name, value string, d *time.Duration) error {
+	if value == "" {
+		return nil
+	}
+	v, err := guard.PositiveDuration(value)
+	if err != nil {
+		return fmt.Errorf("%s: http %s %s: %s %q: want a positive duration such as 30s or PT30S",
+			cfg.Options().Where(name), cfg.Kind, cfg.Name, name, value)
+	}
+	*d = v
+	return nil
 }
 
 // AccessControlOptions is a server's CORS policy.

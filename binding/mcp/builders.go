@@ -19,3 +19,15 @@ func SetSessionID[B interface {
 }](b B, sid []byte, null bool) B {
 	return SetString(b.SessionIDBytes, b.SessionIDNull, sid, null)
 }
+
+// ExBuilders holds a builder of each MCP extension a kind writes into the
+// frames it sends. A kind keeps one per worker and wraps the builder it
+// needs over each frame's extension slot, so that writing one allocates
+// nothing.
+type ExBuilders struct {
+	Begin     McpBeginExBuilder
+	Flush     McpFlushExBuilder
+	End       McpEndExBuilder
+	Reset     McpResetExBuilder
+	Challenge McpChallengeExBuilder
+}

@@ -55,8 +55,9 @@
 //
 // # Kinds
 //
-// Each kind registers itself with [binding.RegisterKind] from its own
-// package; binding/bindings.cfg links all three into sluice.
+// Each kind registers itself with [RegisterKind] (over
+// [binding.RegisterKind]) from its own package; binding/bindings.cfg links
+// all three into sluice.
 //
 //   - [github.com/sluicehq/sluice/binding/mcp/server] speaks MCP
 //     Streamable HTTP behind an http server binding and opens a stream

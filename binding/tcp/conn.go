@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
@@ -277,14 +278,14 @@ func (c *conn) onApp(t frame.FrameType, buf []byte) {
 		d, err := c.OnData(buf)
 		if err == nil {
 			c.onAppData(&d)
-		} else if broken(err) {
+		} else if binding.Breach(err) {
 			c.fail()
 		}
 	case frame.FrameFlush:
 		f, err := c.OnFlush(buf)
 		if err == nil {
 			c.acknowledge(f.TraceID())
-		} else if broken(err) {
+		} else if binding.Breach(err) {
 			c.fail()
 		}
 	case frame.FrameEnd:
@@ -307,13 +308,6 @@ func (c *conn) onApp(t frame.FrameType, buf []byte) {
 		c.OnReset(buf) // closes Out whatever it returns
 		c.fail()
 	}
-}
-
-// broken reports whether an error from a receive helper is the sender's
-// breach of the protocol, rather than a frame to drop: one that does not
-// parse, or comes after its direction closed.
-func broken(err error) bool {
-	return !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed)
 }
 
 func (c *conn) onAppBegin(b *frame.Begin) {
@@ -557,10 +551,7 @@ func (c *conn) closeSocket(abortive bool) {
 	c.fd = -1
 	c.readable, c.writable = false, false
 	c.release()
-	if c.writeTimer != 0 {
-		h.w.Cancel(c.writeTimer)
-		c.writeTimer = 0
-	}
+	h.w.Disarm(&c.writeTimer)
 	if c.server {
 		h.released()
 	}

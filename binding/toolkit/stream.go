@@ -3,7 +3,6 @@ package toolkit
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
@@ -116,7 +115,7 @@ func (s *stream) received(err error) bool {
 
 // dropped fails the stream when err, a receive helper's, is a breach.
 func (s *stream) dropped(err error) {
-	if !errors.Is(err, engine.ErrMalformedFrame) && !errors.Is(err, engine.ErrStreamClosed) {
+	if binding.Breach(err) {
 		s.fail()
 	}
 }
@@ -340,10 +339,7 @@ func (s *stream) onSignal(sig *frame.Signal) {
 // stop ends the work for a stream that is torn down: its timer, its slot
 // and the answer it was sending.
 func (s *stream) stop() {
-	if s.cancelID != 0 {
-		s.h.w.Cancel(s.cancelID)
-		s.cancelID = 0
-	}
+	s.h.w.Disarm(&s.cancelID)
 	s.releaseSlot()
 	s.pending = nil
 	s.run.token = nil
@@ -425,7 +421,7 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 // kind, session id and name or uri, with contentLength unknown. The
 // toolkit serves no generic request, so it has no reply for one.
 func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx) (int, error) {
-	b := h.beginExB.Wrap(buf, off, maxLimit).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(buf, off, maxLimit).TypeID(h.typeID)
 	if ex.Kind() != mcp.McpBeginExKindRequest {
 		mcp.BuildReply(b, ex, serverCapabilities)
 	}
@@ -443,10 +439,10 @@ func (s *stream) doProgress() bool {
 	h.resp.out = msg
 	err := s.FlushWith(0, func(b *frame.FlushBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
+			h.exB.Flush.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
 				Progress().ID("").TokenBytes(s.run.token).
 				Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
-			b.ExtensionDone(h.flushExB.BuildLimit())
+			b.ExtensionDone(h.exB.Flush.BuildLimit())
 		}
 	})
 	if err != nil {
@@ -473,7 +469,7 @@ func (s *stream) doEnd() {
 			return
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
+			b.ExtensionDone(h.exB.End.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 		}
 	})
 	if err != nil {
@@ -503,8 +499,8 @@ func (s *stream) doReset(code int32, msg string) {
 			return
 		}
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
-			b.ExtensionDone(h.resetExB.BuildLimit())
+			h.exB.Reset.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
+			b.ExtensionDone(h.exB.Reset.BuildLimit())
 		}
 	})
 	if err != nil {

@@ -69,10 +69,7 @@ type Handler struct {
 	signal  frame.Signal
 	beginEx mcp.McpBeginEx
 
-	beginExB mcp.McpBeginExBuilder
-	flushExB mcp.McpFlushExBuilder
-	resetExB mcp.McpResetExBuilder
-	endExB   mcp.McpEndExBuilder
+	exB mcp.ExBuilders
 }
 
 // NewStream accepts every stream: the toolkit has no routes. A stream

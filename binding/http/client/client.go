@@ -313,15 +313,15 @@ func (x *clientExchange) onBegin(ext []byte) {
 		if len(name) == 0 || h1.HopByHop(name) || h1.EqualFold(name, "host") {
 			continue
 		}
-		if cred != "" && inj.header.name != "" && h1.EqualFold(name, inj.header.name) {
+		if cred != "" && inj.header.Name != "" && h1.EqualFold(name, inj.header.Name) {
 			// The session's credentials replace the app's, in place.
-			fields = h1.AppendHeaderTitle(fields, name, inj.header.appendValue(h.credBuf[:0], cred))
+			fields = h1.AppendHeaderTitle(fields, name, inj.header.AppendValue(h.credBuf[:0], cred))
 			injectedHeader = true
 			continue
 		}
-		if cred != "" && inj.cookie.name != "" && h1.EqualFold(name, "cookie") {
+		if cred != "" && inj.cookie.Name != "" && h1.EqualFold(name, "cookie") {
 			v := append(append(h.credBuf[:0], hd.Value()...), "; "...)
-			v = inj.cookie.appendValue(append(append(v, inj.cookie.name...), '='), cred)
+			v = inj.cookie.AppendValue(append(append(v, inj.cookie.Name...), '='), cred)
 			fields = h1.AppendHeaderTitle(fields, name, v)
 			injectedCookie = true
 			continue
@@ -332,20 +332,20 @@ func (x *clientExchange) onBegin(ext []byte) {
 		// Credentials the app's headers had no place for go last, and a
 		// query parameter after the path's own, as Zilla's client adds
 		// them.
-		if inj.header.name != "" && !injectedHeader {
-			fields = h1.AppendHeaderTitle(fields, []byte(inj.header.name), inj.header.appendValue(h.credBuf[:0], cred))
+		if inj.header.Name != "" && !injectedHeader {
+			fields = h1.AppendHeaderTitle(fields, []byte(inj.header.Name), inj.header.AppendValue(h.credBuf[:0], cred))
 		}
-		if inj.cookie.name != "" && !injectedCookie {
-			v := inj.cookie.appendValue(append(append(h.credBuf[:0], inj.cookie.name...), '='), cred)
+		if inj.cookie.Name != "" && !injectedCookie {
+			v := inj.cookie.AppendValue(append(append(h.credBuf[:0], inj.cookie.Name...), '='), cred)
 			fields = h1.AppendHeader(fields, []byte("Cookie"), v)
 		}
-		if inj.query.name != "" && len(path) > 0 {
+		if inj.query.Name != "" && len(path) > 0 {
 			sep := byte('?')
 			if bytes.IndexByte(path, '?') >= 0 {
 				sep = '&'
 			}
-			q := append(append(append(h.credBuf[:0], path...), sep), inj.query.name...)
-			path = inj.query.appendValue(append(q, '='), cred)
+			q := append(append(append(h.credBuf[:0], path...), sep), inj.query.Name...)
+			path = inj.query.AppendValue(append(q, '='), cred)
 			h.credBuf = path
 		}
 	}
@@ -792,11 +792,9 @@ func (c *clientConn) onNetData(p []byte) {
 		return
 	}
 	c.process()
-	if !c.inbox.Keep(c.ReplyID()) {
+	if c.state != connClosed && !c.inbox.Settle(&c.Stream) {
 		c.failExchange()
-		return
 	}
-	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.
@@ -960,10 +958,9 @@ func (c *clientConn) maybeDone() {
 	c.pool.push(c)
 	c.idleSince = c.h.w.Now()
 	deadline := c.idleSince.Add(c.idleFor)
-	if c.idleTimer != 0 && c.timerAt.After(deadline) {
+	if c.timerAt.After(deadline) {
 		// The last answer shortened the idle time the server allows.
-		c.h.w.Cancel(c.idleTimer)
-		c.idleTimer = 0
+		c.h.w.Disarm(&c.idleTimer)
 	}
 	if c.idleTimer == 0 {
 		c.idleTimer, c.timerAt = c.h.w.TimerAt(deadline, c.onIdle), deadline
@@ -1091,10 +1088,7 @@ func (c *clientConn) close(abrupt bool) {
 	}
 	c.state = connClosed
 	h := c.h
-	if c.idleTimer != 0 {
-		h.w.Cancel(c.idleTimer)
-		c.idleTimer = 0
-	}
+	h.w.Disarm(&c.idleTimer)
 	c.leavePool()
 	// Each direction is closed whether the ring takes its frame or not,
 	// and one already closed is left alone: the connection is over

@@ -2,13 +2,11 @@ package client
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/guard"
 )
 
 // defaultIdleTimeout is how long a client keeps an idle connection, as Go's
@@ -45,18 +43,17 @@ type injector struct {
 	guard interface {
 		Credentials(session int64) string
 	}
-	header, query, cookie credentialTemplate
+	// An empty name is no such place.
+	header, query, cookie http.CredentialPattern
 }
 
-// credentialTemplate is one place credentials go: a name, and the text
-// around {credentials} in its value. An empty name is no such place.
-type credentialTemplate struct {
-	name, prefix, suffix string
-}
-
-// appendValue appends the template's value for cred.
-func (t *credentialTemplate) appendValue(dst []byte, cred string) []byte {
-	return append(append(append(dst, t.prefix...), cred...), t.suffix...)
+// firstPattern is the one place of a kind a client writes credentials
+// into: the first that options.authorization names.
+func firstPattern(ps []http.CredentialPattern) http.CredentialPattern {
+	if len(ps) == 0 {
+		return http.CredentialPattern{}
+	}
+	return ps[0]
 }
 
 func compileInjector(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*injector, error) {
@@ -65,19 +62,8 @@ func compileInjector(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Opt
 		if !ok {
 			return nil, fmt.Errorf("http client %s: authorization names guard %q, which is not configured", cfg.Name, name)
 		}
-		in := &injector{guard: g}
-		pick := func(m map[string]string) credentialTemplate {
-			for k, pattern := range m {
-				pre, suf, _ := strings.Cut(pattern, "{credentials}")
-				return credentialTemplate{name: k, prefix: pre, suffix: suf}
-			}
-			return credentialTemplate{}
-		}
-		in.header = pick(a.Credentials.Headers)
-		in.header.name = strings.ToLower(in.header.name)
-		in.query = pick(a.Credentials.Query)
-		in.cookie = pick(a.Credentials.Cookies)
-		return in, nil
+		headers, query, cookies := a.Patterns()
+		return &injector{guard: g, header: firstPattern(headers), query: firstPattern(query), cookie: firstPattern(cookies)}, nil
 	}
 	return nil, nil
 }
@@ -90,14 +76,10 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 		}
 		s.maxIdle = *opts.MaxIdle
 	}
-	if opts.IdleTimeout != "" {
-		d, err := guard.PositiveDuration(opts.IdleTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("http client %s: idle-timeout %q: want a positive duration such as 90s or PT90S", cfg.Name, opts.IdleTimeout)
-		}
-		s.idle = d
+	err := http.Timeout(cfg, "idle-timeout", opts.IdleTimeout, &s.idle)
+	if err != nil {
+		return nil, err
 	}
-	var err error
 	if s.inject, err = compileInjector(w, cfg, opts); err != nil {
 		return nil, err
 	}

@@ -2,13 +2,11 @@ package server
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/guard"
 )
 
 // Default timeouts and body limit of a connection, in the range of
@@ -53,6 +51,13 @@ type authorizer struct {
 	realm   string
 }
 
+// add adds the credential sources of one kind.
+func (az *authorizer) add(kind byte, ps []http.CredentialPattern) {
+	for _, p := range ps {
+		az.sources = append(az.sources, credentialSource{kind: kind, name: []byte(p.Name), prefix: []byte(p.Prefix), suffix: []byte(p.Suffix)})
+	}
+}
+
 // settings is what Attach compiles from a server's configuration. The
 // client's option max-idle is accepted and not used.
 type settings struct {
@@ -84,23 +89,14 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 			s.maxBody = -1
 		}
 	}
-	for _, t := range []struct {
-		name, value string
-		d           *time.Duration
-	}{
-		{"header-timeout", opts.HeaderTimeout, &s.header},
-		{"body-timeout", opts.BodyTimeout, &s.body},
-		{"idle-timeout", opts.IdleTimeout, &s.idle},
+	for _, err := range []error{
+		http.Timeout(cfg, "header-timeout", opts.HeaderTimeout, &s.header),
+		http.Timeout(cfg, "body-timeout", opts.BodyTimeout, &s.body),
+		http.Timeout(cfg, "idle-timeout", opts.IdleTimeout, &s.idle),
 	} {
-		if t.value == "" {
-			continue
-		}
-		d, err := guard.PositiveDuration(t.value)
 		if err != nil {
-			return nil, fmt.Errorf("%s: http server %s: %s %q: want a positive duration such as 30s or PT30S",
-				cfg.Options().Where(t.name), cfg.Name, t.name, t.value)
+			return nil, err
 		}
-		*t.d = d
 	}
 	for name, a := range opts.Authorization {
 		g, ok := w.Guard(name)
@@ -108,19 +104,10 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 			return nil, fmt.Errorf("http server %s: authorization names guard %q, which is not configured", cfg.Name, name)
 		}
 		az := &authorizer{guardName: name, guard: g, realm: a.Realm}
-		add := func(kind byte, m map[string]string) {
-			for k, pattern := range m {
-				pre, suf, _ := strings.Cut(pattern, "{credentials}")
-				n := k
-				if kind == 'h' {
-					n = strings.ToLower(k)
-				}
-				az.sources = append(az.sources, credentialSource{kind: kind, name: []byte(n), prefix: []byte(pre), suffix: []byte(suf)})
-			}
-		}
-		add('h', a.Credentials.Headers)
-		add('q', a.Credentials.Query)
-		add('c', a.Credentials.Cookies)
+		headers, query, cookies := a.Patterns()
+		az.add('h', headers)
+		az.add('q', query)
+		az.add('c', cookies)
 		if len(az.sources) == 0 {
 			return nil, fmt.Errorf("http server %s: authorization %s: no credentials source (headers, query or cookies)", cfg.Name, name)
 		}

@@ -286,10 +286,7 @@ func (c *serverConn) closeIdle() {
 // stopTimer disarms the connection's timer once it is closed.
 func (c *serverConn) stopTimer() {
 	c.wait, c.deadline = waitNone, time.Time{}
-	if c.timerID != 0 {
-		c.h.w.Cancel(c.timerID)
-		c.timerID = 0
-	}
+	c.h.w.Disarm(&c.timerID)
 }
 
 // exchangeFlags are what an exchange knows of its request and response
@@ -438,11 +435,9 @@ func (c *serverConn) onNetData(p []byte) {
 // keepInput keeps what is left of the input for later and offers the
 // network the room the rest frees.
 func (c *serverConn) keepInput() {
-	if !c.inbox.Keep(c.InitialID()) {
+	if c.state != stateClosed && !c.inbox.Settle(&c.Stream) {
 		c.abortAll()
-		return
 	}
-	c.grantNet()
 }
 
 // grantNet offers the connection as much window as the buffer has room.

@@ -239,6 +239,26 @@ func (c *call) abort() {
 	c.recycle()
 }
 
+// abortCall aborts the call *owned names, if any, after its owner lets
+// go of it (*owned = nil), so that the abort's onClose finds it gone.
+func abortCall(owned **call) {
+	if c := *owned; c != nil {
+		*owned = nil
+		c.abort()
+	}
+}
+
+// ownedCall reports whether c, a call that closed, is the one *owned
+// names, and then lets go of it: a call its owner had already let go of
+// concerns the owner no more.
+func ownedCall(owned **call, c *call) bool {
+	if *owned != c {
+		return false
+	}
+	*owned = nil
+	return true
+}
+
 // finish ends a call whose answer came. When the body its Content-Length
 // announced has all arrived, the response's END is already on its way (the
 // http client sends the last DATA and END together): the call waits for

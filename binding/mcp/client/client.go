@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"github.com/sluicehq/sluice/binding"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/sluicehq/sluice/binding"
 	httpb "github.com/sluicehq/sluice/binding/http"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
@@ -20,9 +20,7 @@ import (
 	"github.com/sluicehq/sluice/engine/guard"
 )
 
-func init() {
-	binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "client", New: func() engine.Binding { return Binding{} }})
-}
+func init() { mcp.RegisterKind("client", Binding{}) }
 
 // Binding is the mcp client kind's process-wide factory.
 type Binding struct{}
@@ -380,18 +378,14 @@ type handler struct {
 
 	begin frame.Begin
 
-	mcpEx    mcp.McpBeginEx
-	mcpExB   mcp.McpBeginExBuilder
-	flushExB mcp.McpFlushExBuilder
-	endExB   mcp.McpEndExBuilder
-	resetExB mcp.McpResetExBuilder
-	// challengeExB and flushEx serve the guard's elicitations.
-	challengeExB mcp.McpChallengeExBuilder
-	flushEx      mcp.McpFlushEx
-	guard        guard.Handler // options.authorization's; nil: none
-	httpExB      httpb.HttpBeginExBuilder
-	hdr          httpb.HttpHeader
-	resp         respHead
+	mcpEx mcp.McpBeginEx
+	exB   mcp.ExBuilders
+	// flushEx serves the guard's elicitations.
+	flushEx mcp.McpFlushEx
+	guard   guard.Handler // options.authorization's; nil: none
+	httpExB httpb.HttpBeginExBuilder
+	hdr     httpb.HttpHeader
+	resp    respHead
 
 	tracker jsonrpc.Tracker
 	msg     message
@@ -438,10 +432,7 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *handler 
 // Detach stops the worker's sweep timer and its key timers.
 func (h *handler) Detach() {
 	h.keys.stop(h)
-	if h.sweepTimer != 0 {
-		h.w.Cancel(h.sweepTimer)
-		h.sweepTimer = 0
-	}
+	h.w.Disarm(&h.sweepTimer)
 }
 
 // NewStream takes an MCP application stream: a lifecycle, a request, or

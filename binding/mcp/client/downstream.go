@@ -83,7 +83,7 @@ func (d *downstream) doEnd(failed bool) {
 		h := d.h
 		err = d.EndWith(func(b *frame.EndBuilder) {
 			if off, maxLimit, ok := b.ExtensionSlot(); ok {
-				b.ExtensionDone(h.endExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
+				b.ExtensionDone(h.exB.End.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 			}
 		})
 	} else {
@@ -101,6 +101,13 @@ func (d *downstream) doAbort() {
 	if streams.AbortReply(&d.Stream) != nil {
 		d.doReset(nil)
 	}
+}
+
+// doClose resets the request and aborts its reply: the stream is over
+// both ways, as after a breach of flow control or a refusal.
+func (d *downstream) doClose() {
+	d.doReset(nil)
+	d.doAbort()
 }
 
 // resetKind selects the McpResetEx of doReset.
@@ -140,25 +147,18 @@ func (d *downstream) resetWith(ri *resetInfo) error {
 		if !ok {
 			return
 		}
-		eb := h.resetExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		eb := h.exB.Reset.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 		if ri.bearer {
 			bb := eb.Bearer()
-			bb = optBytes(bb, ri.realm, (*mcp.McpBearerResetExBuilder).RealmBytes, (*mcp.McpBearerResetExBuilder).RealmNull)
-			bb = optBytes(bb, ri.scope, (*mcp.McpBearerResetExBuilder).ScopesBytes, (*mcp.McpBearerResetExBuilder).ScopesNull)
-			bb = optBytes(bb, ri.meta, (*mcp.McpBearerResetExBuilder).ResourceMetadataBytes, (*mcp.McpBearerResetExBuilder).ResourceMetadataNull)
+			mcp.SetString(bb.RealmBytes, bb.RealmNull, ri.realm, ri.realm == nil)
+			mcp.SetString(bb.ScopesBytes, bb.ScopesNull, ri.scope, ri.scope == nil)
+			mcp.SetString(bb.ResourceMetadataBytes, bb.ResourceMetadataNull, ri.meta, ri.meta == nil)
 			bb.Error(ri.bErr)
 		} else {
 			eb.Error().Code(ri.code).Message(ri.message)
 		}
-		b.ExtensionDone(h.resetExB.BuildLimit())
+		b.ExtensionDone(h.exB.Reset.BuildLimit())
 	})
-}
-
-func optBytes[B any](b B, v []byte, set func(B, []byte) B, null func(B) B) B {
-	if v == nil {
-		return null(b)
-	}
-	return set(b, v)
 }
 
 // flushKind is what doFlush sends.
@@ -237,8 +237,8 @@ func (d *downstream) flush(k flushKind, n int, fill func(*mcp.McpFlushExBuilder)
 		if !ok {
 			return
 		}
-		fill(h.flushExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID))
-		fb.ExtensionDone(h.flushExB.BuildLimit())
+		fill(h.exB.Flush.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID))
+		fb.ExtensionDone(h.exB.Flush.BuildLimit())
 	})
 	if errors.Is(err, flyweight.ErrOverflow) {
 		// A FLUSH is one frame: what does not fit (a progress message
@@ -290,7 +290,7 @@ func (d *downstream) sendParts(k flushKind, id, method, params []byte) bool {
 // replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
 // kind, session id and name, uri or method, contentLength unknown.
 func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx, caps uint16) (int, error) {
-	b := h.mcpExB.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
+	b := h.exB.Begin.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
 	mcp.BuildReply(b, ex, caps)
 	return b.BuildLimit()
 }
@@ -305,10 +305,10 @@ func (d *downstream) doElicitCreate(id, url, message, correlationID []byte) bool
 		if !ok {
 			return
 		}
-		cb := h.challengeExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		cb := h.exB.Challenge.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 		eb := cb.ElicitCreate().IDBytes(id).URLBytes(url)
-		eb = optBytes(eb, message, (*mcp.McpElicitCreateChallengeExBuilder).MessageBytes, (*mcp.McpElicitCreateChallengeExBuilder).MessageNull)
-		optBytes(eb, correlationID, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDBytes, (*mcp.McpElicitCreateChallengeExBuilder).CorrelationIDNull)
+		mcp.SetString(eb.MessageBytes, eb.MessageNull, message, message == nil)
+		mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, correlationID, correlationID == nil)
 		b.ExtensionDone(cb.BuildLimit())
 	}) == nil
 }

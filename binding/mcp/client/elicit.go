@@ -78,8 +78,7 @@ func (x *exchange) reject() {
 	x.auth = authNone
 	x.state |= xOver
 	x.cancelTimer()
-	x.ds.doReset(nil)
-	x.ds.doAbort()
+	x.ds.doClose()
 }
 
 // onPreauthorize runs when the guard found the URL the user must visit:

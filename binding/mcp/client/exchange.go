@@ -166,8 +166,7 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 func (x *exchange) received(err error) bool {
 	if binding.Violation(err) {
 		x.cancel("protocol violation")
-		x.ds.doReset(nil)
-		x.ds.doAbort()
+		x.ds.doClose()
 	}
 	return err == nil
 }
@@ -680,8 +679,7 @@ func (x *exchange) onBody(c *call, p []byte) {
 			}
 		}
 		if err != nil {
-			x.c = nil
-			c.abort()
+			abortCall(&x.c)
 			x.fail(-32603, "Upstream sent an invalid response")
 			return
 		}
@@ -691,8 +689,7 @@ func (x *exchange) onBody(c *call, p []byte) {
 		m := &h.msg
 		if x.rd.decode(&h.tracker, msg, m) != nil {
 			if !x.sse {
-				x.c = nil
-				c.abort()
+				abortCall(&x.c)
 				x.fail(-32603, "Upstream sent an invalid response")
 				return
 			}
@@ -804,10 +801,9 @@ func (x *exchange) onProgress(params []byte) {
 }
 
 func (x *exchange) onClose(c *call, failed bool) {
-	if x.c != c {
+	if !ownedCall(&x.c, c) {
 		return
 	}
-	x.c = nil
 	if x.state&(xAnswered|xOver) != 0 {
 		return
 	}
@@ -879,11 +875,7 @@ func (x *exchange) cancel(reason string) {
 		x.notifyCancelled(reason)
 	}
 	x.unpend(reason)
-	if x.c != nil {
-		c := x.c
-		x.c = nil
-		c.abort()
-	}
+	abortCall(&x.c)
 }
 
 func (x *exchange) notifyCancelled(reason string) {
@@ -891,11 +883,7 @@ func (x *exchange) notifyCancelled(reason string) {
 		return
 	}
 	h := x.h
-	b := append(x.scratch[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
-	b = strconv.AppendInt(b, x.id, 10)
-	b = append(b, `,"reason":"`...)
-	b = append(b, reason...)
-	b = append(b, `"`...)
+	b := appendCancelled(x.scratch[:0], x.id, reason)
 	if x.snap.stateless {
 		b = append(b, `,"_meta":`...)
 		caps, _ := x.u.metaOf()
@@ -904,9 +892,16 @@ func (x *exchange) notifyCancelled(reason string) {
 	b = append(b, `}}`...)
 	x.scratch = b
 	postMessage(h, &x.snap, b)
-	c := x.c
-	x.c = nil
-	c.abort()
+	abortCall(&x.c)
+}
+
+// appendCancelled appends notifications/cancelled for the upstream's
+// request id to b, its params left open for a _meta.
+func appendCancelled(b []byte, id int64, reason string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"reason":`...)
+	return jsonrpc.AppendString(b, reason)
 }
 
 // extend moves an armed request's deadline to a whole timeout from now.
@@ -990,11 +985,7 @@ func (x *exchange) answered(failed bool) {
 		x.state |= xFailed
 	}
 	x.cancelTimer()
-	if x.c != nil {
-		c := x.c
-		x.c = nil
-		c.abort()
-	}
+	abortCall(&x.c)
 	x.unpend("the call ended")
 	x.ansOff = 0
 	x.flushAnswer()

@@ -79,7 +79,7 @@ func (h *handler) keyArrived(key []byte) {
 	}
 	k.codec = &stateCodec{key: key}
 	k.pending, k.fallback = false, false
-	k.cancelTimer(h)
+	h.w.Disarm(&k.timer)
 	k.wake()
 }
 
@@ -95,7 +95,7 @@ func (h *handler) keyFailed(why string) {
 			"binding", h.cfg.Name, "store", h.s.keyStore, "reason", why)
 	}
 	k.pending, k.fallback = false, true
-	k.cancelTimer(h)
+	h.w.Disarm(&k.timer)
 	k.timer = h.w.TimerAt(h.w.Now().Add(keyRetry), h.keyRetried)
 	k.wake()
 }
@@ -123,16 +123,9 @@ func (h *handler) keyTimedOut() {
 	}
 }
 
-func (k *keyState) cancelTimer(h *handler) {
-	if k.timer != 0 {
-		h.w.Cancel(k.timer)
-		k.timer = 0
-	}
-}
-
 // stop cancels the worker's key timer when it detaches.
 func (k *keyState) stop(h *handler) {
-	k.cancelTimer(h)
+	h.w.Disarm(&k.timer)
 	k.waiters = nil
 }
 

@@ -140,8 +140,7 @@ func (f *paramFetch) onBody(c *call, p []byte) {
 		n, msg, err := f.rd.next(p)
 		p = p[n:]
 		if err != nil {
-			f.c = nil
-			c.abort()
+			abortCall(&f.c)
 			f.finish()
 			return
 		}
@@ -152,8 +151,7 @@ func (f *paramFetch) onBody(c *call, p []byte) {
 		if f.rd.decode(&h.tracker, msg, &m) != nil || !m.isResponse() || !bytes.Equal(m.id, strconv.AppendInt(h.idBuf[:0], f.id, 10)) {
 			continue
 		}
-		f.c = nil
-		c.abort() // an event stream may stay open: the answer is in
+		abortCall(&f.c) // an event stream may stay open: the answer is in
 		if f.status != 200 || m.result == nil {
 			f.finish()
 			return
@@ -173,20 +171,15 @@ func (f *paramFetch) onBody(c *call, p []byte) {
 }
 
 func (f *paramFetch) onClose(c *call, _ bool) {
-	if f.c != c {
-		return
+	if ownedCall(&f.c, c) {
+		f.finish()
 	}
-	f.c = nil
-	f.finish()
 }
 
 // timedOut ends a fetch that took longer than the binding's timeout.
 func (f *paramFetch) timedOut() {
 	f.timer = 0
-	if c := f.c; c != nil {
-		f.c = nil
-		c.abort()
-	}
+	abortCall(&f.c)
 	f.finish()
 }
 
@@ -197,10 +190,7 @@ func (f *paramFetch) finish() {
 	}
 	f.over = true
 	h := f.h
-	if f.timer != 0 {
-		h.w.Cancel(f.timer)
-		f.timer = 0
-	}
+	h.w.Disarm(&f.timer)
 	h.sh.mu.Lock()
 	if h.sh.fetch == f {
 		h.sh.fetch = nil

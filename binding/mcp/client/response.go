@@ -55,8 +55,7 @@ func (r *response) onFrame(t frame.FrameType, buf []byte) {
 		d, err := r.ds.OnData(buf)
 		if binding.Violation(err) {
 			r.cancel()
-			r.ds.doReset(nil)
-			r.ds.doAbort()
+			r.ds.doClose()
 		} else if err == nil {
 			r.onData(d.Payload())
 		}
@@ -104,7 +103,7 @@ func (r *response) onBegin(ext []byte) {
 	}
 	if r.ds.BeginWith(0, func(b *frame.BeginBuilder) {
 		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			eb := h.mcpExB.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+			eb := h.exB.Begin.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
 			eb.ClientResponse().SessionID(r.sid).IDBytes(r.id).Error(e)
 			b.ExtensionDone(eb.BuildLimit())
 		}
@@ -202,20 +201,14 @@ func (r *response) onResponse(c *call, status int) {
 func (r *response) onBody(*call, []byte) {}
 
 func (r *response) onClose(c *call, _ bool) {
-	if r.c != c {
-		return
+	if ownedCall(&r.c, c) {
+		r.fail(-32603, "Upstream connection failed")
 	}
-	r.c = nil
-	r.fail(-32603, "Upstream connection failed")
 }
 
 func (r *response) onTimeout() {
 	r.timer = 0
-	if r.c != nil {
-		c := r.c
-		r.c = nil
-		c.abort()
-	}
+	abortCall(&r.c)
 	r.fail(-32603, "Upstream timeout")
 }
 
@@ -254,20 +247,13 @@ func (r *response) cancel() {
 		return
 	}
 	r.over()
-	if r.c != nil {
-		c := r.c
-		r.c = nil
-		c.abort()
-	}
+	abortCall(&r.c)
 }
 
 func (r *response) over() {
 	r.state |= rOver
 	r.state &^= rWaiting
-	if r.timer != 0 {
-		r.h.w.Cancel(r.timer)
-		r.timer = 0
-	}
+	r.h.w.Disarm(&r.timer)
 }
 
 var _ sink = (*response)(nil)

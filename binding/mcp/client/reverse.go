@@ -188,8 +188,7 @@ func (p *pending) onBody(c *call, b []byte) {
 		n, msg, err := p.rd.next(b)
 		b = b[n:]
 		if err != nil {
-			p.c = nil
-			c.abort()
+			abortCall(&p.c)
 			p.push(nil)
 			return
 		}
@@ -210,11 +209,9 @@ func (p *pending) onBody(c *call, b []byte) {
 }
 
 func (p *pending) onClose(c *call, _ bool) {
-	if p.c != c {
-		return
+	if ownedCall(&p.c, c) {
+		p.push(nil)
 	}
-	p.c = nil
-	p.push(nil)
 }
 
 // push queues msg (nil: the stream ended) and wakes the attached exchange.
@@ -401,21 +398,12 @@ func (p *pending) drop(reason string) {
 		postError(h, &p.snap, a.id, -32001, "Request cancelled: "+reason)
 	}
 	if p.c != nil {
-		b := append(h.scratch[:0], `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
-		b = strconv.AppendInt(b, p.callID, 10)
-		b = append(b, `,"reason":`...)
-		b = strconv.AppendQuote(b, reason)
-		b = append(b, `}}`...)
+		b := append(appendCancelled(h.scratch[:0], p.callID, reason), `}}`...)
 		h.scratch = b
 		postMessage(h, &p.snap, b)
-		c := p.c
-		p.c = nil
-		c.abort()
+		abortCall(&p.c)
 	}
-	if p.timer != 0 {
-		h.w.Cancel(p.timer)
-		p.timer = 0
-	}
+	h.w.Disarm(&p.timer)
 }
 
 func (p *pending) unregister() {

@@ -557,8 +557,7 @@ func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
 		case !errors.Is(err, engine.ErrMalformedFrame):
 			// The sender broke flow control: the session ends.
 			l.teardown()
-			l.ds.doReset(nil)
-			l.ds.doAbort()
+			l.ds.doClose()
 		}
 	case frame.FrameFlush:
 		_, _ = l.ds.OnFlush(buf) // the lifecycle carries nothing the client reads
@@ -935,15 +934,8 @@ func (g *getStream) open() {
 
 func (g *getStream) stop() {
 	g.stopped = true
-	if g.timer != 0 {
-		g.l.h.w.Cancel(g.timer)
-		g.timer = 0
-	}
-	if g.c != nil {
-		c := g.c
-		g.c = nil
-		c.abort()
-	}
+	g.l.h.w.Disarm(&g.timer)
+	abortCall(&g.c)
 }
 
 func (g *getStream) reopen() {
@@ -1048,11 +1040,9 @@ func (g *getStream) onBody(c *call, p []byte) {
 }
 
 func (g *getStream) onClose(c *call, failed bool) {
-	if g.c != c {
-		return
+	if ownedCall(&g.c, c) {
+		g.retry()
 	}
-	g.c = nil
-	g.retry()
 }
 
 // onMessage relays a message of the GET stream.

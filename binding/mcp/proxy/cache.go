@@ -79,7 +79,7 @@ func newCache(h *Handler, cfg *cacheConfig) (*cache, error) {
 // detach stops the watches, the timers and the hydrater.
 func (c *cache) detach() {
 	c.closed = true
-	disarm(c.h.w, &c.timer)
+	c.h.w.Disarm(&c.timer)
 	for i := range c.kinds {
 		c.kinds[i].cancel()
 	}
@@ -251,7 +251,7 @@ func (c *cache) gateTimedOut() {
 // openGate lets the waiting lifecycles go on to their routes.
 func (c *cache) openGate() {
 	c.open = true
-	disarm(c.h.w, &c.timer)
+	c.h.w.Disarm(&c.timer)
 	waiting := c.waiting
 	c.waiting = nil
 	for _, l := range waiting {
@@ -267,7 +267,7 @@ func (c *cache) listChanged(k *cacheKind) {
 		if l.sidNull && l.subs&k.bit == 0 || !l.Out.Opening() || l.Out.Closed() {
 			continue
 		}
-		b := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+		b := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 		switch k.flush {
 		case mcp.McpFlushExKindToolsListChanged:
 			b.ToolsListChanged().IDNull()

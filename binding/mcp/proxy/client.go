@@ -117,9 +117,9 @@ func (h *Handler) relayCancelled(s *engine.Stream, f *frame.Flush, route int) (b
 		out = h.appendClientID(out, route, field.Value)
 		out = append(out, params[next:]...)
 		h.scratch = out
-		c := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Notification().MethodBytes(v.Method()).ParamsBytes(out)
+		c := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Notification().MethodBytes(v.Method()).ParamsBytes(out)
 		c.Total(-1).Start(0)
-		n, err := h.flushExB.BuildLimit()
+		n, err := h.exB.Flush.BuildLimit()
 		if err != nil {
 			return true, err
 		}
@@ -178,14 +178,14 @@ func splitPart(n, size, total, start int, send func(at, end, total, start int) e
 // trace id and authorization of the FLUSH it relays.
 func (h *Handler) sendClientRequest(s *engine.Stream, trace, auth int64, reserved int32, id, method, params []byte,
 	hasParams bool, total, start int) error {
-	c := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ClientRequest().IDBytes(id).MethodBytes(method)
+	c := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ClientRequest().IDBytes(id).MethodBytes(method)
 	if hasParams {
 		c.ParamsBytes(params)
 	} else {
 		c.ParamsNull()
 	}
 	c.Total(int32(total)).Start(int32(start))
-	n, err := h.flushExB.BuildLimit()
+	n, err := h.exB.Flush.BuildLimit()
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (h *Handler) clientResponseReplyEx(r *request, b *frame.Begin) []byte {
 // extBuf: its session id, with id (the route's toward the route, the
 // downstream's on the reply), error flag and contentLength.
 func (h *Handler) clientResponseBeginEx(r *request, id []byte, errFlag uint8, contentLength int32) []byte {
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	mcp.SetSessionID(b.ClientResponse(), r.sid, r.sidNull).
 		IDBytes(id).Error(errFlag).ContentLength(contentLength)
 	n, err := b.BuildLimit()

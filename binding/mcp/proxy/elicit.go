@@ -36,7 +36,7 @@ func (h *Handler) downChallenge(ext []byte, route int) []byte {
 	url = append(url, u[start:]...)
 	h.scratch = url
 	buf := h.elicitBuf(len(ext) + len(name))
-	b := h.challengeExB.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
+	b := h.exB.Challenge.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
 	eb := b.ElicitCreate()
 	mcp.SetString(eb.IDBytes, eb.IDNull, ec.ID(), !ec.HasID())
 	eb.URLBytes(url)
@@ -81,7 +81,7 @@ func (h *Handler) upCallback(ext []byte) (int, []byte) {
 	url = append(url, u[start+len(h.s.routes[route].name):]...)
 	h.scratch = url
 	buf := h.elicitBuf(len(ext))
-	b := h.flushExB.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
+	b := h.exB.Flush.Wrap(buf, 0, len(buf)).TypeID(h.typeID)
 	eb := b.ElicitCallback().URLBytes(url)
 	mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, cb.CorrelationID(), !cb.HasCorrelationID())
 	n, err := b.BuildLimit()

@@ -132,8 +132,8 @@ func (hy *hydrater) renewLeases() {
 func (hy *hydrater) lose() {
 	w := hy.c.h.w
 	hy.holder, hy.token = false, ""
-	disarm(w, &hy.renew)
-	disarm(w, &hy.reopen)
+	w.Disarm(&hy.renew)
+	w.Disarm(&hy.reopen)
 	for i := range hy.kinds {
 		hy.cancelKind(i)
 	}
@@ -147,7 +147,7 @@ func (hy *hydrater) lose() {
 func (hy *hydrater) cancelKind(i int) {
 	c := hy.c
 	k := &hy.kinds[i]
-	disarm(c.h.w, &k.timer)
+	c.h.w.Disarm(&k.timer)
 	if k.fetch != nil {
 		k.fetch.cancel()
 		k.fetch = nil
@@ -163,7 +163,7 @@ func (hy *hydrater) cancelKind(i int) {
 func (hy *hydrater) stop() {
 	hy.stopped = true
 	w := hy.c.h.w
-	disarm(w, &hy.poll)
+	w.Disarm(&hy.poll)
 	if hy.holder {
 		token := hy.token
 		hy.lose()
@@ -186,7 +186,7 @@ func (hy *hydrater) openSession() {
 	s.Connect(h.w, h.id, h.id, h.w.SupplyInitialID(h.id), s.onFrame)
 	s.Out.Trace, s.Out.Auth = h.w.SupplyTraceID(), c.auth
 	s.In.Trace, s.In.Auth = s.Out.Trace, c.auth
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	b.Lifecycle().SessionIDBytes(hy.sid).Capabilities(0).AuthCallbackNull().Subscriptions(subs)
 	n, err := b.BuildLimit()
 	if err != nil || s.Begin(h.extBuf[:n]) != nil {
@@ -266,7 +266,7 @@ func (hy *hydrater) loaded(i int) {
 func (hy *hydrater) armRefresh(i int, d time.Duration, failed bool) {
 	k := &hy.kinds[i]
 	w := hy.c.h.w
-	disarm(w, &k.timer)
+	w.Disarm(&k.timer)
 	if d <= 0 || hy.c.cfg.kinds[i].follows && !failed {
 		return
 	}
@@ -302,7 +302,7 @@ func (hy *hydrater) refresh(i int) {
 		return
 	}
 	k.busy = true
-	disarm(c.h.w, &k.timer)
+	c.h.w.Disarm(&k.timer)
 	kc := &c.cfg.kinds[i]
 	c.store.Lock(kc.lock, c.cfg.lease, func(token string, ok bool) {
 		if !hy.holder || !hy.open || !k.busy {

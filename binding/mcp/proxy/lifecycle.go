@@ -189,7 +189,7 @@ func (l *lifecycle) timedOut() {
 func (l *lifecycle) legSettled() {
 	l.waiting--
 	if l.waiting == 0 {
-		disarm(l.h.w, &l.timer)
+		l.h.w.Disarm(&l.timer)
 		l.settled()
 	}
 }
@@ -226,7 +226,7 @@ func (l *lifecycle) settled() {
 		h.sessions.put(l.sid, logging, down, h.w, l)
 		l.registered = true
 	}
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(caps)
 	n, err := b.BuildLimit()
 	if err != nil || l.Begin(h.extBuf[:n]) != nil {
@@ -311,14 +311,14 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 		v := h.flushEx.ResourcesUpdated()
 		uri := append(append(h.scratch[:0], h.s.routes[g.route].uri...), v.URI()...)
 		h.scratch = uri
-		c := h.flushExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ResourcesUpdated()
+		c := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ResourcesUpdated()
 		if v.HasID() {
 			c.IDBytes(v.ID())
 		} else {
 			c.IDNull()
 		}
 		c.URIBytes(uri)
-		n, err := h.flushExB.BuildLimit()
+		n, err := h.exB.Flush.BuildLimit()
 		if err != nil {
 			return
 		}
@@ -371,7 +371,7 @@ func (l *lifecycle) fail() {
 
 // done forgets the session once the downstream's lifecycle is over.
 func (l *lifecycle) done() {
-	disarm(l.h.w, &l.timer)
+	l.h.w.Disarm(&l.timer)
 	if l.h.cache != nil {
 		l.h.cache.untrack(l)
 	}
@@ -390,7 +390,7 @@ func (g *lifecycleLeg) begin() bool {
 	g.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), g.onUp)
 	g.Out.Trace, g.Out.Auth = l.Out.Trace, l.Out.Auth
 	g.In.Trace, g.In.Auth = l.Out.Trace, l.Out.Auth
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	c := mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(l.caps)
 	if l.hasCallback {
 		c.AuthCallbackBytes(l.authCallback)

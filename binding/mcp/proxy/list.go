@@ -149,7 +149,7 @@ func (r *request) settle(l *leg, how uint16) {
 	l.state |= legSettled | how
 	r.open--
 	if r.open == 0 && !r.Out.Closed() {
-		disarm(r.h.w, &r.timer)
+		r.h.w.Disarm(&r.timer)
 		r.finishFanout()
 	}
 }

@@ -2,19 +2,17 @@ package proxy
 
 import (
 	"bytes"
-	"github.com/sluicehq/sluice/binding"
 	"log/slog"
 	"unsafe"
 
+	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
-func init() {
-	binding.RegisterKind(binding.Kind{Type: "mcp", Kind: "proxy", New: func() engine.Binding { return Binding{} }})
-}
+func init() { mcp.RegisterKind("proxy", Binding{}) }
 
 // Binding is the mcp proxy kind's process-wide factory.
 type Binding struct{}
@@ -122,14 +120,10 @@ type Handler struct {
 	endEx   mcp.McpEndEx
 	resetEx mcp.McpResetEx
 
-	challengeEx  mcp.McpChallengeEx
-	challengeExB mcp.McpChallengeExBuilder
-	elicitExt    []byte // a rewritten elicitation extension
+	challengeEx mcp.McpChallengeEx
+	elicitExt   []byte // a rewritten elicitation extension
 
-	beginExB mcp.McpBeginExBuilder
-	flushExB mcp.McpFlushExBuilder
-	resetExB mcp.McpResetExBuilder
-	endExB   mcp.McpEndExBuilder
+	exB mcp.ExBuilders
 }
 
 // NewStream takes every MCP application stream: a lifecycle, a list, a
@@ -269,7 +263,7 @@ func routeGlobs(r *route, kind uint8) []string {
 
 // errorResetEx builds McpResetEx.error{code, msg} into extBuf.
 func (h *Handler) errorResetEx(code int32, msg string) []byte {
-	n, err := h.resetExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Error().Code(code).Message(msg).BuildLimit()
+	n, err := h.exB.Reset.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Error().Code(code).Message(msg).BuildLimit()
 	if err != nil {
 		return nil
 	}
@@ -278,7 +272,7 @@ func (h *Handler) errorResetEx(code int32, msg string) []byte {
 
 // errorEndEx builds McpEndEx{outcome: ERROR} into extBuf.
 func (h *Handler) errorEndEx() []byte {
-	n, err := h.endExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit()
+	n, err := h.exB.End.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit()
 	if err != nil {
 		return nil
 	}
@@ -325,11 +319,3 @@ var (
 	_ engine.Handler     = (*Handler)(nil)
 	_ engine.Detacher    = (*Handler)(nil)
 )
-
-// disarm cancels the timer *id names, if one is armed, and forgets it.
-func disarm(w *engine.Worker, id *int64) {
-	if *id != 0 {
-		w.Cancel(*id)
-		*id = 0
-	}
-}

@@ -854,7 +854,7 @@ func (r *request) maybeRelease() {
 	}
 	h := r.h
 	r.state |= released
-	disarm(h.w, &r.timer)
+	h.w.Disarm(&r.timer)
 	r.releaseSlot()
 	for _, l := range r.legs {
 		h.putLeg(l)
@@ -872,7 +872,7 @@ func (r *request) maybeRelease() {
 
 // requestBeginEx builds a request kind's McpBeginEx into extBuf.
 func (h *Handler) requestBeginEx(kind uint8, sid []byte, sidNull bool, ident []byte, identNull bool, contentLength int32, timeout int64) []byte {
-	b := h.beginExB.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
+	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	r := mcp.RequestBegin{
 		SessionID: sid, SessionIDNull: sidNull,
 		Ident: ident, IdentNull: identNull,

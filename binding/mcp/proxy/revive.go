@@ -214,7 +214,7 @@ func (l *lifecycle) revive(route int) {
 // reviveDone notes a revived route's reply: it is back in the session.
 func (l *lifecycle) reviveDone(g *lifecycleLeg) {
 	h := l.h
-	disarm(h.w, &g.timer)
+	h.w.Disarm(&g.timer)
 	l.retryAt[g.route], l.backoff[g.route] = time.Time{}, 0
 	h.log.Info("route back in the session", "route", h.s.routes[g.route].label(), "session", string(l.sid))
 	h.sessions.revived(l.sid, g.route, true, g.caps&uint16(mcp.McpCapabilitiesServerLogging) != 0, "")
@@ -223,7 +223,7 @@ func (l *lifecycle) reviveDone(g *lifecycleLeg) {
 // reviveFailed notes a failed revival and sets the route's next attempt.
 func (l *lifecycle) reviveFailed(g *lifecycleLeg, why string) {
 	h := l.h
-	disarm(h.w, &g.timer)
+	h.w.Disarm(&g.timer)
 	g.revival = false
 	b := max(reviveBackoff, 2*l.backoff[g.route])
 	b = min(b, maxReviveBackoff)

@@ -114,7 +114,7 @@ func (p *post) requestTimeout() int64 {
 // buf[off:max] and returns its limit. A nil sid or name is null, but a
 // generic request always names its method.
 func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32, timeout int64) (int, error) {
-	eb := h.mcpExB.Wrap(buf, off, max).TypeID(h.mcpTypeID)
+	eb := h.exB.Begin.Wrap(buf, off, max).TypeID(h.mcpTypeID)
 	r := mcp.RequestBegin{
 		SessionID: sid, SessionIDNull: sid == nil,
 		Ident: name, IdentNull: name == nil && kind != mcp.McpBeginExKindRequest,

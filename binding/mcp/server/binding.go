@@ -4,16 +4,11 @@ import (
 	"fmt"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 )
 
-func init() {
-	binding.RegisterKind(binding.Kind{
-		Type: "mcp",
-		Kind: "server",
-		New:  func() engine.Binding { return Binding{} },
-	})
-}
+func init() { mcp.RegisterKind("server", Binding{}) }
 
 // Binding is the mcp server kind's process-wide factory: MCP Streamable
 // HTTP behind an http server binding. Each engine provisions a configured

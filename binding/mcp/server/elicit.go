@@ -330,7 +330,7 @@ func (h *server) elicitResponse(r *clientRequest, action mcp.McpElicitAction) bo
 		x = r.origin.p.ex
 		out = x
 	}
-	eb := h.flushExB.Wrap(h.elicitBuf(len(r.up)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
+	eb := h.exB.Flush.Wrap(h.elicitBuf(len(r.up)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
 	eb.ElicitResponse().CorrelationIDBytes(r.up).Action(action)
 	if !h.elicitFlush(out, x, eb) {
 		return false
@@ -486,7 +486,7 @@ func (h *server) elicitCallback(s *session, e *elicitation, u []byte) bool {
 	}
 	target := stripState(h.msg[:0], u, len(s.id)+len(e.id)+2)
 	h.msg = target
-	eb := h.flushExB.Wrap(h.elicitBuf(len(target)+len(e.corr)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
+	eb := h.exB.Flush.Wrap(h.elicitBuf(len(target)+len(e.corr)), 0, len(h.elicitExt)).TypeID(h.mcpTypeID)
 	cb := eb.ElicitCallback().URLBytes(target)
 	if e.corr != nil {
 		cb.CorrelationIDBytes(e.corr)

@@ -65,7 +65,7 @@ func (h *server) openLifecycle(s *session, p *post, sid []byte, caps, subs uint1
 		if !ok {
 			return
 		}
-		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
 		lb := setSID(eb.Lifecycle(), sid).Capabilities(caps)
 		if s != nil && len(s.callback) > 0 {
 			lb.AuthCallbackBytes(s.callback)
@@ -323,10 +323,7 @@ func (h *server) onExpiry(s *session) {
 func (h *server) endSession(s *session) {
 	h.endClientRequests(s)
 	s.endElicits()
-	if s.timerID != 0 {
-		h.w.Cancel(s.timerID)
-		s.timerID = 0
-	}
+	h.w.Disarm(&s.timerID)
 	if s.lc != nil {
 		s.lc.end()
 	}

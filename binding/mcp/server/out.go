@@ -450,10 +450,7 @@ func (r *request) endEvents() {
 }
 
 func (r *request) stopKeepalive() {
-	if r.res.kaID != 0 {
-		r.h.w.Cancel(r.res.kaID)
-		r.res.kaID = 0
-	}
+	r.h.w.Disarm(&r.res.kaID)
 }
 
 // push appends p to the queue, taking a slot for it when needed and

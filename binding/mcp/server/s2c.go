@@ -184,10 +184,7 @@ func (t *clientRequests) add(h *server, s *session) *clientRequest {
 
 // remove forgets an outstanding request and stops its timer.
 func (t *clientRequests) remove(r *clientRequest) {
-	if r.timerID != 0 {
-		r.h.w.Cancel(r.timerID)
-		r.timerID = 0
-	}
+	r.h.w.Disarm(&r.timerID)
 	for i, e := range t.pending {
 		if e == r {
 			last := len(t.pending) - 1
@@ -651,7 +648,7 @@ func (h *server) openAnswer(sid, id []byte, isErr bool, data []byte, trace, auth
 		if !ok {
 			return
 		}
-		eb := h.mcpExB.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
 		setSID(eb.ClientResponse(), sid).IDBytes(id).Error(e).ContentLength(int32(len(data)))
 		limit, err := eb.BuildLimit()
 		endExtension(b, limit, err)

@@ -44,14 +44,13 @@ type server struct {
 	abortB  frame.AbortBuilder
 	resetB  frame.ResetBuilder
 	mcpEx   mcp.McpBeginEx
-	mcpExB  mcp.McpBeginExBuilder
+	exB     mcp.ExBuilders
 	flushEx mcp.McpFlushEx
 	resetEx mcp.McpResetEx
 	endEx   mcp.McpEndEx
-	// challengeEx reads a CHALLENGE's extension, flushExB writes the
+	// challengeEx reads a CHALLENGE's extension; exB.Flush writes the
 	// elicitation FLUSHes (elicit.go).
 	challengeEx mcp.McpChallengeEx
-	flushExB    mcp.McpFlushExBuilder
 	elicitExt   []byte
 
 	// scratch composes local responses and events; name holds a decoded

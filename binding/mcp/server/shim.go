@@ -343,9 +343,7 @@ func (p *post) legProgress(params []byte) {
 		return
 	}
 	h := p.h
-	if r.timerID != 0 {
-		h.w.Cancel(r.timerID)
-	}
+	h.w.Disarm(&r.timerID)
 	r.timerID = h.w.TimerAt(h.w.Now().Add(h.s.roundTimeout), r.timerFn)
 }
 

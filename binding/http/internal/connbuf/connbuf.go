@@ -66,6 +66,14 @@ func (b *Inbox) Offer(s *engine.Stream) error {
 	return s.Window()
 }
 
+// Settle ends the handling of a DATA as Keep does, the bytes left held
+// for s's In, and then offers s's sender the room the inbox has as Offer
+// does. It reports false when no slot was free or the ring refused the
+// WINDOW; either way the connection cannot go on.
+func (b *Inbox) Settle(s *engine.Stream) bool {
+	return b.Keep(s.InID()) && b.Offer(s) == nil
+}
+
 // Receive takes the payload of a DATA: it joins the bytes held in the
 // slot or, with none held, is read in place until Keep. It reports false
 // when the slot has no room for it, which a sender within the window

@@ -20,6 +20,12 @@ import (
 // assert: require stops only the test's own goroutine.
 func withPool(t *testing.T, slots int, fn func(pool *engine.BufferPool)) {
 	t.Helper()
+	withWorker(t, slots, func(w *engine.Worker) { fn(w.BufferPool()) })
+}
+
+// withWorker is withPool with the worker itself.
+func withWorker(t *testing.T, slots int, fn func(w *engine.Worker)) {
+	t.Helper()
 	e, err := engine.New(&config.Config{Name: "test"}, engine.WithWorkers(1), engine.WithPin(false),
 		engine.WithBufferSlots(slots), engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	require.NoError(t, err)
@@ -33,7 +39,7 @@ func withPool(t *testing.T, slots int, fn func(pool *engine.BufferPool)) {
 	done := make(chan struct{})
 	w.Dispatch(func() {
 		defer close(done)
-		fn(w.BufferPool())
+		fn(w)
 	})
 	<-done
 }
@@ -165,6 +171,41 @@ func TestInboxGrant(t *testing.T) {
 		assert.True(t, in.Keep(7))
 		assert.True(t, in.Grant(&f), "more than half the window used")
 		assert.Equal(t, engine.Flow{Seq: int64(max/2) + 13, Ack: int64(max/2) + 10, Max: max}, f)
+		in.Drop()
+	})
+}
+
+// TestInboxSettle: Settle keeps what is left of a DATA in a slot, as Keep
+// does, and grants the window the slot has room for, acknowledging only
+// the bytes processed; with no slot free it reports false.
+func TestInboxSettle(t *testing.T) {
+	withWorker(t, 1, func(w *engine.Worker) {
+		pool := w.BufferPool()
+		max := int32(pool.SlotCapacity())
+		var s engine.Stream
+		s.Accept(w, 1, 2, 3)
+		s.In.Flow = engine.Flow{Seq: 3, Ack: 0, Max: max}
+
+		var in connbuf.Inbox
+		in.Init(pool)
+		assert.True(t, in.Receive([]byte("abc")))
+		assert.True(t, in.Settle(&s), "a slot is free and no WINDOW is due")
+		assert.Equal(t, 3, in.Held())
+		assert.Equal(t, "abc", string(in.Bytes()))
+		assert.Equal(t, engine.Flow{Seq: 3, Ack: 0, Max: max}, s.In.Flow, "the bytes held are not acknowledged")
+
+		// More than half the window used, all but the three bytes held
+		// processed: a WINDOW acknowledges them.
+		s.In.Seq = int64(max/2) + 3
+		assert.True(t, in.Receive(nil))
+		assert.True(t, in.Settle(&s))
+		assert.Equal(t, engine.Flow{Seq: int64(max/2) + 3, Ack: int64(max / 2), Max: max}, s.In.Flow)
+
+		var full connbuf.Inbox
+		full.Init(pool)
+		assert.True(t, full.Receive([]byte("def")))
+		assert.False(t, full.Settle(&s), "the one slot is taken")
+		assert.Empty(t, full.Bytes())
 		in.Drop()
 	})
 }
