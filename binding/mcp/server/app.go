@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -558,7 +560,13 @@ func (x *exchange) finish(isError bool) {
 	b := h.pool.Buffer(x.resSlot)
 	start, end := resHead, resHead+x.resLen
 	res := jsonrpc.TrimSpace(b[start:end])
-	if len(res) == 0 || h.body.Track(res) != nil || isError && !isObject(res) {
+	top := &h.body
+	if p.state&cacheable != 0 && !isError {
+		top = h.trackList(res)
+	} else if len(res) > 0 && h.body.Track(res) != nil {
+		top = nil
+	}
+	if len(res) == 0 || top == nil || isError && !isObject(res) {
 		x.freeRes()
 		p.appError(codeInternalError, "Internal error: the application's reply is not JSON")
 		return
@@ -567,13 +575,13 @@ func (x *exchange) finish(isError bool) {
 	if p.state&listsTools != 0 && !isError {
 		h.s.params.Learn(res)
 	}
-	if p.state&shimmable != 0 && !isError && isInputRequired(h.body.Member(jsonrpc.MemberResultType).Bytes(res)) {
+	if p.state&shimmable != 0 && !isError && isInputRequired(top.Member(jsonrpc.MemberResultType).Bytes(res)) {
 		// A 2025-era client cannot take it: the legacy shim fulfils it
 		// (shim.go).
 		x.inputRequired(res)
 		return
 	}
-	if p.state&roundCounted != 0 && !isError && isInputRequired(h.body.Member(jsonrpc.MemberResultType).Bytes(res)) {
+	if p.state&roundCounted != 0 && !isError && isInputRequired(top.Member(jsonrpc.MemberResultType).Bytes(res)) {
 		if msg := p.countRound(res); msg != "" {
 			x.freeRes()
 			p.appError(codeInternalError, msg)
@@ -588,11 +596,11 @@ func (x *exchange) finish(isError bool) {
 			status = errorStatus2026(res)
 		}
 	} else if isStateless {
-		start = h.splice2026(b, start, end, false, p.state&cacheable != 0, &h.body)
-	} else if typ := h.body.Member(jsonrpc.MemberResultType).Bytes(res); p.state&cacheable != 0 || typ != nil && jsonrpc.KeyIs(typ, "complete") {
+		start = h.splice2026(b, start, end, false, p.state&cacheable != 0, top)
+	} else if typ := top.Member(jsonrpc.MemberResultType).Bytes(res); p.state&cacheable != 0 || typ != nil && jsonrpc.KeyIs(typ, "complete") {
 		// A 2026-07-28 application's result toward a 2025-era client
 		// (a list's may have lost its resultType to the proxy's merge).
-		start = h.strip2026(b, start, end, &h.body)
+		start = h.strip2026(b, start, end, top)
 	}
 	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
@@ -617,6 +625,26 @@ func (x *exchange) finish(isError bool) {
 	}
 	p.writeSlot(slot, start, end)
 	p.endReply()
+}
+
+// maxLast bounds the list reply a worker keeps to compare the next with.
+const maxLast = 64 << 10
+
+// trackList reads a list's or a read's result with h.lists, unless it has
+// the bytes of the one h.lists read last; it returns h.lists, or nil when
+// res is not JSON.
+func (h *server) trackList(res []byte) *jsonrpc.Tracker {
+	if h.lastOK && bytes.Equal(res, h.last) {
+		return &h.lists
+	}
+	h.lastOK = false
+	if len(res) == 0 || h.lists.Track(res) != nil {
+		return nil
+	}
+	if len(res) <= maxLast {
+		h.last, h.lastOK = append(h.last[:0], res...), true
+	}
+	return &h.lists
 }
 
 // bridgeError2026 rewrites, in place, an application's error whose code

@@ -239,3 +239,35 @@ func TestParamsDup(t *testing.T) {
 	b := []byte(`{"name":"echo","arguments":{"message":"hi"},"_meta":{"progressToken":7}}`)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { paramsDup(b) }))
 }
+
+// TestTrackList: a list reply with the bytes of the last one is not read
+// again, and reads the same; any other reply is read, a malformed one
+// refused (and forgotten), whatever came before it.
+func TestTrackList(t *testing.T) {
+	h := &server{}
+	h.lists.SetOptions(jsonOptions)
+	a := []byte(`{"tools":[{"name":"a"}],"resultType":"complete","ttlMs":5}`)
+	top := h.trackList(a)
+	require.NotNil(t, top)
+	want := top.Member(jsonrpc.MemberResultType).Bytes(a)
+	require.Equal(t, `"complete"`, string(want))
+	keys := top.Keys()
+	require.True(t, h.lastOK)
+
+	again := []byte(string(a)) // the same bytes, elsewhere
+	top = h.trackList(again)
+	require.NotNil(t, top)
+	assert.Equal(t, `"complete"`, string(top.Member(jsonrpc.MemberResultType).Bytes(again)))
+	assert.Equal(t, keys, top.Keys())
+
+	for _, bad := range []string{`{"tools":[}`, `[1,`, `{"tools":[{"name":"a"}],"resultType":"complete","ttlMs":5`} {
+		assert.Nil(t, h.trackList([]byte(bad)), bad)
+		assert.False(t, h.lastOK, "a refused reply is not remembered: %s", bad)
+	}
+	b := []byte(`{"tools":[],"cacheScope":"public"}`)
+	top = h.trackList(b)
+	require.NotNil(t, top)
+	assert.Empty(t, top.Member(jsonrpc.MemberResultType).Bytes(b), "b is read, not taken for a")
+	assert.NotEqual(t, keys, top.Keys())
+	assert.NotNil(t, h.trackList(a))
+}

@@ -59,6 +59,13 @@ type server struct {
 	name    []byte
 	// body tracks a request body, or an application's reply, held whole.
 	body jsonrpc.Tracker
+	// lists tracks the replies to lists and reads, and last holds the
+	// one it tracked last while lastOK: a reply with the same bytes (a
+	// list served from the proxy's cache, again and again) reads the
+	// same, so it is not tracked again.
+	lists  jsonrpc.Tracker
+	last   []byte
+	lastOK bool
 	// msg and aux compose an error's message and data.
 	msg []byte
 	aux []byte
@@ -104,6 +111,7 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, ids idS
 		aux:     make([]byte, 0, 1024),
 	}
 	h.body.SetOptions(jsonOptions)
+	h.lists.SetOptions(jsonOptions)
 	info := jsonrpc.AppendString([]byte(`{"name":`), s.serverName)
 	info = jsonrpc.AppendString(append(info, `,"version":`...), s.serverVersion)
 	h.serverInfo = append(info, '}')
