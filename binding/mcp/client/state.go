@@ -108,7 +108,7 @@ func (k *stateCodec) decode(enc, principal []byte, now time.Time) (reqState, err
 			return s, errStateMalformed
 		}
 	}
-	raw, err := base64.RawURLEncoding.AppendDecode(nil, enc)
+	raw, err := strictBase64.AppendDecode(nil, enc)
 	if err != nil || len(raw) < stateFixed+stateMAC {
 		return s, errStateMalformed
 	}
@@ -134,6 +134,11 @@ func (k *stateCodec) decode(enc, principal []byte, now time.Time) (reqState, err
 	}
 	return s, nil
 }
+
+// strictBase64 decodes a state: unpadded base64url whose last character's
+// unused bits must be zero, so that no second spelling of an issued state
+// reads as it.
+var strictBase64 = base64.RawURLEncoding.Strict()
 
 // base64URLByte reports whether c is in the unpadded base64url alphabet.
 func base64URLByte(c byte) bool {

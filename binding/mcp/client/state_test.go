@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 }
 
+const base64URLAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
 func TestStateRefused(t *testing.T) {
 	k := testCodec()
 	s := reqState{kind: statePending, handle: 1, callID: 2, round: 1, expiry: stateNow.Add(time.Minute).UnixMilli()}
@@ -53,6 +56,12 @@ func TestStateRefused(t *testing.T) {
 	forgedMAC := bytes.Clone(raw)
 	forgedMAC[len(forgedMAC)-1] ^= 1
 	withInner := k.encode(nil, &reqState{kind: stateUpstream, expiry: s.expiry, inner: []byte("round=1")}, []byte("alice"))
+	rawInner, err := base64.RawURLEncoding.DecodeString(string(withInner))
+	require.NoError(t, err)
+	// The last character of enc with its unused bits set: the same bytes,
+	// spelled another way.
+	respelled := bytes.Clone(enc)
+	respelled[len(respelled)-1] = base64URLAlphabet[strings.IndexByte(base64URLAlphabet, respelled[len(respelled)-1])|1]
 	other := &stateCodec{key: bytes.Repeat([]byte{8}, 32)}
 
 	for _, tt := range []struct {
@@ -71,9 +80,11 @@ func TestStateRefused(t *testing.T) {
 		{"no principal", k, enc, "", stateNow, errStateForged},
 		{"expired", k, enc, "alice", stateNow.Add(time.Minute), errStateExpired},
 		{"truncated", k, enc[:len(enc)-5], "alice", stateNow, errStateMalformed},
-		{"cut mac", k, withInner[:len(withInner)-4], "alice", stateNow, errStateForged},
+		{"cut mac", k, b64(rawInner[:len(rawInner)-3]), "alice", stateNow, errStateForged},
 		{"too short", k, b64(raw[:stateFixed]), "alice", stateNow, errStateMalformed},
-		{"tampered suffix", k, append(bytes.Clone(enc), "-TAMPERED"...), "alice", stateNow, errStateForged},
+		{"tampered suffix", k, b64(append(bytes.Clone(raw), "-TAMPERED"...)), "alice", stateNow, errStateForged},
+		{"non-zero unused bits", k, respelled, "alice", stateNow, errStateMalformed},
+		{"suffix of another spelling", k, append(bytes.Clone(enc), "-TAMPERED"...), "alice", stateNow, errStateMalformed},
 		{"garbage", k, []byte("not base64 at all!"), "alice", stateNow, errStateMalformed},
 		{"empty", k, nil, "alice", stateNow, errStateMalformed},
 		{"huge", k, bytes.Repeat([]byte("A"), 200<<10), "alice", stateNow, errStateMalformed},
