@@ -103,20 +103,29 @@ func TestSplice2026(t *testing.T) {
 		{`{"resultType":"complete","tools":[]}`, `{` + meta + `,"ttlMs":0,"cacheScope":"public","resultType":"complete","tools":[]}`, true},
 		{`{"_meta":{"x":1},"tools":[]}`, `{"resultType":"complete","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"tools":[]}`, true},
 	} {
-		// Walked, and told by the Tracker that validated it: the same.
-		for _, tracked := range []bool{false, true} {
-			b := make([]byte, 2048)
-			start := 1024
-			end := start + copy(b[start:], tt.in)
-			var top *jsonrpc.Tracker
-			if tracked {
-				top = new(jsonrpc.Tracker)
-				require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
-			}
-			start = h.splice2026(b, start, end, false, tt.cacheable, top)
-			assert.Equal(t, tt.want, string(b[start:end]), tt.in)
-			assert.True(t, json.Valid(b[start:end]))
+		rewriteBothWays(t, tt.in, tt.want, func(b []byte, start, end int, top *jsonrpc.Tracker) int {
+			return h.splice2026(b, start, end, false, tt.cacheable, top)
+		})
+	}
+}
+
+// rewriteBothWays runs rewrite, which rewrites in in place and returns
+// where it now starts, twice: walking it (no tracker) and told by the
+// Tracker that validated it. Both must give want, valid JSON.
+func rewriteBothWays(t *testing.T, in, want string, rewrite func(b []byte, start, end int, top *jsonrpc.Tracker) int) {
+	t.Helper()
+	for _, tracked := range []bool{false, true} {
+		b := make([]byte, 2048)
+		start := 1024
+		end := start + copy(b[start:], in)
+		var top *jsonrpc.Tracker
+		if tracked {
+			top = new(jsonrpc.Tracker)
+			require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
 		}
+		start = rewrite(b, start, end, top)
+		assert.Equal(t, want, string(b[start:end]), "%s (tracked: %v)", in, tracked)
+		assert.True(t, json.Valid(b[start:end]))
 	}
 }
 
@@ -138,20 +147,9 @@ func TestStrip2026(t *testing.T) {
 		// nothing to strip: left as it is, spacing included
 		{` { "tools" : [ ] , "_meta" : { "x" : 1 } } `, ` { "tools" : [ ] , "_meta" : { "x" : 1 } } `},
 	} {
-		// Walked, and told by the Tracker that validated it: the same.
-		for _, tracked := range []bool{false, true} {
-			b := make([]byte, 2048)
-			start := 1024
-			end := start + copy(b[start:], tt.in)
-			var top *jsonrpc.Tracker
-			if tracked {
-				top = new(jsonrpc.Tracker)
-				require.NoError(t, top.Track(jsonrpc.TrimSpace(b[start:end])))
-			}
-			start = h.strip2026(b, start, end, top)
-			assert.Equal(t, tt.want, string(b[start:end]), tt.in)
-			assert.True(t, json.Valid(b[start:end]))
-		}
+		rewriteBothWays(t, tt.in, tt.want, func(b []byte, start, end int, top *jsonrpc.Tracker) int {
+			return h.strip2026(b, start, end, top)
+		})
 	}
 }
 

@@ -114,7 +114,7 @@ func (p *post) setup(h *server) {
 func (p *post) setPostHeaders(sc *headerScan) {
 	p.baseLen = appendBase(p.cbBase[:0], sc)
 	p.remoteLen = 0
-	if len(sc.remote) <= len(p.remote) {
+	if p.h.s.addrs != nil && len(sc.remote) <= len(p.remote) {
 		p.remoteLen = copy(p.remote[:], sc.remote)
 	}
 	if sc.flags&hasMcpMethod != 0 {
