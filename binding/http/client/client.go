@@ -172,14 +172,13 @@ func (f *connFlags) unset(v connFlags) { *f &^= v }
 // the request bytes and In the response bytes, both with the trace id of
 // the request that opened it.
 type clientConn struct {
-	engine.Stream
+	// The network stream; Inbox holds response bytes, Outbox request bytes.
+	connbuf.Conn
 	h         *client
 	authority string
 	state     connState
 	flags     connFlags
 	x         *clientExchange
-	inbox     connbuf.Inbox  // response bytes not yet processed
-	outbox    connbuf.Outbox // request bytes waiting for the connection's window
 	resp      h1.ResponseHead
 	body      framing
 	remaining int64
@@ -440,8 +439,7 @@ func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) 
 	}
 	p.live++
 	c := &clientConn{h: h, authority: authority, pool: p, flags: connKeepAlive}
-	c.inbox.Init(h.pool)
-	c.outbox.Init(h.pool)
+	c.Init(h.pool, c)
 	c.onIdle = c.idleExpired
 	c.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), c.onNet)
 	c.Out.Trace, c.In.Trace = x.In.Trace, x.In.Trace
@@ -560,9 +558,9 @@ func (x *clientExchange) grantRequest() {
 	if x.flags.Has(xChunked) {
 		pad += 12
 	}
-	avail := int64(h.pool.SlotCapacity() - c.outbox.Len())
+	avail := int64(h.pool.SlotCapacity() - c.Outbox.Len())
 	if c.Out.Max > 0 {
-		avail = min(avail, c.Out.Available()-int64(c.outbox.Len()))
+		avail = min(avail, c.Out.Available()-int64(c.Outbox.Len()))
 	}
 	if avail < 0 {
 		avail = 0
@@ -671,8 +669,8 @@ func (c *clientConn) write(p []byte) {
 		return
 	}
 	c.flags.unset(connCorked) // the bytes join the head held back
-	if c.outbox.Len() == 0 && c.Out.CanSend(len(p)) {
-		c.send(p)
+	if c.Outbox.Len() == 0 && c.Out.CanSend(len(p)) {
+		c.Send(p)
 		return
 	}
 	if c.queue(p) {
@@ -683,8 +681,8 @@ func (c *clientConn) write(p []byte) {
 // queue appends p to the connection's out slot, failing the exchange when
 // there is no slot or no room.
 func (c *clientConn) queue(p []byte) bool {
-	if !c.outbox.Queue(p, c.InitialID()) {
-		c.failExchange()
+	if !c.Outbox.Queue(p, c.InitialID()) {
+		c.Fail()
 		return false
 	}
 	return true
@@ -694,30 +692,26 @@ func (c *clientConn) flushOut() {
 	if c.flags.Has(connCorked) {
 		return
 	}
-	for n := c.outbox.Len(); n > 0; n = c.outbox.Len() {
+	for n := c.Outbox.Len(); n > 0; n = c.Outbox.Len() {
 		avail := c.Out.Available() - int64(c.Out.Pad)
 		if avail <= 0 {
 			return
 		}
 		n = int(min(avail, int64(n)))
-		if !c.send(c.outbox.Bytes()[:n]) {
+		if !c.Send(c.Outbox.Bytes()[:n]) {
 			return
 		}
-		c.outbox.Sent(n)
+		c.Outbox.Sent(n)
 	}
 }
 
-// send sends p, which the window has room for, as one DATA. It reports
-// false when the DATA could not go, and the exchange has failed.
-func (c *clientConn) send(p []byte) bool {
-	if c.Data(frame.FlagsDataMessage, p, nil) != nil {
-		c.failExchange()
-		return false
-	}
-	return true
-}
+// Over reports whether the connection is closed; with Fail it makes the
+// connection its Conn's owner.
+func (c *clientConn) Over() bool { return c.state == connClosed }
 
-func (c *clientConn) failExchange() {
+// Fail fails the exchange in progress, or closes the connection when it
+// carries none.
+func (c *clientConn) Fail() {
 	if x := c.x; x != nil {
 		x.fail()
 	} else {
@@ -734,7 +728,7 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 	switch t {
 	case frame.FrameBegin:
 		if _, err = c.OnBegin(buf); err == nil {
-			c.grantNet()
+			c.Grant()
 		}
 	case frame.FrameData:
 		var d frame.Data
@@ -749,14 +743,14 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf)
 		c.flags.set(connInAborted)
-		if c.x != nil && c.flags.Has(connHeadParsed) && len(c.input()) > 0 {
+		if c.x != nil && c.flags.Has(connHeadParsed) && len(c.Input()) > 0 {
 			// Deliver the body bytes already received, then abort.
 			c.process()
-			if len(c.input()) > 0 {
+			if len(c.Input()) > 0 {
 				return
 			}
 		}
-		c.failExchange()
+		c.Fail()
 		c.close(true)
 	case frame.FrameWindow:
 		if _, err = c.OnWindow(buf); err == nil {
@@ -768,15 +762,13 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 	case frame.FrameReset:
 		// Refused (connect failed) or reset mid-request.
 		_, _ = c.OnReset(buf)
-		c.failExchange()
+		c.Fail()
 		c.close(true)
 	}
 	if binding.Violation(err) {
-		c.failExchange()
+		c.Fail()
 	}
 }
-
-func (c *clientConn) input() []byte { return c.inbox.Bytes() }
 
 func (c *clientConn) onNetData(p []byte) {
 	if c.state == connClosed {
@@ -787,21 +779,12 @@ func (c *clientConn) onNetData(p []byte) {
 		c.close(true)
 		return
 	}
-	if !c.inbox.Receive(p) {
-		c.failExchange()
+	if !c.Inbox.Receive(p) {
+		c.Fail()
 		return
 	}
 	c.process()
-	if c.state != connClosed && !c.inbox.Settle(&c.Stream) {
-		c.failExchange()
-	}
-}
-
-// grantNet offers the connection as much window as the buffer has room.
-func (c *clientConn) grantNet() {
-	if c.state != connClosed && c.inbox.Offer(&c.Stream) != nil {
-		c.failExchange()
-	}
+	c.Settle()
 }
 
 // process parses the response head and forwards the body as the app's
@@ -809,7 +792,7 @@ func (c *clientConn) grantNet() {
 func (c *clientConn) process() {
 	x := c.x
 	for x != nil && c.x == x && !x.replyDone() {
-		in := c.input()
+		in := c.Input()
 		if !c.flags.Has(connHeadParsed) {
 			if len(in) == 0 {
 				return
@@ -819,10 +802,10 @@ func (c *clientConn) process() {
 				if errors.Is(err, h1.ErrIncomplete) {
 					return
 				}
-				c.failExchange()
+				c.Fail()
 				return
 			}
-			c.inbox.Consume(n)
+			c.Inbox.Consume(n)
 			if c.resp.Status < 200 {
 				// 100 Continue and other interim responses are skipped.
 				continue
@@ -847,7 +830,7 @@ func (c *clientConn) process() {
 				c.flags.unset(connKeepAlive)
 			}
 			if !x.doReplyBegin(&c.resp) {
-				c.failExchange()
+				c.Fail()
 				return
 			}
 			if c.body == bodyNone || (c.body == bodyLength && c.remaining == 0) {
@@ -860,14 +843,14 @@ func (c *clientConn) process() {
 		if len(in) == 0 {
 			switch {
 			case c.flags.Has(connInAborted):
-				c.failExchange()
+				c.Fail()
 				c.close(true)
 			case c.In.Closed() && c.body == bodyUntilClose:
 				x.doReplyEnd()
 				c.flags.unset(connKeepAlive)
 				c.maybeDone()
 			case c.In.Closed():
-				c.failExchange() // the body was cut short
+				c.Fail() // the body was cut short
 			}
 			return
 		}
@@ -880,10 +863,10 @@ func (c *clientConn) process() {
 		case bodyLength:
 			n := int(min(int64(len(in)), c.remaining, int64(limit)))
 			if !x.doReplyData(in[:n]) {
-				c.failExchange()
+				c.Fail()
 				return
 			}
-			c.inbox.Consume(n)
+			c.Inbox.Consume(n)
 			c.remaining -= int64(n)
 			if c.remaining == 0 {
 				x.doReplyEnd()
@@ -897,10 +880,10 @@ func (c *clientConn) process() {
 			}
 			data, used, done, err := c.dec.Decode(src)
 			if err != nil || len(data) > 0 && !x.doReplyData(data) {
-				c.failExchange()
+				c.Fail()
 				return
 			}
-			c.inbox.Consume(used)
+			c.Inbox.Consume(used)
 			if done {
 				x.doReplyEnd()
 				c.maybeDone()
@@ -912,10 +895,10 @@ func (c *clientConn) process() {
 		case bodyUntilClose:
 			n := min(len(in), limit)
 			if !x.doReplyData(in[:n]) {
-				c.failExchange()
+				c.Fail()
 				return
 			}
-			c.inbox.Consume(n)
+			c.Inbox.Consume(n)
 		default:
 			return
 		}
@@ -935,7 +918,7 @@ func (c *clientConn) onNetEnd() {
 			c.process()
 			return
 		}
-		c.failExchange()
+		c.Fail()
 		return
 	}
 	c.close(false)
@@ -950,7 +933,7 @@ func (c *clientConn) maybeDone() {
 	}
 	c.x, x.c = nil, nil
 	x.release()
-	if !c.flags.Has(connKeepAlive) || c.In.Closed() || len(c.input()) > 0 || c.pool.idle() >= c.h.s.maxIdle {
+	if !c.flags.Has(connKeepAlive) || c.In.Closed() || len(c.Input()) > 0 || c.pool.idle() >= c.h.s.maxIdle {
 		c.close(false)
 		return
 	}
@@ -1100,8 +1083,7 @@ func (c *clientConn) close(abrupt bool) {
 	} else {
 		_ = c.End(nil)
 	}
-	c.inbox.Drop()
-	c.outbox.Drop()
+	c.Release()
 }
 
 // upstreamFailed is the response head of an exchange whose upstream

@@ -31,7 +31,7 @@ func (c *serverConn) drain() {
 	switch c.state {
 	case stateClosed, stateDraining:
 	case stateHead:
-		if len(c.input()) > 0 {
+		if len(c.Input()) > 0 {
 			// Part of a request is here: it is answered, then the
 			// connection closes (start keeps no keep-alive now).
 			return

@@ -109,8 +109,7 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 		return nil
 	}
 	c := &serverConn{h: h}
-	c.inbox.Init(h.pool)
-	c.outbox.Init(h.pool)
+	c.Init(h.pool, c)
 	c.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	c.req.Headers = make([]h1.Header, 0, min(h.s.limits.MaxHeaders, h1.DefaultMaxHeaders))
 	c.x.c = c
@@ -154,14 +153,13 @@ func (f *connFlags) unset(v connFlags) { *f &^= v }
 // carries the bytes the client sends, Out the response bytes; both carry
 // the trace id of the connection's BEGIN.
 type serverConn struct {
-	engine.Stream
-	h      *server
-	state  connState
-	flags  connFlags
-	inbox  connbuf.Inbox  // received bytes not yet processed
-	outbox connbuf.Outbox // response bytes waiting for network window
-	req    h1.RequestHead
-	x      exchange
+	// The network stream; Inbox holds request bytes, Outbox response bytes.
+	connbuf.Conn
+	h     *server
+	state connState
+	flags connFlags
+	req   h1.RequestHead
+	x     exchange
 
 	// deadline is when the client's time for what the connection waits
 	// on (wait) runs out; timerID is the engine timer armed for timerAt,
@@ -245,7 +243,7 @@ func (c *serverConn) onTimer() {
 		c.timerID = c.h.w.TimerAt(c.deadline, c.onTimerFn)
 		return
 	}
-	if c.outbox.Len() > 0 && c.wait != waitBody {
+	if c.Outbox.Len() > 0 && c.wait != waitBody {
 		// A response is still going out: its write is bounded by the
 		// network (tcp's write-timeout), and the client's time starts
 		// once it is out.
@@ -254,7 +252,7 @@ func (c *serverConn) onTimer() {
 	}
 	switch c.wait {
 	case waitHead:
-		if len(c.input()) == 0 {
+		if len(c.Input()) == 0 {
 			c.closeIdle()
 			return
 		}
@@ -277,10 +275,10 @@ func (c *serverConn) onTimer() {
 // and the client has lingerTimeout to close its side.
 func (c *serverConn) closeIdle() {
 	c.state = stateDraining
-	c.dropInput()
+	c.Inbox.Drop()
 	c.await(waitLinger)
 	c.endReply()
-	c.grantNet()
+	c.Grant()
 }
 
 // stopTimer disarms the connection's timer once it is closed.
@@ -368,7 +366,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 				return
 			}
 			c.await(waitHead)
-			c.grantNet()
+			c.Grant()
 		}
 	case frame.FrameData:
 		var d frame.Data
@@ -381,7 +379,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		if _, err = c.OnWindow(buf); err == nil {
 			c.flushOut()
 			c.x.grantResponse()
-			if c.state == stateHead && c.outbox.Len() == 0 {
+			if c.state == stateHead && c.Outbox.Len() == 0 {
 				c.resume()
 			}
 		}
@@ -405,17 +403,12 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 	}
 }
 
-// input returns the bytes waiting to be processed. They stay where they
-// are until the next DATA arrives, so views of a parsed head remain valid
-// while the request is handled.
-func (c *serverConn) input() []byte { return c.inbox.Bytes() }
-
 func (c *serverConn) onNetData(p []byte) {
 	if c.state == stateDraining || c.state == stateClosed || c.flags.Has(connDiscarding) {
-		c.grantNet()
+		c.Grant()
 		return
 	}
-	if !c.inbox.Receive(p) {
+	if !c.Inbox.Receive(p) {
 		// The peer sent beyond the window granted.
 		c.abortAll()
 		return
@@ -429,26 +422,11 @@ func (c *serverConn) onNetData(p []byte) {
 		c.await(waitBody)
 	}
 	c.process()
-	c.keepInput()
-}
-
-// keepInput keeps what is left of the input for later and offers the
-// network the room the rest frees.
-func (c *serverConn) keepInput() {
-	if c.state != stateClosed && !c.inbox.Settle(&c.Stream) {
-		c.abortAll()
-	}
-}
-
-// grantNet offers the connection as much window as the buffer has room.
-func (c *serverConn) grantNet() {
-	if c.state != stateClosed && c.inbox.Offer(&c.Stream) != nil {
-		c.abortAll()
-	}
+	c.Settle()
 }
 
 func (c *serverConn) onNetEnd() {
-	if x := &c.x; x.flags.Has(xStanding|xResponseBegun) && x.open() && len(c.input()) == 0 {
+	if x := &c.x; x.flags.Has(xStanding|xResponseBegun) && x.open() && len(c.Input()) == 0 {
 		// The client left its event stream: a stream may write nothing
 		// for a long time, so no write would notice soon. It is reset
 		// now, as Go's server cancels a request whose connection reads
@@ -473,11 +451,11 @@ func (c *serverConn) onNetEnd() {
 // network the room that frees. Nested in onNetData it does nothing: that
 // handler keeps its own input and grants when done.
 func (c *serverConn) resume() {
-	if c.flags.Has(connProcessing) || c.inbox.Handling() {
+	if c.flags.Has(connProcessing) || c.Inbox.Handling() {
 		return
 	}
 	c.process()
-	c.keepInput()
+	c.Settle()
 }
 
 // process parses and forwards as much input as it can.
@@ -518,7 +496,7 @@ func (c *serverConn) bodyCutShort() {
 	case c.x.bodyBuffered():
 	case c.x.flags.Has(xResponseBegun):
 		c.x.abortRequest()
-		c.dropInput()
+		c.Inbox.Drop()
 		c.state = stateResponse
 		c.await(waitNone)
 		c.flags.set(connLastResponse)
@@ -530,10 +508,10 @@ func (c *serverConn) bodyCutShort() {
 // nextRequest parses the next request head and opens its app stream. It
 // reports whether it made progress.
 func (c *serverConn) nextRequest() bool {
-	if c.outbox.Len() > 0 || c.flags.Has(connLastResponse) {
+	if c.Outbox.Len() > 0 || c.flags.Has(connLastResponse) {
 		return false
 	}
-	in := c.input()
+	in := c.Input()
 	if len(in) == 0 {
 		if c.In.Closed() {
 			c.endReply()
@@ -556,7 +534,7 @@ func (c *serverConn) nextRequest() bool {
 		}
 		return false
 	}
-	c.inbox.Consume(n)
+	c.Inbox.Consume(n)
 	c.x.start(&c.req)
 	return true
 }
@@ -587,7 +565,7 @@ func (c *serverConn) fail(status int, reason string) {
 	}
 	c.h.head = c.h.appendClosingTail(c.h.appendServer(head))
 	c.writeNet(c.h.head)
-	c.dropInput()
+	c.Inbox.Drop()
 	c.endReply()
 }
 
@@ -610,24 +588,22 @@ func (h *server) appendClosingTail(head []byte) []byte {
 	return append(head, "Connection: close\r\n\r\n"...)
 }
 
-func (c *serverConn) dropInput() { c.inbox.Drop() }
-
 // writeNet sends response bytes as far as the network window allows and
 // queues the rest.
 func (c *serverConn) writeNet(p []byte) {
 	if c.Out.Closed() {
 		return
 	}
-	if c.outbox.Len() == 0 && !c.flags.Has(connCorked) {
+	if c.Outbox.Len() == 0 && !c.flags.Has(connCorked) {
 		p = p[c.sendWindowed(p):]
 		if len(p) == 0 || c.Out.Closed() {
 			return
 		}
 	}
-	if c.outbox.Queue(p, c.ReplyID()) {
+	if c.Outbox.Queue(p, c.ReplyID()) {
 		return
 	}
-	if c.flags.Has(connCorked) && c.outbox.Len() == 0 {
+	if c.flags.Has(connCorked) && c.Outbox.Len() == 0 {
 		// No slot to hold the head back: send it now.
 		c.flags.unset(connCorked)
 		if p = p[c.sendWindowed(p):]; len(p) == 0 {
@@ -654,7 +630,7 @@ func (c *serverConn) sendWindowed(p []byte) int {
 		if n <= 0 {
 			break
 		}
-		c.sendNet(p[sent : sent+n])
+		c.Send(p[sent : sent+n])
 		sent += n
 	}
 	return sent
@@ -673,24 +649,17 @@ func (c *serverConn) flushOut() {
 	if c.flags.Has(connCorked) {
 		return
 	}
-	if c.outbox.Len() > 0 {
-		n := c.sendWindowed(c.outbox.Bytes())
+	if c.Outbox.Len() > 0 {
+		n := c.sendWindowed(c.Outbox.Bytes())
 		if c.Out.Closed() {
 			return
 		}
-		if c.outbox.Sent(n); c.outbox.Len() > 0 {
+		if c.Outbox.Sent(n); c.Outbox.Len() > 0 {
 			return
 		}
 	}
 	if c.flags.Has(connLastResponse) && c.state != stateBody && c.state != stateResponse {
 		c.endReply()
-	}
-}
-
-// sendNet sends p, which the window has room for, as one DATA.
-func (c *serverConn) sendNet(p []byte) {
-	if c.Data(frame.FlagsDataMessage, p, nil) != nil {
-		c.abortAll()
 	}
 }
 
@@ -700,7 +669,7 @@ func (c *serverConn) endReply() {
 	if c.Out.Closed() || !c.Out.Opening() {
 		return
 	}
-	if c.outbox.Len() > 0 {
+	if c.Outbox.Len() > 0 {
 		c.flags.set(connLastResponse)
 		return
 	}
@@ -717,11 +686,18 @@ func (c *serverConn) closeIfDone() {
 		c.unlink()
 		c.state = stateClosed
 		c.stopTimer()
-		c.dropInput()
-		c.outbox.Drop()
+		c.Release()
 		c.x.release()
 	}
 }
+
+// Over reports whether the connection is closed; with Fail it makes the
+// connection its Conn's owner.
+func (c *serverConn) Over() bool { return c.state == stateClosed }
+
+// Fail tears the connection down (abortAll): a grant or a send that
+// cannot be had leaves it unable to go on.
+func (c *serverConn) Fail() { c.abortAll() }
 
 // abortAll tears the connection down: ABORT and RESET on both the network
 // and the app stream in progress.
@@ -1113,7 +1089,7 @@ var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 // body, so that it can all be forwarded though no more input will come. A
 // malformed chunked body counts as buffered: forwardBody answers it.
 func (x *exchange) bodyBuffered() bool {
-	in := x.c.input()
+	in := x.c.Input()
 	if !x.flags.Has(xChunked) {
 		return int64(len(in)) >= x.remaining
 	}
@@ -1150,7 +1126,7 @@ func (x *exchange) forwardBody() bool {
 		x.endRequest()
 		return true
 	}
-	in := c.input()
+	in := c.Input()
 	if len(in) == 0 {
 		return false
 	}
@@ -1164,7 +1140,7 @@ func (x *exchange) forwardBody() bool {
 		if !x.sendBody(in[:n]) {
 			return false
 		}
-		c.inbox.Consume(n)
+		c.Inbox.Consume(n)
 		x.remaining -= int64(n)
 		if x.remaining == 0 {
 			x.endRequest()
@@ -1194,7 +1170,7 @@ func (x *exchange) forwardBody() bool {
 			return false
 		}
 	}
-	c.inbox.Consume(used)
+	c.Inbox.Consume(used)
 	if done {
 		x.endRequest()
 	}
@@ -1323,11 +1299,11 @@ func (x *exchange) onRequestReset(buf []byte) {
 		// body is read and dropped, so that a client still sending it
 		// is not stalled before it reads the response, and the
 		// connection closes after it.
-		c.dropInput()
+		c.Inbox.Drop()
 		c.flags.set(connDiscarding | connLastResponse)
 		c.state = stateResponse
 		c.await(waitNone)
-		c.grantNet()
+		c.Grant()
 	}
 }
 
@@ -1517,7 +1493,7 @@ func (x *exchange) closing() bool {
 	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
 		return true
 	}
-	return c.In.Closed() && len(c.input()) == 0
+	return c.In.Closed() && len(c.Input()) == 0
 }
 
 // grantResponse offers the app what the network window allows, less the
@@ -1531,12 +1507,12 @@ func (x *exchange) grantResponse() {
 	if x.framing == bodyChunked {
 		pad += 12 // hex size, CRLF, CRLF
 	}
-	if c.flags.Has(connCorked) && c.Out.Available()-int64(c.outbox.Len()+int(pad)) <= 0 {
+	if c.flags.Has(connCorked) && c.Out.Available()-int64(c.Outbox.Len()+int(pad)) <= 0 {
 		// The window has no room for body bytes beside the head: send
 		// the head alone rather than wait.
 		c.uncork()
 	}
-	avail := c.Out.Available() - int64(c.outbox.Len())
+	avail := c.Out.Available() - int64(c.Outbox.Len())
 	if avail < 0 {
 		avail = 0
 	}
@@ -1627,13 +1603,13 @@ func (x *exchange) complete() {
 		c.flags.set(connLastResponse)
 		c.state = stateDraining
 		c.await(waitLinger)
-		c.dropInput()
+		c.Inbox.Drop()
 		c.endReply()
-		c.grantNet()
+		c.Grant()
 		return
 	}
 	c.state = stateHead
-	if len(c.input()) == 0 {
+	if len(c.Input()) == 0 {
 		c.await(waitIdle)
 	} else {
 		c.await(waitHead)

@@ -209,3 +209,75 @@ func TestInboxSettle(t *testing.T) {
 		in.Drop()
 	})
 }
+
+// owner is a Conn's owner that counts its failures.
+type owner struct {
+	over  bool
+	fails int
+}
+
+func (o *owner) Over() bool { return o.over }
+func (o *owner) Fail()      { o.fails++ }
+
+// TestConn: Settle keeps what is left of a DATA and fails the owner when
+// no slot is free; Settle and Grant leave an owner that is over alone;
+// Grant sends the WINDOW due; Send fails the owner when the DATA cannot
+// go; Release gives both slots back.
+func TestConn(t *testing.T) {
+	withWorker(t, 2, func(w *engine.Worker) {
+		pool := w.BufferPool()
+		max := int32(pool.SlotCapacity())
+		var o owner
+		var c connbuf.Conn
+		c.Init(pool, &o)
+		c.Accept(w, 1, 2, 3)
+		c.In.Flow = engine.Flow{Seq: 3, Ack: 0, Max: max}
+
+		assert.True(t, c.Inbox.Receive([]byte("abc")))
+		c.Settle()
+		assert.Equal(t, 0, o.fails, "a slot is free and no WINDOW is due")
+		assert.Equal(t, "abc", string(c.Input()))
+		assert.True(t, c.Outbox.Queue([]byte("xyz"), 3))
+
+		// Both slots are held by c: another connection's bytes have none.
+		var o2 owner
+		var c2 connbuf.Conn
+		c2.Init(pool, &o2)
+		c2.Accept(w, 1, 2, 5)
+		assert.True(t, c2.Inbox.Receive([]byte("def")))
+		c2.Settle()
+		assert.Equal(t, 1, o2.fails, "no slot for what is left")
+
+		o2.over = true
+		assert.True(t, c2.Inbox.Receive([]byte("ghi")))
+		c2.Settle()
+		assert.Equal(t, 1, o2.fails, "an owner over is left alone")
+		assert.True(t, c2.Inbox.Handling(), "nothing was settled")
+
+		// More than half the window used and all processed: a WINDOW.
+		c.Inbox.Consume(3)
+		assert.True(t, c.Inbox.Receive(nil))
+		assert.True(t, c.Inbox.Keep(3))
+		c.In.Seq = int64(max/2) + 3
+		o.over = true
+		c.Grant()
+		assert.Equal(t, int64(0), c.In.Ack, "an owner over grants nothing")
+		o.over = false
+		c.Grant()
+		assert.Equal(t, engine.Flow{Seq: int64(max/2) + 3, Ack: int64(max/2) + 3, Max: max}, c.In.Flow)
+		assert.Equal(t, 0, o.fails)
+
+		c.Release()
+		assert.Empty(t, c.Input())
+		assert.Equal(t, 0, c.Outbox.Len())
+		assert.True(t, c2.Inbox.Receive([]byte("jkl")))
+		o2.over = false
+		c2.Settle()
+		assert.Equal(t, 1, o2.fails, "the slots c gave back are free")
+		c2.Release()
+
+		// c's stream was never begun: no DATA goes out on it.
+		assert.False(t, c.Send([]byte("stu")))
+		assert.Equal(t, 1, o.fails, "the DATA could not go")
+	})
+}
