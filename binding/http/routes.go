@@ -29,8 +29,12 @@ type whenOptions struct {
 }
 
 // CompileRoutes compiles the routes of cfg, a binding of the given kind
-// ("server" or "client"), for the errors it names.
+// ("server" or "client"), for the errors it names. A binding with neither
+// an exit nor a route has nowhere to send its streams: an error.
 func CompileRoutes(w *engine.Worker, cfg *engine.BindingConfig, kind string) ([]Route, error) {
+	if cfg.ExitID == 0 && len(cfg.Routes()) == 0 {
+		return nil, fmt.Errorf("http %s %s: a %s needs an exit or routes", kind, cfg.Name, kind)
+	}
 	var out []Route
 	for _, r := range cfg.Routes() {
 		id, ok := w.ResolveID(r.Exit)

@@ -82,9 +82,6 @@ func newClient(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) 
 	if err != nil {
 		return nil, err
 	}
-	if s.exitID == 0 && len(s.routes) == 0 {
-		return nil, errors.New("http client " + cfg.Name + ": a client needs an exit or routes (to a tcp client)")
-	}
 	h := &client{
 		w: w, cfg: cfg, s: s, typeID: w.Labels().Supply("http"), proxyTypeID: w.Labels().Supply("proxy"),
 		pool: w.BufferPool(), idle: map[string]*idlePool{},

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/netip"
 	"strconv"
 	"time"
@@ -85,9 +84,6 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) 
 	s, err := compile(w, cfg, opts)
 	if err != nil {
 		return nil, err
-	}
-	if s.exitID == 0 && len(s.routes) == 0 {
-		return nil, fmt.Errorf("http server %s: a server needs an exit or routes", cfg.Name)
 	}
 	// A head waits in one buffer slot until it is complete: one that may
 	// be larger than a slot could never complete, and the connection
