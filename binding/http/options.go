@@ -1,6 +1,7 @@
 package http
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,84 +14,16 @@ import (
 
 // optionsSchema is the JSON Schema of an http binding's options, for both
 // kinds; [Options] is what they decode to.
-var optionsSchema = json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "versions": {"type": "array", "items": {"enum": ["http/1.1", "h2"]}},
-    "requests": {"type": "array", "items": {"type": "object"}},
-    "overrides": {"type": "object", "additionalProperties": {"type": "string"}},
-    "idle-timeout": {"type": "string"},
-    "header-timeout": {"type": "string"},
-    "body-timeout": {"type": "string"},
-    "max-idle": {"type": "integer", "minimum": 0},
-    "limits": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "target": {"type": "integer", "minimum": 16},
-        "headers": {"type": "integer", "minimum": 1},
-        "header-bytes": {"type": "integer", "minimum": 256},
-        "body": {"type": "integer", "minimum": 0}
-      }
-    },
-    "authorization": {
-      "type": "object",
-      "maxProperties": 1,
-      "additionalProperties": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["credentials"],
-        "properties": {
-          "credentials": {
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-              "headers": {"type": "object", "additionalProperties": {"type": "string", "pattern": "\\{credentials\\}"}},
-              "query": {"type": "object", "additionalProperties": {"type": "string", "pattern": "\\{credentials\\}"}},
-              "cookies": {"type": "object", "additionalProperties": {"type": "string", "pattern": "\\{credentials\\}"}}
-            }
-          },
-          "realm": {"type": "string"}
-        }
-      }
-    },
-    "access-control": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "policy": {"enum": ["same-origin", "cross-origin"]},
-        "allow": {
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {
-            "origins": {"type": "array", "items": {"type": "string"}},
-            "methods": {"type": "array", "items": {"type": "string"}},
-            "headers": {"type": "array", "items": {"type": "string"}},
-            "credentials": {"type": "boolean"}
-          }
-        },
-        "max-age": {"type": "integer", "minimum": 0},
-        "expose": {
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {"headers": {"type": "array", "items": {"type": "string"}}}
-        }
-      }
-    }
-  }
-}`)
+//
+//go:embed options.schema.json
+var optionsSchema json.RawMessage
 
 // whenSchema is one condition of a route: header values (pseudo-headers
 // :method, :path, :authority and :scheme included) that must all match;
 // a value may end in * to match a prefix.
-var whenSchema = json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "headers": {"type": "object", "additionalProperties": {"type": "string"}}
-  }
-}`)
+//
+//go:embed when.schema.json
+var whenSchema json.RawMessage
 
 // checkVersions refuses a binding whose versions name only HTTP/2, which
 // Sluice does not speak yet. Zilla negotiates among the versions listed,

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -29,166 +30,9 @@ import (
 // for cache.tools (search, eager); the rest no kind serves yet:
 // [Unsupported] makes the engine refuse to start a binding that sets one,
 // rather than run it without its security or caching options.
-var optionsSchema = json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "origins": {"type": "array", "items": {"type": "string"}},
-    "hosts": {"type": "array", "items": {"type": "string"}},
-    "inactivity": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"timeout": {"type": "string"}, "stream": {"type": "string"}}
-    },
-    "sse": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "keepalive": {
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {"interval": {"type": "string"}}
-        },
-        "replay": {"type": "integer", "minimum": 0, "maximum": 4096}
-      }
-    },
-    "get": {"type": "boolean"},
-    "versions": {
-      "type": "array",
-      "minItems": 1,
-      "items": {"type": "string"}
-    },
-    "limits": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "body": {"type": "integer", "minimum": 1},
-        "sessions": {"type": "integer", "minimum": 0},
-        "inflight": {"type": "integer", "minimum": 0},
-        "sessionsPerAddress": {"type": "integer", "minimum": 0}
-      }
-    },
-    "prefix": {"enum": ["always", "conditional", "never"]},
-    "server": {"type": "string", "pattern": "^http://"},
-    "timeout": {"$ref": "#/$defs/timeout"},
-    "sessions": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"ids": {"enum": ["random", "sequential"]}}
-    },
-    "authorization": {"$ref": "#/$defs/authorization"},
-    "elicitation": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "callback": {"type": "string"},
-        "timeout": {"type": "string"}
-      }
-    },
-    "sampling": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"timeout": {"type": "string"}}
-    },
-    "inputRequired": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "maxRounds": {"type": "integer", "minimum": 1, "maximum": 64},
-        "roundTimeout": {"type": "string"},
-        "key": {"type": "string"},
-        "store": {"type": "string"},
-        "maxPending": {"type": "integer", "minimum": 1}
-      }
-    },
-    "cache": {
-      "type": "object",
-      "additionalProperties": false,
-      "required": ["store"],
-      "properties": {
-        "store": {"type": "string"},
-        "ttl": {
-          "oneOf": [
-            {"type": "string"},
-            {
-              "type": "object",
-              "additionalProperties": false,
-              "properties": {
-                "tools": {"type": "string"},
-                "resources": {"type": "string"},
-                "prompts": {"type": "string"}
-              }
-            }
-          ]
-        },
-        "authorization": {"$ref": "#/$defs/authorization"},
-        "tools": {
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {
-            "search": {
-              "type": "object",
-              "additionalProperties": false,
-              "not": {"required": ["type", "index"]},
-              "properties": {
-                "toolkit": {"type": "string"},
-                "limit": {"type": "integer"},
-                "fields": {"type": "array", "items": {"enum": ["name", "description", "output-schema"]}},
-                "weights": {
-                  "type": "object",
-                  "additionalProperties": false,
-                  "patternProperties": {"^[a-zA-Z0-9_-]+$": {"type": "number"}}
-                },
-                "type": {"enum": ["keyword"]},
-                "index": {
-                  "type": "array",
-                  "items": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["type"],
-                    "properties": {"type": {"enum": ["keyword"]}}
-                  }
-                }
-              }
-            },
-            "eager": {
-              "type": "object",
-              "additionalProperties": false,
-              "properties": {
-                "policy": {"enum": ["none", "all", "explicit"]},
-                "match": {"type": "array", "minItems": 1, "items": {"type": "string"}}
-              },
-              "if": {"required": ["policy"], "properties": {"policy": {"const": "explicit"}}},
-              "then": {"required": ["match"]},
-              "else": {"not": {"required": ["match"]}}
-            }
-          }
-        }
-      }
-    },
-    "tools": {"type": "object"}
-  },
-  "$defs": {
-    "timeout": {
-      "oneOf": [
-        {"type": "string"},
-        {"type": "object", "additionalProperties": {"type": "string"}}
-      ]
-    },
-    "authorization": {
-      "type": "object",
-      "maxProperties": 1,
-      "additionalProperties": false,
-      "patternProperties": {
-        "^[A-Za-z0-9_-]+$": {
-          "type": "object",
-          "additionalProperties": false,
-          "properties": {"credentials": {"type": "string"}}
-        }
-      }
-    }
-  }
-}`)
+//
+//go:embed options.schema.json
+var optionsSchema json.RawMessage
 
 // unsupported are the options of Zilla's mcp binding that load but that
 // no kind serves yet; see [Unsupported].
@@ -235,31 +79,9 @@ func Unsupported(cfg *engine.BindingConfig) error {
 // that toolkit's tools, prompts and resources it exposes, each a glob or
 // a list of globs (an empty list exposes none); a client's routes name
 // tools, prompts and resources without a toolkit.
-var whenSchema = json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "toolkit": {"type": "string", "pattern": "^[A-Za-z0-9_-]+$"},
-    "tool": {
-      "oneOf": [
-        {"type": "string", "minLength": 1},
-        {"type": "array", "items": {"type": "string", "minLength": 1}}
-      ]
-    },
-    "prompt": {
-      "oneOf": [
-        {"type": "string", "minLength": 1},
-        {"type": "array", "items": {"type": "string", "minLength": 1}}
-      ]
-    },
-    "resource": {
-      "oneOf": [
-        {"type": "string", "minLength": 1},
-        {"type": "array", "items": {"type": "string", "minLength": 1}}
-      ]
-    }
-  }
-}`)
+//
+//go:embed when.schema.json
+var whenSchema json.RawMessage
 
 // kindSchemas are what each kind requires or refuses of the shared
 // options and conditions, after Zilla's mcp schema: a server has no
@@ -269,57 +91,23 @@ var whenSchema = json.RawMessage(`{
 // had are refused when a kind compiles them, with a message naming the
 // kind they belong to.
 var kindSchemas = map[string]json.RawMessage{
-	"server": json.RawMessage(`{
-  "properties": {
-    "routes": false,
-    "options": {
-      "properties": {
-        "cache": false,
-        "tools": false,
-        "inputRequired": {"properties": {"key": false, "store": false, "maxPending": false}},
-        "authorization": {
-          "additionalProperties": {
-            "properties": {"credentials": {"pattern": "\\{credentials\\}"}}
-          }
-        }
-      }
-    }
-  }
-}`),
-	"client": json.RawMessage(`{
-  "required": ["options"],
-  "properties": {
-    "options": {
-      "required": ["server"],
-      "properties": {"elicitation": false, "sampling": false, "inputRequired": {"properties": {"maxRounds": false}}, "cache": false, "tools": false}
-    }
-  }
-}`),
-	"proxy": json.RawMessage(`{
-  "properties": {
-    "options": {"properties": {"authorization": false, "elicitation": false, "sampling": false, "inputRequired": false}},
-    "routes": {"items": {"properties": {"when": {"items": {"required": ["toolkit"]}}}}}
-  }
-}`),
+	"server": serverKindSchema,
+	"client": clientKindSchema,
+	"proxy":  proxyKindSchema,
 }
+
+//go:embed kind-server.schema.json
+var serverKindSchema json.RawMessage
+
+//go:embed kind-client.schema.json
+var clientKindSchema json.RawMessage
+
+//go:embed kind-proxy.schema.json
+var proxyKindSchema json.RawMessage
 
 // withSchema is a proxy route's with: the credentials its cache reads
 // with (Zilla's with.cache.credentials), a part of the cache that no kind
 // serves yet, and the route's request timeout (Sluice's).
-var withSchema = json.RawMessage(`{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "cache": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {"credentials": {"type": "string"}}
-    },
-    "timeout": {
-      "oneOf": [
-        {"type": "string"},
-        {"type": "object", "additionalProperties": {"type": "string"}}
-      ]
-    }
-  }
-}`)
+//
+//go:embed with.schema.json
+var withSchema json.RawMessage

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,44 +20,16 @@ import (
 // tcp.schema.patch.json, plus steering and write-timeout). A port is a number, a "from-to"
 // range or a list of either; the ranges themselves are checked by parse,
 // which can say what is wrong with one.
-var optionsSchema = json.RawMessage(`{
-	"type": "object",
-	"properties": {
-		"host": {"type": "string", "minLength": 1},
-		"port": {
-			"anyOf": [
-				{"$ref": "#/$defs/port"},
-				{"type": "array", "items": {"$ref": "#/$defs/port"}, "minItems": 1}
-			]
-		},
-		"backlog": {"type": "integer", "minimum": 1},
-		"nodelay": {"type": "boolean"},
-		"keepalive": {"type": "boolean"},
-		"steering": {"type": "string", "enum": ["none", "ebpf"]},
-		"write-timeout": {"type": "string"}
-	},
-	"additionalProperties": false,
-	"$defs": {
-		"port": {
-			"anyOf": [
-				{"type": "integer"},
-				{"type": "string", "pattern": "^\\s*[0-9]+\\s*(-\\s*[0-9]+\\s*)?$"}
-			]
-		}
-	}
-}`)
+//
+//go:embed options.schema.json
+var optionsSchema json.RawMessage
 
 // whenSchema is one route condition: the peer's address (the remote one
 // for a server, the destination for a client) in a CIDR block, and the
 // port (the local one for a server, the destination for a client).
-var whenSchema = json.RawMessage(`{
-	"type": "object",
-	"properties": {
-		"cidr": {"type": "string", "minLength": 1},
-		"port": {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-	},
-	"additionalProperties": false
-}`)
+//
+//go:embed when.schema.json
+var whenSchema json.RawMessage
 
 // Steering modes of a server's listeners.
 const (
