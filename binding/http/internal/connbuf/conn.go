@@ -35,7 +35,9 @@ func (c *Conn) Init(pool *engine.BufferPool, owner Owner) {
 	c.owner = owner
 }
 
-// Input returns the bytes waiting to be processed (Inbox.Bytes).
+// Input returns the bytes waiting to be processed (Inbox.Bytes). They
+// stay where they are until the next DATA, so views of a parsed head
+// remain valid while its message is handled.
 func (c *Conn) Input() []byte { return c.Inbox.Bytes() }
 
 // Settle ends the handling of a DATA, keeping what is left of it, and
