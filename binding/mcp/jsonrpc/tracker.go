@@ -79,7 +79,25 @@ type Members uint8
 func (s Members) Has(m Member) bool { return s&(1<<m) != 0 }
 
 // lookupMember returns the member named by an object key, or memberNone.
-func lookupMember(name []byte) Member { return Member(indexOf(memberNames[:], name)) }
+func lookupMember(name []byte) Member {
+	switch string(name) {
+	case "jsonrpc":
+		return MemberJSONRPC
+	case "id":
+		return MemberID
+	case "method":
+		return MemberMethod
+	case "params":
+		return MemberParams
+	case "result":
+		return MemberResult
+	case "error":
+		return MemberError
+	case "resultType":
+		return MemberResultType
+	}
+	return memberNone
+}
 
 // Key is a top-level key, other than a tracked [Member]'s, whose presence
 // a [Tracker] notes without tracking its value: the members a 2026-07-28
@@ -109,8 +127,13 @@ func (s Keys) Has(k Key) bool { return s&(1<<k) != 0 }
 // lookupKey returns the set holding the noted key named name, or an
 // empty set.
 func lookupKey(name []byte) Keys {
-	if k := indexOf(keyNames[:], name); k < len(keyNames) {
-		return 1 << k
+	switch string(name) {
+	case "ttlMs":
+		return 1 << KeyTTLMs
+	case "cacheScope":
+		return 1 << KeyCacheScope
+	case "_meta":
+		return 1 << KeyMeta
 	}
 	return 0
 }
@@ -122,16 +145,6 @@ func nameOf(names []string, i int, prefix string) string {
 		return names[i]
 	}
 	return prefix + itoa(i)
-}
-
-// indexOf returns the index of name in names, or len(names).
-func indexOf(names []string, name []byte) int {
-	for i, s := range names {
-		if string(name) == s {
-			return i
-		}
-	}
-	return len(names)
 }
 
 // Range is a value's place in a message: bytes [Start, End) from the
@@ -496,11 +509,10 @@ func (t *Tracker) begin(off int64, c byte) {
 // target is at the top level of the function and all its variables are
 // declared before the first label, as the spec requires.
 //
-// Strings are scanned by two loops: one for keys and values, which finds
-// a string's end in the string masks and tests t.m.str, the kind, only
-// there, and one for top-level keys, whose names it collects byte by
-// byte; neither tests a flag per byte. Escapes, multi-byte sequences and
-// a chunk's end leave them through strStop and return through strResume.
+// Strings are scanned by three copies of one loop, for keys, for values
+// and for top-level keys (whose names are collected, byte by byte), so
+// that the hot loops test no flag; escapes, multi-byte sequences and a
+// chunk's end leave them through strStop and return through strResume.
 //
 // Below the top level, where nothing is tracked but the nesting, a value's
 // end hands the scan to lane, a small function that runs the common forms
@@ -697,20 +709,21 @@ colon:
 	// `,"`, `{"`, `["`) skip the general states.
 	//
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
-keyStr:
-	t.m.str = strKey
-	goto str
 valStr:
-	t.m.str = strValue
-str: // a key's or a value's body, as t.m.str says
 	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) || p[i] != '"' {
+		t.m.str = strValue
 		goto strStop
 	}
 	i++
-	if t.m.str == strValue {
-		goto end
+	goto end
+
+keyStr:
+	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) || p[i] != '"' {
+		t.m.str = strKey
+		goto strStop
 	}
-	// A key has ended. Compact JSON: the colon and a string value follow
+	i++
+	// The key has ended. Compact JSON: the colon and a string value follow
 	// it at once.
 	// Two byte loads, not one of p[i:i+2]: slicing needs p's capacity,
 	// a stack reload here.
@@ -751,10 +764,13 @@ trackSpecial:
 	goto strSpecial
 
 strResume: // continue the string t.m.str
-	if t.m.str == strTrack {
+	switch t.m.str {
+	case strKey:
+		goto keyStr
+	case strTrack:
 		goto trackStr
 	}
-	goto str
+	goto valStr
 
 strStop: // the string t.m.str stopped at p[i] short of its closing quote
 	if uint(i) >= uint(len(p)) {
