@@ -588,20 +588,29 @@ valueByte: // c = p[i] starts a value
 	case '"':
 		i++
 		goto valStr
-	case '{', '[':
+	case '{':
 		if depth == t.maxDepth {
 			t.fail(t.m.off+int64(i), codeDepth, c)
 			return i
 		}
-		depth, arr = t.push(depth+1, c == '[')
-		// Compact JSON: the first key, or a string element, follows the
-		// brace or bracket at once.
+		depth, arr = t.push(depth+1, false)
+		// Compact JSON: the first key follows the brace at once.
 		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
-			if arr {
-				goto valStr
-			}
 			goto keyStr
+		}
+		i++
+		goto first
+	case '[':
+		if depth == t.maxDepth {
+			t.fail(t.m.off+int64(i), codeDepth, c)
+			return i
+		}
+		depth, arr = t.push(depth+1, true)
+		// Compact JSON: a string element follows the bracket at once.
+		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
+			i += 2
+			goto valStr
 		}
 		i++
 		goto first
@@ -710,21 +719,22 @@ colon:
 	//
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) || p[i] != '"' {
-		t.m.str = strValue
-		goto strStop
+	if i = t.win.next(p, i, t.hi); uint(i) < uint(len(p)) && p[i] == '"' {
+		i++
+		goto end
 	}
-	i++
-	goto end
+	t.m.str = strValue
+	goto strStop
 
 keyStr:
-	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) || p[i] != '"' {
-		t.m.str = strKey
-		goto strStop
+	if i = t.win.next(p, i, t.hi); uint(i) < uint(len(p)) && p[i] == '"' {
+		i++
+		goto keyEnd
 	}
-	i++
-	// The key has ended. Compact JSON: the colon and a string value follow
-	// it at once.
+	t.m.str = strKey
+	goto strStop
+keyEnd:
+	// Compact JSON: the colon and a string value follow the key at once.
 	// Two byte loads, not one of p[i:i+2]: slicing needs p's capacity,
 	// a stack reload here.
 	if i < len(p)-1 && p[i] == ':' {
