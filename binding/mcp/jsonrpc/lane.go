@@ -1,21 +1,18 @@
 package jsonrpc
 
-import "math/bits"
-
 // laneExit says where scan takes over from lane: the label of scan's
 // state machine that the lane stopped in front of.
 type laneExit uint8
 
 const (
-	exAfter       laneExit = iota // after a value: ',' or a closer due
-	exEnd                         // a container closed at depth <= 1
-	exValue                       // a value due
-	exArrayFirst                  // after '['
-	exObjectFirst                 // after '{'
-	exObjectKey                   // after ',' in an object
-	exColon                       // after a key
-	exValStr                      // in a value string's body
-	exKeyStr                      // in a key string's body
+	exAfter     laneExit = iota // after a value: ',' or a closer due
+	exEnd                       // a container closed at depth <= 1
+	exValue                     // a value due
+	exFirst                     // after '[' or '{'
+	exObjectKey                 // after ',' in an object
+	exColon                     // after a key
+	exValStr                    // in a value string's body
+	exKeyStr                    // in a key string's body
 )
 
 // lane is scan's fast path below the top level, entered when a value has
@@ -38,7 +35,6 @@ func (t *Tracker) lane(p []byte, i, depth int, arr bool) (int, int, bool, laneEx
 	var (
 		c byte
 		e int
-		k int
 	)
 
 after: // a value ended just before p[i]
@@ -70,41 +66,19 @@ pop: // p[i-1] closed the innermost container
 	}
 	return i, depth, arr, exEnd
 
-key: // after ',' in an object: a key due at p[i]
-	if uint(i) >= uint(len(p)) {
+key: // after ',' in an object: whitespace, then a key due
+	if i = skipSpace(p, i); uint(i) >= uint(len(p)) || p[i] != '"' {
 		return i, depth, arr, exObjectKey
-	}
-	if c = p[i]; c != '"' {
-		if !isSpace(c) {
-			return i, depth, arr, exObjectKey
-		}
-		i++
-		goto key
 	}
 	i++
 keyBody: // p[i-1] opened a key
-	if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-		return i, depth, arr, exKeyStr
-	}
-	if m := t.win.at(k); m != 0 {
-		e = i + bits.TrailingZeros64(m)
-	} else {
-		e = t.win.find(i + 64 - k&7)
-	}
-	if uint(e) >= uint(len(p)) || p[e] != '"' {
+	if e = t.win.find(i); uint(e) >= uint(len(p)) || p[e] != '"' {
 		return e, depth, arr, exKeyStr
 	}
 	i = e + 1
-colon: // a key ended just before p[i]
-	if uint(i) >= uint(len(p)) {
+	// A key ended just before p[i]: whitespace, then ':' due.
+	if i = skipSpace(p, i); uint(i) >= uint(len(p)) || p[i] != ':' {
 		return i, depth, arr, exColon
-	}
-	if c = p[i]; c != ':' {
-		if !isSpace(c) {
-			return i, depth, arr, exColon
-		}
-		i++
-		goto colon
 	}
 	i++
 
@@ -114,15 +88,7 @@ value: // a value due at p[i]
 	}
 	if c = p[i]; c == '"' {
 		i++
-		if k = i - t.win.base; uint(k) >= uint(t.win.n) {
-			return i, depth, arr, exValStr
-		}
-		if m := t.win.at(k); m != 0 {
-			e = i + bits.TrailingZeros64(m)
-		} else {
-			e = t.win.find(i + 64 - k&7)
-		}
-		if uint(e) >= uint(len(p)) || p[e] != '"' {
+		if e = t.win.find(i); uint(e) >= uint(len(p)) || p[e] != '"' {
 			return e, depth, arr, exValStr
 		}
 		i = e + 1
@@ -132,55 +98,25 @@ value: // a value due at p[i]
 	case ' ', '\t', '\n', '\r':
 		i++
 		goto value
-	case '{':
+	case '{', '[':
 		if depth == t.maxDepth {
 			return i, depth, arr, exValue
 		}
-		depth++
-		t.stack[depth>>6] &^= 1 << (depth & 63)
-		arr = false
+		depth, arr = t.push(depth+1, c == '[')
 		i++
-		if uint(i) < uint(len(p)) {
-			if c = p[i]; c == '"' {
-				i++
-				goto keyBody
-			}
-			if c == '}' {
-				i++
-				goto pop
-			}
-		}
-		return i, depth, arr, exObjectFirst
-	case '[':
-		if depth == t.maxDepth {
-			return i, depth, arr, exValue
-		}
-		depth++
-		t.stack[depth>>6] |= 1 << (depth & 63)
-		arr = true
-		i++
-		if uint(i) < uint(len(p)) {
-			if c = p[i]; c == ']' {
-				i++
-				goto pop
-			}
-			if !isSpace(c) {
-				goto value
-			}
-		}
-		return i, depth, arr, exArrayFirst
+		goto first
 	case 't':
-		if len(p)-i >= 4 && string(p[i:i+4]) == "true" {
+		if literalAt(p, i, "true") {
 			i += 4
 			goto after
 		}
 	case 'f':
-		if len(p)-i >= 5 && string(p[i:i+5]) == "false" {
+		if literalAt(p, i, "false") {
 			i += 5
 			goto after
 		}
 	case 'n':
-		if len(p)-i >= 4 && string(p[i:i+4]) == "null" {
+		if literalAt(p, i, "null") {
 			i += 4
 			goto after
 		}
@@ -213,4 +149,28 @@ value: // a value due at p[i]
 		goto after
 	}
 	return i, depth, arr, exValue
+
+first: // p[i-1] opened a container: its closer, or its first key or element
+	if uint(i) < uint(len(p)) {
+		c = p[i]
+		if arr {
+			if c == ']' {
+				i++
+				goto pop
+			}
+			if !isSpace(c) {
+				goto value
+			}
+		} else {
+			if c == '"' {
+				i++
+				goto keyBody
+			}
+			if c == '}' {
+				i++
+				goto pop
+			}
+		}
+	}
+	return i, depth, arr, exFirst
 }

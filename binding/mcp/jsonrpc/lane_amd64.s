@@ -18,12 +18,11 @@
 #define exAfter 0
 #define exEnd 1
 #define exValue 2
-#define exArrayFirst 3
-#define exObjectFirst 4
-#define exObjectKey 5
-#define exColon 6
-#define exValStr 7
-#define exKeyStr 8
+#define exFirst 3
+#define exObjectKey 4
+#define exColon 5
+#define exValStr 6
+#define exKeyStr 7
 
 // Bits 9, 10, 13 and 32: '\t', '\n', '\r' and ' ', JSON's whitespace.
 #define SPACES $0x100002600
@@ -38,12 +37,12 @@
 	JCS yes
 
 // STRING(outside, long, end, open) runs a string's body from i (AX) and
-// leaves i after its closing quote. The end of its plain bytes comes from
-// one load of the masks (window.at) into BX; it goes to outside when the
-// window does not hold i, to long (with CX = (i-base)&7) when the load
-// holds no set bit, which comes back to end with BX set, and to open when
-// p[BX] is not a closing quote (an escape, a control byte, the chunk's
-// end). It clobbers BX and CX.
+// leaves i after its closing quote. The end of its plain bytes, BX, is
+// window.find's answer: from one load of the masks (window.at), or by
+// outside when the window does not hold i, or by long (with CX =
+// (i-base)&7) when the load holds no set bit; both come back to end with
+// BX set. It goes to open when p[BX] is not a closing quote (an escape, a
+// control byte, the chunk's end). It clobbers BX and CX.
 #define STRING(outside, long, end, open) \
 	MOVQ AX, BX \
 	SUBQ R12, BX \
@@ -66,10 +65,25 @@ end: \
 	JNE open \
 	LEAQ 1(BX), AX
 
-// FIND(loop, found, done) is window.find: from position BX on, the first
-// byte that ends plain string content, or the window's end; the result in
-// BX, and then a jump to done. It clobbers CX and R11.
-#define FIND(loop, found, done) \
+// SKIP_SPACE(skip, back, exit) follows a token's test that p[i] = CX
+// failed: it goes to exit unless CX is JSON whitespace, which it steps
+// over (at skip) and goes back to test the next byte. It clobbers R11.
+#define SKIP_SPACE(skip, back, exit) \
+	IS_SPACE(skip) \
+	JMP exit \
+skip: \
+	INCQ AX \
+	JMP back
+
+// LONG(loop, found, done, outside) is STRING's long path, window.find
+// from the load after the one at i (AX), where CX = (i-base)&7: the first
+// byte from there on that ends plain string content, or the window's end;
+// the result in BX, and then a jump to done. At outside, STRING's other
+// way out, it answers i itself, as window.find does for an i the window
+// does not hold. It clobbers CX and R11.
+#define LONG(loop, found, done, outside) \
+	LEAQ 64(AX), BX \
+	SUBQ CX, BX \
 loop: \
 	MOVQ BX, CX \
 	SUBQ R12, CX \
@@ -88,6 +102,9 @@ loop: \
 found: \
 	TZCNTQ R11, R11 \
 	ADDQ R11, BX \
+	JMP done \
+outside: \
+	MOVQ AX, BX \
 	JMP done
 
 // PUSH(op) opens a container one level deeper (DX), at the depth limit
@@ -102,6 +119,16 @@ found: \
 	MOVQ (R10)(BX*8), R11 \
 	op DX, R11 \
 	MOVQ R11, (R10)(BX*8)
+
+// TOKEN(c, exit, other) steps over p[i] (AX) when it is the byte c, and
+// otherwise goes to exit at the chunk's end, or to other with p[i] in CX.
+#define TOKEN(c, exit, other) \
+	CMPQ AX, R8 \
+	JAE exit \
+	MOVBQZX (SI)(AX*1), CX \
+	CMPQ CX, $c \
+	JNE other \
+	INCQ AX
 
 // EXIT stores the results and returns.
 #define EXIT(code) \
@@ -123,44 +150,24 @@ TEXT ·laneAMD64(SB), NOSPLIT, $0-106
 	MOVQ masks+80(FP), DI
 
 after: // a value ended just before p[i]
-	CMPQ AX, R8
-	JAE exitAfter
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $','
-	JNE afterOther
-	INCQ AX
+	TOKEN(',', exitAfter, afterOther)
 	TESTQ R9, R9
 	JNE value
 
 key: // after ',' in an object: a key due at p[i]
-	CMPQ AX, R8
-	JAE exitObjectKey
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $'"'
-	JNE keyOther
-	INCQ AX
+	TOKEN('"', exitObjectKey, keyOther)
 
 keyBody: // p[i-1] opened a key
-	STRING(exitKeyStr, keyLong, keyEnd, exitKeyStrAt)
+	STRING(keyOutside, keyLong, keyEnd, exitKeyStrAt)
 
 colon: // a key ended just before p[i]
-	CMPQ AX, R8
-	JAE exitColon
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $':'
-	JNE colonOther
-	INCQ AX
+	TOKEN(':', exitColon, colonOther)
 
 value: // a value due at p[i]
-	CMPQ AX, R8
-	JAE exitValue
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $'"'
-	JNE valueOther
-	INCQ AX
+	TOKEN('"', exitValue, valueOther)
 
 valBody: // p[i-1] opened a string value
-	STRING(exitValStr, valLong, valEnd, exitValStrAt)
+	STRING(valOutside, valLong, valEnd, exitValStrAt)
 	JMP after
 
 	// Off the common path of compact JSON.
@@ -182,12 +189,7 @@ afterBracket:
 	JMP pop
 
 afterSpace:
-	IS_SPACE(afterSkip)
-	JMP exitAfter
-
-afterSkip:
-	INCQ AX
-	JMP after
+	SKIP_SPACE(afterSkip, after, exitAfter)
 
 pop: // p[i-1] closed the innermost container
 	DECQ DX
@@ -203,30 +205,16 @@ pop: // p[i-1] closed the innermost container
 	EXIT(exEnd)
 
 keyOther: // p[i] = CX, where a key is due, is not '"'
-	IS_SPACE(keySkip)
-	JMP exitObjectKey
-
-keySkip:
-	INCQ AX
-	JMP key
+	SKIP_SPACE(keySkip, key, exitObjectKey)
 
 keyLong: // a key longer than one load of the masks: CX = k&7
-	LEAQ 64(AX), BX
-	SUBQ CX, BX
-	FIND(keyFind, keyFound, keyEnd)
+	LONG(keyFind, keyFound, keyEnd, keyOutside)
 
 colonOther: // p[i] = CX, where a colon is due, is not ':'
-	IS_SPACE(colonSkip)
-	JMP exitColon
-
-colonSkip:
-	INCQ AX
-	JMP colon
+	SKIP_SPACE(colonSkip, colon, exitColon)
 
 valLong: // a string longer than one load of the masks: CX = k&7
-	LEAQ 64(AX), BX
-	SUBQ CX, BX
-	FIND(valFind, valFound, valEnd)
+	LONG(valFind, valFound, valEnd, valOutside)
 
 valueOther: // p[i] = CX starts a value other than a string
 	CMPQ CX, $'{'
@@ -244,28 +232,18 @@ valueOther: // p[i] = CX starts a value other than a string
 	JEQ null
 	CMPQ CX, $'-'
 	JEQ number
-	IS_SPACE(valueSkip)
-	JMP exitValue
-
-valueSkip:
-	INCQ AX
-	JMP value
+	SKIP_SPACE(valueSkip, value, exitValue)
 
 object:
 	PUSH(BTRQ)
 	XORQ R9, R9
 	INCQ AX
-	CMPQ AX, R8
-	JAE exitObjectFirst
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $'"'
-	JNE objectOther
-	INCQ AX
+	TOKEN('"', exitFirst, objectOther)
 	JMP keyBody
 
 objectOther:
 	CMPQ CX, $'}'
-	JNE exitObjectFirst
+	JNE exitFirst
 	INCQ AX
 	JMP pop
 
@@ -273,16 +251,11 @@ array:
 	PUSH(BTSQ)
 	MOVQ $1, R9
 	INCQ AX
-	CMPQ AX, R8
-	JAE exitArrayFirst
-	MOVBQZX (SI)(AX*1), CX
-	CMPQ CX, $']'
-	JNE arrayOther
-	INCQ AX
+	TOKEN(']', exitFirst, arrayOther)
 	JMP pop
 
 arrayOther:
-	IS_SPACE(exitArrayFirst)
+	IS_SPACE(exitFirst)
 	JMP value
 
 true:
@@ -365,23 +338,14 @@ exitAfter:
 exitValue:
 	EXIT(exValue)
 
-exitArrayFirst:
-	EXIT(exArrayFirst)
-
-exitObjectFirst:
-	EXIT(exObjectFirst)
+exitFirst:
+	EXIT(exFirst)
 
 exitObjectKey:
 	EXIT(exObjectKey)
 
 exitColon:
 	EXIT(exColon)
-
-exitValStr:
-	EXIT(exValStr)
-
-exitKeyStr:
-	EXIT(exKeyStr)
 
 exitValStrAt: // in a value string's body at BX
 	MOVQ BX, AX

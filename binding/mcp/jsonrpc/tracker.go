@@ -45,12 +45,7 @@ const (
 var kindNames = [...]string{"none", "object", "array", "string", "number", "bool", "null"}
 
 // String returns the kind's name, for example "array".
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "KIND_" + itoa(int(k))
-}
+func (k Kind) String() string { return nameOf(kindNames[:], int(k), "KIND_") }
 
 // Member is one of the top-level members of a JSON-RPC message that the
 // [Tracker] reports.
@@ -75,12 +70,7 @@ const (
 var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error", "resultType"}
 
 // String returns the member's key, for example "params".
-func (m Member) String() string {
-	if m < numMembers {
-		return memberNames[m]
-	}
-	return "MEMBER_" + itoa(int(m))
-}
+func (m Member) String() string { return nameOf(memberNames[:], int(m), "MEMBER_") }
 
 // Members is a set of [Member]s.
 type Members uint8
@@ -126,12 +116,7 @@ const (
 var keyNames = [...]string{"ttlMs", "cacheScope", "_meta"}
 
 // String returns the key, for example "_meta".
-func (k Key) String() string {
-	if k < numKeys {
-		return keyNames[k]
-	}
-	return "KEY_" + itoa(int(k))
-}
+func (k Key) String() string { return nameOf(keyNames[:], int(k), "KEY_") }
 
 // Keys is a set of [Key]s.
 type Keys uint8
@@ -151,6 +136,15 @@ func lookupKey(name []byte) Keys {
 		return 1 << KeyMeta
 	}
 	return 0
+}
+
+// nameOf returns names[i], the name of the value i of an enumeration, or
+// for a value past them prefix and the number.
+func nameOf(names []string, i int, prefix string) string {
+	if uint(i) < uint(len(names)) {
+		return names[i]
+	}
+	return prefix + itoa(i)
 }
 
 // Range is a value's place in a message: bytes [Start, End) from the
@@ -188,8 +182,7 @@ type state uint8
 
 const (
 	stValue        state = iota // whitespace, then a value
-	stArrayFirst                // after '[': whitespace, then a value or ']'
-	stObjectFirst               // after '{': whitespace, then a key or '}'
+	stFirst                     // after '[' or '{': whitespace, then a value or ']', or a key or '}'
 	stObjectKey                 // after ',' in an object: whitespace, then a key
 	stColon                     // after a key: whitespace, then ':'
 	stAfter                     // after a value: whitespace, then ',' or a closer
@@ -518,8 +511,8 @@ func (t *Tracker) begin(off int64, c byte) {
 //
 // Strings are scanned by three copies of one loop, for keys, for values
 // and for top-level keys (whose names are collected, byte by byte), so
-// that the hot loops test no flag; escapes and multi-byte sequences leave
-// them and return through strResume.
+// that the hot loops test no flag; escapes, multi-byte sequences and a
+// chunk's end leave them through strStop and return through strResume.
 //
 // Below the top level, where nothing is tracked but the nesting, a value's
 // end hands the scan to lane, a small function that runs the common forms
@@ -535,10 +528,8 @@ func (t *Tracker) scan(p []byte) int {
 	switch t.m.st {
 	case stValue:
 		goto value
-	case stArrayFirst:
-		goto arrayFirst
-	case stObjectFirst:
-		goto objectFirst
+	case stFirst:
+		goto first
 	case stObjectKey:
 		goto objectKey
 	case stColon:
@@ -575,12 +566,8 @@ func (t *Tracker) scan(p []byte) int {
 	panic("internal error: jsonrpc: scan in state " + itoa(int(t.m.st)))
 
 value:
-	for i < len(p) && isSpace(p[i]) {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stValue
-		goto suspend
+	if i = skipSpace(p, i); i == len(p) {
+		return t.suspend(stValue, i, depth, arr)
 	}
 	c = p[i]
 valueByte: // c = p[i] starts a value
@@ -606,45 +593,41 @@ valueByte: // c = p[i] starts a value
 			t.fail(t.m.off+int64(i), codeDepth, c)
 			return i
 		}
-		depth++
-		t.stack[depth>>6] &^= 1 << (depth & 63)
-		arr = false
+		depth, arr = t.push(depth+1, false)
 		// Compact JSON: the first key follows the brace at once.
 		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
 			goto keyStr
 		}
 		i++
-		goto objectFirst
+		goto first
 	case '[':
 		if depth == t.maxDepth {
 			t.fail(t.m.off+int64(i), codeDepth, c)
 			return i
 		}
-		depth++
-		t.stack[depth>>6] |= 1 << (depth & 63)
-		arr = true
+		depth, arr = t.push(depth+1, true)
 		// Compact JSON: a string element follows the bracket at once.
 		if depth > 1 && i < len(p)-1 && p[i+1] == '"' {
 			i += 2
 			goto valStr
 		}
 		i++
-		goto arrayFirst
+		goto first
 	case 't':
-		if len(p)-i >= 4 && string(p[i:i+4]) == "true" {
+		if literalAt(p, i, "true") {
 			i += 4
 			goto end
 		}
 		t.m.lit = "true"
 	case 'f':
-		if len(p)-i >= 5 && string(p[i:i+5]) == "false" {
+		if literalAt(p, i, "false") {
 			i += 5
 			goto end
 		}
 		t.m.lit = "false"
 	case 'n':
-		if len(p)-i >= 4 && string(p[i:i+4]) == "null" {
+		if literalAt(p, i, "null") {
 			i += 4
 			goto end
 		}
@@ -668,8 +651,7 @@ valueByte: // c = p[i] starts a value
 literal:
 	for t.m.litI < len(t.m.lit) {
 		if i == len(p) {
-			t.m.st = stLiteral
-			goto suspend
+			return t.suspend(stLiteral, i, depth, arr)
 		}
 		if c = p[i]; c != t.m.lit[t.m.litI] {
 			t.failLiteral(t.m.off+int64(i), c)
@@ -680,39 +662,25 @@ literal:
 	}
 	goto end
 
-arrayFirst:
-	for i < len(p) && isSpace(p[i]) {
-		i++
+first: // after '[' or '{': the container's closer, or its first element or key
+	if i = skipSpace(p, i); i == len(p) {
+		return t.suspend(stFirst, i, depth, arr)
 	}
-	if i == len(p) {
-		t.m.st = stArrayFirst
-		goto suspend
+	c = p[i]
+	if arr {
+		if c == ']' {
+			goto pop
+		}
+		goto valueByte
 	}
-	if c = p[i]; c == ']' {
-		goto pop
-	}
-	goto valueByte
-
-objectFirst:
-	for i < len(p) && isSpace(p[i]) {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stObjectFirst
-		goto suspend
-	}
-	if c = p[i]; c == '}' {
+	if c == '}' {
 		goto pop
 	}
 	goto keyByte
 
 objectKey:
-	for i < len(p) && isSpace(p[i]) {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stObjectKey
-		goto suspend
+	if i = skipSpace(p, i); i == len(p) {
+		return t.suspend(stObjectKey, i, depth, arr)
 	}
 	c = p[i]
 keyByte: // c = p[i] must open a key
@@ -729,12 +697,8 @@ keyByte: // c = p[i] must open a key
 	goto keyStr
 
 colon:
-	for i < len(p) && isSpace(p[i]) {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stColon
-		goto suspend
+	if i = skipSpace(p, i); i == len(p) {
+		return t.suspend(stColon, i, depth, arr)
 	}
 	if c = p[i]; c != ':' {
 		t.fail(t.m.off+int64(i), codeColon, c)
@@ -755,28 +719,20 @@ colon:
 	//
 	// i < len(p)-1 proves p[i+1] in bounds where i+2 <= len(p) does not.
 valStr:
-	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) {
-		t.m.st, t.m.str = stString, strValue
-		goto suspend
-	}
-	if c = p[i]; c == '"' {
+	if i = t.win.next(p, i, t.hi); uint(i) < uint(len(p)) && p[i] == '"' {
 		i++
 		goto end
 	}
 	t.m.str = strValue
-	goto strSpecial
+	goto strStop
 
 keyStr:
-	if i = t.win.next(p, i, t.hi); uint(i) >= uint(len(p)) {
-		t.m.st, t.m.str = stString, strKey
-		goto suspend
-	}
-	if c = p[i]; c == '"' {
+	if i = t.win.next(p, i, t.hi); uint(i) < uint(len(p)) && p[i] == '"' {
 		i++
 		goto keyEnd
 	}
 	t.m.str = strKey
-	goto strSpecial
+	goto strStop
 keyEnd:
 	// Compact JSON: the colon and a string value follow the key at once.
 	// Two byte loads, not one of p[i:i+2]: slicing needs p's capacity,
@@ -801,8 +757,8 @@ trackStr: // a top-level key, byte by byte, its name collected
 		}
 		t.m.addName(c)
 	}
-	t.m.st, t.m.str = stString, strTrack
-	goto suspend
+	t.m.str = strTrack
+	goto strStop
 trackSpecial:
 	if c == '"' {
 		i++
@@ -826,6 +782,11 @@ strResume: // continue the string t.m.str
 	}
 	goto valStr
 
+strStop: // the string t.m.str stopped at p[i] short of its closing quote
+	if uint(i) >= uint(len(p)) {
+		return t.suspend(stString, i, depth, arr)
+	}
+	c = p[i]
 strSpecial: // p[i] = c is a string's '\', a control byte, or non-ASCII under StrictUTF8
 	if c == '\\' {
 		i++
@@ -861,8 +822,7 @@ strSpecial: // p[i] = c is a string's '\', a control byte, or non-ASCII under St
 utf8:
 	for t.m.need > 0 {
 		if i == len(p) {
-			t.m.st = stUTF8
-			goto suspend
+			return t.suspend(stUTF8, i, depth, arr)
 		}
 		if c = p[i]; c < t.m.lo || c > t.m.hi {
 			t.fail(t.m.seq, codeUTF8, c)
@@ -876,8 +836,7 @@ utf8:
 
 escape:
 	if i == len(p) {
-		t.m.st = stEscape
-		goto suspend
+		return t.suspend(stEscape, i, depth, arr)
 	}
 	switch c = p[i]; c {
 	case '"', '\\', '/':
@@ -908,8 +867,7 @@ escape:
 hex:
 	for t.m.hexN < 4 {
 		if i == len(p) {
-			t.m.st = stHex
-			goto suspend
+			return t.suspend(stHex, i, depth, arr)
 		}
 		c = p[i]
 		var h byte
@@ -942,8 +900,7 @@ hex:
 	// then belongs to whatever follows.
 numNeg:
 	if i == len(p) {
-		t.m.st = stNumNeg
-		goto suspend
+		return t.suspend(stNumNeg, i, depth, arr)
 	}
 	switch c = p[i]; {
 	case c == '0':
@@ -958,25 +915,21 @@ numNeg:
 
 numZero:
 	if i == len(p) {
-		t.m.st = stNumZero
-		goto suspend
+		return t.suspend(stNumZero, i, depth, arr)
 	}
 	goto numTail
 
 numInt:
-	for i < len(p) && digits[p[i]] {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stNumInt
-		goto suspend
+	if i = skipDigits(p, i); i == len(p) {
+		return t.suspend(stNumInt, i, depth, arr)
 	}
 numTail: // after the integer part
-	switch p[i] {
-	case '.':
+	if p[i] == '.' {
 		i++
 		goto numDot
-	case 'e', 'E':
+	}
+numExpMark: // after the integer part or the fraction: an exponent, or the end
+	if c = p[i]; c == 'e' || c == 'E' {
 		i++
 		goto numExp
 	}
@@ -984,8 +937,7 @@ numTail: // after the integer part
 
 numDot:
 	if i == len(p) {
-		t.m.st = stNumDot
-		goto suspend
+		return t.suspend(stNumDot, i, depth, arr)
 	}
 	if c = p[i]; !digits[c] {
 		t.fail(t.m.off+int64(i), codeDot, c)
@@ -993,23 +945,14 @@ numDot:
 	}
 	i++
 numFrac:
-	for i < len(p) && digits[p[i]] {
-		i++
+	if i = skipDigits(p, i); i == len(p) {
+		return t.suspend(stNumFrac, i, depth, arr)
 	}
-	if i == len(p) {
-		t.m.st = stNumFrac
-		goto suspend
-	}
-	if c = p[i]; c == 'e' || c == 'E' {
-		i++
-		goto numExp
-	}
-	goto end
+	goto numExpMark
 
 numExp:
 	if i == len(p) {
-		t.m.st = stNumExp
-		goto suspend
+		return t.suspend(stNumExp, i, depth, arr)
 	}
 	if c = p[i]; c == '+' || c == '-' {
 		i++
@@ -1018,8 +961,7 @@ numExp:
 	goto numExpDigit
 numExpSign:
 	if i == len(p) {
-		t.m.st = stNumExpSign
-		goto suspend
+		return t.suspend(stNumExpSign, i, depth, arr)
 	}
 	c = p[i]
 numExpDigit: // c = p[i] must be the exponent's first digit
@@ -1029,12 +971,8 @@ numExpDigit: // c = p[i] must be the exponent's first digit
 	}
 	i++
 numExpDigits:
-	for i < len(p) && digits[p[i]] {
-		i++
-	}
-	if i == len(p) {
-		t.m.st = stNumExpDigits
-		goto suspend
+	if i = skipDigits(p, i); i == len(p) {
+		return t.suspend(stNumExpDigits, i, depth, arr)
 	}
 	goto end
 
@@ -1055,10 +993,8 @@ end: // a value ended just before p[i]
 			goto end
 		case exValue:
 			goto value
-		case exArrayFirst:
-			goto arrayFirst
-		case exObjectFirst:
-			goto objectFirst
+		case exFirst:
+			goto first
 		case exObjectKey:
 			goto objectKey
 		case exColon:
@@ -1071,8 +1007,7 @@ end: // a value ended just before p[i]
 	{
 		if depth == 0 {
 			t.m.val.End = t.m.off + int64(i)
-			t.m.st = stDone
-			goto suspend
+			return t.suspend(stDone, i, depth, arr)
 		}
 		if t.m.cur != 0 {
 			t.m.rng[t.m.cur-1].End = t.m.off + int64(i)
@@ -1082,8 +1017,7 @@ end: // a value ended just before p[i]
 	}
 after:
 	if i == len(p) {
-		t.m.st = stAfter
-		goto suspend
+		return t.suspend(stAfter, i, depth, arr)
 	}
 	if c = p[i]; c == ',' {
 		// Compact JSON: the next key or string element follows the
@@ -1120,9 +1054,48 @@ after:
 		t.fail(t.m.off+int64(i), codeObjectSep, c)
 	}
 	return i
+}
 
-suspend:
-	t.m.depth, t.m.arr = depth, arr
+// suspend saves scan's state st and its registers, depth and arr, and
+// returns i, the bytes consumed: scan's every exit at a chunk's end, and
+// at the value's.
+func (t *Tracker) suspend(st state, i, depth int, arr bool) int {
+	t.m.st, t.m.depth, t.m.arr = st, depth, arr
+	return i
+}
+
+// push opens a container at depth, an array if arr, marking it in the
+// nesting stack, and returns depth and arr, the caller's new registers.
+func (t *Tracker) push(depth int, arr bool) (int, bool) {
+	if arr {
+		t.stack[depth>>6] |= 1 << (depth & 63)
+	} else {
+		t.stack[depth>>6] &^= 1 << (depth & 63)
+	}
+	return depth, arr
+}
+
+// literalAt reports whether p holds lit from i on; for a constant lit,
+// an inlined call compares a word or two, not bytes.
+func literalAt(p []byte, i int, lit string) bool {
+	return len(p)-i >= len(lit) && string(p[i:i+len(lit)]) == lit
+}
+
+// skipSpace returns the index of the first byte of p from i on that is
+// not JSON whitespace, or len(p).
+func skipSpace(p []byte, i int) int {
+	for i < len(p) && isSpace(p[i]) {
+		i++
+	}
+	return i
+}
+
+// skipDigits returns the index of the first byte of p from i on that is
+// not a decimal digit, or len(p).
+func skipDigits(p []byte, i int) int {
+	for i < len(p) && digits[p[i]] {
+		i++
+	}
 	return i
 }
 
