@@ -478,6 +478,18 @@ func (b *HttpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpBeginExBui
 	return b
 }
 
+// WrapSlot starts a HttpBeginEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *HttpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpBeginExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *HttpBeginExBuilder) wrapFail() {
 	b.next = -1
@@ -763,6 +775,18 @@ func (b *HttpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpFlushExBui
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 20 {
 		b.wrapFail()
+	}
+	return b
+}
+
+// WrapSlot starts a HttpFlushEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *HttpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpFlushExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
 	}
 	return b
 }
@@ -1065,6 +1089,18 @@ func (b *HttpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpEndExBuilder
 	return b
 }
 
+// WrapSlot starts a HttpEndEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *HttpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpEndExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *HttpEndExBuilder) wrapFail() {
 	b.next = -1
@@ -1342,6 +1378,18 @@ func (b *HttpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpResetExBui
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
 		b.wrapFail()
+	}
+	return b
+}
+
+// WrapSlot starts a HttpResetEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *HttpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpResetExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
 	}
 	return b
 }
@@ -1627,6 +1675,18 @@ func (b *HttpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpChalle
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 12 {
 		b.wrapFail()
+	}
+	return b
+}
+
+// WrapSlot starts a HttpChallengeEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *HttpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpChallengeExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
 	}
 	return b
 }

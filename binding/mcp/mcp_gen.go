@@ -769,6 +769,18 @@ func (b *McpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBeginExBuild
 	return b
 }
 
+// WrapSlot starts a McpBeginEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpBeginExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpBeginExBuilder) wrapFail() {
 	b.next = -1
@@ -6526,6 +6538,18 @@ func (b *McpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpFlushExBuild
 	return b
 }
 
+// WrapSlot starts a McpFlushEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpFlushExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpFlushExBuilder) wrapFail() {
 	b.next = -1
@@ -11413,6 +11437,18 @@ func (b *McpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpChalleng
 	return b
 }
 
+// WrapSlot starts a McpChallengeEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpChallengeExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpChallengeExBuilder) wrapFail() {
 	b.next = -1
@@ -12803,6 +12839,18 @@ func (b *McpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResetExBuild
 	return b
 }
 
+// WrapSlot starts a McpResetEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpResetExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpResetExBuilder) wrapFail() {
 	b.next = -1
@@ -13879,6 +13927,18 @@ func (b *McpAbortExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAbortExBuild
 	return b
 }
 
+// WrapSlot starts a McpAbortEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpAbortExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpAbortExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
+	}
+	return b
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpAbortExBuilder) wrapFail() {
 	b.next = -1
@@ -14192,6 +14252,18 @@ func (b *McpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEndExBuilder {
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
 		b.wrapFail()
+	}
+	return b
+}
+
+// WrapSlot starts a McpEndEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEndExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
 	}
 	return b
 }
@@ -14600,6 +14672,18 @@ func (b *McpEventExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEventExBuild
 	b.buf, b.off, b.max, b.p, b.next, b.open, b.err = buf, off, maxLimit, off, 0, -1, nil
 	if off < 0 || off > maxLimit || maxLimit > len(buf) || maxLimit-off < 13 {
 		b.wrapFail()
+	}
+	return b
+}
+
+// WrapSlot starts a McpEventEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too, so that its setters do nothing
+// and the frame builder's ExtensionDone keeps the frame's own error.
+func (b *McpEventExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEventExBuilder {
+	b.Wrap(buf, off, maxLimit)
+	if !ok {
+		b.Fail(flyweight.ErrBounds)
 	}
 	return b
 }
