@@ -480,14 +480,14 @@ func (b *HttpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpBeginExBui
 
 // WrapSlot starts a HttpBeginEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *HttpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpBeginExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -781,14 +781,14 @@ func (b *HttpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpFlushExBui
 
 // WrapSlot starts a HttpFlushEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *HttpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpFlushExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1091,14 +1091,14 @@ func (b *HttpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpEndExBuilder
 
 // WrapSlot starts a HttpEndEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *HttpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpEndExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1384,14 +1384,14 @@ func (b *HttpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpResetExBui
 
 // WrapSlot starts a HttpResetEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *HttpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpResetExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1681,14 +1681,14 @@ func (b *HttpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpChalle
 
 // WrapSlot starts a HttpChallengeEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *HttpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpChallengeExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.

@@ -771,14 +771,14 @@ func (b *McpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBeginExBuild
 
 // WrapSlot starts a McpBeginEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpBeginExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -6540,14 +6540,14 @@ func (b *McpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpFlushExBuild
 
 // WrapSlot starts a McpFlushEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpFlushExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -11439,14 +11439,14 @@ func (b *McpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpChalleng
 
 // WrapSlot starts a McpChallengeEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpChallengeExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -12841,14 +12841,14 @@ func (b *McpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResetExBuild
 
 // WrapSlot starts a McpResetEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpResetExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -13929,14 +13929,14 @@ func (b *McpAbortExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAbortExBuild
 
 // WrapSlot starts a McpAbortEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpAbortExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpAbortExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -14258,14 +14258,14 @@ func (b *McpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEndExBuilder {
 
 // WrapSlot starts a McpEndEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEndExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -14678,14 +14678,14 @@ func (b *McpEventExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEventExBuild
 
 // WrapSlot starts a McpEventEx in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *McpEventExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEventExBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.

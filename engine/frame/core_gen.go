@@ -876,14 +876,14 @@ func (b *BeginBuilder) Wrap(buf []byte, off, maxLimit int) *BeginBuilder {
 
 // WrapSlot starts a Begin in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *BeginBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *BeginBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1484,14 +1484,14 @@ func (b *DataBuilder) Wrap(buf []byte, off, maxLimit int) *DataBuilder {
 
 // WrapSlot starts a Data in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *DataBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *DataBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -2132,14 +2132,14 @@ func (b *EndBuilder) Wrap(buf []byte, off, maxLimit int) *EndBuilder {
 
 // WrapSlot starts a End in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *EndBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *EndBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -2731,14 +2731,14 @@ func (b *AbortBuilder) Wrap(buf []byte, off, maxLimit int) *AbortBuilder {
 
 // WrapSlot starts a Abort in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *AbortBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *AbortBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -3256,14 +3256,14 @@ func (b *FlushBuilder) Wrap(buf []byte, off, maxLimit int) *FlushBuilder {
 
 // WrapSlot starts a Flush in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *FlushBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *FlushBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -3812,14 +3812,14 @@ func (b *ResetBuilder) Wrap(buf []byte, off, maxLimit int) *ResetBuilder {
 
 // WrapSlot starts a Reset in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *ResetBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *ResetBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -4351,14 +4351,14 @@ func (b *WindowBuilder) Wrap(buf []byte, off, maxLimit int) *WindowBuilder {
 
 // WrapSlot starts a Window in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *WindowBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *WindowBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -4942,14 +4942,14 @@ func (b *SignalBuilder) Wrap(buf []byte, off, maxLimit int) *SignalBuilder {
 
 // WrapSlot starts a Signal in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *SignalBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *SignalBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -5487,14 +5487,14 @@ func (b *ChallengeBuilder) Wrap(buf []byte, off, maxLimit int) *ChallengeBuilder
 
 // WrapSlot starts a Challenge in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *ChallengeBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *ChallengeBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -6010,14 +6010,14 @@ func (b *RedirectBuilder) Wrap(buf []byte, off, maxLimit int) *RedirectBuilder {
 
 // WrapSlot starts a Redirect in a frame builder's extension slot, as the
 // frame builder's ExtensionBuffer returns it. When ok is false the frame
-// builder has failed: this builder fails too, so that its setters do nothing
-// and the frame builder's ExtensionDone keeps the frame's own error.
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
 func (b *RedirectBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *RedirectBuilder {
-	b.Wrap(buf, off, maxLimit)
 	if !ok {
-		b.Fail(flyweight.ErrBounds)
+		off, maxLimit = 0, -1
 	}
-	return b
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
