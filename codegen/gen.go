@@ -199,7 +199,7 @@ func (g *generator) typedef(d *idl.Typedef) (alias, bool) {
 }
 
 func (g *generator) structType(s *idl.Struct) (*typ, error) {
-	t := &typ{Name: s.Name, Doc: scopeDoc(s), HasID: s.HasTypeID, TypeID: s.TypeID, Big: s.Scope.ByteOrder == idl.Network}
+	t := &typ{Name: s.Name, Doc: scopeDoc(s), HasID: s.HasTypeID, TypeID: s.TypeID, Extends: s.Extends != nil, Big: s.Scope.ByteOrder == idl.Network}
 	if err := g.fields(t, s.AllFields()); err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (g *generator) structType(s *idl.Struct) (*typ, error) {
 }
 
 func (g *generator) unionType(u *idl.Union) (*typ, error) {
-	t := &typ{Name: u.Name, Doc: scopeDoc(u), Union: true, Big: u.Scope.ByteOrder == idl.Network}
+	t := &typ{Name: u.Name, Doc: scopeDoc(u), Union: true, Extends: u.Extends != nil, Big: u.Scope.ByteOrder == idl.Network}
 	kindField := &idl.Field{Pos: u.Pos, Name: "kind", Type: u.Switch}
 	fields := append(append([]*idl.Field(nil), u.ParentFields()...), kindField)
 	if err := g.fields(t, fields); err != nil {
@@ -613,6 +613,7 @@ func elemOf(t idl.Type, big bool) (elemType, error) {
 var reserved = map[string]bool{
 	"Wrap": true, "TryWrap": true, "Limit": true, "Offset": true, "Sizeof": true,
 	"Buffer": true, "Kind": true, "Build": true, "BuildLimit": true, "Fail": true,
+	"WrapSlot": true,
 }
 
 // checkMethodNames renames fields whose methods would collide with the
@@ -655,7 +656,7 @@ func methodNames(f *field) []string {
 	case catOctetsSz:
 		return []string{n, "Has" + n, n + "Reserve", n + "Null"}
 	case catUnbounded:
-		return []string{n, n + "Reserve", n + "Slot", n + "End"}
+		return []string{n, n + "Reserve", n + "Slot", n + "Buffer", n + "End", n + "Done"}
 	case catInt, catEnum:
 		return []string{n, "Set" + n}
 	}

@@ -64,6 +64,7 @@ type typ struct {
 	Shared  []*shared // union: fields that several struct cases declare alike
 	HasID   bool
 	TypeID  uint32
+	Extends bool // extends a parent: a frame extension, written in a frame builder's slot
 	Big     bool
 	Fixed   int // encoded size when every field is fixed, else -1
 	MinSize int

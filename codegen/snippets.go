@@ -349,6 +349,8 @@ func setters(t *typ, f *field) string {
 			f.Go, f.Name, recv, f.Go, begin(), i, done)
 		fmt.Fprintf(&b, "// %sSlot returns where %s starts and the builder's max limit, so that another builder can write it in place; finish with %sEnd. ok is false when the builder failed.\n%s%sSlot() (off, maxLimit int, ok bool) {\n if !%s { return 0, 0, false }\n return b.p, b.max, true\n}\n\n",
 			f.Go, f.Name, f.Go, recv, f.Go, begin())
+		fmt.Fprintf(&b, "// %sBuffer returns the builder's buffer with %sSlot's results, so that an extension builder's WrapSlot takes them in one call.\n%s%sBuffer() (buf []byte, off, maxLimit int, ok bool) {\n off, maxLimit, ok = b.%sSlot()\n return b.buf, off, maxLimit, ok\n}\n\n",
+			f.Go, f.Go, recv, f.Go, f.Go)
 		fmt.Fprintf(&b, "// %sEnd ends %s at limit, after it was written in place from %sSlot.\n%s%sEnd(limit int) *%s {\n if b.err != nil { return b }\n if b.next != %d || limit < b.p || limit > b.max { b.fail(%d, flyweight.ErrBounds); return b }\n b.p = limit\n %s return b\n}\n\n",
 			f.Go, f.Name, f.Go, recv, f.Go, bt, i, i, done)
 		fmt.Fprintf(&b, "// %sDone ends %s at limit as %sEnd does or, when err (that of the builder that wrote it) is not nil, fails with err.\n%s%sDone(limit int, err error) *%s {\n if err != nil { return b.Fail(err) }\n return b.%sEnd(limit)\n}\n\n",

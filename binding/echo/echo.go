@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -35,11 +36,10 @@ type Handler struct {
 
 // NewStream accepts every stream: echo has no routes.
 func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsumer {
-	if !h.begin.TryWrap(buf, 0, len(buf)) {
+	s := new(stream)
+	if !streams.Accept(&s.Stream, h.w, &h.begin, buf) {
 		return nil
 	}
-	s := new(stream)
-	s.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onMessage
 }
 

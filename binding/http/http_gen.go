@@ -478,6 +478,18 @@ func (b *HttpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpBeginExBui
 	return b
 }
 
+// WrapSlot starts a HttpBeginEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *HttpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpBeginExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *HttpBeginExBuilder) wrapFail() {
 	b.next = -1
@@ -765,6 +777,18 @@ func (b *HttpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpFlushExBui
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a HttpFlushEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *HttpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpFlushExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1065,6 +1089,18 @@ func (b *HttpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpEndExBuilder
 	return b
 }
 
+// WrapSlot starts a HttpEndEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *HttpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpEndExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *HttpEndExBuilder) wrapFail() {
 	b.next = -1
@@ -1344,6 +1380,18 @@ func (b *HttpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpResetExBui
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a HttpResetEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *HttpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpResetExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1629,6 +1677,18 @@ func (b *HttpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *HttpChalle
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a HttpChallengeEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *HttpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *HttpChallengeExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.

@@ -769,6 +769,18 @@ func (b *McpBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *McpBeginExBuild
 	return b
 }
 
+// WrapSlot starts a McpBeginEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpBeginExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpBeginExBuilder) wrapFail() {
 	b.next = -1
@@ -6526,6 +6538,18 @@ func (b *McpFlushExBuilder) Wrap(buf []byte, off, maxLimit int) *McpFlushExBuild
 	return b
 }
 
+// WrapSlot starts a McpFlushEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpFlushExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpFlushExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpFlushExBuilder) wrapFail() {
 	b.next = -1
@@ -11413,6 +11437,18 @@ func (b *McpChallengeExBuilder) Wrap(buf []byte, off, maxLimit int) *McpChalleng
 	return b
 }
 
+// WrapSlot starts a McpChallengeEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpChallengeExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpChallengeExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpChallengeExBuilder) wrapFail() {
 	b.next = -1
@@ -12803,6 +12839,18 @@ func (b *McpResetExBuilder) Wrap(buf []byte, off, maxLimit int) *McpResetExBuild
 	return b
 }
 
+// WrapSlot starts a McpResetEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpResetExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpResetExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpResetExBuilder) wrapFail() {
 	b.next = -1
@@ -13879,6 +13927,18 @@ func (b *McpAbortExBuilder) Wrap(buf []byte, off, maxLimit int) *McpAbortExBuild
 	return b
 }
 
+// WrapSlot starts a McpAbortEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpAbortExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpAbortExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *McpAbortExBuilder) wrapFail() {
 	b.next = -1
@@ -14194,6 +14254,18 @@ func (b *McpEndExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEndExBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a McpEndEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpEndExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEndExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -14602,6 +14674,18 @@ func (b *McpEventExBuilder) Wrap(buf []byte, off, maxLimit int) *McpEventExBuild
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a McpEventEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *McpEventExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *McpEventExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
@@ -275,18 +275,12 @@ func (c *conn) onApp(t frame.FrameType, buf []byte) {
 			c.onAppBegin(&b)
 		}
 	case frame.FrameData:
-		d, err := c.OnData(buf)
-		if err == nil {
+		if d, err := c.OnData(buf); streams.ReceivedOpen(err, c.fail) {
 			c.onAppData(&d)
-		} else if binding.Breach(err) {
-			c.fail()
 		}
 	case frame.FrameFlush:
-		f, err := c.OnFlush(buf)
-		if err == nil {
+		if f, err := c.OnFlush(buf); streams.ReceivedOpen(err, c.fail) {
 			c.acknowledge(f.TraceID())
-		} else if binding.Breach(err) {
-			c.fail()
 		}
 	case frame.FrameEnd:
 		if _, err := c.OnEnd(buf); !errors.Is(err, engine.ErrMalformedFrame) {
@@ -589,22 +583,14 @@ func (c *conn) doBegin() {
 // connection's addresses, src the side that opened the connection and
 // dst the side that accepted it.
 func (c *conn) beginEx(b *frame.BeginBuilder) {
-	off, limit, ok := b.ExtensionSlot()
-	if !ok {
-		return
-	}
 	h := c.h
 	var sb, db [64]byte
-	h.proxyB.Wrap(h.w.WriteBuffer(), off, limit).TypeID(h.proxyTypeID).
+	h.proxyB.WrapSlot(b.ExtensionBuffer()).TypeID(h.proxyTypeID).
 		Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
 		SourceBytes(c.src.Addr().Unmap().AppendTo(sb[:0])).
 		DestinationBytes(c.dst.Addr().Unmap().AppendTo(db[:0])).
 		SourcePort(c.src.Port()).DestinationPort(c.dst.Port())
-	if end, err := h.proxyB.BuildLimit(); err != nil {
-		b.Fail(err)
-	} else {
-		b.ExtensionEnd(end)
-	}
+	b.ExtensionDone(h.proxyB.BuildLimit())
 }
 
 // socketError returns the socket's pending error, SO_ERROR.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
@@ -172,11 +173,10 @@ type Handler struct {
 // NewStream accepts every stream; the consumer it returns opens the
 // stream to the exit when the BEGIN arrives.
 func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsumer {
-	if !h.begin.TryWrap(buf, 0, len(buf)) {
+	s := &stream{h: h}
+	if !streams.Accept(&s.initiator, h.w, &h.begin, buf) {
 		return nil
 	}
-	s := &stream{h: h}
-	s.initiator.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onInitiator
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -69,23 +70,23 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 			s.onBegin(&b)
 		}
 	case frame.FrameData:
-		if d, err := s.OnData(buf); s.received(err) {
+		if d, err := s.OnData(buf); streams.ReceivedOpen(err, s.fail) {
 			s.onData(&d)
 		}
 	case frame.FrameFlush:
 		// Nothing the server flushes (elicitation steps) concerns the
 		// toolkit; the sequence still has to stay in order.
 		_, err := s.OnFlush(buf)
-		s.received(err)
+		streams.ReceivedOpen(err, s.fail)
 	case frame.FrameEnd:
-		if _, err := s.OnEnd(buf); s.received(err) {
+		if _, err := s.OnEnd(buf); streams.ReceivedOpen(err, s.fail) {
 			s.onEnd()
 		}
 	case frame.FrameAbort:
 		s.OnAbort(buf) // closes In whatever it returns
 		s.onAbort()
 	case frame.FrameWindow:
-		if _, err := s.OnWindow(buf); s.received(err) {
+		if _, err := s.OnWindow(buf); streams.ReceivedOpen(err, s.fail) {
 			s.onWindow()
 		}
 	case frame.FrameReset:
@@ -98,25 +99,6 @@ func (s *stream) onMessage(t frame.FrameType, buf []byte) {
 	case frame.FrameChallenge:
 		// A resume challenge on a lifecycle: the toolkit sends no
 		// notifications, so it has none to replay.
-	}
-}
-
-// received reports whether a receive helper took its frame (err is nil).
-// An error that is the server's breach of flow control or frame order
-// fails the stream; a frame that does not parse, or comes after its
-// direction closed, is only dropped.
-func (s *stream) received(err error) bool {
-	if err != nil {
-		s.dropped(err)
-		return false
-	}
-	return true
-}
-
-// dropped fails the stream when err, a receive helper's, is a breach.
-func (s *stream) dropped(err error) {
-	if binding.Breach(err) {
-		s.fail()
 	}
 }
 
@@ -406,9 +388,7 @@ func (s *stream) doData(p []byte) []byte {
 func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 	h := s.h
 	err := s.BeginWith(0, func(b *frame.BeginBuilder) {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex))
-		}
+		b.ExtensionDone(h.replyBeginEx(h.exB.Begin.WrapSlot(b.ExtensionBuffer()), ex))
 	})
 	if err != nil {
 		s.fail()
@@ -417,11 +397,12 @@ func (s *stream) doBegin(ex *mcp.McpBeginEx) bool {
 	return true
 }
 
-// replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
-// kind, session id and name or uri, with contentLength unknown. The
-// toolkit serves no generic request, so it has no reply for one.
-func (h *Handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx) (int, error) {
-	b := h.exB.Begin.Wrap(buf, off, maxLimit).TypeID(h.typeID)
+// replyBeginEx writes the reply's McpBeginEx with b, wrapped where it
+// goes: the request's kind, session id and name or uri, with
+// contentLength unknown. The toolkit serves no generic request, so it has
+// no reply for one.
+func (h *Handler) replyBeginEx(b *mcp.McpBeginExBuilder, ex *mcp.McpBeginEx) (int, error) {
+	b.TypeID(h.typeID)
 	if ex.Kind() != mcp.McpBeginExKindRequest {
 		mcp.BuildReply(b, ex, serverCapabilities)
 	}
@@ -438,12 +419,10 @@ func (s *stream) doProgress() bool {
 	msg = appendInt(msg, int64(s.run.steps))
 	h.resp.out = msg
 	err := s.FlushWith(0, func(b *frame.FlushBuilder) {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			h.exB.Flush.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).
-				Progress().ID("").TokenBytes(s.run.token).
-				Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
-			b.ExtensionDone(h.exB.Flush.BuildLimit())
-		}
+		h.exB.Flush.WrapSlot(b.ExtensionBuffer()).TypeID(h.typeID).
+			Progress().ID("").TokenBytes(s.run.token).
+			Progress(int64(s.step)).Total(int64(s.run.steps)).MessageBytes(msg)
+		b.ExtensionDone(h.exB.Flush.BuildLimit())
 	})
 	if err != nil {
 		s.fail()
@@ -468,9 +447,7 @@ func (s *stream) doEnd() {
 		if s.state&failed == 0 {
 			return
 		}
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			b.ExtensionDone(h.exB.End.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
-		}
+		b.ExtensionDone(h.exB.End.WrapSlot(b.ExtensionBuffer()).TypeID(h.typeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 	})
 	if err != nil {
 		s.stop()
@@ -498,10 +475,8 @@ func (s *stream) doReset(code int32, msg string) {
 		if code == 0 {
 			return
 		}
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			h.exB.Reset.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.typeID).Error().Code(code).Message(msg)
-			b.ExtensionDone(h.exB.Reset.BuildLimit())
-		}
+		h.exB.Reset.WrapSlot(b.ExtensionBuffer()).TypeID(h.typeID).Error().Code(code).Message(msg)
+		b.ExtensionDone(h.exB.Reset.BuildLimit())
 	})
 	if err != nil {
 		h.w.Logger().Warn("toolkit: reset not sent", "stream", s.InID(), "err", err)

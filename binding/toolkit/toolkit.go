@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -76,11 +77,10 @@ type Handler struct {
 // that is not an MCP stream it serves is refused by the consumer, with an
 // McpResetEx error the server can relay.
 func (h *Handler) NewStream(t frame.FrameType, buf []byte) engine.MessageConsumer {
-	if !h.begin.TryWrap(buf, 0, len(buf)) {
+	s := &stream{h: h, slot: engine.NoSlot}
+	if !streams.Accept(&s.Stream, h.w, &h.begin, buf) {
 		return nil
 	}
-	s := &stream{h: h, slot: engine.NoSlot}
-	s.Accept(h.w, h.begin.OriginID(), h.begin.RoutedID(), h.begin.StreamID())
 	return s.onMessage
 }
 

@@ -874,6 +874,18 @@ func (b *BeginBuilder) Wrap(buf []byte, off, maxLimit int) *BeginBuilder {
 	return b
 }
 
+// WrapSlot starts a Begin in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *BeginBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *BeginBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *BeginBuilder) wrapFail() {
 	b.next = -1
@@ -1214,6 +1226,12 @@ func (b *BeginBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *BeginBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *BeginBuilder) ExtensionEnd(limit int) *BeginBuilder {
 	if b.err != nil {
@@ -1462,6 +1480,18 @@ func (b *DataBuilder) Wrap(buf []byte, off, maxLimit int) *DataBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Data in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *DataBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *DataBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -1889,6 +1919,12 @@ func (b *DataBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *DataBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *DataBuilder) ExtensionEnd(limit int) *DataBuilder {
 	if b.err != nil {
@@ -2092,6 +2128,18 @@ func (b *EndBuilder) Wrap(buf []byte, off, maxLimit int) *EndBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a End in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *EndBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *EndBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -2462,6 +2510,12 @@ func (b *EndBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *EndBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *EndBuilder) ExtensionEnd(limit int) *EndBuilder {
 	if b.err != nil {
@@ -2673,6 +2727,18 @@ func (b *AbortBuilder) Wrap(buf []byte, off, maxLimit int) *AbortBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Abort in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *AbortBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *AbortBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -2962,6 +3028,12 @@ func (b *AbortBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *AbortBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *AbortBuilder) ExtensionEnd(limit int) *AbortBuilder {
 	if b.err != nil {
@@ -3180,6 +3252,18 @@ func (b *FlushBuilder) Wrap(buf []byte, off, maxLimit int) *FlushBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Flush in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *FlushBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *FlushBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -3522,6 +3606,12 @@ func (b *FlushBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *FlushBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *FlushBuilder) ExtensionEnd(limit int) *FlushBuilder {
 	if b.err != nil {
@@ -3718,6 +3808,18 @@ func (b *ResetBuilder) Wrap(buf []byte, off, maxLimit int) *ResetBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Reset in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *ResetBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *ResetBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -4007,6 +4109,12 @@ func (b *ResetBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *ResetBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *ResetBuilder) ExtensionEnd(limit int) *ResetBuilder {
 	if b.err != nil {
@@ -4239,6 +4347,18 @@ func (b *WindowBuilder) Wrap(buf []byte, off, maxLimit int) *WindowBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Window in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *WindowBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *WindowBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -4820,6 +4940,18 @@ func (b *SignalBuilder) Wrap(buf []byte, off, maxLimit int) *SignalBuilder {
 	return b
 }
 
+// WrapSlot starts a Signal in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *SignalBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *SignalBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *SignalBuilder) wrapFail() {
 	b.next = -1
@@ -5353,6 +5485,18 @@ func (b *ChallengeBuilder) Wrap(buf []byte, off, maxLimit int) *ChallengeBuilder
 	return b
 }
 
+// WrapSlot starts a Challenge in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *ChallengeBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *ChallengeBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *ChallengeBuilder) wrapFail() {
 	b.next = -1
@@ -5640,6 +5784,12 @@ func (b *ChallengeBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 	return b.p, b.max, true
 }
 
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *ChallengeBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
+}
+
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
 func (b *ChallengeBuilder) ExtensionEnd(limit int) *ChallengeBuilder {
 	if b.err != nil {
@@ -5856,6 +6006,18 @@ func (b *RedirectBuilder) Wrap(buf []byte, off, maxLimit int) *RedirectBuilder {
 		b.wrapFail()
 	}
 	return b
+}
+
+// WrapSlot starts a Redirect in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *RedirectBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *RedirectBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
 }
 
 // wrapFail records why Wrap's buffer cannot take the value.
@@ -6177,6 +6339,12 @@ func (b *RedirectBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 		return 0, 0, false
 	}
 	return b.p, b.max, true
+}
+
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *RedirectBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
 }
 
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.
@@ -6514,6 +6682,12 @@ func (b *EventBuilder) ExtensionSlot() (off, maxLimit int, ok bool) {
 		return 0, 0, false
 	}
 	return b.p, b.max, true
+}
+
+// ExtensionBuffer returns the builder's buffer with ExtensionSlot's results, so that an extension builder's WrapSlot takes them in one call.
+func (b *EventBuilder) ExtensionBuffer() (buf []byte, off, maxLimit int, ok bool) {
+	off, maxLimit, ok = b.ExtensionSlot()
+	return b.buf, off, maxLimit, ok
 }
 
 // ExtensionEnd ends extension at limit, after it was written in place from ExtensionSlot.

@@ -456,11 +456,7 @@ func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) 
 // writeProxyEx is proxyEx: the ProxyBeginEx that asks the exit for a
 // stream connection to h.host and h.port.
 func (h *client) writeProxyEx(b *frame.BeginBuilder) {
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		return
-	}
-	pb := h.proxyB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.proxyTypeID)
+	pb := h.proxyB.WrapSlot(b.ExtensionBuffer()).TypeID(h.proxyTypeID)
 	pb.Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
 		Source("").Destination(h.host).SourcePort(0).DestinationPort(h.port)
 	b.ExtensionDone(pb.BuildLimit())
@@ -598,12 +594,10 @@ func (x *clientExchange) refuseWith(status string) {
 // writeStatusEx is statusEx: the HttpResetEx with :status h.status. One
 // that does not fit is left out.
 func (h *client) writeStatusEx(b *frame.ResetBuilder) {
-	if off, max, ok := b.ExtensionSlot(); ok {
-		eb := h.resetExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
-		eb.Headers().Item().Name(":status").Value(h.status)
-		if limit, err := eb.BuildLimit(); err == nil {
-			b.ExtensionEnd(limit)
-		}
+	eb := h.resetExB.WrapSlot(b.ExtensionBuffer()).TypeID(h.typeID)
+	eb.Headers().Item().Name(":status").Value(h.status)
+	if limit, err := eb.BuildLimit(); err == nil {
+		b.ExtensionEnd(limit)
 	}
 }
 
@@ -1102,11 +1096,7 @@ func (x *clientExchange) doReplyBegin(r *h1.ResponseHead) bool {
 // and its headers but the hop-by-hop ones, with lower-case names.
 func (h *client) writeResponseEx(b *frame.BeginBuilder) {
 	r := h.resp
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		return
-	}
-	eb := h.exB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.typeID)
+	eb := h.exB.WrapSlot(b.ExtensionBuffer()).TypeID(h.typeID)
 	hs := eb.Headers()
 	var status [3]byte
 	hs.Item().Name(":status").ValueBytes(strconv.AppendInt(status[:0], int64(r.Status), 10))
@@ -1119,12 +1109,7 @@ func (h *client) writeResponseEx(b *frame.BeginBuilder) {
 		}
 		hs.Item().NameBytes(lowerInto(&h.lower, hd.Name)).ValueBytes(hd.Value)
 	}
-	limit, err := eb.BuildLimit()
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.ExtensionEnd(limit)
+	b.ExtensionDone(eb.BuildLimit())
 }
 
 func lowerInto(dst *[]byte, name []byte) []byte {

@@ -34,6 +34,37 @@ func TestReceived(t *testing.T) {
 	}
 }
 
+func TestReceivedOpen(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		want     bool
+		wantFail bool
+	}{
+		{"taken", nil, true, false},
+		{"malformed is dropped", fmt.Errorf("data: %w", engine.ErrMalformedFrame), false, false},
+		{"out of order fails", engine.ErrStreamState, false, true},
+		{"after close is dropped", engine.ErrStreamClosed, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			failed := false
+			assert.Equal(t, tt.want, streams.ReceivedOpen(tt.err, func() { failed = true }))
+			assert.Equal(t, tt.wantFail, failed)
+		})
+	}
+}
+
+// TestAcceptRefuses offers Accept what is not a BEGIN: it refuses it and
+// leaves the stream unaccepted.
+func TestAcceptRefuses(t *testing.T) {
+	var s engine.Stream
+	var b frame.Begin
+	assert.False(t, streams.Accept(&s, nil, &b, []byte{1, 2, 3}))
+	assert.Zero(t, s.OutID())
+	assert.Nil(t, s.Worker())
+}
+
 func TestReceivedAllocs(t *testing.T) {
 	r := &receiver{}
 	allocs := testing.AllocsPerRun(100, func() {
@@ -76,11 +107,10 @@ func (c *closer) Attach(w *engine.Worker, _ *engine.BindingConfig) (engine.Handl
 
 func (c *closer) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
 	var b frame.Begin
-	if !b.TryWrap(buf, 0, len(buf)) {
+	s := &closerStream{c: c}
+	if !streams.Accept(&s.Stream, c.w, &b, buf) {
 		return nil
 	}
-	s := &closerStream{c: c}
-	s.Accept(c.w, b.OriginID(), b.RoutedID(), b.StreamID())
 	return s.onFrame
 }
 

@@ -180,15 +180,13 @@ func (s *httpStream) respond() {
 	b := s.beginB.Wrap(s.buf, 0, len(s.buf)).
 		OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
 		Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
-	off, max, _ := b.ExtensionSlot()
-	eb := s.exB.Wrap(s.buf, off, max).TypeID(s.f.httpType)
+	eb := s.exB.WrapSlot(b.ExtensionBuffer()).TypeID(s.f.httpType)
 	hs := eb.Headers()
 	hs.Item().Name(":status").Value(status)
 	hs.Item().Name("content-type").Value("application/json")
 	hs.Item().Name("mcp-session-id").Value("fake-1")
 	hs.Item().Name("content-length").ValueBytes(strconv.AppendInt(s.bodyBuf[len(s.body):len(s.body)], int64(len(r)), 10))
-	limit, _ := eb.BuildLimit()
-	n, _ := b.ExtensionEnd(limit).BuildLimit()
+	n, _ := b.ExtensionDone(eb.BuildLimit()).BuildLimit()
 	_ = s.f.w.Send(frame.FrameBegin, s.buf[:n])
 	s.answer()
 }

@@ -92,11 +92,7 @@ func (c *call) open(rh *reqHead, traceID int64) bool {
 func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	h := c.h
 	s := h.s
-	off, max, ok := b.ExtensionSlot()
-	if !ok {
-		return
-	}
-	eb := h.httpExB.Wrap(h.w.WriteBuffer(), off, max).TypeID(h.httpTypeID)
+	eb := h.httpExB.WrapSlot(b.ExtensionBuffer()).TypeID(h.httpTypeID)
 	hs := eb.Headers()
 	hs.Item().Name(":method").Value(rh.method)
 	hs.Item().Name(":scheme").Value(s.scheme)

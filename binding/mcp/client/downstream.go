@@ -36,9 +36,7 @@ func (d *downstream) replied() bool { return d.Out.Opening() || d.Out.Closed() }
 func (d *downstream) doBegin(ex *mcp.McpBeginEx, caps uint16) bool {
 	h := d.h
 	return d.BeginWith(0, func(b *frame.BeginBuilder) {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			b.ExtensionDone(h.replyBeginEx(h.w.WriteBuffer(), off, maxLimit, ex, caps))
-		}
+		b.ExtensionDone(h.replyBeginEx(h.exB.Begin.WrapSlot(b.ExtensionBuffer()), ex, caps))
 	}) == nil
 }
 
@@ -82,9 +80,7 @@ func (d *downstream) doEnd(failed bool) {
 	if failed {
 		h := d.h
 		err = d.EndWith(func(b *frame.EndBuilder) {
-			if off, maxLimit, ok := b.ExtensionSlot(); ok {
-				b.ExtensionDone(h.exB.End.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
-			}
+			b.ExtensionDone(h.exB.End.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID).Outcome(mcp.McpOutcomeError).BuildLimit())
 		})
 	} else {
 		err = d.End(nil)
@@ -143,11 +139,7 @@ func (d *downstream) doReset(ri *resetInfo) {
 func (d *downstream) resetWith(ri *resetInfo) error {
 	h := d.h
 	return d.ResetWith(func(b *frame.ResetBuilder) {
-		off, maxLimit, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.exB.Reset.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		eb := h.exB.Reset.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
 		if ri.bearer {
 			bb := eb.Bearer()
 			mcp.SetString(bb.RealmBytes, bb.RealmNull, ri.realm, ri.realm == nil)
@@ -233,11 +225,7 @@ func (d *downstream) flush(k flushKind, n int, fill func(*mcp.McpFlushExBuilder)
 	}
 	h := d.h
 	err := d.FlushWith(0, func(fb *frame.FlushBuilder) {
-		off, maxLimit, ok := fb.ExtensionSlot()
-		if !ok {
-			return
-		}
-		fill(h.exB.Flush.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID))
+		fill(h.exB.Flush.WrapSlot(fb.ExtensionBuffer()).TypeID(h.mcpTypeID))
 		fb.ExtensionDone(h.exB.Flush.BuildLimit())
 	})
 	if errors.Is(err, flyweight.ErrOverflow) {
@@ -287,10 +275,11 @@ func (d *downstream) sendParts(k flushKind, id, method, params []byte) bool {
 	return true
 }
 
-// replyBeginEx writes the reply's McpBeginEx at buf[off:]: the request's
-// kind, session id and name, uri or method, contentLength unknown.
-func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx, caps uint16) (int, error) {
-	b := h.exB.Begin.Wrap(buf, off, maxLimit).TypeID(h.mcpTypeID)
+// replyBeginEx writes the reply's McpBeginEx with b, wrapped where it
+// goes: the request's kind, session id and name, uri or method,
+// contentLength unknown.
+func (h *handler) replyBeginEx(b *mcp.McpBeginExBuilder, ex *mcp.McpBeginEx, caps uint16) (int, error) {
+	b.TypeID(h.mcpTypeID)
 	mcp.BuildReply(b, ex, caps)
 	return b.BuildLimit()
 }
@@ -301,11 +290,7 @@ func (h *handler) replyBeginEx(buf []byte, off, maxLimit int, ex *mcp.McpBeginEx
 func (d *downstream) doElicitCreate(id, url, message, correlationID []byte) bool {
 	h := d.h
 	return d.ChallengeWith(func(b *frame.ChallengeBuilder) {
-		off, maxLimit, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		cb := h.exB.Challenge.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
+		cb := h.exB.Challenge.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
 		eb := cb.ElicitCreate().IDBytes(id).URLBytes(url)
 		mcp.SetString(eb.MessageBytes, eb.MessageNull, message, message == nil)
 		mcp.SetString(eb.CorrelationIDBytes, eb.CorrelationIDNull, correlationID, correlationID == nil)

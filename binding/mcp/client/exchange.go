@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -124,11 +124,11 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 			x.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		if d, err := x.ds.OnData(buf); x.received(err) {
+		if d, err := x.ds.OnData(buf); streams.Received(err, x.violated) {
 			x.onData(d.Payload())
 		}
 	case frame.FrameFlush:
-		if f, err := x.ds.OnFlush(buf); x.received(err) && (x.auth == authPending || x.elicitRelayed) {
+		if f, err := x.ds.OnFlush(buf); streams.Received(err, x.violated) && (x.auth == authPending || x.elicitRelayed) {
 			x.onFlush(f.Extension())
 		}
 	case frame.FrameEnd:
@@ -160,15 +160,11 @@ func (x *exchange) onFrame(t frame.FrameType, buf []byte) {
 	x.release()
 }
 
-// received reports whether a frame an On method checked (err) is to be
-// handled. A malformed one is dropped; a request that breaks flow control
-// or frame order is cancelled, and closed both ways.
-func (x *exchange) received(err error) bool {
-	if binding.Violation(err) {
-		x.cancel("protocol violation")
-		x.ds.doClose()
-	}
-	return err == nil
+// violated cancels a request that broke flow control or frame order, and
+// closes it both ways: streams.Received's fail for its DATA and FLUSH.
+func (x *exchange) violated() {
+	x.cancel("protocol violation")
+	x.ds.doClose()
 }
 
 func (x *exchange) onBegin(ext []byte) {

@@ -112,14 +112,9 @@ type lifecycleDriver struct {
 func (d *lifecycleDriver) start() {
 	d.initialID, d.replyID = enginetest.StreamIDs(d.w, d.routed)
 	b := enginetest.Begin(&d.beginB, d.buf, enginetest.Head{OriginID: d.origin, RoutedID: d.routed, StreamID: d.initialID})
-	off, max, _ := b.ExtensionSlot()
-	limit, err := d.exB.Wrap(d.buf, off, max).TypeID(d.mcpType).Lifecycle().
+	n, err := b.ExtensionDone(d.exB.WrapSlot(b.ExtensionBuffer()).TypeID(d.mcpType).Lifecycle().
 		SessionIDNull().Capabilities(uint16(mcp.McpCapabilitiesClientSampling)).AuthCallbackNull().
-		Subscriptions(d.subs).BuildLimit()
-	if err != nil {
-		panic(err)
-	}
-	n, err := b.ExtensionEnd(limit).BuildLimit()
+		Subscriptions(d.subs).BuildLimit()).BuildLimit()
 	if err != nil || d.w.NewStream(d.buf[:n], d.handle) != nil {
 		d.events <- "driver: begin refused"
 	}

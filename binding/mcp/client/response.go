@@ -3,7 +3,7 @@ package client
 import (
 	"strconv"
 
-	"github.com/sluicehq/sluice/binding"
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -52,11 +52,7 @@ func (r *response) onFrame(t frame.FrameType, buf []byte) {
 			r.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		d, err := r.ds.OnData(buf)
-		if binding.Violation(err) {
-			r.cancel()
-			r.ds.doClose()
-		} else if err == nil {
+		if d, err := r.ds.OnData(buf); streams.Received(err, r.violated) {
 			r.onData(d.Payload())
 		}
 	case frame.FrameFlush:
@@ -102,11 +98,9 @@ func (r *response) onBegin(ext []byte) {
 		return
 	}
 	if r.ds.BeginWith(0, func(b *frame.BeginBuilder) {
-		if off, maxLimit, ok := b.ExtensionSlot(); ok {
-			eb := h.exB.Begin.Wrap(h.w.WriteBuffer(), off, maxLimit).TypeID(h.mcpTypeID)
-			eb.ClientResponse().SessionID(r.sid).IDBytes(r.id).Error(e)
-			b.ExtensionDone(eb.BuildLimit())
-		}
+		eb := h.exB.Begin.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
+		eb.ClientResponse().SessionID(r.sid).IDBytes(r.id).Error(e)
+		b.ExtensionDone(eb.BuildLimit())
 	}) != nil {
 		r.refuse(-32603, "Internal error")
 		return
@@ -242,6 +236,13 @@ func (r *response) refuse(code int32, msg string) {
 }
 
 // cancel gives the answer up: the downstream went away.
+// violated cancels an answer whose DATA broke flow control or frame
+// order, and closes it both ways.
+func (r *response) violated() {
+	r.cancel()
+	r.ds.doClose()
+}
+
 func (r *response) cancel() {
 	if r.state&rOver != 0 {
 		return

@@ -2,12 +2,12 @@ package client
 
 import (
 	"bytes"
-	"errors"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -550,14 +550,8 @@ func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
 			l.onBegin(b.Extension())
 		}
 	case frame.FrameData:
-		_, err := l.ds.OnData(buf)
-		switch {
-		case err == nil:
+		if _, err := l.ds.OnData(buf); streams.Received(err, l.violated) {
 			l.ds.doWindow(8192)
-		case !errors.Is(err, engine.ErrMalformedFrame):
-			// The sender broke flow control: the session ends.
-			l.teardown()
-			l.ds.doClose()
 		}
 	case frame.FrameFlush:
 		_, _ = l.ds.OnFlush(buf) // the lifecycle carries nothing the client reads
@@ -576,6 +570,13 @@ func (l *lifecycle) onFrame(t frame.FrameType, buf []byte) {
 		l.teardown()
 		l.ds.doReset(nil)
 	}
+}
+
+// violated ends the session of a lifecycle whose sender broke flow
+// control, both ways.
+func (l *lifecycle) violated() {
+	l.teardown()
+	l.ds.doClose()
 }
 
 // endReply ends the reply once the downstream ended its lifecycle. A

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -82,12 +83,7 @@ func (p *post) openApp(kind uint8, sid, name, params []byte) bool {
 		n = -1 // not known yet
 	}
 	err := x.BeginWith(0, func(b *frame.BeginBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		limit, err := h.requestBeginEx(w.WriteBuffer(), off, max, kind, sid, name, n, p.requestTimeout())
-		endExtension(b, limit, err)
+		b.ExtensionDone(h.requestBeginEx(h.exB.Begin.WrapSlot(b.ExtensionBuffer()), kind, sid, name, n, p.requestTimeout()))
 	})
 	if err != nil {
 		x.recycle()
@@ -112,11 +108,11 @@ func (p *post) requestTimeout() int64 {
 	return 0
 }
 
-// requestBeginEx writes the McpBeginEx of a request of kind in
-// buf[off:max] and returns its limit. A nil sid or name is null, but a
-// generic request always names its method.
-func (h *server) requestBeginEx(buf []byte, off, max int, kind uint8, sid, name []byte, n int32, timeout int64) (int, error) {
-	eb := h.exB.Begin.Wrap(buf, off, max).TypeID(h.mcpTypeID)
+// requestBeginEx writes the McpBeginEx of a request of kind with eb,
+// wrapped where it goes, and returns its limit. A nil sid or name is
+// null, but a generic request always names its method.
+func (h *server) requestBeginEx(eb *mcp.McpBeginExBuilder, kind uint8, sid, name []byte, n int32, timeout int64) (int, error) {
+	eb.TypeID(h.mcpTypeID)
 	r := mcp.RequestBegin{
 		SessionID: sid, SessionIDNull: sid == nil,
 		Ident: name, IdentNull: name == nil && kind != mcp.McpBeginExKindRequest,
@@ -159,10 +155,8 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 	h := p.h
 	switch t {
 	case frame.FrameWindow:
-		if _, err := x.OnWindow(buf); err == nil {
+		if _, err := x.OnWindow(buf); streams.Received(err, x.failed) {
 			x.sendParams()
-		} else if !malformed(err) {
-			x.failed()
 		}
 	case frame.FrameReset:
 		var ext []byte
@@ -176,12 +170,8 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 			x.grantApp()
 		}
 	case frame.FrameData:
-		d, err := x.OnData(buf)
-		switch {
-		case err == nil:
+		if d, err := x.OnData(buf); streams.Received(err, x.failed) {
 			x.onResult(d.Payload())
-		case !malformed(err):
-			x.failed()
 		}
 	case frame.FrameChallenge:
 		if c, err := x.OnChallenge(buf); err == nil {

@@ -319,10 +319,8 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 				s.lifecycle = true
 				a.lifecycle = s
 				l := s.ex.Lifecycle()
-				off, max, _ := b.ExtensionSlot()
-				limit, _ := s.exB.Wrap(s.buf, off, max).TypeID(a.mcpType).Lifecycle().
-					SessionIDBytes(l.SessionID()).Capabilities(2063).BuildLimit()
-				b.ExtensionEnd(limit)
+				b.ExtensionDone(s.exB.WrapSlot(b.ExtensionBuffer()).TypeID(a.mcpType).Lifecycle().
+					SessionIDBytes(l.SessionID()).Capabilities(2063).BuildLimit())
 			}
 			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindClientResponse {
 				s.flushed = true // an answer's reply carries no client requests

@@ -97,15 +97,11 @@ const headerItems = httpHeadersOffset + 8
 // errHeadTooLarge reports a response head the frame cannot hold.
 var errHeadTooLarge = errors.New("mcp server: response head too large")
 
-// newHeaderWriter starts an HttpBeginEx of typeID at buf[off], writing
-// no further than max.
-func newHeaderWriter(buf []byte, off, max int, typeID int32) headerWriter {
-	w := headerWriter{buf: buf[:max], off: off, p: off + headerItems, ok: off >= 0 && max-off >= headerItems}
-	if w.ok {
-		binary.LittleEndian.PutUint64(buf[off:], 0)
-		binary.LittleEndian.PutUint32(buf[off+8:], uint32(typeID))
-	}
-	return w
+// newHeaderWriter starts an HttpBeginEx at buf[off], writing no further
+// than max, as a frame builder's ExtensionBuffer returns them; when ok is
+// false (the frame builder failed) the writer fails.
+func newHeaderWriter(buf []byte, off, max int, ok bool) headerWriter {
+	return headerWriter{buf: buf[:max], off: off, p: off + headerItems, ok: ok && off >= 0 && max-off >= headerItems}
 }
 
 // item writes a header's name and the length of its value, n bytes, and
@@ -137,12 +133,15 @@ func (w *headerWriter) addBytes(name string, value []byte) {
 	}
 }
 
-// finish writes the array's length and count and returns the
-// extension's limit, or an error when a header did not fit.
-func (w *headerWriter) finish() (int, error) {
+// finish writes the extension's prefix, compositeId 0 and typeID, and the
+// array's length and count, and returns the extension's limit, or an error
+// when a header did not fit.
+func (w *headerWriter) finish(typeID int32) (int, error) {
 	if !w.ok {
 		return 0, errHeadTooLarge
 	}
+	binary.LittleEndian.PutUint64(w.buf[w.off:], 0)
+	binary.LittleEndian.PutUint32(w.buf[w.off+8:], uint32(typeID))
 	binary.LittleEndian.PutUint32(w.buf[w.off+httpHeadersOffset:], uint32(w.p-w.off-headerItems))
 	binary.LittleEndian.PutUint32(w.buf[w.off+httpHeadersOffset+4:], uint32(w.count))
 	return w.p, nil

@@ -63,7 +63,7 @@ func TestHeaderWriter(t *testing.T) {
 			require.NoError(t, err)
 
 			got := make([]byte, 512)
-			w := newHeaderWriter(got, 3, len(got), typeID)
+			w := newHeaderWriter(got, 3, len(got), true)
 			for i, h := range tt.headers {
 				if i%2 == 0 {
 					w.add(h.name, h.value)
@@ -71,7 +71,7 @@ func TestHeaderWriter(t *testing.T) {
 					w.addBytes(h.name, []byte(h.value))
 				}
 			}
-			limit, err := w.finish()
+			limit, err := w.finish(typeID)
 			require.NoError(t, err)
 			assert.Equal(t, wantLimit, limit)
 			assert.Equal(t, want[:wantLimit], got[:limit])
@@ -87,13 +87,17 @@ func TestHeaderWriter(t *testing.T) {
 	}
 
 	buf := make([]byte, 40)
-	w := newHeaderWriter(buf, 0, len(buf), 7)
+	w := newHeaderWriter(buf, 0, len(buf), true)
 	w.add(":status", "200")
 	w.add("content-type", "application/json")
-	_, err := w.finish()
+	_, err := w.finish(7)
 	assert.ErrorIs(t, err, errHeadTooLarge, "a head past the frame")
-	w = newHeaderWriter(buf, 0, len(buf), 7)
+	w = newHeaderWriter(buf, 0, len(buf), true)
 	w.add(strings.Repeat("n", 128), "")
-	_, err = w.finish()
+	_, err = w.finish(7)
 	assert.ErrorIs(t, err, errHeadTooLarge, "a name past its length prefix")
+	w = newHeaderWriter(buf, 0, len(buf), false)
+	w.add(":status", "200")
+	_, err = w.finish(7)
+	assert.ErrorIs(t, err, errHeadTooLarge, "a frame builder that failed before its extension")
 }

@@ -61,18 +61,13 @@ func (h *server) openLifecycle(s *session, p *post, sid []byte, caps, subs uint1
 	lc.Out.Trace, lc.Out.Auth = p.Out.Trace, p.Out.Auth
 	lc.In.Trace = p.Out.Trace
 	err := lc.BeginWith(0, func(b *frame.BeginBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
 		lb := setSID(eb.Lifecycle(), sid).Capabilities(caps)
 		if s != nil && len(s.callback) > 0 {
 			lb.AuthCallbackBytes(s.callback)
 		}
 		lb.Subscriptions(subs)
-		limit, err := eb.BuildLimit()
-		endExtension(b, limit, err)
+		b.ExtensionDone(eb.BuildLimit())
 	})
 	if err != nil {
 		return nil

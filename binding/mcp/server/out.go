@@ -83,11 +83,7 @@ func (r *request) beginReply(status int, ctype string, length int, auth []byte) 
 	}
 	h := r.h
 	err := r.BeginWith(0, func(b *frame.BeginBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		hw := newHeaderWriter(h.w.WriteBuffer(), off, max, h.httpTypeID)
+		hw := newHeaderWriter(b.ExtensionBuffer())
 		hw.add(":status", statusString(status))
 		if ctype != "" {
 			hw.add("content-type", ctype)
@@ -105,22 +101,11 @@ func (r *request) beginReply(status int, ctype string, length int, auth []byte) 
 		if auth != nil {
 			hw.addBytes("www-authenticate", auth)
 		}
-		limit, err := hw.finish()
-		endExtension(b, limit, err)
+		b.ExtensionDone(hw.finish(h.httpTypeID))
 	})
 	if err != nil {
 		r.fail()
 	}
-}
-
-// endExtension ends a BEGIN's extension written in place up to limit, or
-// fails the frame with err, the extension's own error.
-func endExtension(b *frame.BeginBuilder, limit int, err error) {
-	if err != nil {
-		b.Fail(err)
-		return
-	}
-	b.ExtensionEnd(limit)
 }
 
 // write sends p, queueing what the window does not take. It reports false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/sluicehq/sluice/binding/http/h1"
 
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
@@ -196,12 +197,9 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 		}
 		r.grantIn(0)
 	case frame.FrameData:
-		d, err := r.OnData(buf)
-		switch {
-		case err == nil:
+		// A DATA beyond the window granted fails the request.
+		if d, err := r.OnData(buf); streams.Received(err, r.fail) {
 			r.role.body(d.Payload())
-		case !malformed(err):
-			r.fail() // beyond the window granted
 		}
 	case frame.FrameEnd:
 		r.OnEnd(buf) // closes In whatever it returns
@@ -216,11 +214,9 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameFlush:
 		r.OnFlush(buf) // a FLUSH of the request carries nothing the server takes
 	case frame.FrameWindow:
-		if _, err := r.OnWindow(buf); err == nil {
+		if _, err := r.OnWindow(buf); streams.Received(err, r.fail) {
 			r.flushOut()
 			r.role.window()
-		} else if !malformed(err) {
-			r.fail()
 		}
 	case frame.FrameReset:
 		r.OnReset(buf) // closes Out whatever it returns

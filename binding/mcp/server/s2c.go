@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
@@ -644,14 +645,9 @@ func (h *server) openAnswer(sid, id []byte, isErr bool, data []byte, trace, auth
 		e = 1
 	}
 	err := a.BeginWith(0, func(b *frame.BeginBuilder) {
-		off, max, ok := b.ExtensionSlot()
-		if !ok {
-			return
-		}
-		eb := h.exB.Begin.Wrap(w.WriteBuffer(), off, max).TypeID(h.mcpTypeID)
+		eb := h.exB.Begin.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
 		setSID(eb.ClientResponse(), sid).IDBytes(id).Error(e).ContentLength(int32(len(data)))
-		limit, err := eb.BuildLimit()
-		endExtension(b, limit, err)
+		b.ExtensionDone(eb.BuildLimit())
 	})
 	if err != nil {
 		w.Logger().Warn("mcp server: client answer not sent", "binding", h.cfg.Name, "id", string(id), "error", err)
@@ -671,10 +667,8 @@ func (a *answer) handle(t frame.FrameType, buf []byte) {
 	h := a.h
 	switch t {
 	case frame.FrameWindow:
-		if _, err := a.OnWindow(buf); err == nil {
+		if _, err := a.OnWindow(buf); streams.Received(err, a.abort) {
 			a.send()
-		} else if !malformed(err) {
-			a.abort()
 		}
 	case frame.FrameBegin:
 		a.OnBegin(buf)

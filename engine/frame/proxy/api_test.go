@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
+	"github.com/sluicehq/sluice/idl/flyweight"
 	"github.com/sluicehq/sluice/internal/flyweighttest"
 )
 
@@ -143,4 +145,42 @@ func TestTruncated(t *testing.T) {
 	bad := append([]byte(nil), ext...)
 	bad[12] = 9 // no such address family
 	assert.False(t, ex.TryWrap(bad, 0, len(bad)))
+}
+
+// TestWrapSlot writes a ProxyBeginEx in a BEGIN's extension slot through
+// ExtensionBuffer and WrapSlot, and checks that a BEGIN that failed before
+// its extension keeps its own error while the extension's setters do nothing.
+func TestWrapSlot(t *testing.T) {
+	buf := make([]byte, 512)
+	var b frame.BeginBuilder
+	var ex proxy.ProxyBeginExBuilder
+	header := func() *frame.BeginBuilder {
+		return b.Wrap(buf, 0, len(buf)).OriginID(1).RoutedID(2).StreamID(3).
+			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).Affinity(0)
+	}
+	header()
+	ex.WrapSlot(b.ExtensionBuffer()).TypeID(tid).
+		Address().Inet().Protocol(proxy.ProxyAddressProtocolStream).
+		Source("").Destination("example.com").SourcePort(0).DestinationPort(443)
+	begin, err := b.ExtensionDone(ex.BuildLimit()).Build()
+	require.NoError(t, err)
+	var got proxy.ProxyBeginEx
+	require.NoError(t, got.Wrap(begin.Extension(), 0, len(begin.Extension())))
+	assert.Equal(t, tid, got.TypeID())
+	addr := got.Address()
+	inet := addr.Inet()
+	assert.Equal(t, "example.com", inet.DestinationString())
+	assert.Equal(t, uint16(443), inet.DestinationPort())
+
+	header().Affinity(1) // out of order: the BEGIN fails
+	_, _, ok := b.ExtensionSlot()
+	require.False(t, ok)
+	before := append([]byte(nil), buf...)
+	ex.WrapSlot(b.ExtensionBuffer()).TypeID(tid).Address().Inet().Destination("example.com")
+	_, exErr := ex.BuildLimit()
+	require.Error(t, exErr)
+	_, err = b.ExtensionDone(ex.BuildLimit()).Build()
+	assert.ErrorIs(t, err, flyweight.ErrOrder)
+	assert.NotErrorIs(t, err, exErr)
+	assert.Equal(t, before, buf, "a failed extension builder writes nothing")
 }

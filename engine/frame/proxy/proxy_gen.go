@@ -3935,6 +3935,18 @@ func (b *ProxyBeginExBuilder) Wrap(buf []byte, off, maxLimit int) *ProxyBeginExB
 	return b
 }
 
+// WrapSlot starts a ProxyBeginEx in a frame builder's extension slot, as the
+// frame builder's ExtensionBuffer returns it. When ok is false the frame
+// builder has failed: this builder fails too (Wrap refuses a limit before
+// the start), so that its setters do nothing and the frame builder's
+// ExtensionDone keeps the frame's own error. It inlines into the caller.
+func (b *ProxyBeginExBuilder) WrapSlot(buf []byte, off, maxLimit int, ok bool) *ProxyBeginExBuilder {
+	if !ok {
+		off, maxLimit = 0, -1
+	}
+	return b.Wrap(buf, off, maxLimit)
+}
+
 // wrapFail records why Wrap's buffer cannot take the value.
 func (b *ProxyBeginExBuilder) wrapFail() {
 	b.next = -1
