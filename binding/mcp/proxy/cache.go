@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -217,7 +216,7 @@ func appendCacheCursor(dst []byte, kind uint8, version uint64, p int) []byte {
 	raw[0], raw[1] = cacheCursorVersion, kind
 	binary.LittleEndian.PutUint64(raw[2:], version)
 	n := binary.PutUvarint(raw[10:], uint64(p))
-	return base64.RawURLEncoding.AppendEncode(dst, raw[:10+n])
+	return cursorEncoding.AppendEncode(dst, raw[:10+n])
 }
 
 // settle marks kind i settled, and opens the gate once all are.
@@ -324,7 +323,7 @@ func (c *cache) serve(r *request) bool {
 			r.respondError(jsonrpc.CodeInvalidParams, []byte("Invalid cursor"), nil, nil)
 			return true
 		}
-		raw, err := base64.RawURLEncoding.AppendDecode(r.cbuf[:0], r.params[cs+1:ce-1])
+		raw, err := cursorEncoding.AppendDecode(r.cbuf[:0], r.params[cs+1:ce-1])
 		r.cbuf = raw
 		switch {
 		case err == nil && len(raw) >= 1 && raw[0] == cursorVersion:

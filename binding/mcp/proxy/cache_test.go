@@ -348,6 +348,11 @@ func TestCachePages(t *testing.T) {
 	assert.True(t, failed)
 	assert.Contains(t, reply, `"code":-32602`)
 
+	// A second spelling of a cursor the proxy issued is not read as it.
+	reply, failed = r.list(t, `{"cursor":"`+proxy.Respelled(first)+`"}`)
+	assert.True(t, failed)
+	assert.Contains(t, reply, `"code":-32602`)
+
 	// The entry changes: a cursor of the old one is stale.
 	st, ok := r.w.Store("store0")
 	require.True(t, ok)

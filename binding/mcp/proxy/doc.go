@@ -137,7 +137,9 @@
 // routes and, for each route with more, its index and its own cursor. A
 // request with such a cursor asks only those routes, each with its own
 // cursor. A cursor that does not decode, or was issued for another list or
-// another configuration, gets -32602 "Invalid cursor".
+// another configuration, gets -32602 "Invalid cursor". Cursors decode
+// strictly: a text whose last character has unused bits set is not a
+// second spelling of a cursor but an invalid one.
 //
 // # Timeouts
 //

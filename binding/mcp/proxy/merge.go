@@ -98,6 +98,12 @@ var errInvalidCursor = errors.New("invalid cursor")
 
 const cursorVersion = 1
 
+// cursorEncoding spells the proxy's cursors (fan-out and cache pages):
+// base64url without padding, decoded strictly, so that a text whose last
+// character has unused bits set is refused rather than read as the
+// cursor it differs from. Each cursor has one spelling.
+var cursorEncoding = base64.RawURLEncoding.Strict()
+
 // appendCursor appends the base64url text of a proxy cursor: a version, the
 // list kind, the routes' fingerprint, then each route's index and cursor.
 func appendCursor(dst, scratch []byte, kind uint8, fingerprint uint32, entries []cursorEntry) ([]byte, []byte) {
@@ -108,13 +114,13 @@ func appendCursor(dst, scratch []byte, kind uint8, fingerprint uint32, entries [
 		raw = binary.AppendUvarint(raw, uint64(len(e.cursor)))
 		raw = append(raw, e.cursor...)
 	}
-	return base64.RawURLEncoding.AppendEncode(dst, raw), raw
+	return cursorEncoding.AppendEncode(dst, raw), raw
 }
 
 // decodeCursor reads a proxy cursor into entries (whose cursors point
 // into scratch, returned grown): the routes to query, in ascending order.
 func decodeCursor(text, scratch []byte, kind uint8, fingerprint uint32, routes int, entries []cursorEntry) ([]cursorEntry, []byte, error) {
-	raw, err := base64.RawURLEncoding.AppendDecode(scratch[:0], text)
+	raw, err := cursorEncoding.AppendDecode(scratch[:0], text)
 	if err != nil || len(raw) < 6 || raw[0] != cursorVersion || raw[1] != kind ||
 		binary.LittleEndian.Uint32(raw[2:]) != fingerprint {
 		return entries, raw, errInvalidCursor

@@ -34,6 +34,11 @@ func TestCursorRoundTrip(t *testing.T) {
 
 func TestCursorInvalid(t *testing.T) {
 	good, _ := appendCursor(nil, nil, mcp.McpBeginExKindToolsList, 42, []cursorEntry{{route: 1, cursor: []byte("c")}})
+	// odd's ten bytes leave unused bits in its last character; spelled
+	// canonically it decodes, respelled it is refused.
+	odd, _ := appendCursor(nil, nil, mcp.McpBeginExKindToolsList, 42, []cursorEntry{{route: 1, cursor: []byte("cd")}})
+	_, _, err := decodeCursor(odd, nil, mcp.McpBeginExKindToolsList, 42, 2, nil)
+	require.NoError(t, err)
 	tests := []struct {
 		name  string
 		text  []byte
@@ -48,6 +53,7 @@ func TestCursorInvalid(t *testing.T) {
 		{"route gone", good, mcp.McpBeginExKindToolsList, 42, 1},
 		{"no routes", mustCursor(nil), mcp.McpBeginExKindToolsList, 42, 2},
 		{"truncated", good[:len(good)-2], mcp.McpBeginExKindToolsList, 42, 2},
+		{"respelled", []byte(Respelled(string(odd))), mcp.McpBeginExKindToolsList, 42, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
