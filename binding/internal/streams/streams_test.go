@@ -13,45 +13,33 @@ import (
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
+// TestReceived runs both receive policies over each kind of receive
+// error: they differ only on a frame that comes after its direction
+// closed, which Received fails on and ReceivedOpen drops.
 func TestReceived(t *testing.T) {
 	tests := []struct {
-		name     string
-		err      error
-		want     bool
-		wantFail bool
+		name         string
+		err          error
+		want         bool
+		fail, failOp bool // whether Received and ReceivedOpen call fail
 	}{
-		{"taken", nil, true, false},
-		{"malformed is dropped", fmt.Errorf("data: %w", engine.ErrMalformedFrame), false, false},
-		{"out of order fails", engine.ErrStreamState, false, true},
-		{"after close fails", engine.ErrStreamClosed, false, true},
+		{"taken", nil, true, false, false},
+		{"malformed is dropped", fmt.Errorf("data: %w", engine.ErrMalformedFrame), false, false, false},
+		{"out of order fails", engine.ErrStreamState, false, true, true},
+		{"after close", engine.ErrStreamClosed, false, true, false},
 	}
+	policies := []struct {
+		name string
+		fn   func(error, func()) bool
+	}{{"Received", streams.Received}, {"ReceivedOpen", streams.ReceivedOpen}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			failed := false
-			assert.Equal(t, tt.want, streams.Received(tt.err, func() { failed = true }))
-			assert.Equal(t, tt.wantFail, failed)
-		})
-	}
-}
-
-func TestReceivedOpen(t *testing.T) {
-	tests := []struct {
-		name     string
-		err      error
-		want     bool
-		wantFail bool
-	}{
-		{"taken", nil, true, false},
-		{"malformed is dropped", fmt.Errorf("data: %w", engine.ErrMalformedFrame), false, false},
-		{"out of order fails", engine.ErrStreamState, false, true},
-		{"after close is dropped", engine.ErrStreamClosed, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			failed := false
-			assert.Equal(t, tt.want, streams.ReceivedOpen(tt.err, func() { failed = true }))
-			assert.Equal(t, tt.wantFail, failed)
-		})
+		for i, p := range policies {
+			t.Run(p.name+"/"+tt.name, func(t *testing.T) {
+				failed := false
+				assert.Equal(t, tt.want, p.fn(tt.err, func() { failed = true }))
+				assert.Equal(t, []bool{tt.fail, tt.failOp}[i], failed)
+			})
+		}
 	}
 }
 
