@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
 	"github.com/sluicehq/sluice/engine/guard"
+	"github.com/sluicehq/sluice/internal/flagset"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
@@ -100,11 +101,6 @@ const (
 	xAwaitingReply                           // the app ended its request with END and waits for the response
 )
 
-// Has reports whether all of v's bits are set.
-func (f exchangeFlags) Has(v exchangeFlags) bool { return f&v == v }
-
-func (f *exchangeFlags) set(v exchangeFlags) { *f |= v }
-
 // clientExchange is one request stream from the application: In carries
 // the request, Out the response. Finished exchanges are kept for the next
 // requests (release); onApp drops a frame that is not for the exchange's
@@ -114,7 +110,7 @@ type clientExchange struct {
 	engine.Stream
 	h      *client
 	fn     engine.MessageConsumer // onApp, made once per exchange
-	flags  exchangeFlags
+	flags  flagset.Set[exchangeFlags]
 	c      *clientConn
 	method string
 }
@@ -159,12 +155,6 @@ const (
 	connInAborted                        // the network aborted: fail once buffered body bytes are delivered
 )
 
-// Has reports whether all of v's bits are set.
-func (f connFlags) Has(v connFlags) bool { return f&v == v }
-
-func (f *connFlags) set(v connFlags)   { *f |= v }
-func (f *connFlags) unset(v connFlags) { *f &^= v }
-
 // clientConn is one connection: a stream to the exit, whose Out carries
 // the request bytes and In the response bytes, both with the trace id of
 // the request that opened it.
@@ -174,7 +164,7 @@ type clientConn struct {
 	h         *client
 	authority string
 	state     connState
-	flags     connFlags
+	flags     flagset.Set[connFlags]
 	x         *clientExchange
 	resp      h1.ResponseHead
 	body      framing
@@ -214,7 +204,7 @@ func (x *clientExchange) release() {
 	if x.flags.Has(xFree) || !x.In.Closed() || !x.replyDone() || x.c != nil {
 		return
 	}
-	x.flags.set(xFree)
+	x.flags.Set(xFree)
 	x.h.free = append(x.h.free, x)
 }
 
@@ -375,7 +365,7 @@ func (x *clientExchange) onBegin(ext []byte) {
 	case x.method == "GET" || x.method == "HEAD" || x.method == "DELETE" || x.method == "OPTIONS" || x.method == "TRACE":
 		// No body is expected; one that comes anyway is refused.
 	default:
-		x.flags.set(xChunked)
+		x.flags.Set(xChunked)
 		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
 	}
 	head = append(head, '\r', '\n')
@@ -435,7 +425,7 @@ func (h *client) connection(authorityB []byte, exitID int64, x *clientExchange) 
 		h.idle[p.key] = p
 	}
 	p.live++
-	c := &clientConn{h: h, authority: authority, pool: p, flags: connKeepAlive}
+	c := &clientConn{h: h, authority: authority, pool: p, flags: flagset.Of(connKeepAlive)}
 	c.Init(h.pool, c)
 	c.onIdle = c.idleExpired
 	c.Connect(h.w, h.cfg.ID, exitID, h.w.SupplyInitialID(exitID), c.onNet)
@@ -500,7 +490,7 @@ func splitAuthority(a string) (string, uint16, error) {
 
 func (c *clientConn) attach(x *clientExchange) {
 	c.x, x.c = x, c
-	c.flags.unset(connCorked | connHeadParsed)
+	c.flags.Unset(connCorked | connHeadParsed)
 	c.state = connBusy
 	c.body, c.remaining = bodyNone, 0
 	c.dec.Reset()
@@ -529,7 +519,7 @@ func (x *clientExchange) onData(p []byte) {
 }
 
 func (x *clientExchange) onEnd() {
-	x.flags.set(xAwaitingReply)
+	x.flags.Set(xAwaitingReply)
 	if x.c == nil {
 		return
 	}
@@ -641,14 +631,14 @@ func (c *clientConn) cork(head []byte) {
 		return
 	}
 	if c.queue(head) {
-		c.flags.set(connCorked)
+		c.flags.Set(connCorked)
 	}
 }
 
 // uncork sends a corked head (a request whose body never came).
 func (c *clientConn) uncork() {
 	if c.flags.Has(connCorked) {
-		c.flags.unset(connCorked)
+		c.flags.Unset(connCorked)
 		c.flushOut()
 	}
 }
@@ -659,7 +649,7 @@ func (c *clientConn) write(p []byte) {
 	if c.state == connClosed || c.Out.Closed() {
 		return
 	}
-	c.flags.unset(connCorked) // the bytes join the head held back
+	c.flags.Unset(connCorked) // the bytes join the head held back
 	if c.Outbox.Len() == 0 && c.Out.CanSend(len(p)) {
 		c.Send(p)
 		return
@@ -733,7 +723,7 @@ func (c *clientConn) onNet(t frame.FrameType, buf []byte) {
 		c.onNetEnd()
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf)
-		c.flags.set(connInAborted)
+		c.flags.Set(connInAborted)
 		if c.x != nil && c.flags.Has(connHeadParsed) && len(c.Input()) > 0 {
 			// Deliver the body bytes already received, then abort.
 			c.process()
@@ -801,11 +791,11 @@ func (c *clientConn) process() {
 				// 100 Continue and other interim responses are skipped.
 				continue
 			}
-			c.flags.set(connHeadParsed)
-			c.flags.unset(connKeepAlive)
+			c.flags.Set(connHeadParsed)
+			c.flags.Unset(connKeepAlive)
 			if c.resp.KeepAlive {
 				if c.idleFor = c.keepAliveFor(); c.idleFor > 0 {
-					c.flags.set(connKeepAlive)
+					c.flags.Set(connKeepAlive)
 				}
 			}
 			switch {
@@ -818,7 +808,7 @@ func (c *clientConn) process() {
 				c.body, c.remaining = bodyLength, c.resp.ContentLength
 			default:
 				c.body = bodyUntilClose
-				c.flags.unset(connKeepAlive)
+				c.flags.Unset(connKeepAlive)
 			}
 			if !x.doReplyBegin(&c.resp) {
 				c.Fail()
@@ -838,7 +828,7 @@ func (c *clientConn) process() {
 				c.close(true)
 			case c.In.Closed() && c.body == bodyUntilClose:
 				x.doReplyEnd()
-				c.flags.unset(connKeepAlive)
+				c.flags.Unset(connKeepAlive)
 				c.maybeDone()
 			case c.In.Closed():
 				c.Fail() // the body was cut short

@@ -260,7 +260,7 @@ func (x *exchange) preflight(cs *cors) {
 	}
 	if x.flags.Has(xChunked) || x.remaining > 0 || !x.flags.Has(xKeepAlive) {
 		head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 	}
 	head = append(head, "\r\n"...)
 	h.head = head

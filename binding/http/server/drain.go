@@ -36,7 +36,7 @@ func (c *serverConn) drain() {
 			// connection closes (start keeps no keep-alive now).
 			return
 		}
-		c.flags.set(connLastResponse)
+		c.flags.Set(connLastResponse)
 		c.state = stateDraining
 		c.endReply()
 	default:
@@ -46,7 +46,7 @@ func (c *serverConn) drain() {
 		case c.In.Closed():
 			c.abortAll()
 		default:
-			c.flags.set(connLastResponse)
+			c.flags.Set(connLastResponse)
 		}
 	}
 }
@@ -62,7 +62,7 @@ func (x *exchange) endStanding() {
 		c.h.head = tail
 		c.writeNet(tail)
 	}
-	c.flags.set(connLastResponse)
+	c.flags.Set(connLastResponse)
 	c.uncork()
 	x.complete()
 }

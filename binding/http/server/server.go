@@ -16,6 +16,7 @@ import (
 	"github.com/sluicehq/sluice/engine/frame/proxy"
 	"github.com/sluicehq/sluice/engine/guard"
 	"github.com/sluicehq/sluice/idl/flyweight"
+	"github.com/sluicehq/sluice/internal/flagset"
 )
 
 // server is the http server kind on one worker. Each network stream (a
@@ -139,12 +140,6 @@ const (
 	connSecure                             // the network BEGIN's ProxyBeginEx names a TLS version: :scheme is https
 )
 
-// Has reports whether all of v's bits are set.
-func (f connFlags) Has(v connFlags) bool { return f&v == v }
-
-func (f *connFlags) set(v connFlags)   { *f |= v }
-func (f *connFlags) unset(v connFlags) { *f &^= v }
-
 // serverConn is one HTTP/1.1 connection. Its stream is the network's: In
 // carries the bytes the client sends, Out the response bytes; both carry
 // the trace id of the connection's BEGIN.
@@ -153,7 +148,7 @@ type serverConn struct {
 	connbuf.Conn
 	h     *server
 	state connState
-	flags connFlags
+	flags flagset.Set[connFlags]
 	req   h1.RequestHead
 	x     exchange
 
@@ -297,12 +292,6 @@ const (
 	xStanding                                // a GET whose response, once begun, is an event stream: it stands open rather than being in flight
 )
 
-// Has reports whether all of v's bits are set.
-func (f exchangeFlags) Has(v exchangeFlags) bool { return f&v == v }
-
-func (f *exchangeFlags) set(v exchangeFlags)   { *f |= v }
-func (f *exchangeFlags) unset(v exchangeFlags) { *f &^= v }
-
 // framing is how a response body is delimited on the connection.
 type framing uint8
 
@@ -320,7 +309,7 @@ type exchange struct {
 	engine.Stream
 	c                 *serverConn
 	onApp             engine.MessageConsumer
-	flags             exchangeFlags
+	flags             flagset.Set[exchangeFlags]
 	framing           framing // the response's, once it has begun
 	remaining         int64   // content-length body bytes still to forward, or -1
 	dec               h1.ChunkedDecoder
@@ -354,7 +343,7 @@ func (c *serverConn) onNet(t frame.FrameType, buf []byte) {
 		if b, err = c.OnBegin(buf); err == nil {
 			c.In.Trace, c.Out.Trace, c.Out.Auth = b.TraceID(), b.TraceID(), b.Authorization()
 			if c.h.readProxy(c, b.Extension()) {
-				c.flags.set(connSecure)
+				c.flags.Set(connSecure)
 			}
 			// The reply opens at once: tcp starts writing once it has it.
 			if c.Begin(nil) != nil {
@@ -459,10 +448,10 @@ func (c *serverConn) process() {
 	if c.flags.Has(connProcessing) {
 		return
 	}
-	c.flags.set(connProcessing)
+	c.flags.Set(connProcessing)
 	for c.step() {
 	}
-	c.flags.unset(connProcessing)
+	c.flags.Unset(connProcessing)
 }
 
 func (c *serverConn) step() bool {
@@ -495,7 +484,7 @@ func (c *serverConn) bodyCutShort() {
 		c.Inbox.Drop()
 		c.state = stateResponse
 		c.await(waitNone)
-		c.flags.set(connLastResponse)
+		c.flags.Set(connLastResponse)
 	default:
 		c.fail(400, "incomplete request body")
 	}
@@ -601,7 +590,7 @@ func (c *serverConn) writeNet(p []byte) {
 	}
 	if c.flags.Has(connCorked) && c.Outbox.Len() == 0 {
 		// No slot to hold the head back: send it now.
-		c.flags.unset(connCorked)
+		c.flags.Unset(connCorked)
 		if p = p[c.sendWindowed(p):]; len(p) == 0 {
 			return
 		}
@@ -612,7 +601,7 @@ func (c *serverConn) writeNet(p []byte) {
 // uncork sends the response bytes held back by the head.
 func (c *serverConn) uncork() {
 	if c.flags.Has(connCorked) {
-		c.flags.unset(connCorked)
+		c.flags.Unset(connCorked)
 		c.flushOut()
 	}
 }
@@ -666,7 +655,7 @@ func (c *serverConn) endReply() {
 		return
 	}
 	if c.Outbox.Len() > 0 {
-		c.flags.set(connLastResponse)
+		c.flags.Set(connLastResponse)
 		return
 	}
 	if c.End(nil) != nil {
@@ -701,7 +690,7 @@ func (c *serverConn) abortAll() {
 	if c.state == stateClosed {
 		return
 	}
-	c.flags.unset(connCorked)
+	c.flags.Unset(connCorked)
 	c.x.abortRequest()
 	c.x.resetResponse()
 	c.x.release()
@@ -755,16 +744,16 @@ func (x *exchange) start(r *h1.RequestHead) {
 	h := c.h
 	*x = exchange{c: c, onApp: x.onApp, remaining: r.ContentLength, minor: r.Minor}
 	if r.Chunked {
-		x.flags.set(xChunked)
+		x.flags.Set(xChunked)
 	}
 	if r.KeepAlive && !h.draining {
-		x.flags.set(xKeepAlive)
+		x.flags.Set(xKeepAlive)
 	}
 	if string(r.Method) == "HEAD" {
-		x.flags.set(xHead)
+		x.flags.Set(xHead)
 	}
 	if string(r.Method) == "GET" {
-		x.flags.set(xStanding)
+		x.flags.Set(xStanding)
 	}
 	x.dec.Limits = h.s.limits
 	if o, ok := c.headerValue([]byte("origin")); ok && len(o) <= len(x.originBuf) {
@@ -810,7 +799,7 @@ func (x *exchange) start(r *h1.RequestHead) {
 			return
 		}
 		if cs.crossOrigin && !same {
-			x.flags.set(xCrossOrigin)
+			x.flags.Set(xCrossOrigin)
 		}
 	}
 	// Route.
@@ -857,7 +846,7 @@ func (x *exchange) start(r *h1.RequestHead) {
 	// in net/http, until the app is ready to read it: its first credit.
 	// An app that answers first never asks for the body.
 	if r.ExpectContinue && (x.flags.Has(xChunked) || x.remaining > 0) {
-		x.flags.set(xContinue)
+		x.flags.Set(xContinue)
 	}
 }
 
@@ -1075,7 +1064,7 @@ func (x *exchange) sendContinue() {
 	if !x.flags.Has(xContinue) || x.flags.Has(xResponseBegun) || x.Out.Available() <= int64(x.Out.Pad) {
 		return
 	}
-	x.flags.unset(xContinue)
+	x.flags.Unset(xContinue)
 	x.c.writeNet(continueResponse)
 }
 
@@ -1276,7 +1265,7 @@ func (x *exchange) onMessage(t frame.FrameType, buf []byte) {
 func (x *exchange) onRequestReset(buf []byte) {
 	c := x.c
 	r, err := x.OnReset(buf)
-	x.flags.unset(xContinue)
+	x.flags.Unset(xContinue)
 	if !x.flags.Has(xResponseBegun) {
 		// The app refused the request: 404, or the 4xx/5xx :status of
 		// an HttpResetEx with its other headers (retry-after, say). What
@@ -1296,7 +1285,7 @@ func (x *exchange) onRequestReset(buf []byte) {
 		// is not stalled before it reads the response, and the
 		// connection closes after it.
 		c.Inbox.Drop()
-		c.flags.set(connDiscarding | connLastResponse)
+		c.flags.Set(connDiscarding | connLastResponse)
 		c.state = stateResponse
 		c.await(waitNone)
 		c.Grant()
@@ -1375,12 +1364,12 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		// cannot be sent: the app's answer is no response.
 		x.abortRequest()
 		x.resetResponse()
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 		x.respondLocal(502, nil)
 		return
 	}
-	x.flags.set(xResponseBegun)
-	x.flags.unset(xContinue)
+	x.flags.Set(xResponseBegun)
+	x.flags.Unset(xContinue)
 	if !x.requestDone() && !x.flags.Has(xChunked) && x.remaining == 0 {
 		// A request without a body waits for the app's first WINDOW to
 		// end (forwardBody); an app that answers has taken it.
@@ -1403,7 +1392,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 				// field stays where the app put it, as Zilla writes it.
 				head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
 				wroteClose = true
-				x.flags.unset(xKeepAlive)
+				x.flags.Unset(xKeepAlive)
 				continue
 			}
 			if len(name) == 0 || name[0] == ':' || h1.HopByHop(name) && !h1.EqualFold(name, "upgrade") {
@@ -1439,7 +1428,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		// RFC 9112 §6.1: no transfer coding to an HTTP/1.0 client; the
 		// body ends with the connection (§6.3).
 		x.framing = bodyUntilClose
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 	default:
 		x.framing = bodyChunked
 		head = h1.AppendHeader(head, []byte("Transfer-Encoding"), []byte("chunked"))
@@ -1455,8 +1444,8 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// The head waits for the body's first bytes (or its end), so that a
 	// small response leaves in one write; an event stream's goes at once.
 	if !sse {
-		c.flags.set(connCorked)
-		x.flags.unset(xStanding)
+		c.flags.Set(connCorked)
+		x.flags.Unset(xStanding)
 	}
 	c.writeNet(head)
 	x.grantResponse()
@@ -1472,7 +1461,7 @@ func (x *exchange) appendConnection(head []byte, wroteClose bool) []byte {
 		if !wroteClose && (!x.flags.Has(xKeepAlive) || x.c.flags.Has(connLastResponse)) {
 			head = h1.AppendHeader(head, []byte("Connection"), []byte("close"))
 		}
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 	} else if x.minor == 0 {
 		// RFC 9112 §9.3: an HTTP/1.0 connection persists only when the
 		// response says so.
@@ -1592,11 +1581,11 @@ func (x *exchange) complete() {
 	if !x.requestDone() {
 		// The app answered before reading the whole body.
 		x.abortRequest()
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 	}
 	x.release()
 	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
-		c.flags.set(connLastResponse)
+		c.flags.Set(connLastResponse)
 		c.state = stateDraining
 		c.await(waitLinger)
 		c.Inbox.Drop()
@@ -1620,7 +1609,7 @@ func (x *exchange) complete() {
 func (x *exchange) respondLocal(status int, az *authorizer) {
 	c := x.c
 	h := c.h
-	x.flags.unset(xContinue)
+	x.flags.Unset(xContinue)
 	x.release()
 	head := h.appendServer(h1.AppendStatusLine(h.head[:0], 1, status))
 	if status == 401 && az != nil {
@@ -1630,7 +1619,7 @@ func (x *exchange) respondLocal(status int, az *authorizer) {
 		}
 		head = h1.AppendHeader(head, []byte("WWW-Authenticate"), challenge)
 	}
-	x.flags.unset(xKeepAlive)
+	x.flags.Unset(xKeepAlive)
 	h.head = h.appendClosingTail(head)
 	c.writeNet(h.head)
 	x.complete()
@@ -1643,11 +1632,11 @@ func (x *exchange) respondLocal(status int, az *authorizer) {
 func (x *exchange) respondRefused(ex *http.HttpResetEx) {
 	c := x.c
 	h := c.h
-	x.flags.unset(xContinue)
+	x.flags.Unset(xContinue)
 	x.release()
 	if x.flags.Has(xChunked) || x.remaining > 0 {
 		// The request body is not read: the connection closes.
-		x.flags.unset(xKeepAlive)
+		x.flags.Unset(xKeepAlive)
 	}
 	head := h1.AppendStatusLine(h.head[:0], 1, resetStatus(ex))
 	var headers flyweight.Array[http.HttpHeader, *http.HttpHeader]
