@@ -206,20 +206,18 @@ func (p *peer) read(t testing.TB, n int) ([]byte, []event) {
 // grant acknowledges everything received and offers max bytes.
 func (p *peer) grant(w *engine.Worker, max int32) {
 	p.in.Grant(max)
-	var b frame.WindowBuilder
-	buf := w.WriteBuffer()
-	n, err := b.Wrap(buf, 0, len(buf)).OriginID(p.originID).RoutedID(p.routedID).StreamID(p.inID).
-		Sequence(p.in.Seq).Acknowledge(p.in.Ack).Maximum(p.in.Max).BudgetID(0).Padding(0).BuildLimit()
-	if err == nil {
-		_ = w.Send(frame.FrameWindow, buf[:n])
-	}
+	_ = enginetest.SendFrame(w, w.WriteBuffer(), frame.FrameWindow, p.head(p.inID, p.in))
+}
+
+// head is the header of a frame on stream id, whose flow is f.
+func (p *peer) head(id int64, f engine.Flow) enginetest.Head {
+	return enginetest.Head{OriginID: p.originID, RoutedID: p.routedID, StreamID: id, Seq: f.Seq, Ack: f.Ack, Max: f.Max}
 }
 
 func (p *peer) sendBegin(w *engine.Worker, ext []byte) {
 	var b frame.BeginBuilder
 	buf := w.WriteBuffer()
-	n, err := b.Wrap(buf, 0, len(buf)).OriginID(p.originID).RoutedID(p.routedID).StreamID(p.outID).
-		Sequence(0).Acknowledge(0).Maximum(0).Affinity(0).Extension(ext).BuildLimit()
+	n, err := enginetest.Begin(&b, buf, p.head(p.outID, engine.Flow{})).Extension(ext).BuildLimit()
 	if err != nil {
 		panic(err)
 	}
@@ -289,29 +287,13 @@ func (p *peer) close(t testing.TB, typ frame.FrameType) {
 func (p *peer) sendEnd(w *engine.Worker) { _ = p.sendClose(w, frame.FrameEnd) }
 
 func (p *peer) sendClose(w *engine.Worker, typ frame.FrameType) error {
-	buf := w.WriteBuffer()
-	var n int
-	var err error
 	switch typ {
-	case frame.FrameEnd:
-		var b frame.EndBuilder
-		n, err = b.Wrap(buf, 0, len(buf)).OriginID(p.originID).RoutedID(p.routedID).StreamID(p.outID).
-			Sequence(p.out.Seq).Acknowledge(p.out.Ack).Maximum(p.out.Max).BuildLimit()
-	case frame.FrameAbort:
-		var b frame.AbortBuilder
-		n, err = b.Wrap(buf, 0, len(buf)).OriginID(p.originID).RoutedID(p.routedID).StreamID(p.outID).
-			Sequence(p.out.Seq).Acknowledge(p.out.Ack).Maximum(p.out.Max).BuildLimit()
+	case frame.FrameEnd, frame.FrameAbort:
+		return enginetest.SendFrame(w, w.WriteBuffer(), typ, p.head(p.outID, p.out))
 	case frame.FrameReset:
-		var b frame.ResetBuilder
-		n, err = b.Wrap(buf, 0, len(buf)).OriginID(p.originID).RoutedID(p.routedID).StreamID(p.inID).
-			Sequence(p.in.Seq).Acknowledge(p.in.Ack).Maximum(p.in.Max).BuildLimit()
-	default:
-		return fmt.Errorf("cannot close with %s", typ)
+		return enginetest.SendFrame(w, w.WriteBuffer(), typ, p.head(p.inID, p.in))
 	}
-	if err != nil {
-		return err
-	}
-	return w.Send(typ, buf[:n])
+	return fmt.Errorf("cannot close with %s", typ)
 }
 
 // open opens a stream from worker into the binding named routed, its BEGIN

@@ -142,16 +142,8 @@ func (c *call) runTicking(t *testing.T, e *engine.Engine, worker int, clock *eng
 
 func (c *call) start() {
 	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
-	var b frame.BeginBuilder
-	n, err := b.Wrap(c.buf, 0, len(c.buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(c.w.SupplyTraceID()).
-		Authorization(0).Affinity(0).Extension(c.ext).
-		BuildLimit()
-	if err == nil {
-		err = c.w.NewStream(c.buf[:n], c.onMessage)
-	}
-	if err != nil {
+	initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID}
+	if err := enginetest.OpenStream(c.w, c.buf, initial, c.ext, c.onMessage); err != nil {
 		c.finish(err)
 	}
 }
@@ -283,31 +275,8 @@ func (c *call) grant() {
 }
 
 func (c *call) send(t frame.FrameType, id, seq, ack int64, maximum int32) {
-	var n int
-	var err error
-	switch t {
-	case frame.FrameWindow:
-		var b frame.WindowBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
-			Sequence(seq).Acknowledge(ack).Maximum(maximum).
-			BudgetID(0).Padding(0).Minimum(0).Capabilities(0).BuildLimit()
-	case frame.FrameReset:
-		var b frame.ResetBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
-			Sequence(seq).Acknowledge(ack).Maximum(maximum).BuildLimit()
-	case frame.FrameEnd:
-		var b frame.EndBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
-			Sequence(seq).Acknowledge(ack).Maximum(maximum).BuildLimit()
-	case frame.FrameAbort:
-		var b frame.AbortBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).OriginID(c.originID).RoutedID(c.routedID).StreamID(id).
-			Sequence(seq).Acknowledge(ack).Maximum(maximum).BuildLimit()
-	}
-	if err == nil {
-		err = c.w.Send(t, c.buf[:n])
-	}
-	if err != nil {
+	h := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: id, Seq: seq, Ack: ack, Max: maximum}
+	if err := enginetest.SendFrame(c.w, c.buf, t, h); err != nil {
 		c.finish(err)
 	}
 }

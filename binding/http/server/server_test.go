@@ -233,15 +233,7 @@ func TestServerInputEnds(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			results := make(chan *garbledConn, 1)
-			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
-			c.w.Dispatch(c.start)
-			select {
-			case c = <-results:
-			case <-time.After(5 * time.Second):
-				t.Fatal("timed out: the server left the connection open")
-			}
-			require.NoError(t, c.err)
+			c := runWholeInput(t, e, tt.input)
 			assert.Equal(t, "end", c.closed)
 			out := string(c.out)
 			for _, w := range tt.want {
@@ -329,6 +321,23 @@ type garbledConn struct {
 	buf                []byte
 }
 
+// runWholeInput sends input, in one piece, on one connection into net0 and
+// returns the connection once the server has closed its reply, failing
+// the test if that takes over five seconds or the exchange broke a rule.
+func runWholeInput(t *testing.T, e *engine.Engine, input string) *garbledConn {
+	t.Helper()
+	results := make(chan *garbledConn, 1)
+	c := newGarbledConn(e, 0, []byte(input), nil, results)
+	c.w.Dispatch(c.start)
+	select {
+	case c = <-results:
+	case <-time.After(5 * time.Second):
+		t.Fatal("timed out: the server left the connection open")
+	}
+	require.NoError(t, c.err)
+	return c
+}
+
 func newGarbledConn(e *engine.Engine, worker int, input []byte, rng *rand.Rand, results chan<- *garbledConn) *garbledConn {
 	c := &garbledConn{w: e.Worker(worker), input: input, toSend: input, results: results, buf: make([]byte, 64<<10)}
 	c.originID, _ = e.ResolveID(driverBinding)
@@ -346,16 +355,8 @@ func newGarbledConn(e *engine.Engine, worker int, input []byte, rng *rand.Rand, 
 
 func (c *garbledConn) start() {
 	c.initialID, c.replyID = enginetest.StreamIDs(c.w, c.routedID)
-	var b frame.BeginBuilder
-	n, err := b.Wrap(c.buf, 0, len(c.buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-		Sequence(0).Acknowledge(0).Maximum(0).TraceID(c.w.SupplyTraceID()).
-		Authorization(0).Affinity(0).
-		BuildLimit()
-	if err == nil {
-		err = c.w.NewStream(c.buf[:n], c.onMessage)
-	}
-	if err != nil {
+	initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID}
+	if err := enginetest.OpenStream(c.w, c.buf, initial, nil, c.onMessage); err != nil {
 		c.finish(err)
 	}
 }
@@ -435,22 +436,8 @@ func (c *garbledConn) close(t frame.FrameType) {
 		return
 	}
 	c.ended = true
-	var err error
-	var n int
-	if t == frame.FrameEnd {
-		var b frame.EndBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.seq).Acknowledge(c.ack).Maximum(c.max).BuildLimit()
-	} else {
-		var b frame.AbortBuilder
-		n, err = b.Wrap(c.buf, 0, len(c.buf)).
-			OriginID(c.originID).RoutedID(c.routedID).StreamID(c.initialID).
-			Sequence(c.seq).Acknowledge(c.ack).Maximum(c.max).BuildLimit()
-	}
-	if err == nil {
-		err = c.w.Send(t, c.buf[:n])
-	}
+	initial := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.initialID, Seq: c.seq, Ack: c.ack, Max: c.max}
+	err := enginetest.SendFrame(c.w, c.buf, t, initial)
 	if errors.Is(err, ring.ErrFull) {
 		c.ended = false
 		c.w.Dispatch(func() { c.close(t) })
@@ -463,14 +450,8 @@ func (c *garbledConn) close(t frame.FrameType) {
 
 // grant acknowledges the reply bytes read and keeps 64 KiB open.
 func (c *garbledConn) grant() {
-	var b frame.WindowBuilder
-	n, err := b.Wrap(c.buf, 0, len(c.buf)).
-		OriginID(c.originID).RoutedID(c.routedID).StreamID(c.replyID).
-		Sequence(c.inSeq).Acknowledge(c.inSeq).Maximum(64 << 10).
-		BudgetID(0).Padding(0).BuildLimit()
-	if err == nil {
-		err = c.w.Send(frame.FrameWindow, c.buf[:n])
-	}
+	reply := enginetest.Head{OriginID: c.originID, RoutedID: c.routedID, StreamID: c.replyID, Seq: c.inSeq, Ack: c.inSeq, Max: 64 << 10}
+	err := enginetest.SendFrame(c.w, c.buf, frame.FrameWindow, reply)
 	if errors.Is(err, ring.ErrFull) {
 		c.w.Dispatch(c.grant)
 		return
@@ -566,15 +547,7 @@ func TestServerHeaderSetting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			results := make(chan *garbledConn, 1)
-			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
-			c.w.Dispatch(c.start)
-			select {
-			case c = <-results:
-			case <-time.After(5 * time.Second):
-				t.Fatal("timed out: the server left the connection open")
-			}
-			require.NoError(t, c.err)
+			c := runWholeInput(t, e, tt.input)
 			assert.Equal(t, tt.want, string(c.out))
 		})
 	}
@@ -599,15 +572,7 @@ func TestServerAbsoluteFormRoutes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			results := make(chan *garbledConn, 1)
-			c := newGarbledConn(e, 0, []byte(tt.input), nil, results)
-			c.w.Dispatch(c.start)
-			select {
-			case c = <-results:
-			case <-time.After(5 * time.Second):
-				t.Fatal("timed out: the server left the connection open")
-			}
-			require.NoError(t, c.err)
+			c := runWholeInput(t, e, tt.input)
 			assert.Equal(t, tt.want, string(c.out))
 		})
 	}
