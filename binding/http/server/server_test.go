@@ -323,7 +323,8 @@ type garbledConn struct {
 
 // runWholeInput sends input, in one piece, on one connection into net0 and
 // returns the connection once the server has closed its reply, failing
-// the test if that takes over five seconds or the exchange broke a rule.
+// the test if that takes over five seconds or a frame could not be sent
+// or read.
 func runWholeInput(t *testing.T, e *engine.Engine, input string) *garbledConn {
 	t.Helper()
 	results := make(chan *garbledConn, 1)
