@@ -1,55 +1,29 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // dupPost POSTs body to endpoint as a 2025-11-25 client of session sid
-// ("" for none) and returns the status, the JSON-RPC answer (the last
-// event of an SSE response) and the session id the response names.
+// ("" for none) and returns the status, the JSON-RPC answer and the
+// session id the response names.
 func dupPost(t *testing.T, ctx context.Context, endpoint, sid, body string) (int, map[string]any, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	version := ""
 	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		version = "2025-11-25"
 	}
-	resp, err := http.DefaultClient.Do(req)
+	r, err := enginetest.PostMCP(ctx, endpoint, version, sid, body)
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var last []byte
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				last = append(last[:0], d...)
-			}
-		}
-		raw = last
-	}
-	var m map[string]any
-	if len(raw) > 0 {
-		require.NoError(t, json.Unmarshal(raw, &m), "%s", raw)
-	}
-	return resp.StatusCode, m, resp.Header.Get("Mcp-Session-Id")
+	return r.Status, r.Msg, r.Session
 }
 
 // dupSession opens a 2025-11-25 session on endpoint as a raw client.

@@ -2,9 +2,7 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -16,41 +14,11 @@ import (
 )
 
 // post2026Method POSTs a stateless 2026-07-28 request with params (an
-// object's members, without _meta) and extra headers, and returns the
-// HTTP status and the JSON-RPC response.
-func post2026Method(ctx context.Context, endpoint string, id int, method, name, params string, hdr map[string]string) (int, map[string]any, error) {
-	if params != "" {
-		params += ","
-	}
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id, method, params)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("%w: %s", err, raw)
-	}
-	return resp.StatusCode, m, nil
+// object's members, without _meta) and extra headers (name, value
+// pairs), and returns the HTTP status and the JSON-RPC response.
+func post2026Method(ctx context.Context, endpoint string, id int, method, name, params string, hdr ...string) (int, map[string]any, error) {
+	r, err := post2026Request(ctx, endpoint, id, method, name, params, "{}", hdr...)
+	return r.Status, r.Msg, err
 }
 
 // TestParamHeadersMirrored: a tools/call to a 2026-07-28 upstream carries
@@ -84,13 +52,13 @@ func TestParamHeadersMirrored(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	status, m, err := post2026Method(ctx, endpoint, 1, "tools/list", "", "", nil)
+	status, m, err := post2026Method(ctx, endpoint, 1, "tools/list", "", "")
 	require.NoError(t, err)
 	require.Equal(t, 200, status, "%v", m)
 
 	status, m, err = post2026Method(ctx, endpoint, 2, "tools/call", "geo",
 		`"name":"geo","arguments":{"region":"日本","count":3,"flag":null,"note":"n"}`,
-		map[string]string{"Mcp-Param-Region": "=?base64?5pel5pys?=", "Mcp-Param-Count": "3"})
+		"Mcp-Param-Region", "=?base64?5pel5pys?=", "Mcp-Param-Count", "3")
 	require.NoError(t, err)
 	require.Equal(t, 200, status, "%v", m)
 	c := <-calls
@@ -100,7 +68,7 @@ func TestParamHeadersMirrored(t *testing.T) {
 	assert.Empty(t, c.hdr.Values("Mcp-Param-Flag"), "a null argument is not mirrored")
 	assert.Empty(t, c.hdr.Values("Mcp-Param-Note"))
 
-	status, m, err = post2026Method(ctx, endpoint, 3, "tools/call", "other", `"name":"other","arguments":{"region":"x"}`, nil)
+	status, m, err = post2026Method(ctx, endpoint, 3, "tools/call", "other", `"name":"other","arguments":{"region":"x"}`)
 	require.NoError(t, err)
 	require.Equal(t, 200, status, "%v", m)
 	c = <-calls
@@ -162,7 +130,7 @@ func TestParamHeadersFetched(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	status, m, err := post2026Method(ctx, endpoint, 1, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`, nil)
+	status, m, err := post2026Method(ctx, endpoint, 1, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`)
 	require.NoError(t, err)
 	require.Equal(t, 200, status, "%v", m)
 	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, without(m["result"], "_meta", "resultType"), "%v", m)
@@ -171,7 +139,7 @@ func TestParamHeadersFetched(t *testing.T) {
 	assert.Equal(t, []string{"eu"}, again.hdr.Values("Mcp-Param-Region"))
 	assert.Equal(t, int32(2), lists.Load(), "both pages listed")
 
-	status, m, err = post2026Method(ctx, endpoint, 2, "tools/call", "secret", `"name":"secret","arguments":{}`, nil)
+	status, m, err = post2026Method(ctx, endpoint, 2, "tools/call", "secret", `"name":"secret","arguments":{}`)
 	require.NoError(t, err)
 	e, _ := m["error"].(map[string]any)
 	assert.Equal(t, map[string]any{"code": float64(-32020), "message": "Missing required header Mcp-Param-Region"}, e, "status %d: %v", status, m)
@@ -186,7 +154,7 @@ func TestParamHeadersFetched(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		go func() {
-			status, m, err := post2026Method(ctx, endpoint, 10+i, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`, nil)
+			status, m, err := post2026Method(ctx, endpoint, 10+i, "tools/call", "geo", `"name":"geo","arguments":{"region":"eu"}`)
 			if err == nil && status != 200 {
 				err = fmt.Errorf("status %d: %v", status, m)
 			}

@@ -1,12 +1,8 @@
 package client_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,41 +23,28 @@ func post2026(ctx context.Context, endpoint string, id int, tool, extra string) 
 
 // post2026Caps is post2026 with the client capabilities caps.
 func post2026Caps(ctx context.Context, endpoint string, id int, tool, extra, caps string) (map[string]any, error) {
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, id, tool, extra, caps)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-	if err != nil {
-		return nil, err
+	r, err := post2026Request(ctx, endpoint, id, "tools/call", tool, fmt.Sprintf(`"name":%q,"arguments":{}%s`, tool, extra), caps)
+	return r.Msg, err
+}
+
+// post2026Request POSTs a stateless 2026-07-28 request of method, naming
+// name (if not empty) in Mcp-Name, whose params are the members params
+// then a _meta with the client capabilities caps, and more headers hdr
+// (name, value pairs). A reply without a JSON-RPC message is an error.
+func post2026Request(ctx context.Context, endpoint string, id int, method, name, params, caps string, hdr ...string) (enginetest.MCPReply, error) {
+	if params != "" {
+		params += ","
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, id, method, params, caps)
+	h := []string{"Mcp-Method", method}
+	if name != "" {
+		h = append(h, "Mcp-Name", name)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
+	r, err := enginetest.PostMCP(ctx, endpoint, "2026-07-28", "", body, append(h, hdr...)...)
+	if err == nil && r.Msg == nil {
+		err = fmt.Errorf("status %d: no JSON-RPC message", r.Status)
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		// The last data line is the response.
-		var last []byte
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		for sc.Scan() {
-			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				last = append(last[:0], d...)
-			}
-		}
-		raw = last
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%w: %s", err, raw)
-	}
-	return m, nil
+	return r, err
 }
 
 // TestReverseRoundExpires: a 2026-07-28 client's call to a 2025 upstream

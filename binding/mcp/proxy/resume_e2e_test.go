@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,26 +62,14 @@ func TestGetStreamResumedAfterDrop(t *testing.T) {
 	endpoint, e := gatewayEngine(t, up.addr, "", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	post := func(sid, body string) *http.Response {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp
-	}
-	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	require.Equal(t, 200, resp.StatusCode)
-	sid := resp.Header.Get("Mcp-Session-Id")
+	reply, err := enginetest.PostMCP(ctx, endpoint, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	require.NoError(t, err)
+	require.Equal(t, 200, reply.Status)
+	sid := reply.Session
 	require.NotEmpty(t, sid)
-	require.Equal(t, 202, post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).StatusCode)
+	initialized, err := enginetest.PostMCP(ctx, endpoint, "2025-11-25", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.NoError(t, err)
+	require.Equal(t, 202, initialized.Status)
 
 	// get opens the GET stream on a connection of its own, so that
 	// closing its body drops the connection.
