@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -31,19 +30,12 @@ func TestURLElicitationHoldsEnd(t *testing.T) {
 	h := newHarness(t)
 	initSession(t, h, `{"elicitation":{"url":{}}}`)
 	h.app.challenge = challengeExt(t, h.app.mcpType, "e-1", "https://auth.example/a?state=s", "3")
-	h.req.set(t, benchHeaders, benchBody)
-	h.req.left = 1
-	h.w.Dispatch(h.req.startFn)
-	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+	startCall(t, h, benchBody, `"s2c-1"`)
 	assert.Equal(t, "id: 42:0\ndata: \n\n"+
 		"event: message\nid: 42:1\ndata: "+`{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"mode":"url","elicitationId":"e-1","url":"https://auth.example/a?state=s"}}`+"\n\n",
 		string(h.req.response), "no result before the answer: the END waits")
 
-	answer := h.second()
-	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`)
-	answer.left = 1
-	h.w.Dispatch(answer.startFn)
-	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	answer := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`, "the answer's response")
 	assert.Equal(t, "202", string(answer.status))
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Contains(t, string(h.req.response), `"id":42,"result"`)

@@ -52,6 +52,31 @@ func (h *harness) second() *httpRequest {
 	return r2
 }
 
+// send sends body with headers as another request while h.req's response
+// is still open, and waits for its response (what names it in a failure).
+func (h *harness) send(t testing.TB, headers [][2]string, body, what string) *httpRequest {
+	t.Helper()
+	r := h.second()
+	r.set(t, headers, body)
+	r.left = 1
+	h.w.Dispatch(r.startFn)
+	enginetest.ReceiveBy(t, h.timer, r.done, what)
+	return r
+}
+
+// heldCall initializes session-1 with the client capabilities caps and
+// starts a tools/call whose application sends the client one request (id,
+// method, params) and holds its own reply; it returns once the request
+// has reached the client as s2c-1.
+func heldCall(t *testing.T, h *harness, caps, id, method, params string) {
+	t.Helper()
+	initSession(t, h, caps)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, id, method, params)}
+	h.app.hold = true
+	startCall(t, h, benchBody, `"s2c-1"`)
+}
+
 // until runs cond on the worker until it holds, letting the engine pass
 // frames between tries.
 func until(t testing.TB, h *harness, what string, cond func() bool) {
@@ -87,20 +112,9 @@ func answers(t *testing.T, h *harness) []mcp.McpClientResponseBeginEx {
 // application's id, and the metrics count it.
 func TestClientRequestAnswered(t *testing.T) {
 	h := newHarness(t)
-	initSession(t, h, `{"elicitation":{}}`)
-	h.app.record = []byte{}
-	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`)}
-	h.app.hold = true
-	h.req.set(t, benchHeaders, benchBody)
-	h.req.left = 1
-	h.w.Dispatch(h.req.startFn)
-	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+	heldCall(t, h, `{"elicitation":{}}`, "7", "elicitation/create", `{"message":"Name?"}`)
 
-	answer := h.second()
-	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
-	answer.left = 1
-	h.w.Dispatch(answer.startFn)
-	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	answer := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`, "the answer's response")
 	assert.Equal(t, "202", string(answer.status))
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "200", string(h.req.status))
@@ -125,11 +139,7 @@ func TestClientRequestAnswered(t *testing.T) {
 
 	// The same id again is stale: refused, and nothing more reaches the
 	// application.
-	stale := h.second()
-	stale.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`)
-	stale.left = 1
-	h.w.Dispatch(stale.startFn)
-	enginetest.ReceiveBy(t, h.timer, stale.done, "the stale answer's response")
+	stale := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`, "the stale answer's response")
 	assert.Equal(t, "400", string(stale.status))
 	assert.Contains(t, string(stale.response), `"code":-32600`)
 	assert.Len(t, answers(t, h), 1)
@@ -215,11 +225,7 @@ func TestClientRequestUpstreamCancelled(t *testing.T) {
 	// The client's handler answered before it read the cancellation: its
 	// answer is taken and dropped, once; the same id again is stale.
 	for _, want := range []string{"202", "400"} {
-		late := h.second()
-		late.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
-		late.left = 1
-		h.w.Dispatch(late.startFn)
-		enginetest.ReceiveBy(t, h.timer, late.done, "the late answer's response")
+		late := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`, "the late answer's response")
 		assert.Equal(t, want, string(late.status))
 	}
 	enginetest.Settle(t, h.e)
@@ -230,23 +236,12 @@ func TestClientRequestUpstreamCancelled(t *testing.T) {
 // request the client still owes answers the application -32603 for it.
 func TestClientRequestSessionClosed(t *testing.T) {
 	h := newHarness(t)
-	initSession(t, h, `{"sampling":{}}`)
-	h.app.record = []byte{}
-	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "9", "sampling/createMessage", `{"messages":[]}`)}
-	h.app.hold = true
-	h.req.set(t, benchHeaders, benchBody)
-	h.req.left = 1
-	h.w.Dispatch(h.req.startFn)
-	until(t, h, "the sampling request reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+	heldCall(t, h, `{"sampling":{}}`, "9", "sampling/createMessage", `{"messages":[]}`)
 
-	del := h.second()
-	del.set(t, [][2]string{
+	h.send(t, [][2]string{
 		{":scheme", "http"}, {":method", "DELETE"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
-	}, "")
-	del.left = 1
-	h.w.Dispatch(del.startFn)
-	enginetest.ReceiveBy(t, h.timer, del.done, "the DELETE's response")
+	}, "", "the DELETE's response")
 	until(t, h, "the application hears the session closed", func() bool {
 		return strings.HasSuffix(string(h.app.record), `{"code":-32603,"message":"Client session closed"}`)
 	})
@@ -301,29 +296,14 @@ func BenchmarkClientRequestOutstanding(b *testing.B) {
 // stays outstanding, and a proper answer then completes it.
 func TestClientRequestDuplicateAction(t *testing.T) {
 	h := newHarness(t)
-	initSession(t, h, `{"elicitation":{}}`)
-	h.app.record = []byte{}
-	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`)}
-	h.app.hold = true
-	h.req.set(t, benchHeaders, benchBody)
-	h.req.left = 1
-	h.w.Dispatch(h.req.startFn)
-	until(t, h, "the elicitation reaches the client", func() bool { return strings.Contains(string(h.req.response), `"s2c-1"`) })
+	heldCall(t, h, `{"elicitation":{}}`, "7", "elicitation/create", `{"message":"Name?"}`)
 
-	forged := h.second()
-	forged.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"decline","\u0061ction":"accept","content":{"name":"Ada"}}}`)
-	forged.left = 1
-	h.w.Dispatch(forged.startFn)
-	enginetest.ReceiveBy(t, h.timer, forged.done, "the forged answer's response")
+	forged := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"decline","\u0061ction":"accept","content":{"name":"Ada"}}}`, "the forged answer's response")
 	assert.Equal(t, "400", string(forged.status))
 	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: duplicate member \"action\""},"id":null}`, string(forged.response))
 	assert.Empty(t, answers(t, h))
 
-	answer := h.second()
-	answer.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`)
-	answer.left = 1
-	h.w.Dispatch(answer.startFn)
-	enginetest.ReceiveBy(t, h.timer, answer.done, "the answer's response")
+	answer := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"Ada"}}}`, "the answer's response")
 	assert.Equal(t, "202", string(answer.status))
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the tools/call's response")
 	assert.Equal(t, "200", string(h.req.status))

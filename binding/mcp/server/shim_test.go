@@ -41,11 +41,7 @@ func startCall(t *testing.T, h *harness, body, want string) {
 // taken with 202.
 func answer(t *testing.T, h *harness, msg string) {
 	t.Helper()
-	a := h.second()
-	a.set(t, benchHeaders, msg)
-	a.left = 1
-	h.w.Dispatch(a.startFn)
-	enginetest.ReceiveBy(t, h.timer, a.done, "the answer's response")
+	a := h.send(t, benchHeaders, msg, "the answer's response")
 	require.Equal(t, "202", string(a.status), string(a.response))
 }
 
@@ -354,11 +350,7 @@ func TestShimCancelled(t *testing.T) {
 		sse(1, `{"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":{"message":"?","_meta":{"progressToken":"s2c-1"}}}`)+
 		sse(2, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s2c-1","reason":"The request that asked it ended"}}`),
 		string(h.req.response))
-	late := h.second()
-	late.set(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`)
-	late.left = 1
-	h.w.Dispatch(late.startFn)
-	enginetest.ReceiveBy(t, h.timer, late.done, "the late answer's response")
+	late := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept"}}`, "the late answer's response")
 	assert.Equal(t, "202", string(late.status), "a late answer to a cancelled request is taken and dropped")
 	enginetest.Settle(t, h.e)
 	assert.Len(t, calls(t, h), 1)
