@@ -142,12 +142,7 @@ func TestStackStreamIdle(t *testing.T) {
 	s := startStack(t, "    options:\n      inactivity:\n        timeout: PT1M\n        stream: PT10M\n      sse:\n        keepalive:\n          interval: PT1M\n",
 		engine.WithClock(clock.Now))
 	sid := s.initialize(t, "2025-11-25")
-	req, err := http.NewRequest(http.MethodGet, s.base, nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := s.client.Do(req)
-	require.NoError(t, err)
+	resp := s.get(t, sid, "")
 	defer resp.Body.Close()
 	require.Equal(t, 200, resp.StatusCode)
 	r := bufio.NewReader(resp.Body)

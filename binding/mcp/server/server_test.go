@@ -57,6 +57,22 @@ func (s *stack) post(t *testing.T, session, version, body string, hdr ...string)
 	return s.do(t, http.MethodPost, body, append(h, hdr...)...)
 }
 
+// get opens session's GET event stream, resuming after the event last
+// names when it is not empty; the caller closes the response's body.
+func (s *stack) get(t *testing.T, session, last string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.base, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	return resp
+}
+
 func (s *stack) do(t *testing.T, method, body string, hdr ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, s.base, strings.NewReader(body))
@@ -191,25 +207,8 @@ func TestStackSessionFlow(t *testing.T) {
 func TestStackCancel(t *testing.T) {
 	s := startStack(t, "")
 	sid := s.initialize(t, "2025-11-25")
-	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call",
-		"params":{"name":"long_running_operation","arguments":{"duration":5,"steps":5},"_meta":{"progressToken":1}}}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := s.client.Do(req)
-	require.NoError(t, err)
+	resp, r := openCall(t, s, sid, 9)
 	defer resp.Body.Close()
-	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
-	r := bufio.NewReader(resp.Body)
-	for { // up to the first progress event
-		line, err := r.ReadString('\n')
-		require.NoError(t, err)
-		if strings.Contains(line, "notifications/progress") {
-			break
-		}
-	}
 	cresp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user abort"}}`)
 	require.Equal(t, 202, cresp.StatusCode, body)
 	rest, err := io.ReadAll(r)
@@ -223,12 +222,7 @@ func TestStackCancel(t *testing.T) {
 func TestStackGetStream(t *testing.T) {
 	s := startStack(t, "")
 	sid := s.initialize(t, "2025-11-25")
-	req, err := http.NewRequest(http.MethodGet, s.base, nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := s.client.Do(req)
-	require.NoError(t, err)
+	resp := s.get(t, sid, "")
 	require.Equal(t, 200, resp.StatusCode)
 	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
 	r := bufio.NewReader(resp.Body)
@@ -658,13 +652,7 @@ func TestStackResume(t *testing.T) {
 	resp.Body.Close() // the client goes away; the call goes on
 	tr.CloseIdleConnections()
 
-	get, err := http.NewRequest(http.MethodGet, s.base, nil)
-	require.NoError(t, err)
-	get.Header.Set("Accept", "text/event-stream")
-	get.Header.Set("Mcp-Session-Id", sid)
-	get.Header.Set("Last-Event-ID", last)
-	gresp, err := s.client.Do(get)
-	require.NoError(t, err)
+	gresp := s.get(t, sid, last)
 	defer gresp.Body.Close()
 	require.Equal(t, 200, gresp.StatusCode)
 	gr := bufio.NewReader(gresp.Body)
@@ -691,13 +679,7 @@ func TestStackResumeUnknown(t *testing.T) {
 	s := startStack(t, "")
 	for _, last := range []string{"nope:3", "1-1", "event-99", "2:x"} {
 		sid := s.initialize(t, "2025-11-25")
-		req, err := http.NewRequest(http.MethodGet, s.base, nil)
-		require.NoError(t, err)
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("Last-Event-ID", last)
-		resp, err := s.client.Do(req)
-		require.NoError(t, err)
+		resp := s.get(t, sid, last)
 		require.Equal(t, 200, resp.StatusCode, last)
 		line, err := bufio.NewReader(resp.Body).ReadString('\n')
 		require.NoError(t, err)
