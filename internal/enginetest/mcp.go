@@ -9,6 +9,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/engine"
 )
 
 // MCPReply is an MCP endpoint's answer to a POST: the HTTP status, the
@@ -71,4 +77,40 @@ func PostMCP(ctx context.Context, endpoint, version, session, body string, hdr .
 		}
 	}
 	return reply, nil
+}
+
+// StartFaked loads src as bench.yaml and starts an engine on it for a
+// binding's benchmark or allocation test: workers workers with large
+// rings, labels, and two external bindings: driver, which refuses
+// streams (the test plays it, with a [Caller] or a request driver of its
+// own), and name, the fake behind the binding under test; opts come last.
+func StartFaked(tb testing.TB, src string, workers int, labels *engine.Labels, name string, fake engine.Binding, opts ...engine.Option) *engine.Engine {
+	tb.Helper()
+	cfg, err := Load("bench.yaml", src, name, "driver")
+	require.NoError(tb, err)
+	return Run(tb, New(tb, cfg, append([]engine.Option{engine.WithWorkers(workers), engine.WithRingCapacity(1 << 22),
+		engine.WithLabels(labels), engine.WithExternal("driver", Refuse{}), engine.WithExternal(name, fake)}, opts...)...))
+}
+
+// ToolsCallCaller returns a Caller on e's first worker that plays the mcp
+// server kind, as the binding driver, in front of the binding target:
+// tools/call streams of tool with params as their body, in session ("" for
+// none), typeID the mcp extensions' type, window the reply's credit.
+func ToolsCallCaller(tb testing.TB, e *engine.Engine, typeID int32, target, session, tool string, params []byte, window int32) *Caller {
+	tb.Helper()
+	var b mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	tc := b.Wrap(ext, 0, len(ext)).TypeID(typeID).ToolsCall()
+	if session == "" {
+		tc.SessionIDNull()
+	} else {
+		tc.SessionID(session)
+	}
+	n, err := tc.Name(tool).ContentLength(int32(len(params))).BuildLimit()
+	require.NoError(tb, err)
+	origin, ok := e.ResolveID("driver")
+	require.True(tb, ok, "no binding driver")
+	routed, ok := e.ResolveID(target)
+	require.True(tb, ok, "no binding %s", target)
+	return NewCaller(e.Worker(0), origin, routed, ext[:n], params, window)
 }

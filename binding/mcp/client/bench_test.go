@@ -33,7 +33,9 @@ type harness struct {
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	cfg, err := enginetest.Load("bench.yaml", `name: test
+	labels := engine.NewLabels()
+	up := &fakeHTTP{httpType: labels.Supply("http")}
+	e := enginetest.StartFaked(tb, `name: test
 bindings:
   client0:
     type: mcp
@@ -42,25 +44,13 @@ bindings:
     options:
       server: http://127.0.0.1:9/mcp
       versions: [2025-11-25]
-`, "up", "driver")
-	require.NoError(tb, err)
-	labels := engine.NewLabels()
-	up := &fakeHTTP{httpType: labels.Supply("http")}
-	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22),
-		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("up", up)))
+`, 1, labels, "up", up)
 	w := e.Worker(0)
 	up.w = w
 	// The caller plays the mcp server: a tools/call stream without a
 	// session id.
-	params := []byte(`{"name":"echo","arguments":{"message":"hi"}}`)
-	var exB mcp.McpBeginExBuilder
-	ext := make([]byte, 256)
-	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(labels.Supply("mcp")).ToolsCall().
-		SessionIDNull().Name("echo").ContentLength(int32(len(params))).BuildLimit()
-	require.NoError(tb, err)
-	origin, _ := e.ResolveID("driver")
-	routed, _ := e.ResolveID("client0")
-	return &harness{e: e, w: w, caller: enginetest.NewCaller(w, origin, routed, ext[:n], params, 65536), timer: enginetest.NewTimer()}
+	caller := enginetest.ToolsCallCaller(tb, e, labels.Supply("mcp"), "client0", "", "echo", []byte(`{"name":"echo","arguments":{"message":"hi"}}`), 65536)
+	return &harness{e: e, w: w, caller: caller, timer: enginetest.NewTimer()}
 }
 
 // requests runs n tools/calls one after the other.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/enginetest"
@@ -26,7 +25,10 @@ type harness struct {
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	cfg, err := enginetest.Load("bench.yaml", `name: test
+	labels := engine.NewLabels()
+	typeID := labels.Supply("mcp")
+	app := &fakeApp{typeID: typeID}
+	e := enginetest.StartFaked(tb, `name: test
 bindings:
   mcp1:
     type: mcp
@@ -36,24 +38,10 @@ bindings:
         when: [{toolkit: a}]
       - exit: app
         when: [{toolkit: b}]
-`, "app", "driver")
-	require.NoError(tb, err)
-	labels := engine.NewLabels()
-	typeID := labels.Supply("mcp")
-	app := &fakeApp{typeID: typeID}
-	e := enginetest.Run(tb, enginetest.New(tb, cfg, engine.WithWorkers(1), engine.WithRingCapacity(1<<22),
-		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)))
+`, 1, labels, "app", app)
 	h := &harness{e: e, w: e.Worker(0), timer: enginetest.NewTimer()}
 	app.w = h.w
-	self, _ := e.ResolveID("driver")
-	proxy, _ := e.ResolveID("mcp1")
-	params := []byte(`{"name":"a__echo","arguments":{"message":"hi"}}`)
-	var exB mcp.McpBeginExBuilder
-	ext := make([]byte, 256)
-	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(typeID).ToolsCall().SessionID("s1").Name("a__echo").
-		ContentLength(int32(len(params))).BuildLimit()
-	require.NoError(tb, err)
-	h.caller = enginetest.NewCaller(h.w, self, proxy, ext[:n], params, 8192)
+	h.caller = enginetest.ToolsCallCaller(tb, e, typeID, "mcp1", "s1", "a__echo", []byte(`{"name":"a__echo","arguments":{"message":"hi"}}`), 8192)
 	return h
 }
 

@@ -174,15 +174,22 @@ bindings:
 	return r
 }
 
+// listCaller returns a Caller that sends the proxy tools/lists of session
+// s1 with params, granting window to each reply.
+func (r *cacheRig) listCaller(tb testing.TB, params string, window int32) *enginetest.Caller {
+	tb.Helper()
+	var exB mcp.McpBeginExBuilder
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
+	require.NoError(tb, err)
+	return enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(params), window)
+}
+
 // list sends a tools/list with params and returns the reply and whether
 // its END said ERROR.
 func (r *cacheRig) list(t testing.TB, params string) (string, bool) {
 	t.Helper()
-	var exB mcp.McpBeginExBuilder
-	ext := make([]byte, 256)
-	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
-	require.NoError(t, err)
-	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(params), 1<<20)
+	c := r.listCaller(t, params, 1<<20)
 	require.True(t, c.Call(t, r.timer, 1), "the tools/list failed")
 	var endEx mcp.McpEndEx
 	failed := endEx.TryWrap(c.EndEx(), 0, len(c.EndEx())) && endEx.Outcome() == mcp.McpOutcomeError
@@ -401,11 +408,7 @@ func TestCachedListAllocs(t *testing.T) {
 	}
 	app := &listApp{}
 	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached","inputSchema":{"type":"object"}}]}`), app)
-	var exB mcp.McpBeginExBuilder
-	ext := make([]byte, 256)
-	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
-	require.NoError(t, err)
-	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(`{}`), 8192)
+	c := r.listCaller(t, `{}`, 8192)
 	call := func() {
 		if !c.Call(t, r.timer, 1) || string(c.Reply()) != `{"tools":[{"name":"cached","inputSchema":{"type":"object"}}]}` {
 			t.Fatal("the cached tools/list failed")
@@ -422,11 +425,7 @@ func TestCachedListAllocs(t *testing.T) {
 // to set beside BenchmarkToolsCall.
 func BenchmarkCachedToolsList(b *testing.B) {
 	r := newCacheRig(b, seeded(`{"tools":[{"name":"a__echo","inputSchema":{"type":"object"}},{"name":"b__echo","inputSchema":{"type":"object"}}]}`), &listApp{})
-	var exB mcp.McpBeginExBuilder
-	ext := make([]byte, 256)
-	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsList().SessionID("s1").BuildLimit()
-	require.NoError(b, err)
-	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], []byte(`{}`), 8192)
+	c := r.listCaller(b, `{}`, 8192)
 	for range 50 {
 		require.True(b, c.Call(b, r.timer, 1))
 	}

@@ -71,12 +71,7 @@ func startEngine(tb testing.TB, workers int, options string, labels *engine.Labe
 	if options != "" {
 		src += "    options:\n      " + strings.ReplaceAll(options, "\n", "\n      ") + "\n"
 	}
-	cfg, err := enginetest.Load("bench.yaml", src, "app", "driver")
-	require.NoError(tb, err)
-	opts = append([]engine.Option{engine.WithWorkers(workers), engine.WithRingCapacity(1 << 22),
-		engine.WithLabels(labels), engine.WithExternal("driver", enginetest.Refuse{}), engine.WithExternal("app", app)}, opts...)
-	e := enginetest.Run(tb, enginetest.New(tb, cfg, opts...))
-	return e
+	return enginetest.StartFaked(tb, src, workers, labels, "app", app, opts...)
 }
 
 // request sends one HTTP request and waits for its response to end.
