@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,4 +115,23 @@ func ToolsCallCaller(tb testing.TB, e *engine.Engine, typeID int32, target, sess
 	routed, ok := e.ResolveID(target)
 	require.True(tb, ok, "no binding %s", target)
 	return NewCaller(e.Worker(0), origin, routed, ext[:n], params, window)
+}
+
+// OnWorkers runs play, for each worker count n of workers, as a parallel
+// subtest of t named name/workers=n: a scenario played on one worker and
+// on several.
+func OnWorkers(t *testing.T, name string, workers []int, play func(t *testing.T, workers int)) {
+	t.Helper()
+	for _, n := range workers {
+		t.Run(name+"/workers="+strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			play(t, n)
+		})
+	}
+}
+
+// Exists reports whether a file is at path: a scenario's optional script.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

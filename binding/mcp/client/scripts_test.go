@@ -1,12 +1,11 @@
 package client_test
 
 import (
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/sluicehq/sluice/spec"
 )
 
@@ -34,24 +33,16 @@ func TestScriptsEngineDriven(t *testing.T) {
 			cfg = filepath.Join(scripts, "config", "client.guarded.yaml")
 			opts = append(opts, spec.Setting("mcp.elicitation.id", "elicit-1"), spec.Setting("mcp.elicit.correlation.id", "3"))
 		}
-		if own := filepath.Join(scripts, "config", "client."+name+".yaml"); fileExists(own) {
+		if own := filepath.Join(scripts, "config", "client."+name+".yaml"); enginetest.Exists(own) {
 			cfg = own
 		}
-		if up := filepath.Join(clientDir, name, "upstream"); fileExists(up + ".rpt") {
+		if up := filepath.Join(clientDir, name, "upstream"); enginetest.Exists(up + ".rpt") {
 			names = append(names, up)
 		} else {
 			opts = append(opts, spec.External("net0")) // nothing goes upstream
 		}
-		for _, workers := range []int{1, 2} {
-			t.Run(name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
-				t.Parallel()
-				spec.Run(t, spec.Config(cfg, append(opts, spec.Workers(workers))...), names...)
-			})
-		}
+		enginetest.OnWorkers(t, name, []int{1, 2}, func(t *testing.T, workers int) {
+			spec.Run(t, spec.Config(cfg, append(opts, spec.Workers(workers))...), names...)
+		})
 	}
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -2,9 +2,9 @@ package proxy_test
 
 import (
 	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/sluicehq/sluice/spec"
 )
 
@@ -43,17 +43,14 @@ func TestCacheScriptsEngineDriven(t *testing.T) {
 	for _, sc := range cacheScenarios {
 		cfg := filepath.Join(scripts, "config", sc.config)
 		var names []string
-		if down := filepath.Join(proxyDir, sc.name, "downstream"); exists(down + ".rpt") {
+		if down := filepath.Join(proxyDir, sc.name, "downstream"); enginetest.Exists(down + ".rpt") {
 			names = append(names, down)
 		}
-		if routes := filepath.Join(proxyDir, sc.name, "routes"); exists(routes + ".rpt") {
+		if routes := filepath.Join(proxyDir, sc.name, "routes"); enginetest.Exists(routes + ".rpt") {
 			names = append(names, routes)
 		}
-		for _, workers := range sc.workers {
-			t.Run(sc.name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
-				t.Parallel()
-				spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
-			})
-		}
+		enginetest.OnWorkers(t, sc.name, sc.workers, func(t *testing.T, workers int) {
+			spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
+		})
 	}
 }

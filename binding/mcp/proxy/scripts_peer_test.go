@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/sluicehq/sluice/spec"
 )
 
@@ -30,7 +31,7 @@ func TestScriptsPeerToPeer(t *testing.T) {
 	for _, name := range cache {
 		dir := filepath.Join(proxyDir, name)
 		for _, file := range []string{"downstream.rpt", "proxy.downstream.rpt", "routes.rpt", "proxy.routes.rpt"} {
-			if !exists(filepath.Join(dir, file)) {
+			if !enginetest.Exists(filepath.Join(dir, file)) {
 				t.Errorf("scenario %s lacks %s", name, file)
 			}
 		}

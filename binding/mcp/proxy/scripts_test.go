@@ -1,12 +1,11 @@
 package proxy_test
 
 import (
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sluicehq/sluice/internal/enginetest"
 	"github.com/sluicehq/sluice/spec"
 )
 
@@ -27,19 +26,11 @@ func TestScriptsEngineDriven(t *testing.T) {
 			continue // TestCacheScriptsEngineDriven: a config each
 		}
 		names := []string{filepath.Join(proxyDir, name, "downstream")}
-		if routes := filepath.Join(proxyDir, name, "routes"); exists(routes + ".rpt") {
+		if routes := filepath.Join(proxyDir, name, "routes"); enginetest.Exists(routes + ".rpt") {
 			names = append(names, routes)
 		}
-		for _, workers := range []int{1, 2} {
-			t.Run(name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
-				t.Parallel()
-				spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
-			})
-		}
+		enginetest.OnWorkers(t, name, []int{1, 2}, func(t *testing.T, workers int) {
+			spec.Run(t, spec.Config(cfg, spec.Workers(workers)), names...)
+		})
 	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
