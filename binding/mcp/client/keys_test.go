@@ -62,6 +62,38 @@ func inputRequiredState(t *testing.T, m map[string]any) string {
 	return state
 }
 
+// stepsRetried has issuer answer a steps call (id) input_required and
+// verifier take its retry (id+1) with the answer s and the state, which
+// the upstream, having had the call, answers ok. It returns the state and
+// what the upstream got as the retry; what names the case in failures.
+func stepsRetried(t *testing.T, ctx context.Context, calls chan string, issuer, verifier string, id int, what string) (state, retry string) {
+	t.Helper()
+	m, err := post2026(ctx, issuer, id, "steps", "")
+	require.NoError(t, err, what)
+	state = inputRequiredState(t, m)
+	enginetest.Receive(t, calls, "the call")
+	m, err = post2026(ctx, verifier, id+1, "steps", `,"inputResponses":{"s":{"action":"accept","content":{}}},"requestState":"`+state+`"`)
+	require.NoError(t, err, what)
+	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, without(m["result"], "_meta", "resultType"), "%s: %v", what, m)
+	return state, enginetest.Receive(t, calls, "the retry")
+}
+
+// stepsRefused has issuer answer a steps call (id) input_required and
+// verifier refuse its state (id+1) as an Invalid requestState, sending
+// nothing upstream.
+func stepsRefused(t *testing.T, ctx context.Context, calls chan string, issuer, verifier string, id int) {
+	t.Helper()
+	m, err := post2026(ctx, issuer, id, "steps", "")
+	require.NoError(t, err)
+	state := inputRequiredState(t, m)
+	enginetest.Receive(t, calls, "the call")
+	m, err = post2026(ctx, verifier, id+1, "steps", `,"requestState":"`+state+`"`)
+	require.NoError(t, err)
+	e, _ := m["error"].(map[string]any)
+	assert.Equal(t, "Invalid requestState", e["message"], "%v", m)
+	assert.Empty(t, calls)
+}
+
 // TestKeySharedThroughStore: two instances of the gateway (two engines)
 // with options.inputRequired.store on one memory store issue and verify
 // each other's requestStates: a wrapped upstream state and a -32042
@@ -81,18 +113,12 @@ func TestKeySharedThroughStore(t *testing.T) {
 	defer cancel()
 
 	// A wrapped upstream state, issued by a, continues on b.
-	m, err := post2026(ctx, a, 1, "steps", "")
-	require.NoError(t, err)
-	wrapped := inputRequiredState(t, m)
-	enginetest.Receive(t, calls, "the call")
-	m, err = post2026(ctx, b, 2, "steps", `,"inputResponses":{"s":{"action":"accept","content":{}}},"requestState":"`+wrapped+`"`)
-	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, without(m["result"], "_meta", "resultType"), "%v", m)
-	assert.Contains(t, enginetest.Receive(t, calls, "the retry"), `"requestState":"round=2"`)
+	wrapped, retry := stepsRetried(t, ctx, calls, a, b, 1, "a to b")
+	assert.Contains(t, retry, `"requestState":"round=2"`)
 
 	// A replay state, issued by b, continues on a.
 	urlCaps := `{"elicitation":{"url":{}}}`
-	m, err = post2026Caps(ctx, b, 3, "url", "", urlCaps)
+	m, err := post2026Caps(ctx, b, 3, "url", "", urlCaps)
 	require.NoError(t, err)
 	replay := inputRequiredState(t, m)
 	enginetest.Receive(t, calls, "the call")
@@ -126,15 +152,7 @@ func TestKeySharedThroughStore(t *testing.T) {
 	// Without the store the instances do not share a key.
 	c := startGateway(t, server, "      versions: [2025-11-25]\n")
 	d := startGateway(t, server, "      versions: [2025-11-25]\n")
-	m, err = post2026(ctx, c, 8, "steps", "")
-	require.NoError(t, err)
-	own := inputRequiredState(t, m)
-	enginetest.Receive(t, calls, "the call")
-	m, err = post2026(ctx, d, 9, "steps", `,"requestState":"`+own+`"`)
-	require.NoError(t, err)
-	e, _ := m["error"].(map[string]any)
-	assert.Equal(t, "Invalid requestState", e["message"], "%v", m)
-	assert.Empty(t, calls)
+	stepsRefused(t, ctx, calls, c, d, 8)
 }
 
 // TestKeyFromStoreValue: the key is the value the store holds, not the
@@ -159,26 +177,11 @@ func TestKeyFromStoreValue(t *testing.T) {
 		{"seeded", a, b},
 		{"short key", short, short},
 	} {
-		m, err := post2026(ctx, tc.issuer, 1, "steps", "")
-		require.NoError(t, err, tc.name)
-		state := inputRequiredState(t, m)
-		enginetest.Receive(t, calls, "the call")
-		m, err = post2026(ctx, tc.verifier, 2, "steps", `,"inputResponses":{"s":{"action":"accept","content":{}}},"requestState":"`+state+`"`)
-		require.NoError(t, err, tc.name)
-		assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "ok"}}}, without(m["result"], "_meta", "resultType"), "%s: %v", tc.name, m)
-		enginetest.Receive(t, calls, "the retry")
+		stepsRetried(t, ctx, calls, tc.issuer, tc.verifier, 1, tc.name)
 	}
 
 	// The short-keyed instance's states are its own.
-	m, err := post2026(ctx, short, 3, "steps", "")
-	require.NoError(t, err)
-	state := inputRequiredState(t, m)
-	enginetest.Receive(t, calls, "the call")
-	m, err = post2026(ctx, a, 4, "steps", `,"requestState":"`+state+`"`)
-	require.NoError(t, err)
-	e, _ := m["error"].(map[string]any)
-	assert.Equal(t, "Invalid requestState", e["message"], "%v", m)
-	assert.Empty(t, calls)
+	stepsRefused(t, ctx, calls, short, a, 3)
 }
 
 // TestKeyStoreServerKind: options.inputRequired.store is the client
