@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // slowUpstream is a go-sdk MCP server whose tool hold keeps every call
@@ -155,39 +154,14 @@ func holdSession(t *testing.T, ctx context.Context, endpoint string) *rawSession
 // text, or why there is none.
 func callHold(ctx context.Context, s *rawSessionClient, n int) (string, error) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold","arguments":{"n":%d}}}`, n+10, n)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, strings.NewReader(body))
+	r, err := enginetest.PostMCP(ctx, s.endpoint, "2025-11-25", s.id, body)
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", s.id)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
+	if r.Status != http.StatusOK || r.Msg == nil {
+		return "", fmt.Errorf("status %d: %v", r.Status, r.Msg)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("status %d: %s", resp.StatusCode, raw)
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var last []byte
-		for sc := bufio.NewScanner(bytes.NewReader(raw)); sc.Scan(); {
-			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				last = append(last[:0], d...)
-			}
-		}
-		raw = last
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return "", fmt.Errorf("%w: %s", err, raw)
-	}
+	m := r.Msg
 	if m["error"] != nil {
 		return "", fmt.Errorf("error %v", m["error"])
 	}

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // paramCall POSTs a 2026-07-28 request as a raw client: the standard
@@ -26,36 +22,14 @@ func paramCall(t *testing.T, ctx context.Context, endpoint string, id int, metho
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
 		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`, id, method, params)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
+	h := []string{"Mcp-Method", method}
 	if name != "" {
-		req.Header.Set("Mcp-Name", name)
+		h = append(h, "Mcp-Name", name)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
+	r, err := enginetest.PostMCP(ctx, endpoint, "2026-07-28", "", body, append(h, hdr...)...)
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		var last []byte
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		for sc.Scan() {
-			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
-				last = append(last[:0], d...)
-			}
-		}
-		raw = last
-	}
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m), "%s", raw)
-	return resp.StatusCode, m
+	require.NotNil(t, r.Msg, "status %d: no JSON-RPC message", r.Status)
+	return r.Status, r.Msg
 }
 
 // resultText returns the first text content of a tools/call response.

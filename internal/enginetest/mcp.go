@@ -31,7 +31,8 @@ type MCPReply struct {
 // PostMCP POSTs the JSON-RPC message body to endpoint as an MCP client over
 // HTTP: the Content-Type and Accept every client sends, then
 // MCP-Protocol-Version: version and Mcp-Session-Id: session where they are
-// not empty, then hdr, name and value pairs. The message it returns is the
+// not empty, then hdr, name and value pairs, each added: a name given
+// twice is sent twice, for tests of conflicting headers. The message it returns is the
 // JSON body or, from an event stream, the data of its last event: the
 // response, which ends the stream after any request or notification sent
 // before it. It returns errors rather than failing a test, so that
@@ -50,7 +51,7 @@ func PostMCP(ctx context.Context, endpoint, version, session, body string, hdr .
 		req.Header.Set("Mcp-Session-Id", session)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		req.Header.Add(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
