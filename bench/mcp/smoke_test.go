@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // report is the part of load's JSON report the smoke test checks.
@@ -45,9 +47,9 @@ func TestSmoke(t *testing.T) {
 	sse := start(t, filepath.Join(bin, "upstream"), "-addr", ssePort, "-json=false")
 	rpPort := freePort(t)
 	rp := start(t, filepath.Join(bin, "revproxy"), "-addr", rpPort, "-upstream", "http://"+upPort)
-	waitPort(t, upPort)
-	waitPort(t, ssePort)
-	waitPort(t, rpPort)
+	enginetest.WaitListen(t, upPort)
+	enginetest.WaitListen(t, ssePort)
+	enginetest.WaitListen(t, rpPort)
 
 	tests := []struct {
 		name   string
@@ -127,16 +129,3 @@ func start(t *testing.T, path string, args ...string) int {
 	return cmd.Process.Pid
 }
 
-func waitPort(t *testing.T, addr string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		require.True(t, time.Now().Before(deadline), "%s did not open: %v", addr, err)
-		time.Sleep(50 * time.Millisecond)
-	}
-}
