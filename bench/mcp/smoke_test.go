@@ -128,4 +128,3 @@ func start(t *testing.T, path string, args ...string) int {
 	})
 	return cmd.Process.Pid
 }
-
