@@ -328,7 +328,8 @@ func servedFromCache(t *testing.T, ctx context.Context, c *listClient, up *cache
 }
 
 // TestGatewayCacheRedisFaults: a gateway whose Redis is down at start
-// serves lists through to its routes, and takes to the cache once Redis
+// lets sessions through without waiting out the cache's gate, serves
+// lists through to its routes, and takes to the cache once Redis
 // comes up; when Redis is lost mid-run, lists fall back to the routes at
 // once (nothing hangs), and the cache serves again when it returns.
 func TestGatewayCacheRedisFaults(t *testing.T) {
@@ -348,6 +349,8 @@ func TestGatewayCacheRedisFaults(t *testing.T) {
 		assert.Greater(t, up.lists.Load(), before, "served through")
 	}
 	assert.Contains(t, a.out.String(), "redis unreachable", "the store warns that Redis is down")
+	assert.Contains(t, a.out.String(), "cache: store unavailable, served through", "the gate opened once the store told that Redis is down")
+	assert.NotContains(t, a.out.String(), "list not settled in time", "the session was not held for the gate's 5 s")
 
 	redis.Restart()
 	servedFromCache(t, ctx, ca, up, 5, 20*time.Second)

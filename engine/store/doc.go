@@ -23,6 +23,10 @@
 //     token with a lease that [Handler.Renew] extends and [Handler.Unlock]
 //     ends; only the token's holder can do either.
 //   - [Handler.Watch] reports every later change of a key, in order.
+//   - A handler whose store can lose its server implements [Availability],
+//     read with [Unavailable], so that a caller about to wait for an entry
+//     can go on without the store while it is gone. Zilla's StoreHandler
+//     has no such method; Sluice adds it for the redis store.
 //
 // Store types register themselves from init with [Register], in the same
 // shape as binding types; [Lookup] and [Types] read the registry.

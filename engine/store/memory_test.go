@@ -120,3 +120,12 @@ func TestSweepLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinAlwaysAvailable: the memory and test stores keep their data
+// in the process, so a handler of theirs is never unavailable.
+func TestBuiltinAlwaysAvailable(t *testing.T) {
+	for _, typ := range []string{store.MemoryType, store.TestType} {
+		s := newStore(t, typ, storeName(t), nil, newFakeClock())
+		assert.False(t, store.Unavailable(s.Attach(inline)), typ)
+	}
+}

@@ -105,6 +105,22 @@ type Expirer interface {
 	Expire(now time.Time) int
 }
 
+// Availability is implemented by a [Handler] whose store keeps its data
+// on a server it can lose, as the redis store does.
+type Availability interface {
+	// Unavailable reports, without waiting, whether the store has lost its
+	// server: its operations then fail at once.
+	Unavailable() bool
+}
+
+// Unavailable reports whether h's store has lost its server, so that a
+// caller about to wait for an entry can go on without the store. A store
+// that cannot lose its data, such as memory or test, is never unavailable.
+func Unavailable(h Handler) bool {
+	a, ok := h.(Availability)
+	return ok && a.Unavailable()
+}
+
 // Info describes a store type for the registry.
 type Info struct {
 	// Type is the name configurations use, as in stores.<name>.type.

@@ -235,12 +235,26 @@ func (c *cache) settle(i int) {
 
 func (c *cache) gateTimedOut() {
 	c.timer = 0
+	c.serveThrough("cache: list not settled in time, served through")
+}
+
+// storeUnavailable opens the gate at once when the store has lost its
+// server: no entry can come until it returns, so the lifecycles waiting
+// for one go on to the routes rather than wait out the gate.
+func (c *cache) storeUnavailable() {
+	c.serveThrough("cache: store unavailable, served through until it returns")
+}
+
+// serveThrough settles every kind not settled yet, logging why, and
+// opens the gate: lists of those kinds go to the routes until their
+// entry comes.
+func (c *cache) serveThrough(why string) {
 	if c.open {
 		return
 	}
 	for i := range c.kinds {
 		if !c.kinds[i].settled {
-			c.h.log.Warn("cache: list not settled in time, served through", "key", c.kinds[i].k.key)
+			c.h.log.Warn(why, "key", c.kinds[i].k.key)
 			c.kinds[i].settled = true
 		}
 	}

@@ -15,7 +15,10 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/proxy"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/store"
+	_ "github.com/sluicehq/sluice/engine/store/redisstore"
 	"github.com/sluicehq/sluice/internal/enginetest"
+	"github.com/sluicehq/sluice/internal/redistest"
 )
 
 // listApp plays the proxy's one route: it answers a lifecycle with a
@@ -383,6 +386,46 @@ func TestCachePages(t *testing.T) {
 func TestCacheGateTimeout(t *testing.T) {
 	app := &listApp{silent: true}
 	r := newCacheRig(t, "", app)
+	r.openLifecycle(t)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t), "the session went to the route before the cache settled")
+	r.clock.Tick(t, r.e, 5*time.Second)
+	enginetest.Settle(t, r.e)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1", "lifecycle:s1"}, r.seen(t))
+}
+
+// TestCacheStoreUnavailable: with Redis down at start, the gate does not
+// hold a downstream lifecycle for its 5 s: once a lease request fails and
+// the store tells that it has lost Redis, the session goes on to the route
+// at once, with no time passing but the lease's retry.
+func TestCacheStoreUnavailable(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Stop()
+	r := newCacheRigOn(t, "    type: redis\n    options:\n      url: "+srv.URL()+"\n      dialTimeout: PT1S\n      timeout: PT1S\n", &listApp{})
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	// probe runs a Lock through the worker's handler and reports whether
+	// the store was unavailable when it completed. Operations of one
+	// handler complete in order, so the hydrater's Lock issued before it
+	// has completed too.
+	probe := func() bool {
+		down := make(chan bool, 1)
+		require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+			st.Lock("probe", time.Second, func(string, bool) { down <- store.Unavailable(st) })
+		}))
+		return enginetest.ReceiveBy(t, r.timer, down, "the probe")
+	}
+	for i := 0; !probe(); i++ {
+		require.Less(t, i, 100, "the store never told that Redis is down")
+	}
+	r.clock.Tick(t, r.e, 100*time.Millisecond) // the lease's retry
+	probe()
+	r.openLifecycle(t)
+	assert.Equal(t, []string{"lifecycle:s1"}, r.seen(t), "the session was held for a store that is down")
+}
+
+// openLifecycle opens session s1's lifecycle stream to the proxy.
+func (r *cacheRig) openLifecycle(t *testing.T) {
+	t.Helper()
 	var exB mcp.McpBeginExBuilder
 	ext := make([]byte, 256)
 	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).Lifecycle().SessionID("s1").Capabilities(0).BuildLimit()
@@ -394,10 +437,6 @@ func TestCacheGateTimeout(t *testing.T) {
 	}))
 	enginetest.Settle(t, r.e)
 	enginetest.Settle(t, r.e)
-	assert.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t), "the session went to the route before the cache settled")
-	r.clock.Tick(t, r.e, 5*time.Second)
-	enginetest.Settle(t, r.e)
-	assert.Equal(t, []string{"lifecycle:hydrate-mcp1", "lifecycle:s1"}, r.seen(t))
 }
 
 // TestCachedListAllocs pins a tools/list served from the cache at zero

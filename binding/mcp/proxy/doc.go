@@ -272,8 +272,9 @@
 // Gate. A downstream lifecycle waits, before it goes to the routes, until
 // every cached kind has settled on its worker (an entry loaded, stored,
 // or its list failed), so that the first list of the session is served
-// from the cache; after 5 s it goes on regardless and the kinds not
-// settled are served through until their entry comes.
+// from the cache; after 5 s, or at once when the store is unavailable,
+// it goes on regardless and the kinds not settled are served through
+// until their entry comes.
 //
 // Serve. Each worker keeps a copy of every entry, read once with Get and
 // kept current by a Watch of its key, checked (a JSON object with the
@@ -288,9 +289,11 @@
 // miss, an unusable entry (logged once), or an entry the store no longer
 // has (deleted, expired, or out of sight: a redis store tells its
 // watchers so when it loses Redis) goes to the routes as without a
-// cache; so does a fan-out's cursor. With the store down at start, no
-// kind settles and the gate lets lifecycles through after its 5 s; when
-// the store returns, the lease is taken and the cache fills.
+// cache; so does a fan-out's cursor. With the store down at start, the
+// gate opens as soon as a lease request fails and the store tells that it
+// has lost its server (the redis store does), and lists are served
+// through; when the store returns, the lease is taken and the cache
+// fills.
 //
 // Refresh. A kind with a ttl is listed again that long after it was last
 // listed, on the same hydrate session; resource templates with

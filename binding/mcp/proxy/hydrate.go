@@ -8,6 +8,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/store"
 )
 
 // hydrater fills the cache. The worker that holds lifecycle.lock (one
@@ -70,6 +71,9 @@ func (hy *hydrater) tryLock() {
 			return
 		}
 		if !ok {
+			if store.Unavailable(c.store) {
+				c.storeUnavailable()
+			}
 			hy.schedulePoll()
 			return
 		}

@@ -52,9 +52,9 @@
 // The store serves through with a logged warning rather than failing:
 // when Redis is down at start, New still succeeds, and the store keeps
 // reconnecting in the background. While Redis is lost, operations fail
-// fast ([ErrUnavailable], Get misses, Lock is not granted), so a binding
-// can fall back to its routes; nothing waits longer than the timeout
-// option. When Redis returns (within about a second of it answering),
+// fast ([ErrUnavailable], Get misses, Lock is not granted), and each
+// handler's Unavailable ([store.Unavailable]) says so, so a binding can
+// fall back to its routes; nothing waits longer than the timeout option. When Redis returns (within about a second of it answering),
 // everything works again without a restart. When the subscription loses
 // Redis, every watcher is sent absent at once, since the store can no
 // longer vouch for the value (a cache then serves through to its routes

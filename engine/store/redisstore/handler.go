@@ -20,6 +20,10 @@ type handler struct {
 	lane chan *op
 }
 
+// Unavailable reports whether the store has lost Redis: its operations
+// then fail at once with [ErrUnavailable] until Redis answers again.
+func (h *handler) Unavailable() bool { return h.s.down.Load() }
+
 // submit queues o, or completes it at once as failed when the store is
 // closed or the lane is full.
 func (h *handler) submit(o *op) {

@@ -255,6 +255,8 @@ func TestRedisDownAtStart(t *testing.T) {
 	assert.False(t, ok)
 	assert.Error(t, h.Put("k", "v", 0))
 	assert.Less(t, time.Since(start), 5*time.Second, "failures are prompt")
+	require.Eventually(t, func() bool { return store.Unavailable(h.H) }, storetest.Timeout, 10*time.Millisecond,
+		"the handler tells that Redis is lost")
 
 	srv.Restart()
 	select {
@@ -262,6 +264,7 @@ func TestRedisDownAtStart(t *testing.T) {
 	case <-time.After(storetest.Timeout):
 		t.Fatal("the store did not connect after Redis came up")
 	}
+	assert.False(t, store.Unavailable(h.H), "the handler tells that Redis is back")
 	putUntilAccepted(t, h, "k", "v")
 	require.True(t, h.Q.Await(storetest.Timeout, events.Saw(storetest.WatchEvent{Value: "v", OK: true})))
 }
