@@ -79,22 +79,6 @@ func (s *socketServer) tick(t *testing.T, d time.Duration) {
 	s.settle(t)
 }
 
-// play sends on c and moves the clock as steps say, in order: a string
-// is sent, a time.Duration moves the clock that far.
-func (s *socketServer) play(t *testing.T, c net.Conn, steps ...any) {
-	t.Helper()
-	for _, step := range steps {
-		switch v := step.(type) {
-		case string:
-			s.send(t, c, v)
-		case time.Duration:
-			s.tick(t, v)
-		default:
-			t.Fatalf("play: step %v (%T) is neither input nor a duration", step, step)
-		}
-	}
-}
-
 // readAll reads what the server sends until it closes the connection, in
 // at most five seconds; a reset after the bytes counts as a close.
 func readAll(t *testing.T, c net.Conn) string {
@@ -169,11 +153,18 @@ func TestServerTimeoutHead(t *testing.T) {
 	s := startSocketServer(t, timeouts)
 
 	c := s.dial(t)
-	s.play(t, c, "POST / HTTP/1.1\r\n", 5*time.Second, "Host: localhost\r\n", 4*time.Second, "Content-Length: 2\r\n\r\nok")
+	s.send(t, c, "POST / HTTP/1.1\r\n")
+	s.tick(t, 5*time.Second)
+	s.send(t, c, "Host: localhost\r\n")
+	s.tick(t, 4*time.Second)
+	s.send(t, c, "Content-Length: 2\r\n\r\nok")
 	assert.Equal(t, "ok", readResponse(t, bufio.NewReader(c), c), "the head came within header-timeout")
 
 	slow := s.dial(t)
-	s.play(t, slow, "POST / HTTP/1.1\r\n", 5*time.Second, "Host: localhost\r\n", 6*time.Second)
+	s.send(t, slow, "POST / HTTP/1.1\r\n")
+	s.tick(t, 5*time.Second)
+	s.send(t, slow, "Host: localhost\r\n")
+	s.tick(t, 6*time.Second)
 	assert.Equal(t, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n", readAll(t, slow))
 }
 
@@ -184,11 +175,16 @@ func TestServerTimeoutBody(t *testing.T) {
 	s := startSocketServer(t, timeouts)
 
 	c := s.dial(t)
-	s.play(t, c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 6\r\n\r\nab", 19*time.Second, "cd", 19*time.Second, "ef")
+	s.send(t, c, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 6\r\n\r\nab")
+	s.tick(t, 19*time.Second)
+	s.send(t, c, "cd")
+	s.tick(t, 19*time.Second)
+	s.send(t, c, "ef")
 	assert.Equal(t, "abcdef", readResponse(t, bufio.NewReader(c), c))
 
 	stalled := s.dial(t)
-	s.play(t, stalled, "POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n", 21*time.Second)
+	s.send(t, stalled, "POST / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n")
+	s.tick(t, 21*time.Second)
 	assert.Equal(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n",
 		readAll(t, stalled), "the response under way is cut short")
 }
