@@ -19,13 +19,20 @@ import (
 
 // startForwardProxy runs tcp → http server → sys:http_client: each request
 // goes to the authority it names. It returns the proxy's address.
-func startForwardProxy(t *testing.T, opts ...engine.Option) string {
+func startForwardProxy(t testing.TB, opts ...engine.Option) string {
+	t.Helper()
+	addr, _ := startForwardProxyEngine(t, opts...)
+	return addr
+}
+
+// startForwardProxyEngine is startForwardProxy, with the engine.
+func startForwardProxyEngine(t testing.TB, opts ...engine.Option) (string, *engine.Engine) {
 	t.Helper()
 	port := enginetest.FreePort(t)
-	enginetest.Start(t, "proxy.yaml", enginetest.Front(port, "sys:http_client"), opts...)
+	e := enginetest.Start(t, "proxy.yaml", enginetest.Front(port, "sys:http_client"), opts...)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	enginetest.WaitListen(t, addr)
-	return addr
+	return addr, e
 }
 
 // rawUpstream accepts connections on loopback; on the n-th (from 0) it
@@ -122,7 +129,10 @@ func TestClientUpstreamClosesBeforeResponse(t *testing.T) {
 // response and closes at once, so the response's bytes and the END
 // arrive together, before the application's window for them. Every
 // framing comes through whole; a body cut short by the close is not
-// passed off as complete.
+// passed off as complete. A response that fails before any of its body
+// has come is answered 502 by the front, as one that fails before its
+// head: the front still held its head back, and nothing had left. An
+// event stream's head leaves at once, so that one is cut short instead.
 func TestClientResponseFramingsBeforeClose(t *testing.T) {
 	for _, tc := range []struct {
 		name, response string
@@ -136,6 +146,9 @@ func TestClientResponseFramingsBeforeClose(t *testing.T) {
 		{"no body", "HTTP/1.1 204 No Content\r\n\r\n", 204, "", false},
 		{"length cut short", "HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nhello", 200, "hello", true},
 		{"chunks cut short", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", 200, "hello", true},
+		{"length cut before the body", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 502, "", false},
+		{"chunks malformed before the body", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 502, "", false},
+		{"event stream cut before the body", "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 5\r\n\r\n", 200, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			upstream := rawUpstream(t, func(int) string { return tc.response })

@@ -41,7 +41,11 @@
 // response is answered with the :status and headers of its
 // [http.HttpResetEx], or 404, with Content-Length: 0. Connection: close
 // is written when the request or the app asked for it, not when the
-// client has only half-closed.
+// client has only half-closed. A response head waits for the body's
+// first bytes (an event stream's does not), so that a small response
+// leaves in one write. A response the app aborts, or cannot frame (a
+// body unlike its content-length), is answered 502 while nothing of it
+// has left, and cut short by an abrupt close after that.
 //
 // Access-control follows Zilla's policies. same-origin refuses (403) a
 // request whose Origin is not the origin it was sent to. cross-origin

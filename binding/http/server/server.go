@@ -149,8 +149,11 @@ type serverConn struct {
 	h     *server
 	state connState
 	flags flagset.Set[connFlags]
-	req   h1.RequestHead
-	x     exchange
+	// corked is the length of the head connCorked holds back: the last
+	// bytes of Outbox.
+	corked int
+	req    h1.RequestHead
+	x      exchange
 
 	// deadline is when the client's time for what the connection waits
 	// on (wait) runs out; timerID is the engine timer armed for timerAt,
@@ -1318,15 +1321,39 @@ func resetStatus(ex *http.HttpResetEx) int {
 }
 
 // onResponseAbort ends an exchange whose response the app gave up: with
-// a 502 when none has begun, and otherwise by closing the connection
-// abruptly, so that the client sees its response was cut short.
+// a 502 when none has reached the client, and otherwise by closing the
+// connection abruptly, so that the client sees its response was cut
+// short.
 func (x *exchange) onResponseAbort() {
 	x.abortRequest()
-	if !x.flags.Has(xResponseBegun) {
-		x.respondLocal(502, nil)
+	if x.flags.Has(xResponseBegun) && !x.retractHead() {
+		x.c.abortAll()
 		return
 	}
-	x.c.abortAll()
+	x.respondLocal(502, nil)
+}
+
+// failResponse ends an exchange whose response the app cannot frame (a
+// body longer or shorter than its content-length): the app's reply is
+// reset and the client told as onResponseAbort tells it.
+func (x *exchange) failResponse() {
+	x.resetResponse()
+	x.onResponseAbort()
+}
+
+// retractHead takes back a response head that still waits, corked, for
+// the body's first bytes, so that the client can be answered as if the
+// response had never begun: nothing of it has left. It reports whether
+// there was such a head.
+func (x *exchange) retractHead() bool {
+	c := x.c
+	if !c.flags.Has(connCorked) {
+		return false
+	}
+	c.flags.Unset(connCorked)
+	c.Outbox.Truncate(c.Outbox.Len() - c.corked)
+	x.flags.Unset(xResponseBegun)
+	return true
 }
 
 // onResponseBegin writes the response head from the reply HttpBeginEx:
@@ -1445,6 +1472,7 @@ func (x *exchange) onResponseBegin(ext []byte) {
 	// small response leaves in one write; an event stream's goes at once.
 	if !sse {
 		c.flags.Set(connCorked)
+		c.corked = len(head)
 		x.flags.Unset(xStanding)
 	}
 	c.writeNet(head)
@@ -1535,7 +1563,7 @@ func (x *exchange) onResponseData(p []byte) {
 		if int64(len(p)) > x.responseRemaining {
 			// More body than the app's content-length: the response
 			// cannot be framed.
-			c.abortAll()
+			x.failResponse()
 			return
 		}
 		x.responseRemaining -= int64(len(p))
@@ -1567,8 +1595,9 @@ func (x *exchange) onResponseEnd(ext []byte) {
 		c.writeNet(tail)
 	case x.framing == bodyLength && x.responseRemaining > 0:
 		// Less body than the app's content-length: only an abrupt close
-		// tells the client its response is incomplete.
-		c.abortAll()
+		// tells the client its response is incomplete, once any of it
+		// has left.
+		x.failResponse()
 		return
 	}
 	c.uncork()

@@ -181,6 +181,18 @@ func (b *Outbox) Sent(n int) {
 	}
 }
 
+// Truncate keeps the first n bytes waiting and forgets the rest, giving
+// the slot back when none is left.
+func (b *Outbox) Truncate(n int) {
+	if b.slot < 0 || n >= b.n {
+		return
+	}
+	if b.n = max(n, 0); b.n == 0 {
+		b.pool.Release(b.slot)
+		b.slot = -1
+	}
+}
+
 // Drop gives the slot back and forgets every byte.
 func (b *Outbox) Drop() {
 	if b.slot >= 0 {

@@ -148,6 +148,15 @@ func TestOutbox(t *testing.T) {
 		assert.False(t, out.Queue(make([]byte, pool.SlotCapacity()+1), 7), "larger than a slot")
 		assert.Zero(t, pool.Acquired(), "no empty slot is kept")
 
+		assert.True(t, out.Queue([]byte("HTTP/1.1 200 OK\r\n\r\nhead"), 7))
+		out.Truncate(19)
+		assert.Equal(t, "HTTP/1.1 200 OK\r\n\r\n", string(out.Bytes()), "the last bytes are taken back")
+		out.Truncate(30)
+		assert.Equal(t, 19, out.Len(), "keeping more than waits changes nothing")
+		out.Truncate(0)
+		assert.Zero(t, out.Len())
+		assert.Zero(t, pool.Acquired(), "the slot goes back once nothing waits")
+
 		pool.Acquire(9)
 		assert.False(t, out.Queue([]byte("x"), 7), "no slot free")
 		assert.Zero(t, out.Len())
