@@ -1,0 +1,42 @@
+package server_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// FuzzServerConn writes fuzzed bytes into the server as one connection,
+// split into DATA frames at points drawn from split, and then ends it, as
+// TestServerGarbledRequests does with its own mutations: routes as there
+// (/a* refused, /b* echoed, the rest 404). Whatever the bytes, the server
+// answers with well-formed response heads or closes without one, ends its
+// side of the connection, and gives back every slot and stream it held.
+func FuzzServerConn(f *testing.F) {
+	for i, s := range garbleSeeds {
+		f.Add([]byte(s), uint64(i))
+	}
+	e, err := startServerEngine(f, "name: test\nbindings:\n  net0:\n    type: http\n    kind: server\n"+
+		"    options:\n      limits:\n        body: 4096\n"+
+		"    routes:\n      - exit: driver\n        when:\n          - headers:\n              :path: /a*\n"+
+		"      - exit: echo0\n        when:\n          - headers:\n              :path: /b*\n"+
+		"  echo0:\n    type: echo\n    kind: server\n")
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, input []byte, split uint64) {
+		results := make(chan *garbledConn, 1)
+		c := newGarbledConn(e, int(split%2), input, rand.New(rand.NewPCG(split, 0x5eed)), results)
+		c.w.Dispatch(c.start)
+		select {
+		case c = <-results:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the server left the connection open after input %s", quoteInput(input))
+		}
+		c.check(t)
+		require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, time.Millisecond,
+			"buffer slots or streams still held after input %s", quoteInput(input))
+	})
+}
