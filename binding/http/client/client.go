@@ -243,7 +243,7 @@ func (x *clientExchange) onApp(t frame.FrameType, buf []byte) {
 		x.fail()
 	case frame.FrameWindow:
 		if _, err = x.OnWindow(buf); err == nil && x.c != nil {
-			x.c.process()
+			x.c.resume()
 		}
 	case frame.FrameReset:
 		_, _ = x.OnReset(buf)
@@ -762,6 +762,17 @@ func (c *clientConn) onNetData(p []byte) {
 	}
 	if !c.Inbox.Receive(p) {
 		c.Fail()
+		return
+	}
+	c.process()
+	c.Settle()
+}
+
+// resume forwards the body bytes held for the app's window once it has
+// room, then ends their handling as a DATA's ends: a slot emptied goes
+// back to the pool, and the upstream is offered the room freed.
+func (c *clientConn) resume() {
+	if c.Inbox.Handling() {
 		return
 	}
 	c.process()

@@ -148,6 +148,35 @@ func TestClientMaxIdle(t *testing.T) {
 	assert.Equal(t, int64(maxIdle), u.open.Load())
 }
 
+// TestClientIdleHoldsNoSlot: a response whose head and body come in one
+// DATA has its body held in a buffer slot until the app's window admits
+// it; once it has gone on and the connection waits idle in the pool, the
+// slot is back in the pool too, request after request, rather than held
+// by every idle connection until its next response.
+func TestClientIdleHoldsNoSlot(t *testing.T) {
+	u := startPoolUpstream(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	get, e := startPoolGateway(t, u, "")
+	for i := range 3 {
+		_, err := get("/x")
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return slotsHeld(e) == 0 }, 2*time.Second, time.Millisecond,
+			"request %d: a buffer slot is still held with the connection idle", i)
+		assert.Equal(t, int64(1), pooled(t, e), "request %d: the connection waits in the pool", i)
+	}
+}
+
+// slotsHeld returns how many buffer slots the engine's workers hold.
+func slotsHeld(e *engine.Engine) int {
+	n := 0
+	for i := range e.Workers() {
+		w := e.Worker(i)
+		done := make(chan int, 1)
+		w.Dispatch(func() { done <- w.BufferPool().Acquired() })
+		n += <-done
+	}
+	return n
+}
+
 // TestClientIdleTimeoutAfterReuse: the idle timeout counts from when a
 // connection last went idle. A connection reused before its first idle
 // timer fires is not closed by that timer, and is closed once a whole

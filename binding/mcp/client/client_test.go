@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,7 +332,14 @@ func tinyUpstream(t *testing.T, closeEach bool, call func(w http.ResponseWriter,
 // itself with the session s1; handle answers the rest, given the request's
 // body and id. Every response carries Connection: close when closeEach is
 // set.
-func serveUpstream(t *testing.T, closeEach bool, handle func(w http.ResponseWriter, r *http.Request, msg, id string)) string {
+func serveUpstream(t testing.TB, closeEach bool, handle func(w http.ResponseWriter, r *http.Request, msg, id string)) string {
+	t.Helper()
+	return serveUpstreamConns(t, closeEach, handle, nil)
+}
+
+// serveUpstreamConns is serveUpstream that keeps conns at the number of
+// connections open to the upstream, when it is not nil.
+func serveUpstreamConns(t testing.TB, closeEach bool, handle func(w http.ResponseWriter, r *http.Request, msg, id string), conns *atomic.Int64) string {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
@@ -354,6 +362,16 @@ func serveUpstream(t *testing.T, closeEach bool, handle func(w http.ResponseWrit
 		handle(w, r, msg, id)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if conns != nil {
+		srv.ConnState = func(_ net.Conn, st http.ConnState) {
+			switch st {
+			case http.StateNew:
+				conns.Add(1)
+			case http.StateClosed, http.StateHijacked:
+				conns.Add(-1)
+			}
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(l) }()

@@ -227,6 +227,11 @@
 //     a refused, reset or aborted connection, or the timeout: the DATA
 //     {"code":-32603,"message":"Upstream …"} and the ERROR outcome; never
 //     a hang.
+//   - A message that is not a JSON-RPC object, or that names one of its
+//     members (jsonrpc, id, method, params, result, error; keys compared
+//     as they decode) twice: "Upstream sent an invalid response". Readers
+//     disagree on which of two results counts, so the client refuses the
+//     message, as the server kind refuses such a request.
 //
 // Cancellation: an ABORT of the request or a RESET of its reply POSTs
 // notifications/cancelled {requestId, reason} upstream and aborts the HTTP

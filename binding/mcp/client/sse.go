@@ -19,6 +19,10 @@ var (
 	errTooLarge = errors.New("mcp client: upstream message too large")
 	// errNotObject reports a body or event that is not a JSON-RPC object.
 	errNotObject = errors.New("mcp client: upstream message is not a JSON-RPC object")
+	// errDuplicate reports an upstream message that names one of the
+	// JSON-RPC members (jsonrpc, id, method, params, result, error)
+	// twice, which two readers could take two ways.
+	errDuplicate = errors.New("mcp client: upstream message names a JSON-RPC member twice")
 )
 
 // bodyReader turns an upstream response body, application/json or
@@ -110,6 +114,9 @@ func decode(t *jsonrpc.Tracker, msg []byte, m *message) error {
 func members(t *jsonrpc.Tracker, msg []byte, m *message) error {
 	if !t.Done() || t.Kind() != jsonrpc.KindObject {
 		return errNotObject
+	}
+	if t.Duplicates() != 0 {
+		return errDuplicate
 	}
 	*m = message{
 		id:     t.Member(jsonrpc.MemberID).Bytes(msg),

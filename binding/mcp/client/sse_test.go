@@ -64,6 +64,9 @@ func TestDecode(t *testing.T) {
 		{name: "array", msg: `[1]`, wantErr: true},
 		{name: "not JSON", msg: `{bad`, wantErr: true},
 		{name: "method not a string", msg: `{"method":1}`, wantErr: true},
+		{name: "result twice", msg: `{"jsonrpc":"2.0","id":7,"result":{},"result":{"a":1}}`, wantErr: true},
+		{name: "id twice, escaped", msg: `{"jsonrpc":"2.0","id":7,"\u0069d":8,"result":{}}`, wantErr: true},
+		{name: "other member twice", msg: `{"jsonrpc":"2.0","id":7,"result":{},"x":1,"x":2}`, want: message{id: []byte("7"), result: []byte(`{}`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

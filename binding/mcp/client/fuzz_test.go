@@ -1,0 +1,264 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// fuzzAnswer is what the fuzzed upstream answers the next tools/call
+// with; id is the id of the last call it saw.
+type fuzzAnswer struct {
+	mu     sync.Mutex
+	status int
+	sse    bool
+	body   []byte
+	id     string
+}
+
+// upstreamStatuses are the HTTP statuses a fuzzed answer comes with.
+var upstreamStatuses = []int{200, 200, 200, 202, 400, 404, 500}
+
+// FuzzGatewayUpstream has an upstream answer tools/calls, made through
+// tcp → http → mcp server → mcp client by a 2025-11-25 session, with
+// fuzzed bodies (%ID% stands for the call's id upstream), as JSON or as
+// an event stream, under one of upstreamStatuses. The engine's clock
+// stands still, so no timeout can answer for the gateway. Every call is
+// answered with one JSON-RPC response to its id; a plain JSON result for
+// the call's id reaches the client as the upstream wrote it; and after
+// a call the gateway holds no buffer slot, and no stream but those of
+// the session and of its pooled upstream connections (a 400 or 404 makes
+// the client start a new upstream session, which may leave one more
+// connection idle in the pool).
+func FuzzGatewayUpstream(f *testing.F) {
+	for _, s := range []struct {
+		status uint8
+		sse    bool
+		body   string
+	}{
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"content":[{"type":"text","text":"ok"}]}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32602,"message":"no"}}`},
+		{0, true, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
+			"id: e1\ndata: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"content\":[]}}\n\n"},
+		{0, true, "data: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"method\":\"elicitation/create\",\"params\":{}}\n\n"},
+		{0, false, `{"jsonrpc":"2.0","id":999,"result":{}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{},"result":{"x":1}}`},
+		{0, false, `[{"jsonrpc":"2.0","id":%ID%,"result":{}}]`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":`},
+		{3, false, ``},
+		{4, false, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32600,"message":"bad"}}`},
+		{5, false, `Not Found`},
+		{6, true, `data: x`},
+	} {
+		f.Add(s.status, s.sse, []byte(s.body))
+	}
+
+	var answer fuzzAnswer
+	var conns atomic.Int64
+	server := serveUpstreamConns(f, false, func(w http.ResponseWriter, _ *http.Request, msg, id string) {
+		switch {
+		case !strings.Contains(msg, `"id":`):
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(msg, `"method":"tools/call"`):
+			answer.mu.Lock()
+			answer.id = id
+			status, sse, body := answer.status, answer.sse, bytes.ReplaceAll(answer.body, []byte("%ID%"), []byte(id))
+			answer.mu.Unlock()
+			if sse {
+				w.Header().Set("Content-Type", "text/event-stream")
+			} else {
+				w.Header().Set("Content-Type", "application/json")
+			}
+			w.WriteHeader(status)
+			_, _ = w.Write(body)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
+		}
+	}, &conns)
+	endpoint, e := startGatewayEngine(f, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", "",
+		engine.WithClock(enginetest.NewClock().Now))
+	sid := fuzzInitialize(f, endpoint)
+	// What the session holds: the streams held less those of the pooled
+	// connections, each a tcp client stream and its http client's.
+	session := func() holdings {
+		h := held(e)
+		n := int(conns.Load())
+		return holdings{h.streams - streamsPerConn*n, h.throttles - streamsPerConn*n, h.slots}
+	}
+	base := session()
+	calls := 0
+
+	f.Fuzz(func(t *testing.T, status uint8, sse bool, body []byte) {
+		answer.mu.Lock()
+		answer.status, answer.sse, answer.body = upstreamStatuses[int(status)%len(upstreamStatuses)], sse, body
+		answer.mu.Unlock()
+		calls++
+		id := calls + 1
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		reply, err := enginetest.PostMCP(ctx, endpoint, "2025-11-25", sid,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`, id))
+		require.NoError(t, err, "upstream answered %q", body)
+		require.Equal(t, 200, reply.Status, "upstream answered %q", body)
+		require.Equal(t, "2.0", reply.Msg["jsonrpc"], "%v", reply.Msg)
+		require.Equal(t, float64(id), reply.Msg["id"], "the call's own id: %v", reply.Msg)
+		_, hasResult := reply.Msg["result"]
+		_, hasError := reply.Msg["error"]
+		require.True(t, hasResult != hasError, "exactly one of result and error: %v", reply.Msg)
+
+		answer.mu.Lock()
+		upID := answer.id
+		answer.mu.Unlock()
+		upBody := bytes.ReplaceAll(body, []byte("%ID%"), []byte(upID))
+		if !sse && upstreamStatuses[int(status)%len(upstreamStatuses)] == 200 && envelopeTwice(upBody) {
+			require.True(t, hasError, "an upstream message with two readings is refused: %v", reply.Msg)
+		}
+		if want, ok := plainResult(bytes.ReplaceAll(body, []byte("%ID%"), []byte(upID)), upID); ok && !sse &&
+			upstreamStatuses[int(status)%len(upstreamStatuses)] == 200 {
+			require.Equal(t, want, reply.Msg["result"], "upstream answered %q", body)
+		}
+		require.Eventually(t, func() bool { return session() == base }, 2*time.Second, time.Millisecond,
+			"the gateway holds more than before the call: %+v, was %+v", session(), base)
+	})
+}
+
+// fuzzInitialize opens the 2025-11-25 session the fuzzed calls go on.
+func fuzzInitialize(tb testing.TB, endpoint string) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	reply, err := enginetest.PostMCP(ctx, endpoint, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}`)
+	require.NoError(tb, err)
+	require.Equal(tb, 200, reply.Status, "%v", reply.Msg)
+	reply2, err := enginetest.PostMCP(ctx, endpoint, "2025-11-25", reply.Session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.NoError(tb, err)
+	require.Equal(tb, 202, reply2.Status)
+	return reply.Session
+}
+
+// plainResult returns the result of body when it is one well-formed
+// JSON-RPC response to id whose result is an object: each member once,
+// as encoding/json reads it.
+func plainResult(body []byte, id string) (any, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` || string(m["id"]) != id {
+		return nil, false
+	}
+	r, ok := m["result"]
+	if !ok || len(r) == 0 || r[0] != '{' || hasDuplicates(body) {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal(r, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// envelopeTwice reports whether body is a JSON object that names a
+// JSON-RPC member twice at its top level, keys compared as they decode.
+func envelopeTwice(body []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') || !json.Valid(body) {
+		return false
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		switch k := tok.(string); k {
+		case "jsonrpc", "id", "method", "params", "result", "error":
+			if seen[k] {
+				return true
+			}
+			seen[k] = true
+		}
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// hasDuplicates reports whether a JSON value names a member twice in any
+// of its objects.
+func hasDuplicates(b []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(b))
+	var walk func() bool
+	walk = func() bool {
+		tok, err := d.Token()
+		if err != nil {
+			return true
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for d.More() {
+				k, err := d.Token()
+				if err != nil {
+					return true
+				}
+				if seen[k.(string)] {
+					return true
+				}
+				seen[k.(string)] = true
+				if walk() {
+					return true
+				}
+			}
+			_, err = d.Token()
+			return err != nil
+		case json.Delim('['):
+			for d.More() {
+				if walk() {
+					return true
+				}
+			}
+			_, err = d.Token()
+			return err != nil
+		}
+		return false
+	}
+	return walk()
+}
+
+// streamsPerConn is how many streams an open upstream connection holds
+// on its worker: the http client's and the tcp client's.
+const streamsPerConn = 2
+
+// holdings is what an engine's workers hold: streams, throttles and
+// buffer slots.
+type holdings struct{ streams, throttles, slots int }
+
+func held(e *engine.Engine) holdings {
+	var h holdings
+	for i := range e.Workers() {
+		w := e.Worker(i)
+		done := make(chan holdings, 1)
+		w.Dispatch(func() {
+			s, th := w.Streams()
+			done <- holdings{s, th, w.BufferPool().Acquired()}
+		})
+		r := <-done
+		h.streams += r.streams
+		h.throttles += r.throttles
+		h.slots += r.slots
+	}
+	return h
+}
