@@ -65,17 +65,126 @@ func FuzzGatewayUpstream(f *testing.F) {
 		f.Add(s.status, s.sse, []byte(s.body))
 	}
 
-	var answer fuzzAnswer
-	var conns atomic.Int64
+	r := newFuzzRig(f, "tools/call", "")
+	f.Fuzz(func(t *testing.T, status uint8, sse bool, body []byte) {
+		reply, upStatus, upBody := r.call(t, status, sse, body,
+			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+		_, hasError := reply["error"]
+		if !sse && upStatus == 200 && envelopeTwice(upBody) {
+			require.True(t, hasError, "an upstream message with two readings is refused: %v", reply)
+		}
+		if want, ok := plainResult(upBody, r.upstreamID()); ok && !sse && upStatus == 200 {
+			require.Equal(t, want, reply["result"], "upstream answered %q", body)
+		}
+		r.settled(t)
+	})
+}
+
+// FuzzProxyUpstreamList is FuzzGatewayUpstream for tools/list through an
+// mcp proxy (prefix: always, one route, up): the fuzzed answer is the
+// route's list. Every tool the client sees carries the prefix, however it
+// reads a name given twice; and a plain list (tools, each an object with
+// a string name, and nothing else) reaches the client with each name
+// prefixed and the rest of each tool as the route wrote it.
+func FuzzProxyUpstreamList(f *testing.F) {
+	for _, s := range []struct {
+		status uint8
+		sse    bool
+		body   string
+	}{
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b\u00e9","x":[1,{"y":null}]}]}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[],"nextCursor":"c1"}}`},
+		{0, true, "data: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"tools\":[{\"name\":\"z\"}]}}\n\n"},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":1}]}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":{}}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":"a","name":"b"}]}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":"a"}],"tools":[]}}`},
+		{4, false, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32601,"message":"no tools"}}`},
+	} {
+		f.Add(s.status, s.sse, []byte(s.body))
+	}
+	r := newFuzzRig(f, "tools/list", "prefix: always")
+	f.Fuzz(func(t *testing.T, status uint8, sse bool, body []byte) {
+		reply, upStatus, upBody := r.call(t, status, sse, body, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`)
+		if result, ok := reply["result"].(map[string]any); ok {
+			list, _ := result["tools"].([]any)
+			for _, v := range list {
+				name, _ := v.(map[string]any)["name"].(string)
+				require.True(t, strings.HasPrefix(name, "up__"),
+					"every tool the client sees, read as encoding/json reads it, has its route's prefix: %v; upstream answered %q", reply, body)
+			}
+		}
+		if sse || upStatus != 200 {
+			r.settled(t)
+			return
+		}
+		if want, ok := plainResult(upBody, r.upstreamID()); ok {
+			if tools, ok := plainTools(want); ok {
+				prefixed := make([]any, len(tools))
+				for i, tool := range tools {
+					tool["name"] = "up__" + tool["name"].(string)
+					prefixed[i] = tool
+				}
+				require.Equal(t, map[string]any{"tools": prefixed}, reply["result"], "upstream answered %q", body)
+			}
+		}
+		r.settled(t)
+	})
+}
+
+// plainTools returns the tools of a list result that holds nothing but
+// tools, each an object with a string name.
+func plainTools(result any) ([]map[string]any, bool) {
+	m, ok := result.(map[string]any)
+	if !ok || len(m) != 1 {
+		return nil, false
+	}
+	list, ok := m["tools"].([]any)
+	if !ok {
+		return nil, false
+	}
+	tools := make([]map[string]any, 0, len(list))
+	for _, v := range list {
+		tool, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if _, ok := tool["name"].(string); !ok {
+			return nil, false
+		}
+		tools = append(tools, tool)
+	}
+	return tools, true
+}
+
+// fuzzRig is a gateway, its upstream and a 2025-11-25 session through
+// it, for fuzzing what the upstream answers to one method.
+type fuzzRig struct {
+	answer fuzzAnswer
+	conns  atomic.Int64 // connections open to the upstream
+	e      *engine.Engine
+	url    string
+	sid    string
+	base   holdings
+	calls  int
+}
+
+// newFuzzRig starts the upstream, which answers method as the rig's
+// answer says and everything else as tinyUpstream does, and the gateway
+// (through an mcp proxy with proxyOptions when they are set), on a clock
+// that stands still, and opens the session.
+func newFuzzRig(f *testing.F, method, proxyOptions string) *fuzzRig {
+	r := &fuzzRig{}
 	server := serveUpstreamConns(f, false, func(w http.ResponseWriter, _ *http.Request, msg, id string) {
 		switch {
 		case !strings.Contains(msg, `"id":`):
 			w.WriteHeader(http.StatusAccepted)
-		case strings.Contains(msg, `"method":"tools/call"`):
-			answer.mu.Lock()
-			answer.id = id
-			status, sse, body := answer.status, answer.sse, bytes.ReplaceAll(answer.body, []byte("%ID%"), []byte(id))
-			answer.mu.Unlock()
+		case strings.Contains(msg, `"method":"`+method+`"`):
+			a := &r.answer
+			a.mu.Lock()
+			a.id = id
+			status, sse, body := a.status, a.sse, bytes.ReplaceAll(a.body, []byte("%ID%"), []byte(id))
+			a.mu.Unlock()
 			if sse {
 				w.Header().Set("Content-Type", "text/event-stream")
 			} else {
@@ -83,56 +192,68 @@ func FuzzGatewayUpstream(f *testing.F) {
 			}
 			w.WriteHeader(status)
 			_, _ = w.Write(body)
+		case strings.Contains(msg, `"method":"tools/call"`):
+			answerOK(w, id)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`, id)
 		}
-	}, &conns)
-	endpoint, e := startGatewayEngine(f, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", "",
+	}, &r.conns)
+	r.url, r.e = startGatewayEngine(f, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", proxyOptions,
 		engine.WithClock(enginetest.NewClock().Now))
-	sid := fuzzInitialize(f, endpoint)
-	// What the session holds: the streams held less those of the pooled
-	// connections, each a tcp client stream and its http client's.
-	session := func() holdings {
-		h := held(e)
-		n := int(conns.Load())
-		return holdings{h.streams - streamsPerConn*n, h.throttles - streamsPerConn*n, h.slots}
-	}
-	base := session()
-	calls := 0
+	r.sid = fuzzInitialize(f, r.url)
+	r.base = r.session()
+	return r
+}
 
-	f.Fuzz(func(t *testing.T, status uint8, sse bool, body []byte) {
-		answer.mu.Lock()
-		answer.status, answer.sse, answer.body = upstreamStatuses[int(status)%len(upstreamStatuses)], sse, body
-		answer.mu.Unlock()
-		calls++
-		id := calls + 1
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		reply, err := enginetest.PostMCP(ctx, endpoint, "2025-11-25", sid,
-			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`, id))
-		require.NoError(t, err, "upstream answered %q", body)
-		require.Equal(t, 200, reply.Status, "upstream answered %q", body)
-		require.Equal(t, "2.0", reply.Msg["jsonrpc"], "%v", reply.Msg)
-		require.Equal(t, float64(id), reply.Msg["id"], "the call's own id: %v", reply.Msg)
-		_, hasResult := reply.Msg["result"]
-		_, hasError := reply.Msg["error"]
-		require.True(t, hasResult != hasError, "exactly one of result and error: %v", reply.Msg)
+// session is what the gateway holds for the session: the streams held
+// less those of the pooled upstream connections, each a tcp client
+// stream and its http client's.
+func (r *fuzzRig) session() holdings {
+	h := held(r.e)
+	n := int(r.conns.Load())
+	return holdings{h.streams - streamsPerConn*n, h.throttles - streamsPerConn*n, h.slots}
+}
 
-		answer.mu.Lock()
-		upID := answer.id
-		answer.mu.Unlock()
-		upBody := bytes.ReplaceAll(body, []byte("%ID%"), []byte(upID))
-		if !sse && upstreamStatuses[int(status)%len(upstreamStatuses)] == 200 && envelopeTwice(upBody) {
-			require.True(t, hasError, "an upstream message with two readings is refused: %v", reply.Msg)
-		}
-		if want, ok := plainResult(bytes.ReplaceAll(body, []byte("%ID%"), []byte(upID)), upID); ok && !sse &&
-			upstreamStatuses[int(status)%len(upstreamStatuses)] == 200 {
-			require.Equal(t, want, reply.Msg["result"], "upstream answered %q", body)
-		}
-		require.Eventually(t, func() bool { return session() == base }, 2*time.Second, time.Millisecond,
-			"the gateway holds more than before the call: %+v, was %+v", session(), base)
-	})
+// call has the upstream answer the next request with body, under the
+// status upstreamStatuses picks and as an event stream when sse is set,
+// and sends request (a format with %d for the id) on the session. It
+// checks that the client gets one JSON-RPC response to its id, and
+// returns it with the upstream's status and body as sent.
+func (r *fuzzRig) call(t *testing.T, status uint8, sse bool, body []byte, request string) (map[string]any, int, []byte) {
+	t.Helper()
+	upStatus := upstreamStatuses[int(status)%len(upstreamStatuses)]
+	r.answer.mu.Lock()
+	r.answer.status, r.answer.sse, r.answer.body = upStatus, sse, body
+	r.answer.mu.Unlock()
+	r.calls++
+	id := r.calls + 1
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	reply, err := enginetest.PostMCP(ctx, r.url, "2025-11-25", r.sid, fmt.Sprintf(request, id))
+	require.NoError(t, err, "upstream answered %q", body)
+	require.Equal(t, 200, reply.Status, "upstream answered %q", body)
+	require.Equal(t, "2.0", reply.Msg["jsonrpc"], "%v", reply.Msg)
+	require.Equal(t, float64(id), reply.Msg["id"], "the request's own id: %v", reply.Msg)
+	_, hasResult := reply.Msg["result"]
+	_, hasError := reply.Msg["error"]
+	require.True(t, hasResult != hasError, "exactly one of result and error: %v", reply.Msg)
+	return reply.Msg, upStatus, bytes.ReplaceAll(body, []byte("%ID%"), []byte(r.upstreamID()))
+}
+
+// upstreamID is the id the upstream saw on the last request it answered
+// with the fuzzed body.
+func (r *fuzzRig) upstreamID() string {
+	r.answer.mu.Lock()
+	defer r.answer.mu.Unlock()
+	return r.answer.id
+}
+
+// settled checks that the gateway holds what it held before the request.
+func (r *fuzzRig) settled(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool { return r.session() == r.base }, 2*time.Second, time.Millisecond,
+		"the gateway holds more than before the request: %+v, was %+v", r.session(), r.base)
 }
 
 // fuzzInitialize opens the 2025-11-25 session the fuzzed calls go on.

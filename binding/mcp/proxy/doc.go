@@ -112,6 +112,13 @@
 //
 //	{"tools":[{"name":"local__echo",…},{"name":"everything__test_simple_text",…}]}
 //
+// What the proxy reads of a route's result has one reading or is not
+// read: an item that names its name (or uri) twice is left out, as one
+// without a name is, and a result that names its list, nextCursor,
+// ttlMs or cacheScope twice is treated as no list from that route. A
+// first-match reader and a last-match one would otherwise see different
+// names, one of them without the route's prefix.
+//
 // The caching hints of 2026-07-28 (SEP-2549) are merged too: when any
 // route's result has "ttlMs", the merged one gets the smallest, and when
 // any has "cacheScope", it gets "private" if one route said private, else

@@ -62,6 +62,7 @@ type part struct {
 	// call rather than a walk of the whole list per member.
 	fields  [partFields]span
 	scanned bool
+	twice   bool // the result names one of the members read twice
 }
 
 // The members of a list result the merge reads, as indices into
@@ -79,7 +80,7 @@ const (
 // member (partList).
 func (p *part) field(listKey string, f int) span {
 	if !p.scanned {
-		members(p.body, []string{partList: listKey, partNextCursor: "nextCursor", partTTL: "ttlMs", partCacheScope: "cacheScope"}, p.fields[:])
+		p.twice = members(p.body, []string{partList: listKey, partNextCursor: "nextCursor", partTTL: "ttlMs", partCacheScope: "cacheScope"}, p.fields[:])
 		p.scanned = true
 	}
 	return p.fields[f]
@@ -161,8 +162,10 @@ func validate(body []byte) bool {
 // appendMerged appends the merged list of parts (in route order): the
 // items of each that its route allows, with the route's prefix injected
 // into their names when prefixed, and each part's nextCursor noted in
-// next. Items are copied byte for byte but for the prefix. A part that is
-// not a list result is skipped and reported in bad.
+// next. Items are copied byte for byte but for the prefix; an item that
+// names its name twice is left out, as one without a name is. A part
+// that is not a list result, or names a member the merge reads twice,
+// is skipped and reported in bad.
 func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int) {
 	var bad []int
 	dst = append(dst, '{', '"')
@@ -174,7 +177,7 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 		r := &routes[p.route]
 		list := p.field(k.key, partList)
 		as, ae, ok := list.start, list.end, list.ok
-		if !ok || p.body[as] != '[' {
+		if !ok || p.twice || p.body[as] != '[' {
 			bad = append(bad, p.route)
 			continue
 		}
@@ -280,8 +283,10 @@ type span struct {
 	ok         bool
 }
 
-// member finds the first member of the object obj named key and returns
-// its value's span.
+// member finds the member of the object obj named key and returns its
+// value's span. ok is false when obj has no such member, and when it
+// names key twice: readers disagree on which of the two counts (the
+// first, or the last as encoding/json), so neither is read.
 func member(obj []byte, key string) (start, end int, ok bool) {
 	var sp [1]span
 	members(obj, []string{key}, sp[:])
@@ -289,19 +294,25 @@ func member(obj []byte, key string) (start, end int, ok bool) {
 }
 
 // members finds each of keys among the members of the object obj in one
-// walk, setting spans[i] to the value of the first member named keys[i],
-// and stops once it has them all. len(spans) must be len(keys).
-func members(obj []byte, keys []string, spans []span) {
+// walk, setting spans[i] to the value of the member named keys[i], and
+// reports whether obj names any of them twice; a key named twice has its
+// span unset, as member leaves it. len(spans) must be len(keys), at most
+// 64.
+func members(obj []byte, keys []string, spans []span) (twice bool) {
 	clear(spans)
-	found := 0
+	var doubled uint64
 	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
 		for k, key := range keys {
-			if !spans[k].ok && jsonrpc.KeyIs(f.Key, key) {
-				spans[k] = span{i - len(f.Value), i, true}
-				if found++; found == len(keys) {
-					return
-				}
+			if !jsonrpc.KeyIs(f.Key, key) {
+				continue
 			}
+			if spans[k].ok || doubled&(1<<k) != 0 {
+				doubled |= 1 << k
+				spans[k] = span{}
+				continue
+			}
+			spans[k] = span{i - len(f.Value), i, true}
 		}
 	}
+	return doubled != 0
 }

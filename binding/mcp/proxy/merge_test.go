@@ -102,6 +102,13 @@ func TestMergeUnprefixedAndBad(t *testing.T) {
 		[]part{{route: 0, body: []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {route: 1, body: []byte(`{"other":1}`)}}, nil)
 	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]`, string(out))
 	assert.Equal(t, []int{1}, bad)
+
+	// A name given twice, or the list given twice, has no one reading.
+	k = listKindOf(mcp.McpBeginExKindToolsList)
+	out, _, bad = appendMerged(nil, k, routes, true,
+		[]part{{route: 0, body: []byte(`{"tools":[{"name":"x","name":"y"},{"name":"z"}]}`)}, {route: 1, body: []byte(`{"tools":[{"name":"w"}],"tools":[]}`)}}, nil)
+	assert.Equal(t, `{"tools":[{"name":"a__z"}]`, string(out))
+	assert.Equal(t, []int{1}, bad)
 }
 
 // TestCacheHints merges the routes' 2026-07-28 caching hints: the
@@ -155,6 +162,12 @@ func TestMember(t *testing.T) {
 	assert.Equal(t, `-1.5e3`, string(obj[s:e]))
 	_, _, ok = member(obj, "missing")
 	assert.False(t, ok)
+	_, _, ok = member([]byte(`{"name":"a","x":1,"\u006eame":"b"}`), "name")
+	assert.False(t, ok, "a member named twice has no one reading")
+
+	spans := make([]span, 2)
+	assert.True(t, members([]byte(`{"tools":[],"x":1,"tools":{}}`), []string{"tools", "x"}, spans))
+	assert.Equal(t, []span{{}, {16, 17, true}}, spans, "only the key named twice is unset")
 }
 
 // FuzzJSONSpans feeds hostile text to the span readers and the merge:
