@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -38,8 +40,8 @@ var upstreamStatuses = []int{200, 200, 200, 202, 400, 404, 500}
 // stands still, so no timeout can answer for the gateway. Every call is
 // answered with one JSON-RPC response to its id; a plain JSON result for
 // the call's id reaches the client as the upstream wrote it; and after
-// a call the gateway holds no buffer slot, and no stream but those of
-// the session and of its pooled upstream connections (a 400 or 404 makes
+// a call the gateway holds no buffer slot, and no more streams than
+// those of the session and of its pooled upstream connections (a 400 or 404 makes
 // the client start a new upstream session, which may leave one more
 // connection idle in the pool).
 func FuzzGatewayUpstream(f *testing.F) {
@@ -132,6 +134,60 @@ func FuzzProxyUpstreamList(f *testing.F) {
 	})
 }
 
+// FuzzGatewayDownstream posts arbitrary bodies through the whole gateway
+// (tcp → http → mcp server → mcp proxy, prefix: always → mcp client →
+// an upstream that answers as tinyUpstream does), in the rig's
+// 2025-11-25 session or stateless at 2026-07-28 with fuzzed Mcp-Method
+// and Mcp-Name headers. Every POST is answered as
+// enginetest.CheckMCPAnswer holds, and the gateway is left holding what
+// it held before.
+func FuzzGatewayDownstream(f *testing.F) {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__t","arguments":{"x":[1,2]}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"cursor":"AQFgg4oCAAJjMQ"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"up+a:b"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"nope"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"up__p"},"argument":{"name":"a","value":"b"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"debug"}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{"action":"accept"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+	} {
+		f.Add(false, "", "", []byte(body))
+		f.Add(true, "tools/call", "up__t", []byte(body))
+	}
+	r := newFuzzRig(f, "", "prefix: always")
+	client := &http.Client{Timeout: 5 * time.Second}
+	f.Cleanup(client.CloseIdleConnections)
+	f.Fuzz(func(t *testing.T, stateless bool, method, name string, body []byte) {
+		body = body[:min(len(body), 8<<10)]
+		req, err := http.NewRequest(http.MethodPost, r.url, bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if stateless {
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			if m := enginetest.HeaderValue(method); m != "" {
+				req.Header.Set("Mcp-Method", m)
+			}
+			if n := enginetest.HeaderValue(name); n != "" {
+				req.Header.Set("Mcp-Name", n)
+			}
+		} else {
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			req.Header.Set("Mcp-Session-Id", r.sid)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err, "the gateway answers %q", body)
+		out, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.NoError(t, err)
+		enginetest.CheckMCPAnswer(t, body, resp.StatusCode, resp.Header.Get("Content-Type"), string(out))
+		client.CloseIdleConnections()
+		r.settled(t)
+	})
+}
+
 // plainTools returns the tools of a list result that holds nothing but
 // tools, each an object with a string name.
 func plainTools(result any) ([]map[string]any, bool) {
@@ -169,8 +225,9 @@ type fuzzRig struct {
 	calls  int
 }
 
-// newFuzzRig starts the upstream, which answers method as the rig's
-// answer says and everything else as tinyUpstream does, and the gateway
+// newFuzzRig starts the upstream, which answers method (none when it is
+// empty) as the rig's answer says and everything else as tinyUpstream
+// does, and the gateway
 // (through an mcp proxy with proxyOptions when they are set), on a clock
 // that stands still, and opens the session.
 func newFuzzRig(f *testing.F, method, proxyOptions string) *fuzzRig {
@@ -179,7 +236,7 @@ func newFuzzRig(f *testing.F, method, proxyOptions string) *fuzzRig {
 		switch {
 		case !strings.Contains(msg, `"id":`):
 			w.WriteHeader(http.StatusAccepted)
-		case strings.Contains(msg, `"method":"`+method+`"`):
+		case method != "" && strings.Contains(msg, `"method":"`+method+`"`):
 			a := &r.answer
 			a.mu.Lock()
 			a.id = id
@@ -202,6 +259,16 @@ func newFuzzRig(f *testing.F, method, proxyOptions string) *fuzzRig {
 	r.url, r.e = startGatewayEngine(f, server, "      versions: [2025-11-25]\n      timeout: PT20S\n", proxyOptions,
 		engine.WithClock(enginetest.NewClock().Now))
 	r.sid = fuzzInitialize(f, r.url)
+	// A list first, answered well, so that the session has reached its
+	// upstream (through a proxy it does so after the client's
+	// initialize) before what the gateway holds is taken as the base.
+	r.answer.status, r.answer.body = 200, []byte(`{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[]}}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	reply, err := enginetest.PostMCP(ctx, r.url, "2025-11-25", r.sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	require.NoError(f, err)
+	require.Equal(f, 200, reply.Status, "%v", reply.Msg)
+	enginetest.Settle(f, r.e)
 	r.base = r.session()
 	return r
 }
@@ -249,10 +316,16 @@ func (r *fuzzRig) upstreamID() string {
 	return r.answer.id
 }
 
-// settled checks that the gateway holds what it held before the request.
+// settled checks that a request has left nothing behind: the gateway
+// holds no buffer slot, and no more streams than once the session was
+// open (it may hold fewer: a connection idle then may have closed
+// since).
 func (r *fuzzRig) settled(t *testing.T) {
 	t.Helper()
-	require.Eventually(t, func() bool { return r.session() == r.base }, 2*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool {
+		s := r.session()
+		return s.streams <= r.base.streams && s.throttles <= r.base.throttles && s.slots == 0
+	}, 2*time.Second, time.Millisecond,
 		"the gateway holds more than before the request: %+v, was %+v", r.session(), r.base)
 }
 
@@ -271,11 +344,12 @@ func fuzzInitialize(tb testing.TB, endpoint string) string {
 }
 
 // plainResult returns the result of body when it is one well-formed
-// JSON-RPC response to id whose result is an object: each member once,
-// as encoding/json reads it.
+// JSON-RPC response to id whose result is an object: UTF-8 (which
+// encoding/json does not ask of strings, and the gateway does), each
+// member once, as encoding/json reads it.
 func plainResult(body []byte, id string) (any, bool) {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` || string(m["id"]) != id {
+	if !utf8.Valid(body) || json.Unmarshal(body, &m) != nil || len(m) != 3 || string(m["jsonrpc"]) != `"2.0"` || string(m["id"]) != id {
 		return nil, false
 	}
 	r, ok := m["result"]

@@ -45,7 +45,7 @@ func TestStackLoneSurrogates(t *testing.T) {
 	sid := s.initialize(t, "2025-11-25")
 	resp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"echo","arguments":{"message":"a\ud800b\\ud800c\ud83d\ude00\udc00"}}}`)
 	require.Equal(t, 200, resp.StatusCode, body)
-	events := sseEvents(body)
+	events := enginetest.SSEData(body)
 	if len(events) == 0 {
 		events = []string{body}
 	}

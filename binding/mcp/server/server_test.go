@@ -132,20 +132,6 @@ func (s *stack) requireReleased(t *testing.T) {
 	require.Eventually(t, s.released, 2*time.Second, 5*time.Millisecond, "a worker still holds a buffer slot")
 }
 
-// sseEvents splits an event stream into its events' data, skipping the
-// priming event and comments.
-func sseEvents(body string) []string {
-	var out []string
-	for _, ev := range strings.Split(body, "\n\n") {
-		for _, line := range strings.Split(ev, "\n") {
-			if d, ok := strings.CutPrefix(line, "data: "); ok && d != "" {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
-
 func TestStackSessionFlow(t *testing.T) {
 	for _, version := range []string{"2025-06-18", "2025-11-25", "2025-03-26"} {
 		t.Run(version, func(t *testing.T) {
@@ -177,7 +163,7 @@ func TestStackSessionFlow(t *testing.T) {
 				"arguments":{"duration":0.02,"steps":2},"_meta":{"progressToken":"tok"}}}`)
 			require.Equal(t, 200, resp.StatusCode, body)
 			assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
-			events := sseEvents(body)
+			events := enginetest.SSEData(body)
 			require.Len(t, events, 3, body)
 			assert.JSONEq(t, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1,"total":2,"message":"Step 1 of 2"}}`, events[0])
 			assert.Contains(t, events[2], `"id":4,"result":{"content"`)
