@@ -72,7 +72,7 @@ func FuzzGatewayUpstream(f *testing.F) {
 		reply, upStatus, upBody := r.call(t, status, sse, body,
 			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
 		_, hasError := reply["error"]
-		if !sse && upStatus == 200 && envelopeTwice(upBody) {
+		if !sse && upStatus == 200 && enginetest.EnvelopeTwice(upBody) != "" {
 			require.True(t, hasError, "an upstream message with two readings is refused: %v", reply)
 		}
 		if want, ok := plainResult(upBody, r.upstreamID()); ok && !sse && upStatus == 200 {
@@ -361,34 +361,6 @@ func plainResult(body []byte, id string) (any, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-// envelopeTwice reports whether body is a JSON object that names a
-// JSON-RPC member twice at its top level, keys compared as they decode.
-func envelopeTwice(body []byte) bool {
-	d := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') || !json.Valid(body) {
-		return false
-	}
-	seen := map[string]bool{}
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return false
-		}
-		switch k := tok.(string); k {
-		case "jsonrpc", "id", "method", "params", "result", "error":
-			if seen[k] {
-				return true
-			}
-			seen[k] = true
-		}
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			return false
-		}
-	}
-	return false
 }
 
 // hasDuplicates reports whether a JSON value names a member twice in any
