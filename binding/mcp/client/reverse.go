@@ -510,13 +510,24 @@ func (x *exchange) resumeRound() bool {
 }
 
 // lookupKey returns the member of obj whose raw key is key (quotes
-// included), or nil.
+// included), or nil: nil too when obj names it twice, so that the
+// request it would answer is asked again rather than answered with one
+// of two readings.
 func lookupKey(obj, key []byte) []byte {
 	var name []byte
 	if len(key) >= 2 {
 		name = unquote(nil, key)
 	}
-	return jsonrpc.Lookup(obj, string(name))
+	var v []byte
+	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		if jsonrpc.KeyIs(f.Key, string(name)) {
+			if v != nil {
+				return nil
+			}
+			v = f.Value
+		}
+	}
+	return v
 }
 
 // refuseState answers a retry whose requestState the gateway will not

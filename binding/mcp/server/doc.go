@@ -421,15 +421,17 @@
 // member (jsonrpc, id, method, params, result, error; keys compared as
 // they decode) 400 -32600 without the id, in a body held whole or in the
 // head of one that streams; and -32602 (200, 400 at 2026-07-28) a
-// second name, uri, cursor, _meta, ref, arguments or requestState in
-// params, progressToken or the protocol version or client capabilities
-// in _meta, type, name or uri in a completion's ref, protocolVersion or
-// capabilities in initialize's params, or a member on the path of an
-// argument a Mcp-Param header declares; and 400 -32600 an elicitation
-// answer's second action or content, which leaves the elicitation
-// outstanding for a proper answer. Of a streaming body only the
-// members in its first slot are seen. Zilla does not check this; Sluice
-// does on purpose.
+// second name, uri, cursor, _meta, ref, arguments, requestState or
+// inputResponses in params, progressToken or the protocol version or
+// client capabilities in _meta, type, name or uri in a completion's
+// ref, protocolVersion or capabilities in initialize's params, or a
+// member on the path of an argument a Mcp-Param header declares; and
+// 400 -32600 an elicitation answer's second action or content, which
+// leaves the elicitation outstanding for a proper answer. Of a
+// streaming body only the members in its first slot are seen. Zilla
+// does not check this; Sluice does on purpose. (A key that an
+// inputResponses object names twice is not read by the client kind:
+// the request it would answer is asked again.)
 //
 // The server reads strings as encoding/json does, a lone UTF-16
 // surrogate escape (\ud800 alone) as U+FFFD, and rewrites such escapes

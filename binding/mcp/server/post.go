@@ -410,7 +410,7 @@ func paramsDup(params []byte) string {
 
 // readParams are the params members the server, or a kind behind it,
 // reads; paramMeta and paramRef index two of them.
-var readParams = [...]string{"name", "uri", "cursor", "_meta", "ref", "arguments", "requestState"}
+var readParams = [...]string{"name", "uri", "cursor", "_meta", "ref", "arguments", "requestState", "inputResponses"}
 
 const (
 	paramMeta = 3

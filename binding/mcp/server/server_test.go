@@ -532,6 +532,8 @@ func TestStackBadRequests(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"name\""}}`, nil},
 		{"duplicate requestState", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","requestState":"a","requestState":"b"}}`, 200,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"requestState\""}}`, nil},
+		{"duplicate inputResponses", "POST", []string{"Accept", accept, "Mcp-Session-Id", sid}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","inputResponses":{"7":{"action":"accept"}},"inputResponses":{}}}`, 200,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"inputResponses\""}}`, nil},
 		{"duplicate initialize version", "POST", []string{"Accept", accept}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"protocolVersion":"2025-03-26"}}`, 200,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: duplicate member \"protocolVersion\""}}`, nil},
 		{"2026 duplicate meta version", "POST", []string{"Accept", accept, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`, 400,
