@@ -293,7 +293,12 @@ func TestGatewayURLElicitationGuarded(t *testing.T) {
 			replay string // the callback URL the browser reached
 		}
 		handled := make(chan seen, 1)
-		session := urlClient(t, ctx, endpoint, func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		// The browser is the user's, not the request's: its visits run on
+		// the test's context, since the client cancels the handler's once
+		// the call's result has come, which the gateway sends as soon as
+		// the callback reaches it, perhaps before the visit's response is
+		// read.
+		session := urlClient(t, ctx, endpoint, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			target, err := url.Parse(req.Params.URL)
 			if err != nil {
 				return nil, err
@@ -376,7 +381,9 @@ func TestGatewayURLElicitationProxied(t *testing.T) {
 	completed := make(chan string, 4)
 	var decline atomic.Bool
 	asked := make(chan *mcp.ElicitParams, 2)
-	session := urlClient(t, ctx, endpoint, func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	// The browser's visit runs on the test's context, as in
+	// TestGatewayURLElicitationGuarded.
+	session := urlClient(t, ctx, endpoint, func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params
 		if decline.Load() {
 			return &mcp.ElicitResult{Action: "decline"}, nil
