@@ -360,22 +360,31 @@ func Window(b *frame.WindowBuilder, buf []byte, h Head) (int, error) {
 	return withHead(b.Wrap(buf, 0, len(buf)), h).BudgetID(0).Padding(0).BuildLimit()
 }
 
+// Holdings is what an engine's workers hold between them: streams,
+// throttle registrations and buffer slots.
+type Holdings struct{ Streams, Throttles, Slots int }
+
+// Held returns what e's workers hold, each counted on its own worker.
+func Held(e *engine.Engine) Holdings {
+	var h Holdings
+	for i := range e.Workers() {
+		w := e.Worker(i)
+		done := make(chan Holdings, 1)
+		w.Dispatch(func() {
+			s, th := w.Streams()
+			done <- Holdings{s, th, w.BufferPool().Acquired()}
+		})
+		r := <-done
+		h.Streams += r.Streams
+		h.Throttles += r.Throttles
+		h.Slots += r.Slots
+	}
+	return h
+}
+
 // Released reports whether no worker of e holds a stream, a throttle
 // registration or a buffer slot.
-func Released(e *engine.Engine) bool {
-	for i := range e.Workers() {
-		done := make(chan bool, 1)
-		w := e.Worker(i)
-		w.Dispatch(func() {
-			streams, throttles := w.Streams()
-			done <- w.BufferPool().Acquired() == 0 && streams == 0 && throttles == 0
-		})
-		if !<-done {
-			return false
-		}
-	}
-	return true
-}
+func Released(e *engine.Engine) bool { return Held(e) == Holdings{} }
 
 // StreamIDs supplies, on w, the id of a new stream to routedID and returns
 // it with its reply's.

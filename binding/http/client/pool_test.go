@@ -159,22 +159,10 @@ func TestClientIdleHoldsNoSlot(t *testing.T) {
 	for i := range 3 {
 		_, err := get("/x")
 		require.NoError(t, err)
-		require.Eventually(t, func() bool { return slotsHeld(e) == 0 }, 2*time.Second, time.Millisecond,
+		require.Eventually(t, func() bool { return enginetest.Held(e).Slots == 0 }, 2*time.Second, time.Millisecond,
 			"request %d: a buffer slot is still held with the connection idle", i)
 		assert.Equal(t, int64(1), pooled(t, e), "request %d: the connection waits in the pool", i)
 	}
-}
-
-// slotsHeld returns how many buffer slots the engine's workers hold.
-func slotsHeld(e *engine.Engine) int {
-	n := 0
-	for i := range e.Workers() {
-		w := e.Worker(i)
-		done := make(chan int, 1)
-		w.Dispatch(func() { done <- w.BufferPool().Acquired() })
-		n += <-done
-	}
-	return n
 }
 
 // TestClientIdleTimeoutAfterReuse: the idle timeout counts from when a

@@ -27,14 +27,7 @@ func FuzzServerConn(f *testing.F) {
 		"  echo0:\n    type: echo\n    kind: server\n")
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, input []byte, split uint64) {
-		results := make(chan *garbledConn, 1)
-		c := newGarbledConn(e, int(split%2), input, rand.New(rand.NewPCG(split, 0x5eed)), results)
-		c.w.Dispatch(c.start)
-		select {
-		case c = <-results:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("the server left the connection open after input %s", quoteInput(input))
-		}
+		c := runInput(t, e, int(split%2), input, rand.New(rand.NewPCG(split, 0x5eed)))
 		c.check(t)
 		require.Eventually(t, func() bool { return enginetest.Released(e) }, 2*time.Second, time.Millisecond,
 			"buffer slots or streams still held after input %s", quoteInput(input))

@@ -327,15 +327,25 @@ type garbledConn struct {
 // or read.
 func runWholeInput(t *testing.T, e *engine.Engine, input string) *garbledConn {
 	t.Helper()
+	c := runInput(t, e, 0, []byte(input), nil)
+	require.NoError(t, c.err)
+	return c
+}
+
+// runInput sends input on one connection into net0 on worker, split into
+// DATA frames as rng draws them (in one piece when rng is nil), and
+// returns the connection once the server has closed its reply, failing
+// the test if that takes over five seconds.
+func runInput(t *testing.T, e *engine.Engine, worker int, input []byte, rng *rand.Rand) *garbledConn {
+	t.Helper()
 	results := make(chan *garbledConn, 1)
-	c := newGarbledConn(e, 0, []byte(input), nil, results)
+	c := newGarbledConn(e, worker, input, rng, results)
 	c.w.Dispatch(c.start)
 	select {
 	case c = <-results:
 	case <-time.After(5 * time.Second):
-		t.Fatal("timed out: the server left the connection open")
+		t.Fatalf("timed out: the server left the connection open after input %s", quoteInput(input))
 	}
-	require.NoError(t, c.err)
 	return c
 }
 

@@ -221,7 +221,7 @@ type fuzzRig struct {
 	e      *engine.Engine
 	url    string
 	sid    string
-	base   holdings
+	base   enginetest.Holdings
 	calls  int
 }
 
@@ -276,10 +276,10 @@ func newFuzzRig(f *testing.F, method, proxyOptions string) *fuzzRig {
 // session is what the gateway holds for the session: the streams held
 // less those of the pooled upstream connections, each a tcp client
 // stream and its http client's.
-func (r *fuzzRig) session() holdings {
-	h := held(r.e)
+func (r *fuzzRig) session() enginetest.Holdings {
+	h := enginetest.Held(r.e)
 	n := int(r.conns.Load())
-	return holdings{h.streams - streamsPerConn*n, h.throttles - streamsPerConn*n, h.slots}
+	return enginetest.Holdings{Streams: h.Streams - streamsPerConn*n, Throttles: h.Throttles - streamsPerConn*n, Slots: h.Slots}
 }
 
 // call has the upstream answer the next request with body, under the
@@ -324,7 +324,7 @@ func (r *fuzzRig) settled(t *testing.T) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		s := r.session()
-		return s.streams <= r.base.streams && s.throttles <= r.base.throttles && s.slots == 0
+		return s.Streams <= r.base.Streams && s.Throttles <= r.base.Throttles && s.Slots == 0
 	}, 2*time.Second, time.Millisecond,
 		"the gateway holds more than before the request: %+v, was %+v", r.session(), r.base)
 }
@@ -408,24 +408,3 @@ func hasDuplicates(b []byte) bool {
 // streamsPerConn is how many streams an open upstream connection holds
 // on its worker: the http client's and the tcp client's.
 const streamsPerConn = 2
-
-// holdings is what an engine's workers hold: streams, throttles and
-// buffer slots.
-type holdings struct{ streams, throttles, slots int }
-
-func held(e *engine.Engine) holdings {
-	var h holdings
-	for i := range e.Workers() {
-		w := e.Worker(i)
-		done := make(chan holdings, 1)
-		w.Dispatch(func() {
-			s, th := w.Streams()
-			done <- holdings{s, th, w.BufferPool().Acquired()}
-		})
-		r := <-done
-		h.streams += r.streams
-		h.throttles += r.throttles
-		h.slots += r.slots
-	}
-	return h
-}
