@@ -1350,8 +1350,10 @@ func (x *exchange) retractHead() bool {
 	if !c.flags.Has(connCorked) {
 		return false
 	}
-	c.flags.Unset(connCorked)
+	// Bytes queued before the head (a 100 Continue the window had no room
+	// for) stay, and go once the window admits them: uncork flushes.
 	c.Outbox.Truncate(c.Outbox.Len() - c.corked)
+	c.uncork()
 	x.flags.Unset(xResponseBegun)
 	return true
 }
