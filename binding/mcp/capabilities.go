@@ -19,6 +19,45 @@ const (
 		McpCapabilitiesServerPromptsListChanged | McpCapabilitiesServerResourcesListChanged
 )
 
+// ClientRequestNeed returns the client capability that a request of
+// method (ping, elicitation/create, sampling/createMessage or roots/list)
+// from a server to its client needs: none for ping, elicitation in the
+// mode the params name (form when they name none), sampling, roots. ok is
+// false for another method, and for params (nil when absent) that are
+// not an object or that name the mode twice or as anything but "form" or
+// "url": the gateway checks the client's capabilities against the mode
+// it reads, so the client must not read another.
+func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
+	if params != nil && (len(params) == 0 || params[0] != '{') {
+		return 0, false
+	}
+	switch string(method) {
+	case "ping":
+		return 0, true
+	case "sampling/createMessage":
+		return McpCapabilitiesClientSampling, true
+	case "roots/list":
+		return McpCapabilitiesClientRoots, true
+	case "elicitation/create":
+		mode, twice := jsonrpc.LookupUnique(params, "mode")
+		if twice {
+			return 0, false
+		}
+		if mode == nil {
+			return McpCapabilitiesClientElicitationForm, true
+		}
+		var buf [8]byte
+		switch s, err := jsonrpc.UnquoteTo(buf[:0], mode); {
+		case err != nil:
+		case string(s) == "form":
+			return McpCapabilitiesClientElicitationForm, true
+		case string(s) == "url":
+			return McpCapabilitiesClientElicitationUrl, true
+		}
+	}
+	return 0, false
+}
+
 // member returns the raw value of the member name of the JSON object obj;
 // ok is false when obj is not an object or has no such member.
 func member(obj []byte, name string) (value []byte, ok bool) {

@@ -117,6 +117,41 @@ func TestClientCapabilities(t *testing.T) {
 	assert.Zero(t, mcp.ParseClientCapabilities([]byte(`"roots"`)))
 }
 
+func TestClientRequestNeed(t *testing.T) {
+	for _, tt := range []struct {
+		method, params string
+		need           mcp.McpCapabilities
+		ok             bool
+	}{
+		{"ping", "", 0, true},
+		{"roots/list", "", roots, true},
+		{"roots/list", `{}`, roots, true},
+		{"sampling/createMessage", `{"messages":[],"maxTokens":1}`, sampling, true},
+		{"elicitation/create", `{"message":"m","requestedSchema":{}}`, elicitForm, true},
+		{"elicitation/create", `{"mode":"form"}`, elicitForm, true},
+		{"elicitation/create", `{"mode":"url","url":"https://x.example/"}`, elicitURL, true},
+		{"elicitation/create", `{"mode":"\u0075rl"}`, elicitURL, true}, // as the client decodes it
+		{"elicitation/create", `{"m\u006fde":"url"}`, elicitURL, true},
+		{"elicitation/create", `{"mode":"form","mode":"url"}`, 0, false}, // two readings
+		{"elicitation/create", `{"mode":"url","m\u006fde":"url"}`, 0, false},
+		{"elicitation/create", `{"mode":"sms"}`, 0, false},
+		{"elicitation/create", `{"mode":1}`, 0, false},
+		{"elicitation/create", `{"mode":"urlurlurl"}`, 0, false},
+		{"roots/list", `[]`, 0, false},
+		{"sampling/createMessage", `5`, 0, false},
+		{"elicitation/create", `null`, 0, false},
+		{"tools/call", `{}`, 0, false},
+	} {
+		var params []byte
+		if tt.params != "" {
+			params = []byte(tt.params)
+		}
+		need, ok := mcp.ClientRequestNeed([]byte(tt.method), params)
+		assert.Equal(t, tt.ok, ok, "%s %s", tt.method, tt.params)
+		assert.Equal(t, tt.need, need, "%s %s", tt.method, tt.params)
+	}
+}
+
 func TestCapabilitiesAllocs(t *testing.T) {
 	dst := make([]byte, 0, 512)
 	allocs := testing.AllocsPerRun(100, func() {

@@ -316,8 +316,13 @@
 // call's event stream, no client can be asked on the stream; instead:
 //
 //   - A request the call's client did not declare the capability for
-//     (its _meta clientCapabilities; elicitation url mode needs
-//     elicitation.url) is answered upstream with -32601, fail closed.
+//     (its _meta clientCapabilities; elicitation form mode needs form,
+//     url mode elicitation.url) is answered upstream with -32601, fail
+//     closed. One whose params are not an object, or name the mode twice
+//     or as neither "form" nor "url" (so that the client could read
+//     another need than the gateway checked), gets -32602 "Invalid
+//     params"; one with the id of a request of the call still waiting
+//     gets -32600 "Invalid Request: id already in use".
 //   - Otherwise the call becomes pending: the HTTP stream and its reader
 //     move to an entry in a table shared by the engine's workers, by a
 //     handle. Requests that come within 20ms of the first (an upstream
@@ -325,8 +330,10 @@
 //     ends with the result
 //     {"resultType":"input_required","inputRequests":{<key>:{method,
 //     params}, …},"requestState":<state>}, the key being the upstream's
-//     request id (a string id as it is, a number's text quoted). The
-//     upstream call stays open; what it sends meanwhile is queued.
+//     request id (a string id decoded, a number's text), with "#<n>"
+//     added when another request of the call has that key already (ids
+//     7 and "7"), so that the client reads each key once. The upstream
+//     call stays open; what it sends meanwhile is queued.
 //   - The client's retry (a new request, same method and params plus
 //     inputResponses and requestState) may arrive on any worker. Its
 //     state is verified before anything else, even before the retry takes

@@ -1042,9 +1042,11 @@ const clientRequestWait = 10 * time.Minute
 // the request cannot travel, the upstream is answered at once with an
 // error, rather than left waiting.
 func (x *exchange) relayRequest(id, method, params []byte) {
-	if x.snap.stateless {
+	if x.snap.stateless || !x.hasSID {
 		// 2026-07-28 asks the client through input_required results, not
-		// requests on the stream: one is refused, as it always was.
+		// requests on the stream, and a request without a session has no
+		// client to answer one: it is refused, with no wait for an answer
+		// that cannot come.
 		postError(x.h, &x.snap, id, -32601, "Method not found")
 		return
 	}

@@ -29,6 +29,7 @@ const reverseCaps = uint16(mcp.McpCapabilitiesClientRoots | mcp.McpCapabilitiesC
 // not answered yet.
 type asked struct {
 	id     []byte // the upstream's id, JSON text
+	key    string // its inputRequests key, unique in the entry
 	method []byte
 	params []byte // nil: none
 }
@@ -117,27 +118,27 @@ func (x *exchange) principal() []byte {
 }
 
 // takesInput reports whether the call's client declared, in its params'
-// _meta clientCapabilities, what a request of method needs (fail closed).
-func (x *exchange) takesInput(method, params []byte) bool {
+// _meta clientCapabilities, what a request of method with params needs
+// (fail closed), as mcp.ClientRequestNeed reads it; valid is false when
+// the params give no single reading of that.
+func (x *exchange) takesInput(method, params []byte) (takes, valid bool) {
+	need, ok := mcp.ClientRequestNeed(method, params)
+	if !ok {
+		return false, false
+	}
 	caps := mcp.McpCapabilities(0)
 	if m := jsonrpc.Lookup(x.params, "_meta"); len(m) > 0 && m[0] == '{' {
 		if cc := jsonrpc.Lookup(m, metaClientCaps); len(cc) > 0 && cc[0] == '{' {
 			caps = mcp.ParseClientCapabilities(cc)
 		}
 	}
-	switch string(method) {
-	case "elicitation/create":
-		if mode := jsonrpc.Lookup(params, "mode"); string(mode) == `"url"` {
-			return caps&mcp.McpCapabilitiesClientElicitationUrl != 0
-		}
-		return caps&(mcp.McpCapabilitiesClientElicitationForm|mcp.McpCapabilitiesClientElicitation) != 0
-	case "sampling/createMessage":
-		return caps&mcp.McpCapabilitiesClientSampling != 0
-	case "roots/list":
-		return caps&mcp.McpCapabilitiesClientRoots != 0
-	}
-	return false
+	return need == 0 || caps&need != 0, true
 }
+
+// maxAsked bounds the requests a pending call waits on the client for;
+// past it the upstream's request is answered -32603 at once, as the
+// server kind bounds a session's.
+const maxAsked = 64
 
 // onInputRequest takes a request the upstream sent its client during a
 // reverse-bridged call: the first makes the call pending (moving the call
@@ -145,11 +146,36 @@ func (x *exchange) takesInput(method, params []byte) bool {
 // input_required result.
 func (x *exchange) onInputRequest(c *call, id, method, params []byte) {
 	h := x.h
-	if !x.takesInput(method, params) {
+	switch takes, valid := x.takesInput(method, params); {
+	case !valid:
+		postError(h, &x.snap, id, -32602, "Invalid params")
+		return
+	case !takes:
 		postError(h, &x.snap, id, -32601, "Method not found")
 		return
 	}
+	key, ok := inputKey(id)
+	if !ok {
+		postError(h, &x.snap, id, -32600, "Invalid Request")
+		return
+	}
 	p := x.pend
+	if p != nil {
+		p.mu.Lock()
+		n := len(p.asked)
+		key, ok = p.uniqueKey(key, id)
+		p.mu.Unlock()
+		switch {
+		case n >= maxAsked:
+			postError(h, &x.snap, id, -32603, "Internal error: too many requests outstanding")
+			return
+		case !ok:
+			// A JSON-RPC id names one request outstanding: an answer to
+			// this one could not be told from the other's.
+			postError(h, &x.snap, id, -32600, "Invalid Request: id already in use")
+			return
+		}
+	}
 	if p == nil {
 		if int(h.npending.Load()) >= h.s.maxPending {
 			postError(h, &x.snap, id, -32603, "Internal error: too many calls awaiting input")
@@ -169,7 +195,7 @@ func (x *exchange) onInputRequest(c *call, id, method, params []byte) {
 		p.rd, x.rd = x.rd, p.rd
 		x.pend = p
 	}
-	a := asked{id: append([]byte(nil), id...), method: append([]byte(nil), method...)}
+	a := asked{id: append([]byte(nil), id...), key: key, method: append([]byte(nil), method...)}
 	if params != nil {
 		a.params = append([]byte(nil), params...)
 	}
@@ -311,7 +337,7 @@ func (x *exchange) endRound() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendKey(b, a.id)
+		b = jsonrpc.AppendString(b, a.key)
 		b = append(b, `:{"method":`...)
 		b = jsonrpc.AppendString(b, a.method)
 		if a.params != nil {
@@ -334,15 +360,51 @@ func (x *exchange) endRound() {
 	}
 }
 
-// appendKey appends the inputRequests key of a request with the upstream
-// id id: a string id is its own key, a number's text is quoted.
-func appendKey(b, id []byte) []byte {
+// inputKey returns the inputRequests key of a request with the upstream
+// id id: a string id decoded, a number's text. ok is false for an id that
+// is neither.
+func inputKey(id []byte) (string, bool) {
 	if len(id) > 0 && id[0] == '"' {
-		return append(b, id...)
+		k, err := jsonrpc.Unquote(nil, id)
+		return string(k), err == nil
 	}
-	b = append(b, '"')
-	b = append(b, id...)
-	return append(b, '"')
+	return string(id), len(id) > 0 && (id[0] == '-' || id[0] >= '0' && id[0] <= '9')
+}
+
+// uniqueKey returns key, or one made from it that no request the entry
+// waits on has, for a request with the upstream id id (ids 7 and "7"
+// both key "7"); ok is false when a request the entry waits on has the
+// same id. Under p.mu.
+func (p *pending) uniqueKey(key string, id []byte) (string, bool) {
+	taken := func(k string) bool {
+		for _, a := range p.asked {
+			if a.key == k {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range p.asked {
+		if a.key == key && sameID(a.id, id) {
+			return key, false
+		}
+	}
+	k := key
+	for n := 2; taken(k); n++ {
+		k = key + "#" + strconv.Itoa(n)
+	}
+	return k, true
+}
+
+// sameID reports whether two JSON-RPC ids are the same: two strings that
+// decode alike, or two numbers of the same text.
+func sameID(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 || (a[0] == '"') != (b[0] == '"') {
+		return false
+	}
+	ka, _ := inputKey(a)
+	kb, _ := inputKey(b)
+	return ka == kb
 }
 
 // arm runs the entry's round timer on the owner.
@@ -487,7 +549,7 @@ func (x *exchange) resumeRound() bool {
 	for _, a := range p.asked {
 		var v []byte
 		if responses != nil {
-			v = lookupKey(responses, appendKey(nil, a.id))
+			v = lookupKey(responses, a.key)
 		}
 		if len(v) == 0 || v[0] != '{' {
 			left = append(left, a)
@@ -509,25 +571,14 @@ func (x *exchange) resumeRound() bool {
 	return true
 }
 
-// lookupKey returns the member of obj whose raw key is key (quotes
-// included), or nil: nil too when obj names it twice, so that the
-// request it would answer is asked again rather than answered with one
-// of two readings.
-func lookupKey(obj, key []byte) []byte {
-	var name []byte
-	if len(key) >= 2 {
-		name = unquote(nil, key)
+// lookupKey returns the member of obj named key, or nil: nil too when
+// obj names it twice, so that the request it would answer is asked again
+// rather than answered with one of two readings.
+func lookupKey(obj []byte, key string) []byte {
+	if v, twice := jsonrpc.LookupUnique(obj, key); !twice {
+		return v
 	}
-	var v []byte
-	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
-		if jsonrpc.KeyIs(f.Key, string(name)) {
-			if v != nil {
-				return nil
-			}
-			v = f.Value
-		}
-	}
-	return v
+	return nil
 }
 
 // refuseState answers a retry whose requestState the gateway will not
@@ -590,7 +641,7 @@ func (x *exchange) bridgeResult(result, errObj []byte) bool {
 			return false
 		}
 		els := jsonrpc.Lookup(jsonrpc.Lookup(errObj, "data"), "elicitations")
-		if len(els) == 0 || els[0] != '[' || !x.takesInput([]byte("elicitation/create"), []byte(`{"mode":"url"}`)) {
+		if takes, _ := x.takesInput([]byte("elicitation/create"), []byte(`{"mode":"url"}`)); len(els) == 0 || els[0] != '[' || !takes {
 			return false
 		}
 		b := append(x.answer[:0], `{"resultType":"input_required","inputRequests":{`...)

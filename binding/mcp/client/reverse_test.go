@@ -275,3 +275,28 @@ func TestReverseMaxPending(t *testing.T) {
 	assert.Equal(t, map[string]any{"code": float64(-32603), "message": "Server busy: too many calls awaiting input"}, m["error"], "%v", m)
 	assert.Contains(t, enginetest.Receive(t, answers, "the second call's request refused"), `"id":"ask-3","error":{"code":-32603`)
 }
+
+// TestReverseAskedBound: a pending call waits on at most 64 requests to
+// its client; the upstream's 65th is answered -32603 at once and stays
+// out of the round, and the 64 are answered -32001 when the round
+// expires.
+func TestReverseAskedBound(t *testing.T) {
+	r := newReverseRig(t)
+	var asks strings.Builder
+	for i := 1; i <= 65; i++ {
+		fmt.Fprintf(&asks, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"roots/list\"}\n\n", i)
+	}
+	r.up.hold = true
+	written := r.up.next([]byte(asks.String()))
+	first := reply(t, r.exchange(t, r.callBody(8, ""), written), r.calls)
+	round, ok := inputRequired(t, first["result"], 8)
+	require.True(t, ok, "%s", first["result"])
+	assert.Len(t, round.requests, 64)
+	assert.NotContains(t, round.requests, "65")
+
+	r.clock.Tick(t, r.e, roundTimeout+time.Second)
+	require.Eventually(t, func() bool { return len(r.up.taken()) == 65 }, 5*time.Second, time.Millisecond)
+	taken := strings.Join(r.up.taken(), "\n")
+	assert.Contains(t, taken, `{"jsonrpc":"2.0","id":65,"error":{"code":-32603,"message":"Internal error: too many requests outstanding"}}`)
+	assert.Equal(t, 64, strings.Count(taken, `"code":-32001`))
+}

@@ -195,6 +195,21 @@ func Lookup(obj []byte, name string) []byte {
 	return nil
 }
 
+// LookupUnique is Lookup that also reports, as twice, when obj names
+// name more than once: parsers disagree on which of two members counts,
+// so a caller whose reading a peer must share refuses such an object.
+func LookupUnique(obj []byte, name string) (v []byte, twice bool) {
+	for f, i, ok := NextField(obj, 0); ok; f, i, ok = NextField(obj, i) {
+		if KeyIs(f.Key, name) {
+			if v != nil {
+				return v, true
+			}
+			v = f.Value
+		}
+	}
+	return v, false
+}
+
 // keyBuf is the room KeyIs decodes an escaped key in without allocating.
 const keyBuf = 256
 

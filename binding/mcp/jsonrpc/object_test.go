@@ -191,6 +191,19 @@ func TestLookup(t *testing.T) {
 	assert.Nil(t, jsonrpc.Lookup([]byte(`{"n":12`), "n"), "a number at the end may go on")
 }
 
+func TestLookupUnique(t *testing.T) {
+	obj := []byte(`{"a":1,"b":2,"\u0061":3,"c":{"b":4}}`)
+	v, twice := jsonrpc.LookupUnique(obj, "a")
+	assert.Equal(t, `1`, string(v))
+	assert.True(t, twice, "keys compared as they decode")
+	v, twice = jsonrpc.LookupUnique(obj, "b")
+	assert.Equal(t, `2`, string(v))
+	assert.False(t, twice, "a nested member is not the object's")
+	v, twice = jsonrpc.LookupUnique(obj, "z")
+	assert.Nil(t, v)
+	assert.False(t, twice)
+}
+
 func TestKeyIs(t *testing.T) {
 	long := strings.Repeat("k", 300)
 	tests := []struct {

@@ -143,6 +143,9 @@
 //     elicitation.url), sampling or roots; ping needs nothing, and any
 //     other method is refused; also for a 2026-07-28 request, which has no
 //     session to reach its client by;
+//   - -32602 "Invalid params" when the params are not an object, or name
+//     an elicitation's mode twice or as neither "form" nor "url": the
+//     client could read another need than the one checked;
 //   - -32603 when no stream is open to carry it (a lifecycle request and
 //     no GET stream, or a response already over or streaming JSON), or
 //     when the session has 64 outstanding already;
@@ -217,7 +220,10 @@
 // the call ends: a tools/call with a tool result {"content":[{"type":
 // "text","text":<why>}],"isError":true}, prompts/get and resources/read
 // with a JSON-RPC error (-32001 for a timeout, else -32603). A malformed
-// input_required result is a JSON-RPC error for every kind. The client's
+// input_required result is a JSON-RPC error for every kind; malformed
+// includes a key given twice (as keys decode) and params that are not an
+// object or name no one elicitation mode, which the client could read
+// otherwise than the shim checked them. The client's
 // notifications/cancelled for the call cancels the shim's requests and
 // ends the response without an answer. The requests count in the
 // elicitation, sampling and roots metrics.

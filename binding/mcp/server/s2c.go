@@ -287,8 +287,18 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 		h.answerUpstream(nil, up, codeMethodNotFound, "Method not found", trace, auth)
 		return
 	}
+	var params []byte
+	if c.HasParams() && len(c.Params()) > 0 {
+		params = c.Params()
+	}
 	kind, ok := lookupClientKind(method)
-	if !ok || !s.takes(kind, c.Params()) {
+	takes, valid := s.takes(method, params)
+	switch {
+	case ok && !valid:
+		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "params not an object, or no one reading of the elicitation's mode")
+		h.answerUpstream(s.appID, up, codeInvalidParams, "Invalid params", trace, auth)
+		return
+	case !ok || !takes:
 		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "the client did not declare the capability")
 		h.answerUpstream(s.appID, up, codeMethodNotFound, "Method not found", trace, auth)
 		return
@@ -320,10 +330,10 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 	msg = r.appendID(msg)
 	msg = append(msg, `,"method":`...)
 	msg = jsonrpc.AppendString(msg, method)
-	if c.HasParams() && len(c.Params()) > 0 {
+	if params != nil {
 		msg = append(msg, `,"params":`...)
 		at := len(msg)
-		msg = append(msg, c.Params()...)
+		msg = append(msg, params...)
 		blankNewlines(msg[at:])
 	}
 	msg = append(msg, '}')
@@ -344,23 +354,15 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 }
 
 // takes reports whether the session's client declared what a request of
-// kind needs (fail closed): elicitation (form, or url for an
-// elicitation/create whose mode is "url"), sampling, roots; ping needs
-// nothing.
-func (s *session) takes(kind clientKind, params []byte) bool {
-	caps := mcp.McpCapabilities(s.clientCaps)
-	switch kind {
-	case clientElicitation:
-		if mode, ok := field(params, "mode"); ok && string(mode) == `"url"` {
-			return caps&mcp.McpCapabilitiesClientElicitationUrl != 0
-		}
-		return caps&mcp.McpCapabilitiesClientElicitationForm != 0
-	case clientSampling:
-		return caps&mcp.McpCapabilitiesClientSampling != 0
-	case clientRoots:
-		return caps&mcp.McpCapabilitiesClientRoots != 0
+// method with params (nil: none) needs (fail closed), as
+// mcp.ClientRequestNeed reads it; valid is false when the params give no
+// single reading of that.
+func (s *session) takes(method, params []byte) (takes, valid bool) {
+	need, ok := mcp.ClientRequestNeed(method, params)
+	if !ok {
+		return false, false
 	}
-	return true
+	return need == 0 || mcp.McpCapabilities(s.clientCaps)&need != 0, true
 }
 
 // toClient sends msg, a JSON-RPC message, to the client on the stream of

@@ -197,6 +197,34 @@ func TestClientRequestCapabilityMissing(t *testing.T) {
 	assert.Equal(t, strings.Repeat(nf, 3), string(h.app.record[len(h.app.record)-3*len(nf):]))
 }
 
+// TestClientRequestInvalidParams: a request whose params are not an
+// object, or name an elicitation's mode twice or as neither "form" nor
+// "url", never reaches the client: which capability it needs has no one
+// reading. The application gets -32602 under its own id.
+func TestClientRequestInvalidParams(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{"form":{},"url":{}},"roots":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{
+		clientRequestExt(t, h.app.mcpType, `"a"`, "elicitation/create", `{"mode":"form","m\u006fde":"url","url":"https://x.example/"}`),
+		clientRequestExt(t, h.app.mcpType, `"b"`, "elicitation/create", `{"mode":"sms","message":"?"}`),
+		clientRequestExt(t, h.app.mcpType, `"c"`, "roots/list", `[1]`),
+	}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
+	until(t, h, "three refusals", func() bool { return len(h.app.begins) >= 4 })
+	got := answers(t, h)
+	require.Len(t, got, 3)
+	for i, id := range []string{`"a"`, `"b"`, `"c"`} {
+		assert.Equal(t, id, got[i].IDString())
+		assert.Equal(t, uint8(1), got[i].Error())
+	}
+	ip := `{"code":-32602,"message":"Invalid params"}`
+	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= 3*len(ip) })
+	assert.Equal(t, strings.Repeat(ip, 3), string(h.app.record[len(h.app.record)-3*len(ip):]))
+}
+
 // TestClientRequestUpstreamCancelled: the upstream's notifications/cancelled
 // for a request the client was sent reaches the client under the
 // server's id, and nothing goes back to the application, nor from a

@@ -199,6 +199,14 @@ func (sh *shim) parseLegs(reqs []byte) string {
 		if params, ok := field(f.Value, "params"); ok && !isObject(params) && string(params) != "null" {
 			return "an input request's params are not an object"
 		}
+		if _, ok := mcp.ClientRequestNeed([]byte(method), legParams(f.Value)); !ok {
+			return "an input request's params name no one mode"
+		}
+		for i := range sh.legs {
+			if sameKey(sh.legs[i].key, f.Key) {
+				return "an input request's key is given twice"
+			}
+		}
 		sh.legs = append(sh.legs, shimLeg{key: append([]byte(nil), f.Key...), method: method, req: append([]byte(nil), f.Value...)})
 	}
 	return ""
@@ -212,8 +220,8 @@ func (p *post) shimAsk() {
 	sh := p.shim
 	for i := range sh.legs {
 		kind, _ := lookupClientKind([]byte(sh.legs[i].method))
-		params, _ := field(sh.legs[i].req, "params")
-		if !s.takes(kind, params) {
+		params := legParams(sh.legs[i].req)
+		if takes, _ := s.takes([]byte(sh.legs[i].method), params); !takes {
 			if data := urlRequiredData(kind, params); data != nil {
 				// The 2025-era way to ask for a URL elicitation of a client
 				// that does not take it as a request (seed 001).
@@ -261,6 +269,23 @@ func (p *post) shimAsk() {
 		}
 		h.logClient(slog.LevelDebug, "delivered", s, r.appendID(h.aux[:0]), leg.method, "shim_key", string(leg.key))
 	}
+}
+
+// legParams returns the params of an input request, nil when it has none
+// or null.
+func legParams(req []byte) []byte {
+	params, _ := field(req, "params")
+	if string(params) == "null" {
+		return nil
+	}
+	return params
+}
+
+// sameKey reports whether two raw JSON object keys decode to the same
+// name.
+func sameKey(a, b []byte) bool {
+	name, err := jsonrpc.Unquote(nil, a)
+	return err == nil && jsonrpc.KeyIs(b, string(name))
 }
 
 // urlRequiredData returns the -32042 error data for a URL-mode

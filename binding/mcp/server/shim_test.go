@@ -325,6 +325,9 @@ func TestShimMalformed(t *testing.T) {
 		`{"resultType":"input_required","inputRequests":{"x":{"method":"tools/call"}}}`,
 		`{"resultType":"input_required","inputRequests":[]}`,
 		`{"resultType":"input_required","requestState":7}`,
+		`{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","mode":"url"}}}}`,
+		`{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"sms"}}}}`,
+		`{"resultType":"input_required","inputRequests":{"e":{"method":"roots/list"},"\u0065":{"method":"roots/list"}}}`,
 	} {
 		h := newHarness(t)
 		initSession(t, h, `{"elicitation":{}}`)
