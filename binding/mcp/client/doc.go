@@ -252,6 +252,10 @@
 // declares upstream in initialize are the client capabilities of the
 // lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url),
 // no more, so the upstream asks only what the downstream client takes.
+// A request on the stream of a downstream request without a session (a
+// 2026-07-28 client's, other than those its rounds carry; see "Input
+// required rounds") has no client to answer it: the upstream gets -32601
+// at once.
 //
 // An elicitation/create with mode url on a request's event stream (an
 // upstream that runs its own authorization, Zilla's proxied flow) goes

@@ -32,11 +32,14 @@ type reverseUpstream struct {
 	written  chan struct{} // the current call's: asks is written
 	answers  []string      // the responses the gateway sent, in order
 	hold     bool          // the call waits for the gateway to drop it, answered or not
+	open     atomic.Int32  // tools/calls not over
 }
 
 func (u *reverseUpstream) serve(w http.ResponseWriter, r *http.Request, msg, id string) {
 	switch {
 	case strings.Contains(msg, `"method":"tools/call"`):
+		u.open.Add(1)
+		defer u.open.Add(-1)
 		u.mu.Lock()
 		u.callID = id
 		asks := bytes.ReplaceAll(u.asks, []byte("%ID%"), []byte(id))
@@ -104,13 +107,12 @@ func (u *reverseUpstream) taken() []string {
 // upstream at 2025-11-25 only) on a manual clock, and its upstream.
 type reverseRig struct {
 	up     reverseUpstream
-	conns  atomic.Int64
 	clock  *enginetest.Clock
 	e      *engine.Engine
 	url    string
 	client *http.Client
 	calls  int
-	base   enginetest.Holdings
+	base   map[string]int64 // mcpStreams once the rig is up
 }
 
 // roundTimeout is the rig's options.inputRequired.roundTimeout; the call
@@ -120,7 +122,7 @@ const roundTimeout = 10 * time.Second
 func newReverseRig(f testing.TB) *reverseRig {
 	r := &reverseRig{clock: enginetest.NewClock(), client: &http.Client{Timeout: 10 * time.Second}}
 	f.Cleanup(r.client.CloseIdleConnections)
-	server := serveUpstreamConns(f, false, r.up.serve, &r.conns)
+	server := serveUpstream(f, false, r.up.serve)
 	r.url, r.e = startGatewayEngine(f, server, fmt.Sprintf("      versions: [2025-11-25]\n      timeout: PT%dS\n      inputRequired:\n        roundTimeout: PT%dS\n",
 		int(2*roundTimeout/time.Second), int(roundTimeout/time.Second)), "", engine.WithClock(r.clock.Now))
 	// Calls answered at once, on new connections, until each worker has
@@ -133,16 +135,8 @@ func newReverseRig(f testing.TB) *reverseRig {
 		r.client.CloseIdleConnections()
 	}
 	enginetest.Settle(f, r.e)
-	r.base = r.session()
+	r.base = mcpStreams(r.e)
 	return r
-}
-
-// session is what the gateway holds, less the streams of the pooled
-// upstream connections.
-func (r *reverseRig) session() enginetest.Holdings {
-	h := enginetest.Held(r.e)
-	n := int(r.conns.Load())
-	return enginetest.Holdings{Streams: h.Streams - streamsPerConn*n, Throttles: h.Throttles - streamsPerConn*n, Slots: h.Slots}
 }
 
 // callBody is a stateless 2026-07-28 tools/call of t with the next id,
@@ -450,11 +444,7 @@ func FuzzReverseRound(f *testing.F) {
 		// The round timeout drops what is still pending.
 		r.clock.Tick(t, r.e, roundTimeout+time.Second)
 		r.client.CloseIdleConnections()
-		require.Eventually(t, func() bool {
-			s := r.session()
-			return s.Streams <= r.base.Streams && s.Throttles <= r.base.Throttles && s.Slots == 0
-		}, 5*time.Second, time.Millisecond,
-			"the gateway holds more than before the call: %+v, was %+v", r.session(), r.base)
+		settledStreams(t, r.e, r.base, r.up.open.Load)
 
 		// What the upstream's requests were answered with.
 		var plain map[string]json.RawMessage
