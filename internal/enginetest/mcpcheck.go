@@ -120,32 +120,44 @@ func isJSONObject(body []byte) bool {
 // keys compared as they decode; "" when it names none twice, or is not a
 // JSON object.
 func EnvelopeTwice(body []byte) string {
-	if !json.Valid(body) {
-		return ""
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	seen := map[string]bool{}
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return ""
-		}
-		switch key := tok.(string); key {
+	for _, key := range NamedTwice(body) {
+		switch key {
 		case "jsonrpc", "id", "method", "params", "result", "error":
-			if seen[key] {
-				return key
-			}
-			seen[key] = true
-		}
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			return ""
+			return key
 		}
 	}
 	return ""
+}
+
+// NamedTwice returns the names that obj, a JSON object, gives more than
+// one member at its top level, keys compared as they decode, in the order
+// of their second use; nil when it gives none twice, or is not valid
+// JSON or not an object.
+func NamedTwice(obj []byte) []string {
+	if !json.Valid(obj) {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]int{}
+	var twice []string
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil
+		}
+		key := tok.(string)
+		if seen[key]++; seen[key] == 2 {
+			twice = append(twice, key)
+		}
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return twice
 }
 
 // SSEData splits an event stream into its events' data, skipping the

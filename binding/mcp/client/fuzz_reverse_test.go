@@ -316,7 +316,7 @@ func inputRequired(t *testing.T, result json.RawMessage, caps uint8) (inputRound
 				var mode struct{ Mode string }
 				if req.Params != nil {
 					require.True(t, bytes.HasPrefix(*req.Params, []byte("{")), "params an object: %s", vs[j])
-					require.Empty(t, duplicateMember(*req.Params, "mode"), "%s", vs[j])
+					require.NotContains(t, enginetest.NamedTwice(*req.Params), "mode", "%s", vs[j])
 					_ = json.Unmarshal(*req.Params, &mode)
 				}
 				switch req.Method {
@@ -342,33 +342,6 @@ func inputRequired(t *testing.T, result json.RawMessage, caps uint8) (inputRound
 	require.NotNil(t, round.requests, "%s", result)
 	require.NotEmpty(t, round.state, "%s", result)
 	return round, true
-}
-
-// duplicateMember returns name when the JSON object obj names it twice
-// at its top level, keys compared as they decode.
-func duplicateMember(obj []byte, name string) string {
-	d := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	n := 0
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return ""
-		}
-		if tok == name {
-			n++
-		}
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			return ""
-		}
-	}
-	if n > 1 {
-		return name
-	}
-	return ""
 }
 
 // inputKey is the inputRequests key of a request with the JSON-RPC id id:

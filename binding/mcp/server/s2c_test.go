@@ -173,28 +173,39 @@ func TestClientRequestBound(t *testing.T) {
 // that declared no sampling never reaches the client; the application
 // gets -32601 under its own id, and the tools/call stays a JSON response.
 func TestClientRequestCapabilityMissing(t *testing.T) {
+	refused(t, `{"elicitation":{"url":{}}}`, `{"code":-32601,"message":"Method not found"}`,
+		[3]string{`"a"`, "sampling/createMessage", `{"messages":[]}`},
+		[3]string{`"b"`, "elicitation/create", `{"message":"form?"}`},
+		[3]string{`"c"`, "tasks/get", `{}`})
+}
+
+// refused has the application send the requests reqs (id, method,
+// params) to a client of a session with the capabilities caps during a
+// tools/call, and checks that none reaches the client: the application
+// gets the error want under each id, and the tools/call stays a JSON
+// response.
+func refused(t *testing.T, caps, want string, reqs ...[3]string) {
+	t.Helper()
 	h := newHarness(t)
-	initSession(t, h, `{"elicitation":{"url":{}}}`)
+	initSession(t, h, caps)
 	h.app.record = []byte{}
-	h.app.clientReqs = [][]byte{
-		clientRequestExt(t, h.app.mcpType, `"a"`, "sampling/createMessage", `{"messages":[]}`),
-		clientRequestExt(t, h.app.mcpType, `"b"`, "elicitation/create", `{"message":"form?"}`),
-		clientRequestExt(t, h.app.mcpType, `"c"`, "tasks/get", `{}`),
+	for _, r := range reqs {
+		h.app.clientReqs = append(h.app.clientReqs, clientRequestExt(t, h.app.mcpType, r[0], r[1], r[2]))
 	}
 	h.req.set(t, benchHeaders, benchBody)
 	h.request(t)
 	assert.Equal(t, "200", string(h.req.status))
 	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
-	until(t, h, "three refusals", func() bool { return len(h.app.begins) >= 4 })
+	until(t, h, "the refusals", func() bool { return len(h.app.begins) >= len(reqs)+1 })
 	got := answers(t, h)
-	require.Len(t, got, 3)
-	for i, id := range []string{`"a"`, `"b"`, `"c"`} {
-		assert.Equal(t, id, got[i].IDString())
+	require.Len(t, got, len(reqs))
+	for i, r := range reqs {
+		assert.Equal(t, r[0], got[i].IDString())
 		assert.Equal(t, uint8(1), got[i].Error())
 	}
-	nf := `{"code":-32601,"message":"Method not found"}`
-	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= 3*len(nf) })
-	assert.Equal(t, strings.Repeat(nf, 3), string(h.app.record[len(h.app.record)-3*len(nf):]))
+	n := len(reqs) * len(want)
+	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= n })
+	assert.Equal(t, strings.Repeat(want, len(reqs)), string(h.app.record[len(h.app.record)-n:]))
 }
 
 // TestClientRequestInvalidParams: a request whose params are not an
@@ -202,27 +213,10 @@ func TestClientRequestCapabilityMissing(t *testing.T) {
 // "url", never reaches the client: which capability it needs has no one
 // reading. The application gets -32602 under its own id.
 func TestClientRequestInvalidParams(t *testing.T) {
-	h := newHarness(t)
-	initSession(t, h, `{"elicitation":{"form":{},"url":{}},"roots":{}}`)
-	h.app.record = []byte{}
-	h.app.clientReqs = [][]byte{
-		clientRequestExt(t, h.app.mcpType, `"a"`, "elicitation/create", `{"mode":"form","m\u006fde":"url","url":"https://x.example/"}`),
-		clientRequestExt(t, h.app.mcpType, `"b"`, "elicitation/create", `{"mode":"sms","message":"?"}`),
-		clientRequestExt(t, h.app.mcpType, `"c"`, "roots/list", `[1]`),
-	}
-	h.req.set(t, benchHeaders, benchBody)
-	h.request(t)
-	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`, string(h.req.response))
-	until(t, h, "three refusals", func() bool { return len(h.app.begins) >= 4 })
-	got := answers(t, h)
-	require.Len(t, got, 3)
-	for i, id := range []string{`"a"`, `"b"`, `"c"`} {
-		assert.Equal(t, id, got[i].IDString())
-		assert.Equal(t, uint8(1), got[i].Error())
-	}
-	ip := `{"code":-32602,"message":"Invalid params"}`
-	until(t, h, "the refusals' DATA", func() bool { return len(h.app.record) >= 3*len(ip) })
-	assert.Equal(t, strings.Repeat(ip, 3), string(h.app.record[len(h.app.record)-3*len(ip):]))
+	refused(t, `{"elicitation":{"form":{},"url":{}},"roots":{}}`, `{"code":-32602,"message":"Invalid params"}`,
+		[3]string{`"a"`, "elicitation/create", `{"mode":"form","m\u006fde":"url","url":"https://x.example/"}`},
+		[3]string{`"b"`, "elicitation/create", `{"mode":"sms","message":"?"}`},
+		[3]string{`"c"`, "roots/list", `[1]`})
 }
 
 // TestClientRequestUpstreamCancelled: the upstream's notifications/cancelled
