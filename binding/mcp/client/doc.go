@@ -369,7 +369,9 @@
 //     result on a 2025 session, without resultType) is marked
 //     input_required, and its requestState wrapped in one the gateway
 //     issues; the retry carries the upstream's own state upstream again,
-//     byte-exact, in a new call.
+//     byte-exact, in a new call. A result that names resultType,
+//     inputRequests or requestState twice is -32603: which one the client
+//     would read is its parser's choice.
 //
 // The requestState is base64url of: a version byte, the kind (pending,
 // -32042 replay, wrapped upstream state), the issuing instance's id (8

@@ -284,8 +284,8 @@ func legsOf(result []byte) (legs map[string]string, state json.RawMessage, need 
 // the result is an input_required result with one reading that the
 // client can serve, the client is asked each request once, the retry
 // carries each answer under its request's key and the requestState byte
-// for byte, and the client gets the retry's result; one that names a key
-// twice asks the client nothing. The gateway holds what it held before.
+// for byte, and the client gets the retry's result; one that names a key,
+// inputRequests or requestState twice asks the client nothing. The gateway holds what it held before.
 func FuzzShimRound(f *testing.F) {
 	form := `{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object"}}}`
 	for _, s := range []struct {
@@ -368,6 +368,12 @@ func FuzzShimRound(f *testing.F) {
 		var twice struct{ InputRequests json.RawMessage }
 		if json.Unmarshal(result, &twice) == nil && len(twice.InputRequests) > 0 && len(enginetest.NamedTwice(twice.InputRequests)) > 0 {
 			require.Empty(t, requests, "inputRequests with a key twice asks the client nothing")
+		}
+		for _, name := range enginetest.NamedTwice(result) {
+			if name == "inputRequests" || name == "requestState" {
+				require.Empty(t, requests, "a result that names %s twice asks the client nothing", name)
+				require.Empty(t, retries, "and is not retried")
+			}
 		}
 		settledStreams(t, r.e, r.base, func() int32 { return 0 })
 	})

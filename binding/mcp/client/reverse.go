@@ -681,15 +681,20 @@ func (x *exchange) bridgeResult(result, errObj []byte) bool {
 	// An upstream's own input_required result: a 2025 session's carries
 	// no resultType (go-sdk's, from a handler it already re-ran once),
 	// its inputRequests say what it is.
-	typ := jsonrpc.Lookup(result, "resultType")
-	ir := jsonrpc.Lookup(result, "inputRequests")
+	typ, twice1 := jsonrpc.LookupUnique(result, "resultType")
+	ir, twice2 := jsonrpc.LookupUnique(result, "inputRequests")
+	rs, twice3 := jsonrpc.LookupUnique(result, "requestState")
 	switch {
+	case twice1 || twice2 || twice3:
+		// Which of two the client would read is its parser's choice: the
+		// gateway, which wraps the state, cannot know.
+		x.fail(-32603, "Internal error: the upstream's result names resultType, inputRequests or requestState twice")
+		return true
 	case string(typ) == `"input_required"`:
 	case typ == nil && len(ir) > 0 && ir[0] == '{':
 	default:
 		return false
 	}
-	rs := jsonrpc.Lookup(result, "requestState")
 	if rs != nil && (len(rs) < 2 || rs[0] != '"') {
 		return false
 	}

@@ -300,3 +300,31 @@ func TestReverseAskedBound(t *testing.T) {
 	assert.Contains(t, taken, `{"jsonrpc":"2.0","id":65,"error":{"code":-32603,"message":"Internal error: too many requests outstanding"}}`)
 	assert.Equal(t, 64, strings.Count(taken, `"code":-32001`))
 }
+
+// TestReverseResultTwice: a 2025 upstream's input_required result that
+// names requestState, inputRequests or resultType twice reaches a
+// 2026-07-28 client as -32603: the gateway would wrap one state while the
+// client's parser might read the other.
+func TestReverseResultTwice(t *testing.T) {
+	results := map[string]string{
+		"state":  `{"content":[],"inputRequests":{"a":{"method":"roots/list"}},"requestState":"s1","requestState":"s2"}`,
+		"inputs": `{"content":[],"inputRequests":{"a":{"method":"roots/list"}},"inputRequests":{}}`,
+		"type":   `{"resultType":"input_required","resultType":"complete","content":[]}`,
+	}
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		if !strings.Contains(msg, `"method":"tools/call"`) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, results[between(msg, `"name":"`, `"`)])
+	})
+	endpoint := startGateway(t, server, "      versions: [2025-11-25]\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i, tool := range []string{"state", "inputs", "type"} {
+		m, err := post2026Caps(ctx, endpoint, i+1, tool, "", `{"roots":{}}`)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"code": float64(-32603), "message": "Internal error: the upstream's result names resultType, inputRequests or requestState twice"}, m["error"], tool)
+	}
+}

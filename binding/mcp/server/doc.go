@@ -221,7 +221,8 @@
 // "text","text":<why>}],"isError":true}, prompts/get and resources/read
 // with a JSON-RPC error (-32001 for a timeout, else -32603). A malformed
 // input_required result is a JSON-RPC error for every kind; malformed
-// includes a key given twice (as keys decode) and params that are not an
+// includes inputRequests or requestState named twice, a key of
+// inputRequests given twice (as keys decode), and params that are not an
 // object or name no one elicitation mode, which the client could read
 // otherwise than the shim checked them. The client's
 // notifications/cancelled for the call cancels the shim's requests and

@@ -95,7 +95,7 @@ func (p *post) countRound(res []byte) string {
 		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
 		return roundsExceeded(h.s.maxRounds)
 	}
-	if _, state := inputRequiredParts(res); isString(state) {
+	if _, state, _ := inputRequiredParts(res); isString(state) {
 		now := h.w.Now()
 		if !h.s.rounds.record(state, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
 			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)

@@ -78,10 +78,12 @@ func (x *exchange) inputRequired(res []byte) {
 		p.shim = sh
 	}
 	p.freeIn()
-	reqs, state := inputRequiredParts(res)
+	reqs, state, twice := inputRequiredParts(res)
 	sh.rounds++
 	bad := ""
 	switch {
+	case twice:
+		bad = "it names inputRequests or requestState twice"
 	case reqs != nil && !isObject(reqs):
 		bad = "inputRequests is not an object"
 	case state != nil && !isString(state):
@@ -117,13 +119,16 @@ func (x *exchange) inputRequired(res []byte) {
 }
 
 // inputRequiredParts returns the inputRequests and requestState members
-// of an input_required result, nil for one absent or null.
-func inputRequiredParts(res []byte) (reqs, state []byte) {
+// of an input_required result, nil for one absent or null, the last of
+// two as encoding/json reads them; twice reports either named twice.
+func inputRequiredParts(res []byte) (reqs, state []byte, twice bool) {
 	for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
 		switch {
 		case jsonrpc.KeyIs(f.Key, "inputRequests"):
+			twice = twice || reqs != nil
 			reqs = f.Value
 		case jsonrpc.KeyIs(f.Key, "requestState"):
+			twice = twice || state != nil
 			state = f.Value
 		}
 	}
@@ -133,7 +138,7 @@ func inputRequiredParts(res []byte) (reqs, state []byte) {
 	if string(state) == "null" {
 		state = nil
 	}
-	return reqs, state
+	return reqs, state, twice
 }
 
 // roundsExceeded is the error of a call past inputRequired.maxRounds

@@ -328,6 +328,8 @@ func TestShimMalformed(t *testing.T) {
 		`{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","mode":"url"}}}}`,
 		`{"resultType":"input_required","inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"sms"}}}}`,
 		`{"resultType":"input_required","inputRequests":{"e":{"method":"roots/list"},"\u0065":{"method":"roots/list"}}}`,
+		`{"resultType":"input_required","inputRequests":{"e":{"method":"roots/list"}},"requestState":"a","requestState":"b"}`,
+		`{"resultType":"input_required","inputRequests":{"e":{"method":"roots/list"}},"inputRequests":{}}`,
 	} {
 		h := newHarness(t)
 		initSession(t, h, `{"elicitation":{}}`)
