@@ -1,6 +1,10 @@
 package mcp
 
-import "github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+import (
+	"strings"
+
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+)
 
 // The capability bits by side: a lifecycle's BEGIN carries the client's
 // (McpLifecycleBeginEx.capabilities), its reply the server's.
@@ -24,9 +28,10 @@ const (
 // from a server to its client needs: none for ping, elicitation in the
 // mode the params name (form when they name none), sampling, roots. ok is
 // false for another method, and for params (nil when absent) that are
-// not an object or that name the mode twice or as anything but "form" or
-// "url": the gateway checks the client's capabilities against the mode
-// it reads, so the client must not read another.
+// not an object or that name the mode twice (or in another case, which
+// go-sdk reads as the mode) or as anything but "form" or "url": the
+// gateway checks the client's capabilities against the mode it reads, so
+// the client must not read another.
 func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
 	if params != nil && (len(params) == 0 || params[0] != '{') {
 		return 0, false
@@ -40,7 +45,7 @@ func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
 		return McpCapabilitiesClientRoots, true
 	case "elicitation/create":
 		mode, twice := jsonrpc.LookupUnique(params, "mode")
-		if twice {
+		if twice || foldedMember(params, "mode") {
 			return 0, false
 		}
 		if mode == nil {
@@ -56,6 +61,21 @@ func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// foldedMember reports whether the object obj names a member name
+// without regard to case but not exactly ("MODE" for mode): encoding/json,
+// and so go-sdk, reads it into the field of that name, where other
+// parsers do not.
+func foldedMember(obj []byte, name string) bool {
+	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		var buf [32]byte
+		k, err := jsonrpc.UnquoteTo(buf[:0], f.Key)
+		if err == nil && string(k) != name && strings.EqualFold(string(k), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // member returns the raw value of the member name of the JSON object obj;

@@ -387,6 +387,7 @@ func FuzzReverseRound(f *testing.F) {
 		{ask("7", "elicitation/create", `{"mode":"\u0075rl","url":"https://x.example/","message":"m"}`), `{"7":{"action":"accept"}}`, 1},
 		{ask("7", "elicitation/create", `{"mode":"form","mode":"url","url":"https://x.example/","message":"m"}`), `{"7":{"action":"accept"}}`, 1},
 		{ask("7", "elicitation/create", form), `{"7":{"action":"accept"}}`, 2},
+		{ask("7", "elicitation/create", `{"MODE":"url","url":"https://x.example/","message":"m"}`), `{"7":{"action":"accept"}}`, 1},
 		{ask("7", "elicitation/create", `5`), `{"7":{"action":"accept"}}`, 1},
 		{ask("7", "roots/list", `{}`), `{"7":{"roots":[]}}`, 1},
 		{ask("7", "elicitation/create", form) + "data: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"content\":[]}}\n\n", `{}`, 1},

@@ -225,54 +225,60 @@ func legsOf(result []byte) (legs map[string]string, state json.RawMessage, need 
 	if !utf8.Valid(result) || !json.Valid(result) || hasDuplicates(result) {
 		return nil, nil, 0, false
 	}
-	var r struct {
-		ResultType    *string
-		InputRequests map[string]struct {
-			Method string
-			Params json.RawMessage
-		}
-		RequestState json.RawMessage
-	}
-	if json.Unmarshal(result, &r) != nil || r.ResultType == nil || *r.ResultType != "input_required" || len(r.InputRequests) == 0 {
+	// Maps, not structs: encoding/json matches a struct's fields without
+	// regard to case, and the gateway does not.
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil || string(r["resultType"]) != `"input_required"` {
 		return nil, nil, 0, false
 	}
-	var members map[string]json.RawMessage
-	_ = json.Unmarshal(result, &members)
-	for k := range members {
+	var reqs map[string]map[string]json.RawMessage
+	if json.Unmarshal(r["inputRequests"], &reqs) != nil || len(reqs) == 0 {
+		return nil, nil, 0, false
+	}
+	for k := range r {
 		if k != "resultType" && k != "inputRequests" && k != "requestState" {
 			return nil, nil, 0, false
 		}
 	}
-	if r.RequestState != nil && r.RequestState[0] != '"' {
+	state = r["requestState"]
+	if state != nil && state[0] != '"' {
 		return nil, nil, 0, false
 	}
 	legs = map[string]string{}
-	for key, req := range r.InputRequests {
-		var mode string
-		if req.Params != nil && string(req.Params) != "null" {
+	for key, req := range reqs {
+		var method, mode string
+		if req == nil || json.Unmarshal(req["method"], &method) != nil {
+			return nil, nil, 0, false
+		}
+		if params := req["params"]; params != nil && string(params) != "null" {
 			var p map[string]json.RawMessage
-			if json.Unmarshal(req.Params, &p) != nil {
+			if json.Unmarshal(params, &p) != nil {
 				return nil, nil, 0, false
 			}
-			if m, has := p["mode"]; has && json.Unmarshal(m, &mode) != nil {
+			if m, has := p["mode"]; has && (json.Unmarshal(m, &mode) != nil || mode == "") {
 				return nil, nil, 0, false
+			}
+			for k := range p {
+				if k != "mode" && strings.EqualFold(k, "mode") {
+					return nil, nil, 0, false // go-sdk would read it as the mode
+				}
 			}
 		}
 		switch {
-		case req.Method == "elicitation/create" && (mode == "" || mode == "form"):
+		case method == "elicitation/create" && (mode == "" || mode == "form"):
 			need |= 1
-		case req.Method == "elicitation/create" && mode == "url":
+		case method == "elicitation/create" && mode == "url":
 			need |= 2
-		case req.Method == "sampling/createMessage" && mode == "":
+		case method == "sampling/createMessage" && mode == "":
 			need |= 4
-		case req.Method == "roots/list" && mode == "":
+		case method == "roots/list" && mode == "":
 			need |= 8
 		default:
 			return nil, nil, 0, false
 		}
-		legs[key] = req.Method
+		legs[key] = method
 	}
-	return legs, r.RequestState, need, true
+	return legs, state, need, true
 }
 
 // FuzzShimRound has a 2025-11-25 client (a session, with the
@@ -298,6 +304,7 @@ func FuzzShimRound(f *testing.F) {
 		{`{"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","url":"https://x.example/","message":"Sign in"}}}}`, 1},
 		{`{"resultType":"input_required","inputRequests":{"a":` + form + `,"\u0061":` + form + `}}`, 1},
 		{`{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"mode":"form","mode":"url"}}}}`, 3},
+		{`{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"MODE":"url","url":"https://x.example/","message":"m"}}}}`, 1},
 		{`{"resultType":"input_required","inputRequests":{"a":` + form + `},"requestState":"s1","requestState":"s2"}`, 1},
 		{`{"resultType":"input_required","inputRequests":{"a":` + form + `},"inputRequests":{}}`, 1},
 		{`{"resultType":"input_required","requestState":"again"}`, 0},
