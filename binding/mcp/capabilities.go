@@ -29,7 +29,7 @@ const (
 // mode the params name (form when they name none), sampling, roots. ok is
 // false for another method, and for params (nil when absent) that are
 // not an object or that name the mode twice (or in another case, which
-// go-sdk reads as the mode) or as anything but "form" or "url": the
+// encoding/json reads as the mode) or as anything but "form" or "url": the
 // gateway checks the client's capabilities against the mode it reads, so
 // the client must not read another.
 func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
@@ -64,9 +64,9 @@ func ClientRequestNeed(method, params []byte) (need McpCapabilities, ok bool) {
 }
 
 // foldedMember reports whether the object obj names a member name
-// without regard to case but not exactly ("MODE" for mode): encoding/json,
-// and so go-sdk, reads it into the field of that name, where other
-// parsers do not.
+// without regard to case but not exactly ("MODE" for mode): encoding/json
+// by default (a Go peer that does not opt out, as go-sdk does) reads it
+// into the field of that name, where other parsers do not.
 func foldedMember(obj []byte, name string) bool {
 	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
 		var buf [32]byte

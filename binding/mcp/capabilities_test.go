@@ -135,7 +135,7 @@ func TestClientRequestNeed(t *testing.T) {
 		{"elicitation/create", `{"mode":"form","mode":"url"}`, 0, false}, // two readings
 		{"elicitation/create", `{"mode":"url","m\u006fde":"url"}`, 0, false},
 		{"elicitation/create", `{"mode":"sms"}`, 0, false},
-		{"elicitation/create", `{"MODE":"url"}`, 0, false}, // go-sdk reads it as the mode
+		{"elicitation/create", `{"MODE":"url"}`, 0, false}, // encoding/json reads it as the mode
 		{"elicitation/create", `{"mode":"form","Mode":"url"}`, 0, false},
 		{"elicitation/create", `{"M\u004fDE":"url"}`, 0, false},
 		{"elicitation/create", `{"model":"x"}`, elicitForm, true},

@@ -260,7 +260,7 @@ func legsOf(result []byte) (legs map[string]string, state json.RawMessage, need 
 			}
 			for k := range p {
 				if k != "mode" && strings.EqualFold(k, "mode") {
-					return nil, nil, 0, false // go-sdk would read it as the mode
+					return nil, nil, 0, false // encoding/json would read it as the mode
 				}
 			}
 		}
