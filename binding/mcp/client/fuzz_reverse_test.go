@@ -27,11 +27,11 @@ import (
 type reverseUpstream struct {
 	mu       sync.Mutex
 	asks     []byte
-	callID   string
 	answered chan struct{} // the current call's: a response came
 	written  chan struct{} // the current call's: asks is written
 	answers  []string      // the responses the gateway sent, in order
 	hold     bool          // the call waits for the gateway to drop it, answered or not
+	stream   []byte        // what the last call's event stream carried
 	open     atomic.Int32  // tools/calls not over
 }
 
@@ -41,9 +41,9 @@ func (u *reverseUpstream) serve(w http.ResponseWriter, r *http.Request, msg, id 
 		u.open.Add(1)
 		defer u.open.Add(-1)
 		u.mu.Lock()
-		u.callID = id
 		asks := bytes.ReplaceAll(u.asks, []byte("%ID%"), []byte(id))
 		answered, written := u.answered, u.written
+		u.stream = append(u.stream[:0], asks...)
 		if u.hold {
 			answered = nil
 		}
@@ -55,7 +55,11 @@ func (u *reverseUpstream) serve(w http.ResponseWriter, r *http.Request, msg, id 
 		written <- struct{}{}
 		select {
 		case <-answered:
-			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\n", id)
+			final := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\n", id)
+			u.mu.Lock()
+			u.stream = append(append(u.stream[:0], asks...), final...)
+			u.mu.Unlock()
+			fmt.Fprint(w, final)
 		case <-r.Context().Done():
 		}
 	case strings.Contains(msg, `"method":"tools/list"`):
@@ -89,11 +93,11 @@ func (u *reverseUpstream) next(asks []byte) chan struct{} {
 	return u.written
 }
 
-// lastCall returns the id of the last tools/call the upstream took.
-func (u *reverseUpstream) lastCall() string {
+// sent returns what the last call's event stream carried.
+func (u *reverseUpstream) sent() []byte {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.callID
+	return append([]byte(nil), u.stream...)
 }
 
 // taken returns the responses the gateway sent since next.
@@ -426,7 +430,7 @@ func FuzzReverseRound(f *testing.F) {
 			_ = json.Unmarshal(responses, &plain)
 		}
 		taken := r.up.taken()
-		sent := requestsByID(bytes.ReplaceAll(asks, []byte("%ID%"), []byte(r.up.lastCall())))
+		sent := requestsByID(r.up.sent())
 		answered := map[string]int{}
 		results := map[string]bool{} // by key
 		for _, msg := range taken {
