@@ -322,11 +322,12 @@
 //   - A request the call's client did not declare the capability for
 //     (its _meta clientCapabilities; elicitation form mode needs form,
 //     url mode elicitation.url) is answered upstream with -32601, fail
-//     closed. One whose params are not an object, or name the mode twice
-//     or as neither "form" nor "url" (so that the client could read
-//     another need than the gateway checked), gets -32602 "Invalid
-//     params"; one with the id of a request of the call still waiting
-//     gets -32600 "Invalid Request: id already in use".
+//     closed. One whose params are not an object, or name the mode twice,
+//     in another case ("MODE", which encoding/json reads as the mode) or
+//     as neither "form" nor "url" (so that the client could read another
+//     need than the gateway checked), gets -32602 "Invalid params"; one
+//     with the id of a request of the call still waiting gets -32600
+//     "Invalid Request: id already in use"; past 64 waiting, -32603.
 //   - Otherwise the call becomes pending: the HTTP stream and its reader
 //     move to an entry in a table shared by the engine's workers, by a
 //     handle. Requests that come within 20ms of the first (an upstream

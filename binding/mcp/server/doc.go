@@ -144,7 +144,8 @@
 //     other method is refused; also for a 2026-07-28 request, which has no
 //     session to reach its client by;
 //   - -32602 "Invalid params" when the params are not an object, or name
-//     an elicitation's mode twice or as neither "form" nor "url": the
+//     an elicitation's mode twice, in another case ("MODE", which
+//     encoding/json reads as the mode) or as neither "form" nor "url": the
 //     client could read another need than the one checked;
 //   - -32603 when no stream is open to carry it (a lifecycle request and
 //     no GET stream, or a response already over or streaming JSON), or
