@@ -231,7 +231,9 @@
 //     members (jsonrpc, id, method, params, result, error; keys compared
 //     as they decode) twice: "Upstream sent an invalid response". Readers
 //     disagree on which of two results counts, so the client refuses the
-//     message, as the server kind refuses such a request.
+//     message, as the server kind refuses such a request. So too a
+//     response to the request with both result and error, or whose result
+//     or error is not an object (every MCP result is one).
 //
 // Cancellation: an ABORT of the request or a RESET of its reply POSTs
 // notifications/cancelled {requestId, reason} upstream and aborts the HTTP

@@ -748,7 +748,7 @@ func (x *exchange) onMessage(c *call, m *message) {
 	}
 	if x.status >= 300 {
 		// An HTTP error's JSON-RPC error: relayed at the close.
-		if m.err != nil {
+		if m.err != nil && m.err[0] == '{' {
 			x.errBody = append(x.errBody[:0], m.err...)
 		}
 		return
@@ -756,6 +756,13 @@ func (x *exchange) onMessage(c *call, m *message) {
 	x.c = nil
 	if c != nil {
 		c.finish()
+	}
+	if m.result != nil && (m.err != nil || m.result[0] != '{') || m.err != nil && m.err[0] != '{' {
+		// A response has one of result and error, a JSON-RPC error is an
+		// object and so is every MCP result: the server kind adds members
+		// to a result and reads an error's code.
+		x.fail(-32603, "Upstream sent an invalid response")
+		return
 	}
 	if x.kind == mcp.McpBeginExKindToolsList && m.err == nil {
 		h.sh.params.Learn(m.result)

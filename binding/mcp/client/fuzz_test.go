@@ -39,7 +39,9 @@ var upstreamStatuses = []int{200, 200, 200, 202, 400, 404, 500}
 // an event stream, under one of upstreamStatuses. The engine's clock
 // stands still, so no timeout can answer for the gateway. Every call is
 // answered with one JSON-RPC response to its id; a plain JSON result for
-// the call's id reaches the client as the upstream wrote it; and after
+// the call's id reaches the client as the upstream wrote it, and a
+// response whose result or error is not an object, or that has both, is
+// -32603; and after
 // a call the gateway holds no buffer slot, and no more streams than
 // those of the session and of its pooled upstream connections (a 400 or 404 makes
 // the client start a new upstream session, which may leave one more
@@ -59,6 +61,10 @@ func FuzzGatewayUpstream(f *testing.F) {
 		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{},"result":{"x":1}}`},
 		{0, false, `[{"jsonrpc":"2.0","id":%ID%,"result":{}}]`},
 		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":[1]}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"error":"boom"}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{},"error":{"code":1,"message":"m"}}`},
+		{0, true, "data: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":null}\n\n"},
 		{3, false, ``},
 		{4, false, `{"jsonrpc":"2.0","id":%ID%,"error":{"code":-32600,"message":"bad"}}`},
 		{5, false, `Not Found`},
@@ -77,6 +83,10 @@ func FuzzGatewayUpstream(f *testing.F) {
 		}
 		if want, ok := plainResult(upBody, r.upstreamID()); ok && !sse && upStatus == 200 {
 			require.Equal(t, want, reply["result"], "upstream answered %q", body)
+		}
+		if !sse && upStatus == 200 && notObjectAnswer(upBody, r.upstreamID()) {
+			e, _ := reply["error"].(map[string]any)
+			require.Equal(t, float64(-32603), e["code"], "a response whose result or error is not an object, or that has both, is refused: %v", reply)
 		}
 		r.settled(t)
 	})
@@ -361,6 +371,22 @@ func plainResult(body []byte, id string) (any, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// notObjectAnswer reports whether body is one JSON-RPC response to id,
+// with one reading, whose result or error is not an object, or that has
+// both.
+func notObjectAnswer(body []byte, id string) bool {
+	var m map[string]json.RawMessage
+	if !utf8.Valid(body) || json.Unmarshal(body, &m) != nil || enginetest.EnvelopeTwice(body) != "" || string(m["id"]) != id {
+		return false
+	}
+	if _, ok := m["method"]; ok {
+		return false
+	}
+	result, hasResult := m["result"]
+	e, hasError := m["error"]
+	return hasResult && hasError || hasResult && result[0] != '{' || hasError && e[0] != '{'
 }
 
 // hasDuplicates reports whether a JSON value names a member twice in any
