@@ -52,7 +52,10 @@ func (u *reverseUpstream) serve(w http.ResponseWriter, r *http.Request, msg, id 
 		w.WriteHeader(200)
 		_, _ = w.Write(asks)
 		w.(http.Flusher).Flush()
-		written <- struct{}{}
+		select {
+		case written <- struct{}{}:
+		default: // a second call of the input (a retry made anew): the first's signal is enough
+		}
 		select {
 		case <-answered:
 			final := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}\n\n", id)
