@@ -47,6 +47,7 @@ type exchange struct {
 	parts         *noteParts   // a notification of the app's reply arriving in parts
 	elicit        *elicitation // its brokered URL elicitation, pending its callback (elicit.go)
 	deferred      [][]byte     // elicitation FLUSH extensions waiting for the params to be out
+	tail          *resultTail  // a 2026-07-28 result that streams, followed to its end (tail.go)
 }
 
 // exState is an exchange's own state.
@@ -59,6 +60,7 @@ const (
 	waitAnswer                         // a URL elicitation awaits the client's answer
 	elicitDeclined                     // the client declined the URL elicitation
 	elicitTimedOut                     // the client cancelled it, or did not answer in time
+	tailSplice                         // the streaming result's closing brace is still to come (tail.go)
 )
 
 // openApp opens the request's application stream. sid is the session id
@@ -450,13 +452,23 @@ func (x *exchange) startStreaming() {
 	x.state |= resultStreams
 	b := h.pool.Buffer(x.resSlot)
 	start, end := resHead, resHead+x.resLen
+	at := -1
 	if p.flags&stateless != 0 {
-		// Too big to look for the app's own members: splice blindly.
-		start = h.splice2026(b, start, end, true, p.state&cacheable != 0, nil)
+		// Too big to hold: what splice2026 adds goes in at the end, once
+		// the members the result has are known.
+		if x.tail == nil {
+			x.tail = new(resultTail)
+		}
+		x.tail.reset(p.state&cacheable != 0)
+		x.state |= tailSplice
+		if at = x.tail.feed(b[start:end]); at >= 0 {
+			x.state &^= tailSplice
+		}
 	}
 	if p.res.mode == modeSSE {
 		blankNewlines(b[start:end])
 	}
+	body := start
 	start = p.prependHead(b, start, "result")
 	if p.res.mode == modeNone {
 		p.res.mode = modeJSON
@@ -464,13 +476,39 @@ func (x *exchange) startStreaming() {
 	}
 	slot := x.resSlot
 	x.resSlot, x.resLen = -1, 0
-	p.writeSlot(slot, start, end)
+	if at >= 0 {
+		// The closing brace came in the slot, whitespace after it.
+		_ = p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
+		h.pool.Release(slot)
+	} else {
+		p.writeSlot(slot, start, end)
+	}
 	x.grantApp()
 }
 
 // streamResult sends reply DATA that streams through.
 func (x *exchange) streamResult(b []byte) {
+	if x.state&tailSplice != 0 {
+		if at := x.tail.feed(b); at >= 0 {
+			x.state &^= tailSplice
+			if !x.sendResult(b[:at]) || !x.sendResult(x.p.h.appendTail(x.p.h.aux[:0], x.tail)) {
+				return
+			}
+			b = b[at:]
+		}
+	}
+	if x.sendResult(b) {
+		x.grantApp()
+	}
+}
+
+// sendResult sends b, a part of a result that streams through, and
+// reports whether it could.
+func (x *exchange) sendResult(b []byte) bool {
 	p := x.p
+	if len(b) == 0 {
+		return true
+	}
 	if p.res.mode == modeSSE {
 		b = append(p.h.scratch[:0], b...)
 		blankNewlines(b)
@@ -478,9 +516,9 @@ func (x *exchange) streamResult(b []byte) {
 	if p.flags&detached == 0 && !p.write(b) {
 		x.cancel()
 		p.abortReply()
-		return
+		return false
 	}
-	x.grantApp()
+	return true
 }
 
 // blankNewlines turns the line breaks of valid JSON, which can only be
@@ -586,7 +624,7 @@ func (x *exchange) finish(isError bool) {
 			status = errorStatus2026(res)
 		}
 	} else if isStateless {
-		start = h.splice2026(b, start, end, false, p.state&cacheable != 0, top)
+		start = h.splice2026(b, start, end, p.state&cacheable != 0, top)
 	} else if typ := top.Member(jsonrpc.MemberResultType).Bytes(res); p.state&cacheable != 0 || typ != nil && jsonrpc.KeyIs(typ, "complete") {
 		// A 2026-07-28 application's result toward a 2025-era client
 		// (a list's may have lost its resultType to the proxy's merge).
@@ -671,11 +709,11 @@ func errorStatus2026(errObj []byte) int {
 // (0: immediately stale; an absent scope means public, but the schema
 // requires the member). The members go in after the object's opening
 // brace, by moving what is before it into the room in front. It returns
-// the new start of b[start:end]. blind skips looking for the app's
-// members, for a result too big to hold. top, when not nil, is the
-// Tracker that has just validated the result: a result without _meta
-// then needs no walk over its values, whose keys top knows.
-func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool, top *jsonrpc.Tracker) int {
+// the new start of b[start:end]. top, when not nil, is the Tracker that
+// has just validated the result: a result without _meta then needs no
+// walk over its values, whose keys top knows. A result too big to hold
+// gets the same members at its end instead (resultTail).
+func (h *server) splice2026(b []byte, start, end int, cacheable bool, top *jsonrpc.Tracker) int {
 	i := jsonrpc.SkipSpace(b[:end], start)
 	if i >= end || b[i] != '{' {
 		return start
@@ -684,13 +722,13 @@ func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool, top
 	var typ, meta []byte
 	metaAt := 0 // meta's offset in b
 	hasType, hasMeta, hasTTL, hasScope := false, false, false, false
-	if !blind && top != nil && !top.Keys().Has(jsonrpc.KeyMeta) {
+	if top != nil && !top.Keys().Has(jsonrpc.KeyMeta) {
 		// The Tracker ran over res from its first byte, so its ranges
 		// are offsets in res.
 		keys := top.Keys()
 		typ = top.Member(jsonrpc.MemberResultType).Bytes(res)
 		hasType, hasTTL, hasScope = typ != nil, keys.Has(jsonrpc.KeyTTLMs), keys.Has(jsonrpc.KeyCacheScope)
-	} else if !blind {
+	} else {
 		// One scan of the result's top level.
 		for f, j, ok := jsonrpc.NextField(res, 0); ok; f, j, ok = jsonrpc.NextField(res, j) {
 			switch {
@@ -716,31 +754,46 @@ func (h *server) splice2026(b []byte, start, end int, blind, cacheable bool, top
 			}
 		}
 	}
+	ins := h.appendSpliced(h.aux[:0], hasType, typ, hasMeta, hasTTL, hasScope, cacheable)
+	if len(ins) == 0 {
+		return start
+	}
+	if j := jsonrpc.SkipSpace(b[:end], i+1); j < end && b[j] != '}' {
+		ins = append(ins, ',')
+	}
+	return insertAt(b, start, i+1, ins)
+}
+
+// appendSpliced appends, comma-separated, the members a 2026-07-28
+// result lacks, given which it has (typ is its resultType's JSON text):
+// "resultType":"complete", _meta with the serverInfo, and for a list or
+// read that is complete, "ttlMs":0 and "cacheScope":"public".
+func (h *server) appendSpliced(ins []byte, hasType bool, typ []byte, hasMeta, hasTTL, hasScope, cacheable bool) []byte {
+	n := len(ins)
+	sep := func(b []byte) []byte {
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		return b
+	}
 	// An input_required result is no list or read to cache.
 	cache := cacheable && (!hasType || string(typ) == `"complete"`)
-	ins := h.aux[:0]
 	if !hasType {
 		ins = append(ins, `"resultType":"complete"`...)
 	}
 	if !hasMeta {
-		ins = appendSep(ins)
+		ins = sep(ins)
 		ins = append(ins, `"_meta":{"io.modelcontextprotocol/serverInfo":`...)
 		ins = append(ins, h.serverInfo...)
 		ins = append(ins, '}')
 	}
 	if cache && !hasTTL {
-		ins = append(appendSep(ins), `"ttlMs":0`...)
+		ins = append(sep(ins), `"ttlMs":0`...)
 	}
 	if cache && !hasScope {
-		ins = append(appendSep(ins), `"cacheScope":"public"`...)
+		ins = append(sep(ins), `"cacheScope":"public"`...)
 	}
-	if len(ins) == 0 {
-		return start
-	}
-	if j := jsonrpc.SkipSpace(b[:end], i+1); blind || j < end && b[j] != '}' {
-		ins = append(ins, ',')
-	}
-	return insertAt(b, start, i+1, ins)
+	return ins
 }
 
 // strip2026 removes, in place, what a 2026-07-28 result carries that a

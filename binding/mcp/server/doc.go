@@ -459,8 +459,9 @@
 // since they are checked before the params pass; the name in the BEGIN is
 // null when the first slot does not show it (the application takes the
 // one in the params). A result held in its slot is answered with its
-// length; a larger one streams through, with its members spliced blindly
-// (2026-07-28).
+// length; a larger one streams through, followed by a Tracker to its
+// closing brace, where the 2026-07-28 members it lacks go in (the
+// serverInfo only when it has no _meta, which has passed by then).
 //
 // Test-only: options.sessions.ids: sequential makes session ids
 // session-1, session-2, … so that engine-driven scripts know them, and the

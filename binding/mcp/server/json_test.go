@@ -104,7 +104,7 @@ func TestSplice2026(t *testing.T) {
 		{`{"_meta":{"x":1},"tools":[]}`, `{"resultType":"complete","ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"},"x":1},"tools":[]}`, true},
 	} {
 		rewriteBothWays(t, tt.in, tt.want, func(b []byte, start, end int, top *jsonrpc.Tracker) int {
-			return h.splice2026(b, start, end, false, tt.cacheable, top)
+			return h.splice2026(b, start, end, tt.cacheable, top)
 		})
 	}
 }

@@ -1,0 +1,77 @@
+package client_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// TestStreamedResultSpliced: a 2026-07-28 result too big for its buffer
+// slot, which streams through the server kind, gets what every
+// 2026-07-28 result carries (resultType, _meta's serverInfo, and for a
+// list ttlMs and cacheScope) only where the upstream's result lacks it,
+// at its end: no member is named twice, whatever the upstream put where.
+func TestStreamedResultSpliced(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
+	content := `"content":[{"type":"text","text":"` + big + `"}]`
+	results := map[string]string{
+		"set":      `{"resultType":"complete","_meta":{"a":1},` + content + `}`,
+		"none":     `{` + content + `}`,
+		"late":     `{` + content + `,"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}`,
+		"spaced":   "{ " + content + " \n\t}\n",
+		"metaLate": `{` + content + `,"_meta":{"b":2}}`,
+	}
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		w.Header().Set("Content-Type", "application/json")
+		switch between(msg, `"method":"`, `"`) {
+		case "server/discover":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		case "tools/call":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, results[between(msg, `"name":"`, `"`)])
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+	endpoint := startGateway(t, server, "      versions: [2026-07-28]\n")
+	serverInfo := map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "sluice", "version": "devel"}}
+	for tool, want := range map[string]map[string]any{
+		"set":      {"resultType": "complete", "_meta": map[string]any{"a": float64(1)}},
+		"none":     {"resultType": "complete", "_meta": serverInfo},
+		"late":     {"resultType": "input_required", "_meta": serverInfo},
+		"spaced":   {"resultType": "complete", "_meta": serverInfo},
+		"metaLate": {"resultType": "complete", "_meta": map[string]any{"b": float64(2)}},
+	} {
+		t.Run(tool, func(t *testing.T) {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}`, tool)
+			req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", tool)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			out, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, 200, resp.StatusCode)
+			var msg map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(out, &msg), "%.300s", out)
+			assert.Empty(t, enginetest.NamedTwice(msg["result"]), "no member named twice")
+			var result map[string]any
+			require.NoError(t, json.Unmarshal(msg["result"], &result))
+			assert.Equal(t, want["resultType"], result["resultType"])
+			assert.Equal(t, want["_meta"], result["_meta"])
+			assert.Len(t, result["content"], 1)
+		})
+	}
+}
