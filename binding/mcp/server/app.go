@@ -893,14 +893,6 @@ func appendMemberSep(dst []byte) []byte {
 	return dst
 }
 
-// appendSep appends the comma between members, when dst has one already.
-func appendSep(dst []byte) []byte {
-	if len(dst) > 0 {
-		dst = append(dst, ',')
-	}
-	return dst
-}
-
 // insertAt inserts ins before b[pos], moving b[start:pos] left into the
 // room in front, and returns the new start.
 func insertAt(b []byte, start, pos int, ins []byte) int {
