@@ -36,20 +36,9 @@ type MCPReply struct {
 // before it. It returns errors rather than failing a test, so that
 // goroutines other than the test's can call it; ctx bounds the exchange.
 func PostMCP(ctx context.Context, endpoint, version, session, body string, hdr ...string) (MCPReply, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	req, err := NewMCPRequest(ctx, endpoint, version, session, body, hdr...)
 	if err != nil {
 		return MCPReply{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if version != "" {
-		req.Header.Set("MCP-Protocol-Version", version)
-	}
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -78,6 +67,27 @@ func PostMCP(ctx context.Context, endpoint, version, session, body string, hdr .
 		}
 	}
 	return reply, nil
+}
+
+// NewMCPRequest returns the POST of body that PostMCP sends, for a test
+// that reads the answer itself.
+func NewMCPRequest(ctx context.Context, endpoint, version, session, body string, hdr ...string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if version != "" {
+		req.Header.Set("MCP-Protocol-Version", version)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	return req, nil
 }
 
 // ToolsCallCaller returns a Caller on e's first worker that plays the mcp

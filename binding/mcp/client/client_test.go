@@ -386,6 +386,13 @@ func hangUp(w http.ResponseWriter) {
 	}
 }
 
+// answerDiscover answers server/discover as a stateless upstream that
+// speaks 2026-07-28 only and has tools.
+func answerDiscover(w http.ResponseWriter, id string) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+}
+
 // answerOK answers a tools/call with the text "ok", as JSON.
 func answerOK(w http.ResponseWriter, id string) {
 	w.Header().Set("Content-Type", "application/json")

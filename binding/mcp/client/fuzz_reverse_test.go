@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -180,13 +181,8 @@ func capsObject(caps uint8) string {
 // status, Content-Type and body of the answer.
 func (r *reverseRig) post(tb testing.TB, body string) (int, string, string) {
 	tb.Helper()
-	req, err := http.NewRequest(http.MethodPost, r.url, strings.NewReader(body))
+	req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
 	require.NoError(tb, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "t")
 	resp, err := r.client.Do(req)
 	require.NoError(tb, err, "the gateway answers %q", body)
 	defer resp.Body.Close()

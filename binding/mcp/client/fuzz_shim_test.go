@@ -38,7 +38,7 @@ func (u *shimUpstream) serve(w http.ResponseWriter, _ *http.Request, msg, id str
 	_ = json.Unmarshal([]byte(msg), &m)
 	switch m.Method {
 	case "server/discover":
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+		answerDiscover(w, id)
 	case "tools/call":
 		_, hasResponses := m.Params["inputResponses"]
 		_, hasState := m.Params["requestState"]
@@ -154,12 +154,8 @@ func (r *shimRig) call(t *testing.T, caps uint8) (requests []map[string]json.Raw
 	sid := r.sessions[caps]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"t","arguments":{}}}`))
+	req, err := enginetest.NewMCPRequest(ctx, r.url, "2025-11-25", sid, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
 	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	req.Header.Set("Mcp-Session-Id", sid)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()

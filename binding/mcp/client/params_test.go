@@ -36,7 +36,7 @@ func TestParamHeadersMirrored(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		switch between(msg, `"method":"`, `"`) {
 		case "server/discover":
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			answerDiscover(w, id)
 		case "tools/list":
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"geo","inputSchema":{"type":"object","properties":{`+
 				`"region":{"type":"string","x-mcp-header":"Region"},"count":{"type":"integer","x-mcp-header":"Count"},`+
@@ -88,7 +88,7 @@ func paramsUpstream(t *testing.T, lists *atomic.Int32, calls chan<- seenCall) st
 		w.Header().Set("Content-Type", "application/json")
 		switch between(msg, `"method":"`, `"`) {
 		case "server/discover":
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			answerDiscover(w, id)
 		case "tools/list":
 			lists.Add(1)
 			if strings.Contains(msg, `"cursor":"p2"`) {

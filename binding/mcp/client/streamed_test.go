@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,7 +34,7 @@ func TestStreamedResultSpliced(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		switch between(msg, `"method":"`, `"`) {
 		case "server/discover":
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			answerDiscover(w, id)
 		case "tools/call":
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, results[between(msg, `"name":"`, `"`)])
 		default:
@@ -51,13 +52,8 @@ func TestStreamedResultSpliced(t *testing.T) {
 	} {
 		t.Run(tool, func(t *testing.T) {
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}`, tool)
-			req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+			req, err := enginetest.NewMCPRequest(context.Background(), endpoint, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", tool)
 			require.NoError(t, err)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-			req.Header.Set("Mcp-Method", "tools/call")
-			req.Header.Set("Mcp-Name", tool)
 			resp, err := http.DefaultClient.Do(req)
 			require.NoError(t, err)
 			defer resp.Body.Close()
