@@ -310,32 +310,7 @@ func inputRequired(t *testing.T, result json.RawMessage, caps uint8) (inputRound
 				_, twice := round.requests[key]
 				require.False(t, twice, "request key %q once in %s", key, result)
 				round.requests[key] = vs[j]
-				var req struct {
-					Method string
-					Params *json.RawMessage
-				}
-				require.NoError(t, json.Unmarshal(vs[j], &req), "%s", vs[j])
-				require.Empty(t, enginetest.EnvelopeTwice(vs[j]), "%s", vs[j])
-				var mode struct{ Mode string }
-				if req.Params != nil {
-					require.True(t, bytes.HasPrefix(*req.Params, []byte("{")), "params an object: %s", vs[j])
-					require.NotContains(t, enginetest.NamedTwice(*req.Params), "mode", "%s", vs[j])
-					_ = json.Unmarshal(*req.Params, &mode)
-				}
-				switch req.Method {
-				case "elicitation/create":
-					if mode.Mode == "url" {
-						require.NotZero(t, caps&2, "url elicitation declared: %s", vs[j])
-					} else {
-						require.NotZero(t, caps&1, "form elicitation declared: %s", vs[j])
-					}
-				case "sampling/createMessage":
-					require.NotZero(t, caps&4, "sampling declared: %s", vs[j])
-				case "roots/list":
-					require.NotZero(t, caps&8, "roots declared: %s", vs[j])
-				default:
-					t.Fatalf("a request to the client: %s", vs[j])
-				}
+				checkClientRequest(t, caps, vs[j])
 			}
 		}
 	}
@@ -345,6 +320,41 @@ func inputRequired(t *testing.T, result json.RawMessage, caps uint8) (inputRound
 	require.NotNil(t, round.requests, "%s", result)
 	require.NotEmpty(t, round.state, "%s", result)
 	return round, true
+}
+
+// checkClientRequest holds req, a request to the client as the gateway
+// sent it (an event, or an inputRequests entry), to the client
+// capabilities caps (capsObject's bits), reading it as encoding/json
+// does: a request of a known method the client declared, its params an
+// object when present that names the mode once.
+func checkClientRequest(t *testing.T, caps uint8, req []byte) {
+	t.Helper()
+	var m struct {
+		Method string
+		Params json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal(req, &m), "%s", req)
+	require.Empty(t, enginetest.EnvelopeTwice(req), "%s", req)
+	var mode struct{ Mode string }
+	if m.Params != nil {
+		require.True(t, bytes.HasPrefix(m.Params, []byte("{")), "params an object: %s", req)
+		require.NotContains(t, enginetest.NamedTwice(m.Params), "mode", "%s", req)
+		_ = json.Unmarshal(m.Params, &mode)
+	}
+	switch m.Method {
+	case "elicitation/create":
+		if mode.Mode == "url" {
+			require.NotZero(t, caps&2, "url elicitation declared: %s", req)
+		} else {
+			require.NotZero(t, caps&1, "form elicitation declared: %s", req)
+		}
+	case "sampling/createMessage":
+		require.NotZero(t, caps&4, "sampling declared: %s", req)
+	case "roots/list":
+		require.NotZero(t, caps&8, "roots declared: %s", req)
+	default:
+		t.Fatalf("a request to the client: %s", req)
+	}
 }
 
 // inputKey is the inputRequests key of a request with the JSON-RPC id id:
