@@ -30,6 +30,15 @@ func TestStreamedResultSpliced(t *testing.T) {
 		"spaced":   "{ " + content + " \n\t}\n",
 		"metaLate": `{` + content + `,"_meta":{"b":2}}`,
 	}
+	// Results about the size that fills the server kind's result slot
+	// (32 KiB less its 1552 bytes of head and tail room), so that the
+	// closing brace comes in the slot that starts the stream, or just
+	// after it.
+	const room = 32<<10 - 1536 - 16
+	for n := room - 2; n <= room+2; n++ {
+		pad := n - len(`{"content":[{"type":"text","text":""}]}`)
+		results[fmt.Sprint("fill", n-room)] = `{"content":[{"type":"text","text":"` + strings.Repeat("y", pad) + `"}]}`
+	}
 	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
 		w.Header().Set("Content-Type", "application/json")
 		switch between(msg, `"method":"`, `"`) {
@@ -43,13 +52,17 @@ func TestStreamedResultSpliced(t *testing.T) {
 	})
 	endpoint := startGateway(t, server, "      versions: [2026-07-28]\n")
 	serverInfo := map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "sluice", "version": "devel"}}
-	for tool, want := range map[string]map[string]any{
+	wants := map[string]map[string]any{
 		"set":      {"resultType": "complete", "_meta": map[string]any{"a": float64(1)}},
 		"none":     {"resultType": "complete", "_meta": serverInfo},
 		"late":     {"resultType": "input_required", "_meta": serverInfo},
 		"spaced":   {"resultType": "complete", "_meta": serverInfo},
 		"metaLate": {"resultType": "complete", "_meta": map[string]any{"b": float64(2)}},
-	} {
+	}
+	for d := -2; d <= 2; d++ {
+		wants[fmt.Sprint("fill", d)] = map[string]any{"resultType": "complete", "_meta": serverInfo}
+	}
+	for tool, want := range wants {
 		t.Run(tool, func(t *testing.T) {
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}`, tool)
 			req, err := enginetest.NewMCPRequest(context.Background(), endpoint, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", tool)

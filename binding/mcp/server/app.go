@@ -477,8 +477,8 @@ func (x *exchange) startStreaming() {
 	slot := x.resSlot
 	x.resSlot, x.resLen = -1, 0
 	if at >= 0 {
-		// The closing brace came in the slot, only whitespace after it
-		// (the client kind never sends that: its results end at the brace).
+		// The closing brace came in the slot: the result filled it exactly,
+		// or ended in whitespace that did.
 		ok := p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
 		h.pool.Release(slot)
 		if !ok && p.flags&detached == 0 {
