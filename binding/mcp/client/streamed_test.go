@@ -24,11 +24,12 @@ func TestStreamedResultSpliced(t *testing.T) {
 	big := strings.Repeat("x", 200<<10)
 	content := `"content":[{"type":"text","text":"` + big + `"}]`
 	results := map[string]string{
-		"set":      `{"resultType":"complete","_meta":{"a":1},` + content + `}`,
-		"none":     `{` + content + `}`,
-		"late":     `{` + content + `,"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}`,
-		"spaced":   "{ " + content + " \n\t}\n",
-		"metaLate": `{` + content + `,"_meta":{"b":2}}`,
+		"set":       `{"resultType":"complete","_meta":{"a":1},` + content + `}`,
+		"none":      `{` + content + `}`,
+		"late":      `{` + content + `,"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s"}`,
+		"spaced":    "{ " + content + " \n\t}\n",
+		"metaLate":  `{` + content + `,"_meta":{"b":2}}`,
+		"typeTwice": `{"resultType":"complete",` + content + `,"resultType":"input_required"}`,
 	}
 	// Results about the size that fills the server kind's result slot
 	// (32 KiB less its 1552 bytes of head and tail room), so that the
@@ -62,15 +63,19 @@ func TestStreamedResultSpliced(t *testing.T) {
 	for d := -2; d <= 2; d++ {
 		wants[fmt.Sprint("fill", d)] = map[string]any{"resultType": "complete", "_meta": serverInfo}
 	}
+	call := func(t *testing.T, tool string) (*http.Response, []byte, error) {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}`, tool)
+		req, err := enginetest.NewMCPRequest(context.Background(), endpoint, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", tool)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		return resp, out, err
+	}
 	for tool, want := range wants {
 		t.Run(tool, func(t *testing.T) {
-			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}`, tool)
-			req, err := enginetest.NewMCPRequest(context.Background(), endpoint, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", tool)
-			require.NoError(t, err)
-			resp, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer resp.Body.Close()
-			out, err := io.ReadAll(resp.Body)
+			resp, out, err := call(t, tool)
 			require.NoError(t, err)
 			require.Equal(t, 200, resp.StatusCode)
 			var msg map[string]json.RawMessage
@@ -83,4 +88,11 @@ func TestStreamedResultSpliced(t *testing.T) {
 			assert.Len(t, result["content"], 1)
 		})
 	}
+	// One whose resultType is named twice has two readings: its response,
+	// whose head is out, is cut short rather than finished.
+	t.Run("typeTwice", func(t *testing.T) {
+		_, out, err := call(t, "typeTwice")
+		require.Error(t, err, "the response is cut short")
+		assert.False(t, json.Valid(out))
+	})
 }

@@ -479,7 +479,7 @@ func (x *exchange) startStreaming() {
 	if at >= 0 {
 		// The closing brace came in the slot: the result filled it exactly,
 		// or ended in whitespace that did.
-		ok := p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
+		ok := !x.tail.twice() && p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
 		h.pool.Release(slot)
 		if !ok && p.flags&detached == 0 {
 			x.cancel()
@@ -497,6 +497,11 @@ func (x *exchange) streamResult(b []byte) {
 	if x.state&tailSplice != 0 {
 		if at := x.tail.feed(b); at >= 0 {
 			x.state &^= tailSplice
+			if x.tail.twice() {
+				x.cancel()
+				x.p.abortReply()
+				return
+			}
 			if !x.sendResult(b[:at]) || !x.sendResult(x.p.h.appendTail(x.p.h.aux[:0], x.tail)) {
 				return
 			}
@@ -603,6 +608,12 @@ func (x *exchange) finish(isError bool) {
 	if len(res) == 0 || top == nil || isError && !isObject(res) {
 		x.freeRes()
 		p.appError(codeInternalError, "Internal error: the application's reply is not JSON")
+		return
+	}
+	if !isError && top.Duplicates().Has(jsonrpc.MemberResultType) {
+		// The client and the server could each take a different one.
+		x.freeRes()
+		p.appError(codeInternalError, "Internal error: the application's result names resultType twice")
 		return
 	}
 	isStateless := p.flags&stateless != 0

@@ -242,7 +242,10 @@
 // -32603 "input_required rounds exceeded: …". A requestState the table
 // does not know (expired, or issued through another instance, as the
 // table is per process) starts a count afresh, and a result without one
-// starts no chain.
+// starts no chain. An input_required result that names inputRequests or
+// requestState twice, and any result that names resultType twice, has two
+// readings and ends the call with -32603 instead (a result too big to
+// hold, whose head is already out, has its response cut short).
 //
 // A call the shim may serve keeps its body's buffer slot until its reply
 // ends, for the retry; the result's resultType is found by the scan that

@@ -86,8 +86,8 @@ func (p *post) readRound(params []byte) {
 
 // countRound takes a stateless call's input_required result res: it
 // records the round its requestState issues, and returns the error the
-// call ends with instead when that round passes inputRequired.maxRounds,
-// "" otherwise.
+// call ends with instead when that round passes inputRequired.maxRounds
+// or the result has two readings, "" otherwise.
 func (p *post) countRound(res []byte) string {
 	h := p.h
 	round := int(p.round) + 1
@@ -95,7 +95,11 @@ func (p *post) countRound(res []byte) string {
 		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
 		return roundsExceeded(h.s.maxRounds)
 	}
-	if _, state, _ := inputRequiredParts(res); isString(state) {
+	_, state, twice := inputRequiredParts(res)
+	if twice {
+		return "Internal error: the application's input_required result names inputRequests or requestState twice"
+	}
+	if isString(state) {
 		now := h.w.Now()
 		if !h.s.rounds.record(state, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
 			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)

@@ -51,3 +51,40 @@ func TestStatelessRoundCap(t *testing.T) {
 	got = statelessCall(t, h, `,"requestState":"forged"`)
 	assert.True(t, strings.Contains(got, `"requestState":"x2"`), got)
 }
+
+// TestStatelessResultTwoReadings: a result that names resultType, or an
+// input_required result that names inputRequests or requestState, twice
+// could be read one way by the server (which counts rounds from it) and
+// another by the client: the call ends with -32603 instead, and the
+// result goes no further.
+func TestStatelessResultTwoReadings(t *testing.T) {
+	const ask = `"inputRequests":{"e":{"method":"elicitation/create","params":{"message":"?"}}}`
+	for name, res := range map[string]string{
+		"resultType":    `{"resultType":"complete","resultType":"input_required",` + ask + `,"requestState":"a"}`,
+		"requestState":  `{"resultType":"input_required",` + ask + `,"requestState":"a","requestState":"b"}`,
+		"inputRequests": `{"resultType":"input_required",` + ask + `,"inputRequests":{},"requestState":"a"}`,
+		"nullFirst":     `{"resultType":"input_required",` + ask + `,"requestState":null,"requestState":"b"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarnessWith(t, "\nversions: [2026-07-28, 2025-11-25]", nil)
+			h.app.results = [][]byte{[]byte(res)}
+			got := statelessCall(t, h, "")
+			assert.Contains(t, got, `"error":{"code":-32603,"message":"Internal error: the application's `, got)
+			assert.Contains(t, got, "twice")
+			assert.NotContains(t, got, `"requestState"`)
+		})
+	}
+}
+
+// TestSessionResultTypeTwice: toward a 2025-era session, a result that
+// names resultType twice is refused too: the server decides from it
+// whether to strip the 2026-07-28 members or to fulfil the input it asks.
+func TestSessionResultTypeTwice(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.results = [][]byte{[]byte(`{"content":[],"resultType":"input_required","resultType":"complete"}`)}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"error":{"code":-32603,"message":"Internal error: the application's result names resultType twice"}}`, string(h.req.response))
+}
+

@@ -54,6 +54,12 @@ func (rt *resultTail) feed(b []byte) int {
 	return at
 }
 
+// twice reports whether the result named resultType twice: it then has
+// two readings, and its reply is cut short rather than finished.
+func (rt *resultTail) twice() bool {
+	return rt.t.Duplicates().Has(jsonrpc.MemberResultType)
+}
+
 // noteType keeps the text of the result's resultType value as it passes
 // in seen, the bytes fed last; a later resultType replaces an earlier one,
 // as the tracker's does.
