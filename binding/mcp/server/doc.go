@@ -245,7 +245,10 @@
 // starts no chain. An input_required result that names inputRequests or
 // requestState twice, and any result that names resultType twice, has two
 // readings and ends the call with -32603 instead (a result too big to
-// hold, whose head is already out, has its response cut short).
+// hold, whose head is already out, has its response cut short). The count
+// covers the bodies and results the server holds whole: a retry whose
+// body streams (larger than a slot), or an input_required result that
+// does, is passed on uncounted, as an unknown requestState is.
 //
 // A call the shim may serve keeps its body's buffer slot until its reply
 // ends, for the retry; the result's resultType is found by the scan that
