@@ -453,7 +453,10 @@
 // (jsonrpc.ReplaceLoneSurrogates; params that stream are rewritten as
 // they pass, an escape cut by what arrived waiting for the next bytes),
 // so that a reader that keeps lone surrogates (JavaScript's) sees what
-// the server saw. The id is echoed as it was spelled.
+// the server saw. The id is echoed as it was spelled, and a held body's
+// requestState string goes back byte for byte: the upstream that issued
+// it may check it, and the server reads it only as text, for the round
+// count (a streaming body's is rewritten with the rest of its params).
 //
 // # Bodies
 //

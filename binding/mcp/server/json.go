@@ -1,9 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"encoding/base64"
-	"github.com/sluicehq/sluice/binding/http/h1"
 
+	"github.com/sluicehq/sluice/binding/http/h1"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
@@ -72,6 +73,24 @@ func decodeHeaderValue(dst, v []byte) ([]byte, bool) {
 func field(obj []byte, name string) ([]byte, bool) {
 	v := jsonrpc.Lookup(obj, name)
 	return v, v != nil
+}
+
+// replaceLoneSurrogates rewrites the lone surrogate escapes of params
+// (jsonrpc.ReplaceLoneSurrogates) except in its requestState string: that
+// goes back byte for byte to the upstream that issued it, which may check
+// it, and the server reads it only as text (rounds.go).
+func replaceLoneSurrogates(params []byte) {
+	if bytes.Index(params, []byte(`\u`)) < 0 {
+		return
+	}
+	from := 0
+	for f, j, ok := jsonrpc.NextField(params, 0); ok; f, j, ok = jsonrpc.NextField(params, j) {
+		if isString(f.Value) && jsonrpc.KeyIs(f.Key, "requestState") {
+			jsonrpc.ReplaceLoneSurrogates(params[from : j-len(f.Value)])
+			from = j
+		}
+	}
+	jsonrpc.ReplaceLoneSurrogates(params[from:])
 }
 
 // unquote appends the decoded JSON string b to dst; ok is false when b is

@@ -335,7 +335,7 @@ func (p *post) post(body []byte) {
 	// The server reads strings as encoding/json does, a lone surrogate as
 	// U+FFFD; the params it forwards say so, for readers that would keep
 	// it (JavaScript's). The id is echoed as it was spelled.
-	jsonrpc.ReplaceLoneSurrogates(m.params)
+	replaceLoneSurrogates(m.params)
 	if string(m.jsonrpc) != `"2.0"` {
 		p.transportError(400, codeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 		return

@@ -88,3 +88,20 @@ func TestSessionResultTypeTwice(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","id":42,"error":{"code":-32603,"message":"Internal error: the application's result names resultType twice"}}`, string(h.req.response))
 }
 
+// TestStatelessLoneSurrogateState: a requestState with a lone surrogate
+// escape goes back to the application byte for byte, where the rest of
+// the params have theirs rewritten as U+FFFD, and its retry continues its
+// call's count.
+func TestStatelessLoneSurrogateState(t *testing.T) {
+	h := newHarnessWith(t, "\nversions: [2026-07-28]\ninputRequired: {maxRounds: 1}", nil)
+	state := `"\ud800s"`
+	h.app.calls = []string{}
+	h.app.results = [][]byte{inputRequiredResult(state), inputRequiredResult(state)}
+	got := statelessCall(t, h, "")
+	assert.Contains(t, got, `"requestState":`+state)
+	got = statelessCall(t, h, `,"inputResponses":{"e":{"action":"accept","content":{"n":"\udc00"}}},"requestState":`+state)
+	require.Contains(t, got, "input_required rounds exceeded", "the retry continues the count")
+	retry := calls(t, h)[1]
+	assert.Contains(t, retry, `"requestState":`+state, retry)
+	assert.Contains(t, retry, `"n":"\ufffd"`, retry)
+}
