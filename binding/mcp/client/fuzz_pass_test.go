@@ -84,7 +84,7 @@ type passRig struct {
 	calls int
 }
 
-func newPassRig(f *testing.F) *passRig {
+func newPassRig(f testing.TB) *passRig {
 	r := &passRig{}
 	server := serveUpstream(f, false, r.up.serve)
 	rest := fmt.Sprintf("    options:\n      versions: [2026-07-28]\n      inputRequired: {maxRounds: %d}\n"+
@@ -105,8 +105,10 @@ func (r *passRig) call(t testing.TB, caps uint8, extra string) map[string]json.R
 	t.Helper()
 	r.calls++
 	id := fmt.Sprint(100 + r.calls)
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t","arguments":{}` + extra +
-		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsObject(caps) + `}}}`
+	// _meta first: a body too big to hold must show it in its first slot.
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t",` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsObject(caps) + `},` +
+		`"arguments":{}` + extra + `}}`
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := enginetest.NewMCPRequest(ctx, r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")

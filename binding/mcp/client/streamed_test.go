@@ -96,3 +96,83 @@ func TestStreamedResultSpliced(t *testing.T) {
 		assert.False(t, json.Valid(out))
 	})
 }
+
+// TestStreamedRoundsCounted: the input_required rounds of a 2026-07-28
+// call are counted when its retry's body or its result is too big for a
+// buffer slot and streams. The retry's requestState, after 64 KiB of
+// inputResponses, continues its call's count, and comes to the upstream
+// byte for byte; an input_required result that streams records the round
+// its requestState issues, and past inputRequired.maxRounds (3 here) has
+// its response cut short, its head being out.
+func TestStreamedRoundsCounted(t *testing.T) {
+	r := newPassRig(t)
+	big := strings.Repeat("z", 64<<10)
+	responses := `{"a":{"action":"accept","content":{"big":"` + big + `"}}}`
+	ask := `"inputRequests":{"a":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}}`
+	for _, tt := range []struct {
+		name, result string
+		streams      bool // the result is too big to hold
+	}{
+		{"retry streams", `{"resultType":"input_required",` + ask + `,"requestState":"st\ud800%N%"}`, false},
+		{"result streams too", `{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"` + big + `","requestedSchema":{"type":"object"}}}},"requestState":"big%N%"}`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r.up.next([]byte(tt.result))
+			extra := ""
+			for round := 1; round <= passMaxRounds; round++ {
+				response := r.call(t, 1, extra)
+				require.Contains(t, string(response["result"]), `"resultType":"input_required"`, "round %d passes", round)
+				if round > 1 {
+					calls := r.up.callsSoFar()
+					require.Len(t, calls, round)
+					var got struct{ RequestState json.RawMessage }
+					require.NoError(t, json.Unmarshal(calls[round-1], &got))
+					assert.Equal(t, extra[strings.Index(extra, `,"requestState":`)+16:], string(got.RequestState), "byte for byte")
+				}
+				var res struct{ RequestState json.RawMessage }
+				require.NoError(t, json.Unmarshal(response["result"], &res))
+				extra = `,"inputResponses":` + responses + `,"requestState":` + string(res.RequestState)
+			}
+			// Round 4 is past the cap.
+			body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"arguments":{}` + extra + `}}`
+			req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
+			require.NoError(t, err)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			out, err := io.ReadAll(resp.Body)
+			if tt.streams {
+				require.Error(t, err, "the response is cut short: %.200s", out)
+				assert.NotContains(t, string(out), `"requestState":"big4"`)
+			} else {
+				require.NoError(t, err)
+				assert.Contains(t, string(out), `"error":{"code":-32603,"message":"input_required rounds exceeded`)
+			}
+			settledStreams(t, r.e, r.base, func() int32 { return 0 })
+		})
+	}
+}
+
+// TestStreamedRetryStateTwice: a retry whose body streams and names
+// requestState twice (the second after 64 KiB of inputResponses) has two
+// readings, as one held whole does: it is refused with -32602 rather than
+// counted by one state while the upstream reads the other.
+func TestStreamedRetryStateTwice(t *testing.T) {
+	r := newPassRig(t)
+	r.up.next([]byte(`{"content":[]}`))
+	big := strings.Repeat("z", 64<<10)
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"arguments":{},` +
+		`"requestState":"a","inputResponses":{"a":{"action":"accept","content":{"big":"` + big + `"}}},"requestState":"b"}}`
+	req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, 400, resp.StatusCode, "%s", out)
+	assert.Contains(t, string(out), `"code":-32602,"message":"Invalid params: duplicate member \"requestState\""`)
+	settledStreams(t, r.e, r.base, func() int32 { return 0 })
+}

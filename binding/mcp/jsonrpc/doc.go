@@ -18,9 +18,11 @@
 //     trailing whitespace or a following message is left to the caller
 //     (as encoding/json's Decoder leaves it);
 //   - for a top-level object, the [Range] of the value of each of the
-//     members jsonrpc, id, method, params, result and error, as absolute
-//     offsets from the message's first byte, with Start set when the value
-//     starts and End when it closes ([Tracker.Member], [Tracker.Members]).
+//     members jsonrpc, id, method, params, result and error (and MCP's
+//     resultType and requestState, for a bare result or params), as
+//     absolute offsets from the message's first byte, with Start set when
+//     the value starts and End when it closes ([Tracker.Member],
+//     [Tracker.Members]).
 //     [Tracker.ParamsDone] turns true at the byte that closes params, so a
 //     client can end its upstream request there. Members of nested
 //     objects (a "method" key inside params) are not top-level members;

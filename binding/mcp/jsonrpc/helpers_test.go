@@ -18,7 +18,7 @@ import (
 var members = [...]jsonrpc.Member{
 	jsonrpc.MemberJSONRPC, jsonrpc.MemberID, jsonrpc.MemberMethod,
 	jsonrpc.MemberParams, jsonrpc.MemberResult, jsonrpc.MemberError,
-	jsonrpc.MemberResultType,
+	jsonrpc.MemberResultType, jsonrpc.MemberRequestState,
 }
 
 // outcome is everything a Tracker reports about one message.

@@ -51,10 +51,13 @@ func (k Kind) String() string { return nameOf(kindNames[:], int(k), "KIND_") }
 // [Tracker] reports.
 type Member uint8
 
-// The tracked members, in the order of JSON-RPC 2.0 §4 and §5, and
-// MemberResultType, an MCP result's "resultType": a Tracker run over a
-// bare result finds it in the same pass that validates the result, so a
-// gateway tells an input_required result from a complete one at no cost.
+// The tracked members, in the order of JSON-RPC 2.0 §4 and §5, then two
+// of MCP 2026-07-28's: MemberResultType, a result's "resultType", which a
+// Tracker run over a bare result finds in the same pass that validates
+// it, so a gateway tells an input_required result from a complete one at
+// no cost; and MemberRequestState, the "requestState" of an
+// input_required result or of the params of its retry, which a gateway
+// reads to follow a call's rounds when the object streams.
 const (
 	MemberJSONRPC Member = iota
 	MemberID
@@ -63,11 +66,12 @@ const (
 	MemberResult
 	MemberError
 	MemberResultType
+	MemberRequestState
 	numMembers
 	memberNone = numMembers
 )
 
-var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error", "resultType"}
+var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error", "resultType", "requestState"}
 
 // String returns the member's key, for example "params".
 func (m Member) String() string { return nameOf(memberNames[:], int(m), "MEMBER_") }
@@ -95,6 +99,8 @@ func lookupMember(name []byte) Member {
 		return MemberError
 	case "resultType":
 		return MemberResultType
+	case "requestState":
+		return MemberRequestState
 	}
 	return memberNone
 }
@@ -231,7 +237,7 @@ type msg struct {
 	val   Range
 	rng   [numMembers]Range
 
-	name  [10]byte // a top-level key's first bytes, decoded
+	name  [12]byte // a top-level key's first bytes, decoded: the longest tracked name
 	nameN int      // its length so far; > len(name) once it cannot match
 	keyAt int64    // offset of its opening quote
 

@@ -119,11 +119,12 @@ var rangeTests = []struct {
 		},
 	},
 	{
-		name: "an MCP result's resultType, among members that are not tracked",
-		in:   `{"content":[{"type":"text","text":"x"}],"resultTypes":1,"resultType":"input_required","requestState":"s"}`,
+		name: "an MCP result's resultType and requestState, among members that are not tracked",
+		in:   `{"content":[{"type":"text","text":"x"}],"resultTypes":1,"resultType":"input_required","requestStat":0,"requestState":"s","requestStates":2}`,
 		kind: jsonrpc.KindObject,
 		want: map[jsonrpc.Member]string{
-			jsonrpc.MemberResultType: `"input_required"`,
+			jsonrpc.MemberResultType:   `"input_required"`,
+			jsonrpc.MemberRequestState: `"s"`,
 		},
 	},
 	{
@@ -443,12 +444,13 @@ func TestTrackerDuplicateResetsRange(t *testing.T) {
 func TestNames(t *testing.T) {
 	assert.Equal(t, "params", jsonrpc.MemberParams.String())
 	assert.Equal(t, "resultType", jsonrpc.MemberResultType.String())
-	assert.Equal(t, "MEMBER_7", jsonrpc.Member(7).String())
+	assert.Equal(t, "requestState", jsonrpc.MemberRequestState.String())
+	assert.Equal(t, "MEMBER_8", jsonrpc.Member(8).String())
 	assert.Equal(t, "array", jsonrpc.KindArray.String())
 	assert.Equal(t, "KIND_42", jsonrpc.Kind(42).String())
 	assert.Equal(t, "number", jsonrpc.IDNumber.String())
 	assert.Equal(t, "IDKIND_9", jsonrpc.IDKind(9).String())
-	assert.Equal(t, jsonrpc.Range{}, (&jsonrpc.Tracker{}).Member(jsonrpc.Member(7)))
+	assert.Equal(t, jsonrpc.Range{}, (&jsonrpc.Tracker{}).Member(jsonrpc.Member(8)))
 }
 
 func TestRange(t *testing.T) {

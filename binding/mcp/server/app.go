@@ -459,7 +459,7 @@ func (x *exchange) startStreaming() {
 		if x.tail == nil {
 			x.tail = new(resultTail)
 		}
-		x.tail.reset(p.state&cacheable != 0)
+		x.tail.reset(p.state&cacheable != 0, h.s.rounds)
 		x.state |= tailSplice
 		if at = x.tail.feed(b[start:end]); at >= 0 {
 			x.state &^= tailSplice
@@ -479,7 +479,7 @@ func (x *exchange) startStreaming() {
 	if at >= 0 {
 		// The closing brace came in the slot: the result filled it exactly,
 		// or ended in whitespace that did.
-		ok := !x.tail.twice() && p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
+		ok := x.tailOK() && p.write(b[start:body+at]) && p.write(h.appendTail(h.aux[:0], x.tail)) && p.write(b[body+at:end])
 		h.pool.Release(slot)
 		if !ok && p.flags&detached == 0 {
 			x.cancel()
@@ -492,12 +492,45 @@ func (x *exchange) startStreaming() {
 	x.grantApp()
 }
 
+// tailOK takes the end of a result that streamed, which x.tail followed
+// to its closing brace. It reports false, and the reply is cut short
+// rather than finished, when the result has two readings (resultType, or
+// an input_required result's requestState, named twice) or is an
+// input_required result past inputRequired.maxRounds; otherwise it
+// records the round an input_required result's requestState issues.
+func (x *exchange) tailOK() bool {
+	p, rt := x.p, x.tail
+	h := p.h
+	dup := rt.t.Duplicates()
+	if dup.Has(jsonrpc.MemberResultType) {
+		return false
+	}
+	if p.state&roundCounted == 0 || !isInputRequired(rt.resultType()) {
+		return true
+	}
+	round := int(p.round) + 1
+	switch {
+	case dup.Has(jsonrpc.MemberRequestState):
+		return false
+	case round > h.s.maxRounds:
+		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
+		return false
+	}
+	if k, ok := rt.state.sum(&rt.t); ok {
+		now := h.w.Now()
+		if !h.s.rounds.recordSum(k, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
+			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
+		}
+	}
+	return true
+}
+
 // streamResult sends reply DATA that streams through.
 func (x *exchange) streamResult(b []byte) {
 	if x.state&tailSplice != 0 {
 		if at := x.tail.feed(b); at >= 0 {
 			x.state &^= tailSplice
-			if x.tail.twice() {
+			if !x.tailOK() {
 				x.cancel()
 				x.p.abortReply()
 				return

@@ -245,10 +245,13 @@
 // starts no chain. An input_required result that names inputRequests or
 // requestState twice, and any result that names resultType twice, has two
 // readings and ends the call with -32603 instead (a result too big to
-// hold, whose head is already out, has its response cut short). The count
-// covers the bodies and results the server holds whole: a retry whose
-// body streams (larger than a slot), or an input_required result that
-// does, is passed on uncounted, as an unknown requestState is.
+// hold, whose head is already out, has its response cut short). Bodies
+// and results too big to hold (larger than a slot) are counted as they
+// stream: a second Tracker follows a retry's params for its requestState,
+// whose text a seeded hash sums as it passes, and the Tracker that
+// follows a result to its closing brace sums its requestState the same
+// way; a result past maxRounds, whose head is out, is cut short. Its
+// inputRequests named twice goes unseen there.
 //
 // A call the shim may serve keeps its body's buffer slot until its reply
 // ends, for the retry; the result's resultType is found by the scan that
@@ -453,10 +456,10 @@
 // (jsonrpc.ReplaceLoneSurrogates; params that stream are rewritten as
 // they pass, an escape cut by what arrived waiting for the next bytes),
 // so that a reader that keeps lone surrogates (JavaScript's) sees what
-// the server saw. The id is echoed as it was spelled, and a held body's
-// requestState string goes back byte for byte: the upstream that issued
+// the server saw. The id is echoed as it was spelled, and a requestState
+// string in the params goes back byte for byte: the upstream that issued
 // it may check it, and the server reads it only as text, for the round
-// count (a streaming body's is rewritten with the rest of its params).
+// count.
 //
 // # Bodies
 //
@@ -467,10 +470,13 @@
 // uri, and for 2026-07-28 the _meta, within the first slot (else 413),
 // since they are checked before the params pass; the name in the BEGIN is
 // null when the first slot does not show it (the application takes the
-// one in the params). A result held in its slot is answered with its
-// length; a larger one streams through, followed by a Tracker to its
-// closing brace, where the 2026-07-28 members it lacks go in (the
-// serverInfo only when it has no _meta, which has passed by then).
+// one in the params). What follows the params drains as the Tracker reads
+// it, unless the id or jsonrpc member is still to come: the tail is then
+// held for it, and one that fills the slot gets 413. A result held in its
+// slot is answered with its length; a larger one streams through,
+// followed by a Tracker to its closing brace, where the 2026-07-28
+// members it lacks go in (the serverInfo only when it has no _meta,
+// which has passed by then).
 //
 // Test-only: options.sessions.ids: sequential makes session ids
 // session-1, session-2, … so that engine-driven scripts know them, and the

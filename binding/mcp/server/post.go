@@ -42,6 +42,9 @@ type post struct {
 	// round is the input_required round a 2026-07-28 call continues
 	// (rounds.go), 0 for a first call.
 	round uint8
+	// rtrk follows a streaming body's params for their requestState
+	// (rounds.go); kept for the POST's next use.
+	rtrk *jsonrpc.Tracker
 
 	// cbBase is the request's scheme, authority and path without its query,
 	// which the URL of the elicitation callback starts with (elicit.go).
@@ -141,6 +144,10 @@ func (p *post) ended() {
 	switch {
 	case p.state&streamBody != 0:
 		p.endStream()
+	case p.ex != nil && p.hdr.early != 0:
+		// A streaming body refused after its exchange opened
+		// (streamFailed): the answer waited for the body's end.
+		p.answered()
 	case p.wait == waitNone && p.ls == nil && p.ex == nil && !p.answered():
 		p.onRequest()
 	}
@@ -587,9 +594,13 @@ func (p *post) openRequest(mi *mcp.Method, params []byte) {
 		mcp.McpBeginExKindResourcesTemplatesList, mcp.McpBeginExKindResourcesRead:
 		p.state |= cacheable
 	}
-	if isStateless && !streamed && shimmableKind(mi.Kind) {
+	if isStateless && shimmableKind(mi.Kind) {
 		p.state |= roundCounted
-		p.readRound(params)
+		if !streamed {
+			p.readRound(params)
+		} else if !p.startRoundScan(params) {
+			return
+		}
 	}
 	var sid []byte
 	if s := p.sess; s != nil {

@@ -3,6 +3,8 @@ package server
 import (
 	"hash/maphash"
 	"sync"
+
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // The round cap between a 2026-07-28 client and a 2026-07-28 application
@@ -39,10 +41,22 @@ func newRoundTable() *roundTable {
 	return &roundTable{seed: maphash.MakeSeed(), entries: make(map[uint64]roundEntry)}
 }
 
+// hasher returns a hash that sums a state written to it in parts as
+// lookup and record key the state whole.
+func (t *roundTable) hasher() maphash.Hash {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	return h
+}
+
 // lookup returns the round that issued state (a JSON string's text), 0
 // when it is unknown or expired.
 func (t *roundTable) lookup(state []byte, now int64) uint8 {
-	k := maphash.Bytes(t.seed, state)
+	return t.lookupSum(maphash.Bytes(t.seed, state), now)
+}
+
+// lookupSum is lookup of the state whose hash (hasher's) is k.
+func (t *roundTable) lookupSum(k uint64, now int64) uint8 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[k]
@@ -56,7 +70,11 @@ func (t *roundTable) lookup(state []byte, now int64) uint8 {
 // is full it first drops what has expired; it reports false when there is
 // still no room, and the state's retry then counts as a first round.
 func (t *roundTable) record(state []byte, round uint8, now, expires int64) bool {
-	k := maphash.Bytes(t.seed, state)
+	return t.recordSum(maphash.Bytes(t.seed, state), round, now, expires)
+}
+
+// recordSum is record of the state whose hash (hasher's) is k.
+func (t *roundTable) recordSum(k uint64, round uint8, now, expires int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.entries[k]; !ok && len(t.entries) >= maxRoundStates {
@@ -106,4 +124,121 @@ func (p *post) countRound(res []byte) string {
 		}
 	}
 	return ""
+}
+
+// memberPart returns the part of seen, the bytes a Tracker consumed last
+// (starting at offset fed of its value), that lies in the member value r.
+func memberPart(r jsonrpc.Range, fed int64, seen []byte) []byte {
+	from, to := max(r.Start, fed), fed+int64(len(seen))
+	if r.Complete() {
+		to = min(to, r.End)
+	}
+	if r.Start == 0 || to <= from {
+		return nil
+	}
+	return seen[from-fed : to-fed]
+}
+
+// stateSum follows the requestState of an object that a Tracker scans in
+// parts (a retry's params or an input_required result too big to hold),
+// summing its text as it passes as the round table keys a state held
+// whole. A later requestState replaces an earlier one, as the tracker's
+// range does.
+type stateSum struct {
+	h     maphash.Hash
+	start int64 // where the value summed starts, 0 for none yet
+	str   bool  // the value is a string
+}
+
+func (s *stateSum) reset(t *roundTable) {
+	s.h = t.hasher()
+	s.start, s.str = 0, false
+}
+
+// note takes seen, the bytes t consumed last, which start at offset fed.
+func (s *stateSum) note(t *jsonrpc.Tracker, fed int64, seen []byte) {
+	r := t.Member(jsonrpc.MemberRequestState)
+	if r.Start == 0 {
+		return
+	}
+	if r.Start != s.start {
+		s.h.Reset()
+		s.start = r.Start
+		s.str = r.Start >= fed && r.Start < fed+int64(len(seen)) && seen[r.Start-fed] == '"'
+	}
+	_, _ = s.h.Write(memberPart(r, fed, seen))
+}
+
+// sum returns the state's key in the round table; ok is false unless t
+// has passed a whole requestState that is a string.
+func (s *stateSum) sum(t *jsonrpc.Tracker) (k uint64, ok bool) {
+	if !s.str || !t.Member(jsonrpc.MemberRequestState).Complete() {
+		return 0, false
+	}
+	return s.h.Sum64(), true
+}
+
+// startRoundScan follows the params of a stateless call whose body
+// streams, from head, the part of them in its first slot, for the
+// requestState that names the round it continues; the rest comes to
+// scanRound as it arrives, before the params are rewritten (fixParams).
+func (p *post) startRoundScan(head []byte) bool {
+	p.round = 0
+	if p.rtrk == nil {
+		p.rtrk = jsonrpc.NewTracker(jsonrpc.Options{MaxDepth: maxJSONDepth})
+	}
+	p.rtrk.Reset()
+	p.st.rsum.reset(p.h.s.rounds)
+	p.st.rbase, p.st.rfed = p.st.sent, 0
+	p.st.flags |= roundScan | roundScanned
+	return p.scanRound(head)
+}
+
+// stateSpan returns the body offsets of the requestState string that the
+// round scan found in a streaming body's params: where it starts (0 for
+// none yet) and ends (0 while it goes on).
+func (p *post) stateSpan() (from, to int64) {
+	if p.st.flags&roundScanned == 0 {
+		return 0, 0
+	}
+	r := p.rtrk.Member(jsonrpc.MemberRequestState)
+	if r.Start == 0 || !p.st.rsum.str {
+		return 0, 0
+	}
+	from = p.st.rbase + r.Start
+	if r.Complete() {
+		to = p.st.rbase + r.End
+	}
+	return from, to
+}
+
+// scanRound takes the next bytes of a streaming body's params. Once the
+// params end it looks up the round their requestState names; it reports
+// false when it refused the request: one that names requestState twice
+// has two readings, as in a body held whole.
+func (p *post) scanRound(b []byte) bool {
+	if p.st.flags&roundScan == 0 {
+		return true
+	}
+	t := p.rtrk
+	n, done, err := t.Feed(b)
+	if err != nil {
+		// The body's own tracker answers for its syntax.
+		p.st.flags &^= roundScan
+		return true
+	}
+	p.st.rsum.note(t, p.st.rfed, b[:n])
+	p.st.rfed += int64(n)
+	if !done {
+		return true
+	}
+	p.st.flags &^= roundScan
+	if t.Duplicates().Has(jsonrpc.MemberRequestState) {
+		p.streamFailed(400, codeInvalidParams, `Invalid params: duplicate member "requestState"`)
+		return false
+	}
+	if k, ok := p.st.rsum.sum(t); ok {
+		p.round = p.h.s.rounds.lookupSum(k, p.h.w.Now().UnixNano())
+	}
+	return true
 }

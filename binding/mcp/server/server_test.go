@@ -597,6 +597,14 @@ func TestStackLargeBodies(t *testing.T) {
 		"Mcp-Method", "tools/call", "Mcp-Name", "echo")
 	require.Equal(t, 413, resp.StatusCode, body)
 
+	// A member after the params larger than a slot drains as it is read.
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}},"x":"`+big+`"}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	assert.Contains(t, body, `"id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]`)
+	// … unless the id comes after it: the id cannot be read in time.
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}},"x":"`+big+`","id":8}`)
+	require.Equal(t, 413, resp.StatusCode, "%s", body)
+
 	// Beyond limits.body, announced by content-length.
 	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+strings.Repeat(big, 12)+`"}}}`)
 	require.Equal(t, 413, resp.StatusCode, body)

@@ -28,6 +28,12 @@ type streamState struct {
 	fixed     int64 // params bytes whose lone surrogates are rewritten end here
 	paramsEnd int64 // where the params end, 0 until known
 	flags     streamFlags
+	// A stateless call's params, followed for their requestState
+	// (rounds.go): their body offset, the bytes post.rtrk has taken, and
+	// the state's sum.
+	rbase int64
+	rfed  int64
+	rsum  stateSum
 	// An error the application answered with before the id was known
 	// (errDeferred).
 	errCode int
@@ -38,7 +44,7 @@ type streamState struct {
 // reset forgets a streaming body; errMsg is as good as empty once
 // errLen is 0.
 func (st *streamState) reset() {
-	st.trk, st.slotBase, st.sent, st.fixed, st.paramsEnd = nil, 0, 0, 0, 0
+	st.trk, st.slotBase, st.sent, st.fixed, st.paramsEnd, st.rbase, st.rfed = nil, 0, 0, 0, 0, 0, 0
 	st.flags, st.errCode, st.errLen = 0, 0, 0
 }
 
@@ -52,6 +58,8 @@ const (
 	deferred                              // the reply ended before the id was known
 	deferredError                         // …with the ERROR outcome
 	errDeferred                           // the application answered with an error before the id was known
+	roundScan                             // the params are followed for their requestState (rounds.go)
+	roundScanned                          // … and post.rtrk holds what was found
 )
 
 // tracker takes a tracker from the worker's pool.
@@ -222,7 +230,7 @@ func (p *post) streamMore(more []byte) {
 		p.compactIn()
 		return
 	}
-	if _, ok := p.feed(more); !ok {
+	if _, ok := p.feed(more); !ok || !p.scanRound(more) {
 		return
 	}
 	if p.st.paramsEnd == 0 && t.ParamsDone() {
@@ -266,6 +274,18 @@ func (p *post) fixParams(end int64, final bool) {
 		return
 	}
 	b := p.h.pool.Buffer(p.inSlot)
+	if from, to := p.stateSpan(); from > 0 && from < end && (to == 0 || to > p.st.fixed) {
+		// The requestState goes as it came (replaceLoneSurrogates). Its
+		// opening quote starts no escape, so what is before it is final.
+		if p.st.fixed < from {
+			jsonrpc.ReplaceLoneSurrogatesPart(b[p.st.fixed-p.st.slotBase:from-p.st.slotBase], true)
+		}
+		if to == 0 || to >= end {
+			p.st.fixed = end
+			return
+		}
+		p.st.fixed = to
+	}
 	done, _ := jsonrpc.ReplaceLoneSurrogatesPart(b[p.st.fixed-p.st.slotBase:end-p.st.slotBase], final)
 	p.st.fixed += int64(done)
 }
@@ -287,12 +307,12 @@ func (p *post) paramsDone() bool {
 }
 
 // compactIn drops the slot's bytes that are no longer needed: those sent
-// to the application, or all of them once the message is complete, its id
-// known and its params sent.
+// to the application, or all of them once its params are sent and its id
+// and jsonrpc known, the tracker having read what follows the params.
 func (p *post) compactIn() {
 	b := p.h.pool.Buffer(p.inSlot)
 	keep := p.st.sent
-	if p.st.flags&(msgDone|idPending|rpcPending) == msgDone && p.paramsDone() {
+	if p.st.flags&(idPending|rpcPending) == 0 && p.paramsDone() {
 		// Nothing after the params is wanted; params the application's
 		// window has not taken yet are kept until it does.
 		keep = p.st.slotBase + int64(p.inLen)

@@ -17,10 +17,12 @@ type resultTail struct {
 	typLen    int   // len(typ)+1: longer than typ holds
 	typStart  int64 // where the resultType value read into typ starts, 0 for none
 	done      bool  // the closing brace has passed, or the result is not JSON
+	state     stateSum
 }
 
-func (rt *resultTail) reset(cacheable bool) {
+func (rt *resultTail) reset(cacheable bool, rounds *roundTable) {
 	rt.t.Reset()
+	rt.state.reset(rounds)
 	rt.cacheable = cacheable
 	rt.fed, rt.last, rt.typLen, rt.typStart, rt.done = 0, 0, 0, 0, false
 }
@@ -38,6 +40,7 @@ func (rt *resultTail) feed(b []byte) int {
 		return -1
 	}
 	rt.noteType(b[:n])
+	rt.state.note(&rt.t, rt.fed, b[:n])
 	at := -1
 	seen := b[:n]
 	if done {
@@ -54,10 +57,13 @@ func (rt *resultTail) feed(b []byte) int {
 	return at
 }
 
-// twice reports whether the result named resultType twice: it then has
-// two readings, and its reply is cut short rather than finished.
-func (rt *resultTail) twice() bool {
-	return rt.t.Duplicates().Has(jsonrpc.MemberResultType)
+// resultType returns the text of the result's resultType, nil when it
+// has none or one longer than any resultType.
+func (rt *resultTail) resultType() []byte {
+	if rt.typLen > len(rt.typ) || !rt.t.Member(jsonrpc.MemberResultType).Complete() {
+		return nil
+	}
+	return rt.typ[:rt.typLen]
 }
 
 // noteType keeps the text of the result's resultType value as it passes
@@ -71,14 +77,10 @@ func (rt *resultTail) noteType(seen []byte) {
 	if r.Start != rt.typStart {
 		rt.typStart, rt.typLen = r.Start, 0
 	}
-	from, to := max(r.Start, rt.fed), rt.fed+int64(len(seen))
-	if r.Complete() {
-		to = min(to, r.End)
-	}
-	if to <= from || rt.typLen > len(rt.typ) {
+	part := memberPart(r, rt.fed, seen)
+	if len(part) == 0 || rt.typLen > len(rt.typ) {
 		return
 	}
-	part := seen[from-rt.fed : to-rt.fed]
 	if rt.typLen+len(part) > len(rt.typ) {
 		rt.typLen = len(rt.typ) + 1
 		return

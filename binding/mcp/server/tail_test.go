@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,20 +14,32 @@ import (
 // tailed feeds in to a resultTail in parts of size cut and returns what
 // goes out: in, with the tail spliced in before its closing brace.
 func tailed(h *server, in string, cut int, cacheable bool) string {
-	var rt resultTail
-	rt.reset(cacheable)
+	out, _ := tailedSum(h, in, cut, cacheable)
+	return out
+}
+
+// tailedSum is tailed that also returns the resultTail, after the table
+// it sums a requestState for.
+func tailedSum(h *server, in string, cut int, cacheable bool) (string, *resultTail) {
+	rt := new(resultTail)
+	rt.reset(cacheable, h.s.rounds)
 	var out []byte
 	for b := []byte(in); len(b) > 0; {
 		part := b[:min(cut, len(b))]
 		b = b[len(part):]
 		if at := rt.feed(part); at >= 0 {
 			out = append(out, part[:at]...)
-			out = h.appendTail(out, &rt)
+			out = h.appendTail(out, rt)
 			part = part[at:]
 		}
 		out = append(out, part...)
 	}
-	return string(out)
+	return string(out), rt
+}
+
+// tailServer is a server as far as resultTail needs one.
+func tailServer() *server {
+	return &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`), s: &settings{rounds: newRoundTable()}}
 }
 
 // TestResultTail: what a streaming 2026-07-28 result lacks goes in before
@@ -34,7 +47,7 @@ func tailed(h *server, in string, cut int, cacheable bool) string {
 // parts; the resultType it has (split across parts or not) decides
 // whether a list gets ttlMs and cacheScope.
 func TestResultTail(t *testing.T) {
-	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
+	h := tailServer()
 	meta := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"sluice","version":"t"}}`
 	for _, tt := range []struct {
 		in, want  string
@@ -64,23 +77,31 @@ func TestResultTail(t *testing.T) {
 // object comes out a JSON object, and one that names no member twice
 // comes out naming none twice, with a resultType and a _meta.
 func FuzzResultTail(f *testing.F) {
-	for _, s := range []string{`{}`, `{"content":[]}`, `{"resultType":"input_required","_meta":{}}`, `{"tools":[],"ttlMs":1}`, `[1]`, `{"a":"\u0041}"}`} {
+	for _, s := range []string{`{}`, `{"content":[]}`, `{"resultType":"input_required","_meta":{}}`, `{"tools":[],"ttlMs":1}`, `[1]`, `{"a":"\u0041}"}`,
+		`{"resultType":"input_required","requestState":"s\u00e9\"x","inputRequests":{}}`, `{"r\u0065questState":"a","requestStat":"b"}`, `{"requestState":{"a":"b"}}`} {
 		f.Add([]byte(s), uint8(3), false)
 		f.Add([]byte(s), uint8(1), true)
 	}
-	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
+	h := tailServer()
 	f.Fuzz(func(t *testing.T, in []byte, cut uint8, cacheable bool) {
 		var v map[string]json.RawMessage
 		if json.Unmarshal(in, &v) != nil {
 			return
 		}
-		out := tailed(h, string(in), int(cut)+1, cacheable)
+		out, rt := tailedSum(h, string(in), int(cut)+1, cacheable)
 		var got map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(out), &got), "%q -> %q", in, out)
 		if len(enginetest.NamedTwice(in)) == 0 {
 			require.Empty(t, enginetest.NamedTwice([]byte(out)), "%q -> %q", in, out)
 			require.Contains(t, got, "resultType", "%q -> %q", in, out)
 			require.Contains(t, got, "_meta", "%q -> %q", in, out)
+			// The requestState's sum is the round table's key for it.
+			state := v["requestState"]
+			k, ok := rt.state.sum(&rt.t)
+			require.Equal(t, len(state) > 0 && state[0] == '"', ok, "%q", in)
+			if ok {
+				require.Equal(t, maphash.Bytes(h.s.rounds.seed, state), k, "%q", in)
+			}
 		}
 	})
 }
@@ -95,12 +116,12 @@ func BenchmarkResultTail(b *testing.B) {
 		text[i] = 'a' + byte(i%26)
 	}
 	in := []byte(`{"content":[{"type":"text","text":"` + string(text) + `"}],"isError":false}`)
-	h := &server{aux: make([]byte, 0, 1024), serverInfo: []byte(`{"name":"sluice","version":"t"}`)}
+	h := tailServer()
 	var rt resultTail
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		rt.reset(false)
+		rt.reset(false, h.s.rounds)
 		for p := in; len(p) > 0; {
 			part := p[:min(64<<10, len(p))]
 			p = p[len(part):]
