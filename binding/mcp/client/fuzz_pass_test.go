@@ -29,7 +29,21 @@ const passMaxRounds = 3
 type passUpstream struct {
 	mu     sync.Mutex
 	result []byte
+	pad    bool // results go through padResult
 	calls  []json.RawMessage
+}
+
+// passPad is a string member larger than a buffer slot: a result or a
+// retry that carries it streams through the server kind.
+var passPad = `"pad":"` + strings.Repeat("p", 40<<10) + `"`
+
+// padResult puts passPad first in the object res, so that it streams.
+func padResult(res []byte) []byte {
+	rest := bytes.TrimSpace(bytes.TrimSpace(res)[1:])
+	if rest[0] == '}' {
+		return []byte("{" + passPad + "}")
+	}
+	return []byte("{" + passPad + "," + string(rest))
 }
 
 func (u *passUpstream) serve(w http.ResponseWriter, _ *http.Request, msg, id string) {
@@ -48,6 +62,9 @@ func (u *passUpstream) serve(w http.ResponseWriter, _ *http.Request, msg, id str
 		u.mu.Lock()
 		u.calls = append(u.calls, m.Params)
 		res := bytes.ReplaceAll(u.result, []byte("%N%"), []byte(fmt.Sprint(len(u.calls))))
+		if u.pad {
+			res = padResult(res)
+		}
 		u.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
@@ -59,10 +76,15 @@ func (u *passUpstream) serve(w http.ResponseWriter, _ *http.Request, msg, id str
 // next sets the result the calls get from now on, and returns the params
 // of the calls since the last next.
 func (u *passUpstream) next(result []byte) []json.RawMessage {
+	return u.nextPadded(result, false)
+}
+
+// nextPadded is next whose results go through padResult when pad is set.
+func (u *passUpstream) nextPadded(result []byte, pad bool) []json.RawMessage {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	c := u.calls
-	u.result, u.calls = result, nil
+	u.result, u.pad, u.calls = result, pad, nil
 	return c
 }
 
@@ -103,6 +125,15 @@ func newPassRig(f testing.TB) *passRig {
 // to the call.
 func (r *passRig) call(t testing.TB, caps uint8, extra string) map[string]json.RawMessage {
 	t.Helper()
+	m, cut := r.callCut(t, caps, extra)
+	require.False(t, cut, "the response is whole")
+	return m
+}
+
+// callCut is call that reports a response cut short (not read to its end,
+// or not JSON) rather than failing.
+func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]json.RawMessage, bool) {
+	t.Helper()
 	r.calls++
 	id := fmt.Sprint(100 + r.calls)
 	// _meta first: a body too big to hold must show it in its first slot.
@@ -117,7 +148,9 @@ func (r *passRig) call(t testing.TB, caps uint8, extra string) map[string]json.R
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
-	require.NoError(t, err, "%.300s", out)
+	if err != nil {
+		return nil, true
+	}
 	msg := out
 	if resp.Header.Get("Content-Type") == "text/event-stream" {
 		data := enginetest.SSEData(string(out))
@@ -127,22 +160,27 @@ func (r *passRig) call(t testing.TB, caps uint8, extra string) map[string]json.R
 		require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "%d %.300s", resp.StatusCode, out)
 	}
 	var m map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(msg, &m), "%.300s", msg)
+	if json.Unmarshal(msg, &m) != nil {
+		return nil, true
+	}
 	require.Empty(t, enginetest.EnvelopeTwice(msg), "%.300s", msg)
 	require.Equal(t, `"2.0"`, string(m["jsonrpc"]), "%.300s", msg)
 	require.Equal(t, id, string(m["id"]), "the call's own response: %.300s", msg)
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
 	require.True(t, hasResult != hasError, "exactly one of result and error: %.300s", msg)
-	return m
+	return m, false
 }
 
 // passReading reads an upstream's result as the server kind must pass it
 // to a 2026-07-28 client, with encoding/json as the oracle. ok is false
 // when the result has two readings (or is not UTF-8, which parsers read
-// differently), or is not an object: the call then ends with -32603. inputRequired reports an input_required result, and
-// state is its requestState's JSON text when that is a string.
-func passReading(result []byte) (members map[string]json.RawMessage, inputRequired bool, state json.RawMessage, ok bool) {
+// differently), or is not an object: the call then ends with -32603, or,
+// when the result streams (larger than a buffer slot, its head out before
+// its end is seen), is cut short; an inputRequests named twice goes unseen
+// there. inputRequired reports an input_required result, and state is its
+// requestState's JSON text when that is a string.
+func passReading(result []byte, streams bool) (members map[string]json.RawMessage, inputRequired bool, state json.RawMessage, ok bool) {
 	if !utf8.Valid(result) || json.Unmarshal(result, &members) != nil || members == nil {
 		return nil, false, nil, false
 	}
@@ -151,7 +189,7 @@ func passReading(result []byte) (members map[string]json.RawMessage, inputRequir
 	_ = json.Unmarshal(members["resultType"], &typ)
 	inputRequired = typ == "input_required"
 	for _, name := range twice {
-		if name == "resultType" || inputRequired && (name == "inputRequests" || name == "requestState") {
+		if name == "resultType" || inputRequired && (name == "requestState" || name == "inputRequests" && !streams) {
 			return nil, false, nil, false
 		}
 	}
@@ -198,11 +236,21 @@ func FuzzPassRound(f *testing.F) {
 		{`{"resultType":"complete","content":[]}`, `{}`, 0},
 		{`[1]`, `{}`, 0},
 		{`"x"`, `{}`, 0},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"s\ud800%N%"}`, `{"a":{"action":"accept","content":{}}}`, 1 | 1<<4},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"s%N%"}`, `{"a":{"action":"accept","content":{}}}`, 1 | 1<<5},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"same"}`, `{}`, 1 | 1<<4 | 1<<5},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"a","requestState":"b"}`, `{}`, 1 | 1<<5},
+		{`{"resultType":"input_required",` + ask + `,"inputRequests":{},"requestState":"a"}`, `{}`, 1 | 1<<5},
+		{`{"content":[],"resultType":"complete","resultType":"input_required"}`, `{}`, 1 << 5},
+		{` {} `, `{}`, 1 << 5},
 	} {
 		f.Add([]byte(s.result), []byte(s.responses), s.caps)
 	}
 	r := newPassRig(f)
 	f.Fuzz(func(t *testing.T, result, responses []byte, caps uint8) {
+		// caps' high bits pad the retries (1<<4) or the results (1<<5) past
+		// a buffer slot, so that they stream.
+		padRetry, padResults := caps&(1<<4) != 0, caps&(1<<5) != 0
 		caps &= 0xf
 		if len(result) > 8<<10 || !json.Valid(result) {
 			// The upstream's message as a whole must be JSON for the
@@ -214,21 +262,35 @@ func FuzzPassRound(f *testing.F) {
 			// UTF-8, as a whole (FuzzStack covers it).
 			responses = []byte(`{}`)
 		}
-		r.up.next(result)
+		if trimmed := bytes.TrimSpace(result); len(trimmed) == 0 || trimmed[0] != '{' || !utf8.Valid(result) {
+			padResults = false
+		}
+		r.up.nextPadded(result, padResults)
 		extra := ""
 		for round := 1; round <= passMaxRounds+2; round++ {
 			sent := bytes.ReplaceAll(result, []byte("%N%"), []byte(fmt.Sprint(round)))
-			response := r.call(t, caps, extra)
+			if padResults {
+				sent = padResult(sent)
+			}
+			response, cut := r.callCut(t, caps, extra)
 			calls := r.up.callsSoFar()
 			if round > 1 {
 				checkRetry(t, extra, responses, calls, round)
 			}
-			members, inputRequired, state, ok := passReading(sent)
+			members, inputRequired, state, ok := passReading(sent, padResults)
+			past := ok && inputRequired && round > passMaxRounds
+			if padResults {
+				require.Equal(t, !ok || past, cut, "a streaming result is cut short when it has two readings or is past the cap, round %d: %s", round, sent[len(passPad)+1:])
+				if cut {
+					break
+				}
+			}
+			require.False(t, cut, "the response is whole: %.200s", sent)
 			if !ok {
 				requireError(t, response, -32603, "two readings, or no object: %s", sent)
 				break
 			}
-			if inputRequired && round > passMaxRounds {
+			if past {
 				requireError(t, response, -32603, "round %d is past the cap", round)
 				require.Contains(t, string(response["error"]), "input_required rounds exceeded")
 				break
@@ -238,6 +300,9 @@ func FuzzPassRound(f *testing.F) {
 				break
 			}
 			extra = `,"inputResponses":` + string(responses) + `,"requestState":` + string(state)
+			if padRetry {
+				extra = `,"inputResponses":` + string(responses) + `,` + passPad + `,"requestState":` + string(state)
+			}
 		}
 		settledStreams(t, r.e, r.base, func() int32 { return 0 })
 	})
