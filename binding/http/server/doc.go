@@ -91,6 +91,14 @@
 // that passes it (or, when the app's response has begun, the connection
 // is aborted).
 //
+// An app may answer before it has read the whole body. Its request then
+// ends (ABORT), and the rest of the body is read and dropped by its
+// framing before the connection takes its next request, as Go's server
+// does, since the response did not say Connection: close; a chunked body
+// passing limits.body, or a client silent for body-timeout, closes the
+// connection instead. An app that refuses the rest with RESET has the
+// connection close after its response.
+//
 //	bindings:
 //	  http0:
 //	    type: http

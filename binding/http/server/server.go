@@ -252,6 +252,12 @@ func (c *serverConn) onTimer() {
 		}
 		c.fail(408, "request head timeout")
 	case waitBody:
+		if c.x.flags.Has(xDraining) {
+			// The rest of a body nobody reads any more is late: the
+			// connection closes, its response being out.
+			c.abortAll()
+			return
+		}
 		if c.state == stateBody && (!c.x.Out.Opened() || c.x.Out.Available() <= int64(c.x.Out.Pad)) {
 			// The app holds the body back: the client is not late.
 			c.await(waitBody)
@@ -293,6 +299,7 @@ const (
 	xResponseBegun                           // the response head is written
 	xCrossOrigin                             // the response carries the CORS fields of a cross-origin policy
 	xStanding                                // a GET whose response, once begun, is an event stream: it stands open rather than being in flight
+	xDraining                                // the response is out before the body's end: the rest is read and dropped (drainBody)
 )
 
 // framing is how a response body is delimited on the connection.
@@ -462,6 +469,9 @@ func (c *serverConn) step() bool {
 	case stateHead:
 		return c.nextRequest()
 	case stateBody:
+		if c.x.flags.Has(xDraining) {
+			return c.x.drainBody()
+		}
 		if c.x.forwardBody() {
 			return true
 		}
@@ -1501,8 +1511,9 @@ func (x *exchange) appendConnection(head []byte, wroteClose bool) []byte {
 }
 
 // closing reports whether the connection closes after this response: the
-// request asked for it, the server decided it, the body is not all read,
-// or the client has half-closed with nothing more buffered.
+// request asked for it, the server decided it, or the client has
+// half-closed with nothing more buffered. A body not all read when the
+// response ends is read and dropped first (drainBody).
 func (x *exchange) closing() bool {
 	c := x.c
 	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
@@ -1610,11 +1621,71 @@ func (x *exchange) onResponseEnd(ext []byte) {
 func (x *exchange) complete() {
 	c := x.c
 	if !x.requestDone() {
-		// The app answered before reading the whole body.
+		// The app answered before reading the whole body: it hears no
+		// more of it.
 		x.abortRequest()
+		if x.flags.Has(xKeepAlive) && !c.flags.Has(connLastResponse) && !c.flags.Has(connDiscarding) && c.state == stateBody {
+			// The response, without Connection: close, promised the
+			// client its next request on this connection: the rest of
+			// the body is read and dropped first, as Go's server does.
+			x.release()
+			x.flags.Set(xDraining)
+			c.await(waitBody)
+			c.resume()
+			return
+		}
 		x.flags.Unset(xKeepAlive)
 	}
 	x.release()
+	x.moveOn()
+}
+
+// drainBody reads and drops what is left of a request body whose response
+// is out, by the body's framing, and moves on to the next request at its
+// end; a chunked body passing limits.body, or one malformed or cut short,
+// closes the connection instead. It reports whether it made progress.
+func (x *exchange) drainBody() bool {
+	c := x.c
+	in := c.Input()
+	if len(in) == 0 {
+		if !c.In.Closed() {
+			return false
+		}
+		x.flags.Unset(xDraining | xKeepAlive)
+		x.moveOn()
+		return false
+	}
+	done := false
+	if !x.flags.Has(xChunked) {
+		n := int(min(int64(len(in)), x.remaining))
+		c.Inbox.Consume(n)
+		x.remaining -= int64(n)
+		done = x.remaining == 0
+	} else {
+		data, used, end, err := x.dec.Decode(in)
+		x.bodyBytes += int64(len(data))
+		if err != nil || c.h.s.maxBody >= 0 && x.bodyBytes > c.h.s.maxBody {
+			x.flags.Unset(xDraining | xKeepAlive)
+			x.moveOn()
+			return false
+		}
+		c.Inbox.Consume(used)
+		if used == 0 && !end {
+			return false
+		}
+		done = end
+	}
+	if done {
+		x.flags.Unset(xDraining)
+		x.moveOn()
+	}
+	return true
+}
+
+// moveOn takes the connection past a finished exchange: to the next
+// request, or to its close.
+func (x *exchange) moveOn() {
+	c := x.c
 	if !x.flags.Has(xKeepAlive) || c.flags.Has(connLastResponse) {
 		c.flags.Set(connLastResponse)
 		c.state = stateDraining

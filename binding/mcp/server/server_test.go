@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -611,6 +614,64 @@ func TestStackLargeBodies(t *testing.T) {
 
 	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
 	s.requireReleased(t)
+}
+
+// TestStackAnswerBeforeBodyEnd: a call whose body streams is answered
+// once its params have passed, before the rest of its body (a member after
+// the params) has come. The http server reads and drops that rest, and the
+// connection, which the response kept alive, carries the next request.
+func TestStackAnswerBeforeBodyEnd(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		t.Run(fmt.Sprint("late=", late), func(t *testing.T) { answerBeforeBodyEnd(t, late) })
+	}
+}
+
+// answerBeforeBodyEnd is TestStackAnswerBeforeBodyEnd; when late, the
+// client sends no more of the body, and once the http server's
+// body-timeout (60 s) has passed, the connection closes.
+func answerBeforeBodyEnd(t *testing.T, late bool) {
+	clock := enginetest.NewClock()
+	s := startStack(t, "", engine.WithClock(clock.Now))
+	sid := s.initialize(t, "2025-11-25")
+	u, err := url.Parse(s.base)
+	require.NoError(t, err)
+	conn, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	r := bufio.NewReader(conn)
+	head := func(body int) string {
+		return "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+			"Mcp-Session-Id: " + sid + "\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: " + fmt.Sprint(body) + "\r\n\r\n"
+	}
+	first := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}},"x":"` + strings.Repeat("x", 40<<10)
+	rest := strings.Repeat("y", 56<<10) + `"}`
+	_, err = io.WriteString(conn, head(len(first)+len(rest))+first)
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(r, nil)
+	require.NoError(t, err, "the answer comes before the body's end")
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), `"id":7,"result":{"content":[{"type":"text","text":"Echo: hi"}]`)
+	require.False(t, resp.Close, "the response keeps the connection")
+
+	if late {
+		clock.Tick(t, s.e, 61*time.Second)
+		_, err := r.ReadByte()
+		require.Error(t, err, "the connection closes")
+		var ne net.Error
+		require.False(t, errors.As(err, &ne) && ne.Timeout(), "closed, not left open: %v", err)
+		return
+	}
+	ping := `{"jsonrpc":"2.0","id":8,"method":"ping"}`
+	_, err = io.WriteString(conn, rest+head(len(ping))+ping)
+	require.NoError(t, err)
+	resp, err = http.ReadResponse(r, nil)
+	require.NoError(t, err, "the connection carries the next request")
+	body, err = io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":8,"result":{}}`, string(body))
 }
 
 // TestStackResume cuts an event stream short and resumes it with GET and
