@@ -96,9 +96,10 @@ func (u *passUpstream) callsSoFar() []json.RawMessage {
 }
 
 // passRig is a gateway (tcp → http → mcp server → mcp client, both ends
-// at 2026-07-28 only, inputRequired.maxRounds 3) on a clock that stands
-// still, and its upstream.
+// at 2026-07-28 only, inputRequired.maxRounds 3, an mcp proxy between the
+// kinds or not) on a clock that stands still, and its upstream.
 type passRig struct {
+	tool  string // the tool's name as the gateway lists it
 	up    passUpstream
 	e     *engine.Engine
 	url   string
@@ -106,12 +107,23 @@ type passRig struct {
 	calls int
 }
 
-func newPassRig(f testing.TB) *passRig {
-	r := &passRig{}
+func newPassRig(f testing.TB) *passRig { return newPassRigVia(f, false) }
+
+// newPassRigVia is newPassRig with, when proxy is set, an mcp proxy
+// between the server and the client kinds, whose one route prefixes the
+// upstream's tools with up__.
+func newPassRigVia(f testing.TB, proxy bool) *passRig {
+	r := &passRig{tool: "t"}
 	server := serveUpstream(f, false, r.up.serve)
-	rest := fmt.Sprintf("    options:\n      versions: [2026-07-28]\n      inputRequired: {maxRounds: %d}\n"+
-		"  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n      versions: [2026-07-28]\n", passMaxRounds, server)
-	r.url, r.e = enginetest.StartMCP(f, "gateway.yaml", "client0", rest, engine.WithClock(enginetest.NewClock().Now))
+	exit := "client0"
+	rest := fmt.Sprintf("    options:\n      versions: [2026-07-28]\n      inputRequired: {maxRounds: %d}\n", passMaxRounds)
+	if proxy {
+		exit, r.tool = "proxy0", "up__t"
+		rest += "  proxy0:\n    type: mcp\n    kind: proxy\n    options:\n      prefix: always\n" +
+			"    routes:\n      - exit: client0\n        when:\n          - toolkit: up\n"
+	}
+	rest += fmt.Sprintf("  client0:\n    type: mcp\n    kind: client\n    options:\n      server: %s\n      versions: [2026-07-28]\n", server)
+	r.url, r.e = enginetest.StartMCP(f, "gateway.yaml", exit, rest, engine.WithClock(enginetest.NewClock().Now))
 	r.up.next([]byte(`{"content":[]}`))
 	r.call(f, 0, "")
 	enginetest.Settle(f, r.e)
@@ -137,12 +149,12 @@ func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]js
 	r.calls++
 	id := fmt.Sprint(100 + r.calls)
 	// _meta first: a body too big to hold must show it in its first slot.
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t",` +
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + r.tool + `",` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsObject(caps) + `},` +
 		`"arguments":{}` + extra + `}}`
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := enginetest.NewMCPRequest(ctx, r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
+	req, err := enginetest.NewMCPRequest(ctx, r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", r.tool)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -214,7 +226,10 @@ func passReading(result []byte, streams bool) (members map[string]json.RawMessag
 //   - a chain of input_required results, each retried with the state the
 //     last gave, is cut with -32603 past maxRounds;
 //
-// and the gateway holds what it held before.
+// and the gateway holds what it held before. Retries and results may be
+// padded past a buffer slot, so that they stream (a result then has its
+// response cut short where it would have ended with an error), and an mcp
+// proxy may stand between the server and the client kinds.
 func FuzzPassRound(f *testing.F) {
 	ask := `"inputRequests":{"a":{"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}}}`
 	for _, s := range []struct {
@@ -243,14 +258,20 @@ func FuzzPassRound(f *testing.F) {
 		{`{"resultType":"input_required",` + ask + `,"inputRequests":{},"requestState":"a"}`, `{}`, 1 | 1<<5},
 		{`{"content":[],"resultType":"complete","resultType":"input_required"}`, `{}`, 1 << 5},
 		{` {} `, `{}`, 1 << 5},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"s%N%"}`, `{"a":{"action":"accept","content":{}}}`, 1 | 1<<6},
+		{`{"resultType":"input_required",` + ask + `,"requestState":"s\ud800%N%"}`, `{}`, 1 | 1<<4 | 1<<5 | 1<<6},
+		{`{"resultType":"complete","resultType":"input_required",` + ask + `,"requestState":"a"}`, `{}`, 1 | 1<<6},
+		{`{"_meta":{"k":1},"content":[]}`, `{}`, 1 << 6},
 	} {
 		f.Add([]byte(s.result), []byte(s.responses), s.caps)
 	}
-	r := newPassRig(f)
+	rigs := [2]*passRig{newPassRig(f), newPassRigVia(f, true)}
 	f.Fuzz(func(t *testing.T, result, responses []byte, caps uint8) {
 		// caps' high bits pad the retries (1<<4) or the results (1<<5) past
-		// a buffer slot, so that they stream.
+		// a buffer slot, so that they stream, and put an mcp proxy in the
+		// way (1<<6).
 		padRetry, padResults := caps&(1<<4) != 0, caps&(1<<5) != 0
+		r := rigs[caps>>6&1]
 		caps &= 0xf
 		if len(result) > 8<<10 || !json.Valid(result) {
 			// The upstream's message as a whole must be JSON for the
