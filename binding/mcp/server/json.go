@@ -80,7 +80,7 @@ func field(obj []byte, name string) ([]byte, bool) {
 // goes back byte for byte to the upstream that issued it, which may check
 // it, and the server reads it only as text (rounds.go).
 func replaceLoneSurrogates(params []byte) {
-	if bytes.Index(params, []byte(`\u`)) < 0 {
+	if !bytes.Contains(params, []byte(`\u`)) {
 		return
 	}
 	from := 0
