@@ -1624,10 +1624,12 @@ func (x *exchange) complete() {
 		// The app answered before reading the whole body: it hears no
 		// more of it.
 		x.abortRequest()
-		if x.flags.Has(xKeepAlive) && !c.flags.Has(connLastResponse) && !c.flags.Has(connDiscarding) && c.state == stateBody {
+		if x.flags.Has(xKeepAlive) && !x.flags.Has(xContinue) && !c.flags.Has(connLastResponse) && !c.flags.Has(connDiscarding) && c.state == stateBody {
 			// The response, without Connection: close, promised the
 			// client its next request on this connection: the rest of
 			// the body is read and dropped first, as Go's server does.
+			// (A client still owed 100 Continue may never send it: its
+			// connection closes.)
 			x.release()
 			x.flags.Set(xDraining)
 			c.await(waitBody)
