@@ -142,16 +142,20 @@ func (r *passRig) call(t testing.TB, caps uint8, extra string) map[string]json.R
 	return m
 }
 
-// callCut is call that reports a response cut short (not read to its end,
-// or not JSON) rather than failing.
-func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]json.RawMessage, bool) {
-	t.Helper()
-	r.calls++
-	id := fmt.Sprint(100 + r.calls)
-	// _meta first: a body too big to hold must show it in its first slot.
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + r.tool + `",` +
+// callBody is the body of a stateless tools/call of the rig's tool, id
+// id, with the client capabilities of caps and extra params members.
+// _meta comes first: a body too big to hold must show it in its first
+// slot.
+func (r *passRig) callBody(id string, caps uint8, extra string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + r.tool + `",` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsObject(caps) + `},` +
 		`"arguments":{}` + extra + `}}`
+}
+
+// post sends body, a tools/call of the rig's tool, and returns the
+// response and its body as read, with the error that cut it short.
+func (r *passRig) post(t testing.TB, body string) (*http.Response, []byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := enginetest.NewMCPRequest(ctx, r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", r.tool)
@@ -160,6 +164,16 @@ func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]js
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
+	return resp, out, err
+}
+
+// callCut is call that reports a response cut short (not read to its end,
+// or not JSON) rather than failing.
+func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]json.RawMessage, bool) {
+	t.Helper()
+	r.calls++
+	id := fmt.Sprint(100 + r.calls)
+	resp, out, err := r.post(t, r.callBody(id, caps, extra))
 	if err != nil {
 		return nil, true
 	}

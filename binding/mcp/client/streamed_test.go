@@ -134,14 +134,7 @@ func TestStreamedRoundsCounted(t *testing.T) {
 				extra = `,"inputResponses":` + responses + `,"requestState":` + string(res.RequestState)
 			}
 			// Round 4 is past the cap.
-			body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` +
-				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"arguments":{}` + extra + `}}`
-			req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
-			require.NoError(t, err)
-			resp, err := http.DefaultClient.Do(req)
-			require.NoError(t, err)
-			defer resp.Body.Close()
-			out, err := io.ReadAll(resp.Body)
+			_, out, err := r.post(t, r.callBody("9", 1, extra))
 			if tt.streams {
 				require.Error(t, err, "the response is cut short: %.200s", out)
 				assert.NotContains(t, string(out), `"requestState":"big4"`)
@@ -162,15 +155,7 @@ func TestStreamedRetryStateTwice(t *testing.T) {
 	r := newPassRig(t)
 	r.up.next([]byte(`{"content":[]}`))
 	big := strings.Repeat("z", 64<<10)
-	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"t",` +
-		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"arguments":{},` +
-		`"requestState":"a","inputResponses":{"a":{"action":"accept","content":{"big":"` + big + `"}}},"requestState":"b"}}`
-	req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
+	resp, out, err := r.post(t, r.callBody("9", 1, `,"requestState":"a","inputResponses":{"a":{"action":"accept","content":{"big":"`+big+`"}}},"requestState":"b"`))
 	require.NoError(t, err)
 	assert.Equal(t, 400, resp.StatusCode, "%s", out)
 	assert.Contains(t, string(out), `"code":-32602,"message":"Invalid params: duplicate member \"requestState\""`)
