@@ -68,10 +68,11 @@ func (u *shimUpstream) next(result []byte) []json.RawMessage {
 }
 
 // shimRig is a gateway (tcp → http → mcp server → mcp client, the
-// upstream at 2026-07-28 only) on a clock that stands still, its
-// upstream, and a 2025-11-25 session through it for each set of client
-// capabilities (capsObject's bits).
+// upstream at 2026-07-28 only, an mcp proxy between the kinds or not) on
+// a clock that stands still, its upstream, and a 2025-11-25 session
+// through it for each set of client capabilities (capsObject's bits).
 type shimRig struct {
+	tool     string // the tool's name as the gateway lists it
 	up       shimUpstream
 	e        *engine.Engine
 	url      string
@@ -80,10 +81,14 @@ type shimRig struct {
 	calls    int
 }
 
-func newShimRig(f *testing.F) *shimRig {
-	r := &shimRig{sessions: map[uint8]string{}}
+func newShimRig(f *testing.F, proxy bool) *shimRig {
+	r := &shimRig{sessions: map[uint8]string{}, tool: "t"}
 	server := serveUpstream(f, false, r.up.serve)
-	r.url, r.e = startGatewayEngine(f, server, "      versions: [2026-07-28]\n", "", engine.WithClock(enginetest.NewClock().Now))
+	proxyOptions := ""
+	if proxy {
+		proxyOptions, r.tool = "prefix: always", "up__t"
+	}
+	r.url, r.e = startGatewayEngine(f, server, "      versions: [2026-07-28]\n", proxyOptions, engine.WithClock(enginetest.NewClock().Now))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for caps := range uint8(16) {
@@ -97,7 +102,7 @@ func newShimRig(f *testing.F) *shimRig {
 		// A call answered at once, so that the session has reached its
 		// upstream before what the gateway holds is taken as the base.
 		r.up.next([]byte(`{"content":[]}`))
-		reply, err = enginetest.PostMCP(ctx, r.url, "2025-11-25", reply.Session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+		reply, err = enginetest.PostMCP(ctx, r.url, "2025-11-25", reply.Session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+r.tool+`","arguments":{}}}`)
 		require.NoError(f, err)
 		require.Equal(f, 200, reply.Status, "%v", reply.Msg)
 	}
@@ -154,7 +159,7 @@ func (r *shimRig) call(t *testing.T, caps uint8) (requests []json.RawMessage, re
 	sid := r.sessions[caps]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := enginetest.NewMCPRequest(ctx, r.url, "2025-11-25", sid, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+	req, err := enginetest.NewMCPRequest(ctx, r.url, "2025-11-25", sid, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"`+r.tool+`","arguments":{}}}`)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -311,9 +316,13 @@ func FuzzShimRound(f *testing.F) {
 		{`[1]`, 0},
 	} {
 		f.Add([]byte(s.result), s.caps)
+		f.Add([]byte(s.result), s.caps|1<<4)
 	}
-	r := newShimRig(f)
+	rigs := [2]*shimRig{newShimRig(f, false), newShimRig(f, true)}
 	f.Fuzz(func(t *testing.T, result []byte, caps uint8) {
+		// caps' bit 4 puts an mcp proxy between the server and the
+		// client kinds.
+		r := rigs[caps>>4&1]
 		caps &= 0xf
 		if len(result) > 8<<10 || !json.Valid(result) {
 			// The upstream's message as a whole must be JSON for the
