@@ -500,7 +500,6 @@ func (x *exchange) startStreaming() {
 // records the round an input_required result's requestState issues.
 func (x *exchange) tailOK() bool {
 	p, rt := x.p, x.tail
-	h := p.h
 	dup := rt.t.Duplicates()
 	if dup.Has(jsonrpc.MemberResultType) {
 		return false
@@ -508,19 +507,15 @@ func (x *exchange) tailOK() bool {
 	if p.state&roundCounted == 0 || !isInputRequired(rt.resultType()) {
 		return true
 	}
-	round := int(p.round) + 1
-	switch {
-	case dup.Has(jsonrpc.MemberRequestState):
+	if dup.Has(jsonrpc.MemberRequestState) {
 		return false
-	case round > h.s.maxRounds:
-		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
+	}
+	round, ok := p.nextRound()
+	if !ok {
 		return false
 	}
 	if k, ok := rt.state.sum(&rt.t); ok {
-		now := h.w.Now()
-		if !h.s.rounds.recordSum(k, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
-			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
-		}
+		p.recordRound(k, round)
 	}
 	return true
 }

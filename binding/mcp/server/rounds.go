@@ -41,22 +41,20 @@ func newRoundTable() *roundTable {
 	return &roundTable{seed: maphash.MakeSeed(), entries: make(map[uint64]roundEntry)}
 }
 
-// hasher returns a hash that sums a state written to it in parts as
-// lookup and record key the state whole.
+// hasher returns a hash that sums a state written to it in parts as key
+// sums it whole.
 func (t *roundTable) hasher() maphash.Hash {
 	var h maphash.Hash
 	h.SetSeed(t.seed)
 	return h
 }
 
-// lookup returns the round that issued state (a JSON string's text), 0
-// when it is unknown or expired.
-func (t *roundTable) lookup(state []byte, now int64) uint8 {
-	return t.lookupSum(maphash.Bytes(t.seed, state), now)
-}
+// key returns the table's key for state, a JSON string's text.
+func (t *roundTable) key(state []byte) uint64 { return maphash.Bytes(t.seed, state) }
 
-// lookupSum is lookup of the state whose hash (hasher's) is k.
-func (t *roundTable) lookupSum(k uint64, now int64) uint8 {
+// lookup returns the round that issued the state whose key is k, 0 when
+// it is unknown or expired.
+func (t *roundTable) lookup(k uint64, now int64) uint8 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.entries[k]
@@ -66,15 +64,11 @@ func (t *roundTable) lookupSum(k uint64, now int64) uint8 {
 	return e.round
 }
 
-// record remembers that round issued state until expires. When the table
-// is full it first drops what has expired; it reports false when there is
-// still no room, and the state's retry then counts as a first round.
-func (t *roundTable) record(state []byte, round uint8, now, expires int64) bool {
-	return t.recordSum(maphash.Bytes(t.seed, state), round, now, expires)
-}
-
-// recordSum is record of the state whose hash (hasher's) is k.
-func (t *roundTable) recordSum(k uint64, round uint8, now, expires int64) bool {
+// record remembers that round issued the state whose key is k until
+// expires. When the table is full it first drops what has expired; it
+// reports false when there is still no room, and the state's retry then
+// counts as a first round.
+func (t *roundTable) record(k uint64, round uint8, now, expires int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.entries[k]; !ok && len(t.entries) >= maxRoundStates {
@@ -99,7 +93,29 @@ func (p *post) readRound(params []byte) {
 	if !ok || !isString(st) {
 		return
 	}
-	p.round = p.h.s.rounds.lookup(st, p.h.w.Now().UnixNano())
+	p.round = p.h.s.rounds.lookup(p.h.s.rounds.key(st), p.h.w.Now().UnixNano())
+}
+
+// nextRound returns the round of the call's input_required result; ok is
+// false, and it is logged, when that round passes inputRequired.maxRounds.
+func (p *post) nextRound() (round int, ok bool) {
+	h := p.h
+	round = int(p.round) + 1
+	if round > h.s.maxRounds {
+		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
+		return round, false
+	}
+	return round, true
+}
+
+// recordRound remembers, for roundTimeout, that round issued the state
+// whose key is k.
+func (p *post) recordRound(k uint64, round int) {
+	h := p.h
+	now := h.w.Now()
+	if !h.s.rounds.record(k, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
+		h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
+	}
 }
 
 // countRound takes a stateless call's input_required result res: it
@@ -107,21 +123,16 @@ func (p *post) readRound(params []byte) {
 // call ends with instead when that round passes inputRequired.maxRounds
 // or the result has two readings, "" otherwise.
 func (p *post) countRound(res []byte) string {
-	h := p.h
-	round := int(p.round) + 1
-	if round > h.s.maxRounds {
-		h.w.Logger().Info("mcp server: input_required rounds exceeded", "binding", h.cfg.Name, "rounds", h.s.maxRounds)
-		return roundsExceeded(h.s.maxRounds)
+	round, ok := p.nextRound()
+	if !ok {
+		return roundsExceeded(p.h.s.maxRounds)
 	}
 	_, state, twice := inputRequiredParts(res)
 	if twice {
 		return "Internal error: the application's input_required result names inputRequests or requestState twice"
 	}
 	if isString(state) {
-		now := h.w.Now()
-		if !h.s.rounds.record(state, uint8(round), now.UnixNano(), now.Add(h.s.roundTimeout).UnixNano()) {
-			h.w.Logger().Warn("mcp server: input_required round not tracked: the table is full", "binding", h.cfg.Name)
-		}
+		p.recordRound(p.h.s.rounds.key(state), round)
 	}
 	return ""
 }
@@ -238,7 +249,7 @@ func (p *post) scanRound(b []byte) bool {
 		return false
 	}
 	if k, ok := p.st.rsum.sum(t); ok {
-		p.round = p.h.s.rounds.lookupSum(k, p.h.w.Now().UnixNano())
+		p.round = p.h.s.rounds.lookup(k, p.h.w.Now().UnixNano())
 	}
 	return true
 }
