@@ -1408,7 +1408,13 @@ func (x *exchange) onResponseBegin(ext []byte) {
 		return
 	}
 	x.flags.Set(xResponseBegun)
-	x.flags.Unset(xContinue)
+	if x.flags.Has(xContinue) {
+		// The client, still owed 100 Continue, may send the body or,
+		// seeing a final status, its next request in its place: the
+		// connection cannot be read one way, so it closes after this
+		// response, as Go's server closes it.
+		x.flags.Unset(xContinue | xKeepAlive)
+	}
 	if !x.requestDone() && !x.flags.Has(xChunked) && x.remaining == 0 {
 		// A request without a body waits for the app's first WINDOW to
 		// end (forwardBody); an app that answers has taken it.
@@ -1624,12 +1630,12 @@ func (x *exchange) complete() {
 		// The app answered before reading the whole body: it hears no
 		// more of it.
 		x.abortRequest()
-		if x.flags.Has(xKeepAlive) && !x.flags.Has(xContinue) && !c.flags.Has(connLastResponse) && !c.flags.Has(connDiscarding) && c.state == stateBody {
+		if x.flags.Has(xKeepAlive) && !c.flags.Has(connLastResponse) && !c.flags.Has(connDiscarding) && c.state == stateBody {
 			// The response, without Connection: close, promised the
 			// client its next request on this connection: the rest of
 			// the body is read and dropped first, as Go's server does.
-			// (A client still owed 100 Continue may never send it: its
-			// connection closes.)
+			// (A response to a client owed 100 Continue closes the
+			// connection: onResponseBegin.)
 			x.release()
 			x.flags.Set(xDraining)
 			c.await(waitBody)
