@@ -1132,24 +1132,7 @@ func (x *exchange) forwardBody() bool {
 	if avail <= 0 {
 		return false
 	}
-	limit := int(min(avail, int64(c.maxPayload())))
-	if !chunked {
-		n := int(min(int64(len(in)), x.remaining, int64(limit)))
-		if !x.sendBody(in[:n]) {
-			return false
-		}
-		c.Inbox.Consume(n)
-		x.remaining -= int64(n)
-		if x.remaining == 0 {
-			x.endRequest()
-		}
-		return true
-	}
-	src := in
-	if len(src) > limit {
-		src = src[:limit]
-	}
-	data, used, done, err := x.dec.Decode(src)
+	data, used, done, err := x.bodyPiece(in, int(min(avail, int64(c.maxPayload()))))
 	if err != nil {
 		status, reason := 400, "malformed chunked body"
 		var perr *h1.Error
@@ -1160,7 +1143,7 @@ func (x *exchange) forwardBody() bool {
 		return false
 	}
 	if len(data) > 0 {
-		if c.h.s.maxBody >= 0 && x.bodyBytes+int64(len(data)) > c.h.s.maxBody {
+		if chunked && c.h.s.maxBody >= 0 && x.bodyBytes+int64(len(data)) > c.h.s.maxBody {
 			c.fail(413, "request body too large")
 			return false
 		}
@@ -1168,11 +1151,34 @@ func (x *exchange) forwardBody() bool {
 			return false
 		}
 	}
-	c.Inbox.Consume(used)
+	x.takeBody(used)
 	if done {
 		x.endRequest()
 	}
 	return used > 0 || done
+}
+
+// bodyPiece returns the next piece of the request body from in, reading
+// at most limit bytes of it: the body bytes, the input bytes they take,
+// whether the body ends there, and the error of a malformed chunked body.
+// takeBody then consumes what the caller used.
+func (x *exchange) bodyPiece(in []byte, limit int) (data []byte, used int, done bool, err error) {
+	if !x.flags.Has(xChunked) {
+		n := int(min(int64(len(in)), x.remaining, int64(limit)))
+		return in[:n], n, int64(n) == x.remaining, nil
+	}
+	if len(in) > limit {
+		in = in[:limit]
+	}
+	return x.dec.Decode(in)
+}
+
+// takeBody consumes used bytes of input that bodyPiece read.
+func (x *exchange) takeBody(used int) {
+	x.c.Inbox.Consume(used)
+	if !x.flags.Has(xChunked) {
+		x.remaining -= int64(used)
+	}
 }
 
 // sendBody sends p, which the app's window has room for, as one DATA.
@@ -1663,25 +1669,16 @@ func (x *exchange) drainBody() bool {
 		x.moveOn()
 		return false
 	}
-	done := false
-	if !x.flags.Has(xChunked) {
-		n := int(min(int64(len(in)), x.remaining))
-		c.Inbox.Consume(n)
-		x.remaining -= int64(n)
-		done = x.remaining == 0
-	} else {
-		data, used, end, err := x.dec.Decode(in)
-		x.bodyBytes += int64(len(data))
-		if err != nil || c.h.s.maxBody >= 0 && x.bodyBytes > c.h.s.maxBody {
-			x.flags.Unset(xDraining | xKeepAlive)
-			x.moveOn()
-			return false
-		}
-		c.Inbox.Consume(used)
-		if used == 0 && !end {
-			return false
-		}
-		done = end
+	data, used, done, err := x.bodyPiece(in, len(in))
+	x.bodyBytes += int64(len(data))
+	if err != nil || c.h.s.maxBody >= 0 && x.bodyBytes > c.h.s.maxBody {
+		x.flags.Unset(xDraining | xKeepAlive)
+		x.moveOn()
+		return false
+	}
+	x.takeBody(used)
+	if used == 0 && !done {
+		return false
 	}
 	if done {
 		x.flags.Unset(xDraining)
