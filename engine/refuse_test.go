@@ -96,8 +96,8 @@ func startRefuser(t *testing.T, answer bool) *engine.Engine {
 // TestRefusedStreamIsForgotten: a receiver that RESETs a stream without
 // ever beginning its reply gives the reply up, and neither side keeps a
 // registration for it: not the receiver's throttle entry for the reply,
-// nor the initiator's stream entry for it. Before the rule, each refused
-// stream left both behind for the worker's lifetime.
+// nor the initiator's stream entry for it, which would otherwise stay for
+// the worker's lifetime.
 func TestRefusedStreamIsForgotten(t *testing.T) {
 	e := startRefuser(t, false)
 	for _, target := range []int{0, 1} { // same worker, then across workers

@@ -458,10 +458,11 @@ func TestUpstreamClosesEachConnection(t *testing.T) {
 
 // TestLargeAnswers: results larger than a buffer slot stream through the
 // gateway whole, as JSON and as an event stream, to a 2025 session and to
-// a 2026-07-28 client, for calls whose arguments outgrow a slot too. (Before the mcp server
-// kept the credit it had given, each DATA it forwarded into a chunked
-// response cost the padding on top, its offer shrank below what the mcp
-// client had already sent, and every answer past about 64 KiB was reset.)
+// a 2026-07-28 client, for calls whose arguments outgrow a slot too. Each
+// DATA the mcp server forwards into a chunked response costs padding on
+// top of its payload: the server must keep the credit it gave, or its
+// offer shrinks below what the mcp client has sent and the answer is
+// reset.
 func TestLargeAnswers(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		for _, size := range []int{100_000, 2_000_000} {

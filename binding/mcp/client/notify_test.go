@@ -188,13 +188,10 @@ func TestLargeNotifications(t *testing.T) {
 }
 
 // TestConcurrentLargeAnswers: many sessions at once each get a 1 MB answer
-// through mcp server → proxy → client, twice. With the default rings every
-// answer arrives whole (a 4 MiB ring, the former default, refused frames
-// here, and calls failed or hung). So they do with 1 MiB rings: frames the
-// full rings refuse wait in their senders' backlogs. (Before the backlog,
-// with 1 MiB rings, calls failed, hung until their timeout, or, before the
-// http client kept a body DATA its app's ring refused, came back as valid
-// JSON missing 32 KiB in the middle.)
+// through mcp server → proxy → client, twice, and every answer arrives
+// whole, with the default rings and with 1 MiB rings: frames a full ring
+// refuses wait in their senders' backlogs, so no call fails, hangs, or
+// comes back as valid JSON with a refused DATA missing from its middle.
 //
 // A call that hangs fails by the client's timeout. That bound scales with
 // the machine: one session's call is timed alone first, and the timeout
