@@ -112,9 +112,11 @@ func (u *reverseUpstream) taken() []string {
 }
 
 // reverseRig is a gateway (tcp → http → mcp server → mcp client, the
-// upstream at 2025-11-25 only) on a manual clock, and its upstream.
+// upstream at 2025-11-25 only, with or without an mcp proxy before the
+// client kind) on a manual clock, and its upstream.
 type reverseRig struct {
 	up     reverseUpstream
+	tool   string // the tool's name at the gateway
 	clock  *enginetest.Clock
 	e      *engine.Engine
 	url    string
@@ -127,12 +129,18 @@ type reverseRig struct {
 // timeout is twice as long.
 const roundTimeout = 10 * time.Second
 
-func newReverseRig(f testing.TB) *reverseRig {
-	r := &reverseRig{clock: enginetest.NewClock(), client: &http.Client{Timeout: 10 * time.Second}}
+// newReverseRig starts a reverseRig; proxy puts an mcp proxy (prefix:
+// always) between the server and the client kinds.
+func newReverseRig(f testing.TB, proxy bool) *reverseRig {
+	r := &reverseRig{clock: enginetest.NewClock(), client: &http.Client{Timeout: 10 * time.Second}, tool: "t"}
 	f.Cleanup(r.client.CloseIdleConnections)
 	server := serveUpstream(f, false, r.up.serve)
+	proxyOptions := ""
+	if proxy {
+		proxyOptions, r.tool = "prefix: always", "up__t"
+	}
 	r.url, r.e = startGatewayEngine(f, server, fmt.Sprintf("      versions: [2025-11-25]\n      timeout: PT%dS\n      inputRequired:\n        roundTimeout: PT%dS\n",
-		int(2*roundTimeout/time.Second), int(roundTimeout/time.Second)), "", engine.WithClock(r.clock.Now))
+		int(2*roundTimeout/time.Second), int(roundTimeout/time.Second)), proxyOptions, engine.WithClock(r.clock.Now))
 	// Calls answered at once, on new connections, until each worker has
 	// its own upstream session, before what the gateway holds is taken
 	// as the base.
@@ -153,8 +161,8 @@ func newReverseRig(f testing.TB) *reverseRig {
 // added to its params.
 func (r *reverseRig) callBody(caps uint8, extra string) string {
 	r.calls++
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{}%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`,
-		r.calls, extra, capsObject(caps))
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`,
+		r.calls, r.tool, extra, capsObject(caps))
 }
 
 // capsObject is the clientCapabilities object of the bits caps.
@@ -181,7 +189,7 @@ func capsObject(caps uint8) string {
 // status, Content-Type and body of the answer.
 func (r *reverseRig) post(tb testing.TB, body string) (int, string, string) {
 	tb.Helper()
-	req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", "t")
+	req, err := enginetest.NewMCPRequest(context.Background(), r.url, "2026-07-28", "", body, "Mcp-Method", "tools/call", "Mcp-Name", r.tool)
 	require.NoError(tb, err)
 	resp, err := r.client.Do(req)
 	require.NoError(tb, err, "the gateway answers %q", body)
@@ -372,7 +380,8 @@ func inputKey(id json.RawMessage) string {
 // messages (asks; %ID% stands for the call's id upstream), requests to
 // its client among them. The client declares the capabilities caps
 // picks, and when the round ends with input_required it retries with
-// fuzzed inputResponses and the state it was given. Every answer is one
+// fuzzed inputResponses and the state it was given; a fuzz bit puts an
+// mcp proxy between the server and the client kinds. Every answer is one
 // JSON-RPC response to its request; an input_required result names each
 // request once, and only requests the client declared it takes; the
 // upstream's requests are answered at most once each, each well formed,
@@ -410,9 +419,13 @@ func FuzzReverseRound(f *testing.F) {
 		{ask("7", "elicitation/create", form) + "data: {", `{"7":{"action":"accept"}}`, 1},
 	} {
 		f.Add([]byte(s.asks), []byte(s.responses), s.caps)
+		f.Add([]byte(s.asks), []byte(s.responses), s.caps|16)
 	}
-	r := newReverseRig(f)
+	rigs := [2]*reverseRig{newReverseRig(f, false), newReverseRig(f, true)}
 	f.Fuzz(func(t *testing.T, asks, responses []byte, caps uint8) {
+		// caps' bit 4 puts an mcp proxy between the server and the
+		// client kinds.
+		r := rigs[caps>>4&1]
 		asks, responses = asks[:min(len(asks), 4<<10)], responses[:min(len(responses), 4<<10)]
 		written := r.up.next(asks)
 		body := r.callBody(caps, "")

@@ -281,7 +281,7 @@ func TestReverseMaxPending(t *testing.T) {
 // out of the round, and the 64 are answered -32001 when the round
 // expires.
 func TestReverseAskedBound(t *testing.T) {
-	r := newReverseRig(t)
+	r := newReverseRig(t, false)
 	var asks strings.Builder
 	for i := 1; i <= 65; i++ {
 		fmt.Fprintf(&asks, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"roots/list\"}\n\n", i)
