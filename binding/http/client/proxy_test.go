@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -257,4 +258,63 @@ func proxyRequest(t *testing.T, proxy, req string) *http.Response {
 	require.NoError(t, err)
 	_ = resp.Body.Close()
 	return resp
+}
+
+// TestProxyUpstreamAnswersBeforeBody: a net/http upstream answers some
+// requests before it has read their bodies: 413 without reading any, or
+// 200 after reading ten bytes. net/http then reads and drops a small rest
+// and keeps the connection, or closes it after a large one. Through the
+// forward proxy, whose front and upstream sides each see a response end
+// before its request, the client gets every answer whole, its next
+// request is served, and the proxy holds nothing afterwards.
+func TestProxyUpstreamAnswersBeforeBody(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/reject":
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			_, _ = io.WriteString(w, "too large")
+		case "/peek":
+			head := make([]byte, 10)
+			n, _ := io.ReadFull(r.Body, head)
+			_, _ = fmt.Fprintf(w, "peeked %q", head[:n])
+		default:
+			body, _ := io.ReadAll(r.Body)
+			_, _ = fmt.Fprintf(w, "read %d", len(body))
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	host := strings.TrimPrefix(upstream.URL, "http://")
+	proxy, e := startForwardProxyEngine(t)
+	client := &http.Client{Timeout: 20 * time.Second}
+	t.Cleanup(client.CloseIdleConnections)
+	for _, size := range []int{100, 200 << 10, 900 << 10} {
+		body := strings.Repeat("0123456789", size/10)
+		for _, tc := range []struct {
+			path   string
+			status int
+			want   string
+		}{
+			{"/reject", http.StatusRequestEntityTooLarge, "too large"},
+			{"/peek", http.StatusOK, `peeked "0123456789"`},
+			{"/all", http.StatusOK, fmt.Sprintf("read %d", size)},
+		} {
+			for i := range 2 {
+				req, err := http.NewRequest(http.MethodPost, "http://"+proxy+tc.path, strings.NewReader(body))
+				require.NoError(t, err)
+				req.Host = host
+				resp, err := client.Do(req)
+				require.NoError(t, err, "%s, %d bytes, #%d", tc.path, size, i)
+				got, err := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				require.NoError(t, err, "%s, %d bytes, #%d", tc.path, size, i)
+				assert.Equal(t, tc.status, resp.StatusCode, "%s, %d bytes, #%d", tc.path, size, i)
+				assert.Equal(t, tc.want, string(got), "%s, %d bytes, #%d", tc.path, size, i)
+			}
+		}
+	}
+	// The proxy's pooled connections go when the upstream closes them.
+	client.CloseIdleConnections()
+	upstream.CloseClientConnections()
+	require.Eventually(t, func() bool { return enginetest.Released(e) }, 5*time.Second, 10*time.Millisecond,
+		"the proxy still holds %+v", enginetest.Held(e))
 }
