@@ -203,10 +203,10 @@ func (r *passRig) callCut(t testing.TB, caps uint8, extra string) (map[string]js
 // when the result has two readings (or is not UTF-8, which parsers read
 // differently), or is not an object: the call then ends with -32603, or,
 // when the result streams (larger than a buffer slot, its head out before
-// its end is seen), is cut short; an inputRequests named twice goes unseen
-// there. inputRequired reports an input_required result, and state is its
-// requestState's JSON text when that is a string.
-func passReading(result []byte, streams bool) (members map[string]json.RawMessage, inputRequired bool, state json.RawMessage, ok bool) {
+// its end is seen), is cut short. inputRequired reports an input_required
+// result, and state is its requestState's JSON text when that is a
+// string.
+func passReading(result []byte) (members map[string]json.RawMessage, inputRequired bool, state json.RawMessage, ok bool) {
 	if !utf8.Valid(result) || json.Unmarshal(result, &members) != nil || members == nil {
 		return nil, false, nil, false
 	}
@@ -215,7 +215,7 @@ func passReading(result []byte, streams bool) (members map[string]json.RawMessag
 	_ = json.Unmarshal(members["resultType"], &typ)
 	inputRequired = typ == "input_required"
 	for _, name := range twice {
-		if name == "resultType" || inputRequired && (name == "requestState" || name == "inputRequests" && !streams) {
+		if name == "resultType" || inputRequired && (name == "requestState" || name == "inputRequests") {
 			return nil, false, nil, false
 		}
 	}
@@ -312,7 +312,7 @@ func FuzzPassRound(f *testing.F) {
 			if round > 1 {
 				checkRetry(t, extra, responses, calls, round)
 			}
-			members, inputRequired, state, ok := passReading(sent, padResults)
+			members, inputRequired, state, ok := passReading(sent)
 			past := ok && inputRequired && round > passMaxRounds
 			if padResults {
 				require.Equal(t, !ok || past, cut, "a streaming result is cut short when it has two readings or is past the cap, round %d: %s", round, sent[len(passPad)+1:])

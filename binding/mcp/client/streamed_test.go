@@ -30,6 +30,10 @@ func TestStreamedResultSpliced(t *testing.T) {
 		"spaced":    "{ " + content + " \n\t}\n",
 		"metaLate":  `{` + content + `,"_meta":{"b":2}}`,
 		"typeTwice": `{"resultType":"complete",` + content + `,"resultType":"input_required"}`,
+		"asksTwice": `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},` + content +
+			`,"inputRequests":{},"requestState":"s"}`,
+		"stateTwice": `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"s",` + content +
+			`,"requestState":"t"}`,
 	}
 	// Results about the size that fills the server kind's result slot
 	// (32 KiB less its 1552 bytes of head and tail room), so that the
@@ -88,13 +92,16 @@ func TestStreamedResultSpliced(t *testing.T) {
 			assert.Len(t, result["content"], 1)
 		})
 	}
-	// One whose resultType is named twice has two readings: its response,
-	// whose head is out, is cut short rather than finished.
-	t.Run("typeTwice", func(t *testing.T) {
-		_, out, err := call(t, "typeTwice")
-		require.Error(t, err, "the response is cut short")
-		assert.False(t, json.Valid(out))
-	})
+	// One that names resultType twice, or, input_required, inputRequests
+	// or requestState twice, has two readings: its response, whose head
+	// is out, is cut short rather than finished.
+	for _, tool := range []string{"typeTwice", "asksTwice", "stateTwice"} {
+		t.Run(tool, func(t *testing.T) {
+			_, out, err := call(t, tool)
+			require.Error(t, err, "the response is cut short")
+			assert.False(t, json.Valid(out))
+		})
+	}
 }
 
 // TestStreamedRoundsCounted: the input_required rounds of a 2026-07-28

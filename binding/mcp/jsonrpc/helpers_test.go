@@ -32,6 +32,8 @@ type outcome struct {
 	Ranges   [len(members)]jsonrpc.Range
 	Complete jsonrpc.Members
 	Dups     jsonrpc.Members
+	Keys     jsonrpc.Keys
+	Twice    jsonrpc.Keys // KeysTwice
 }
 
 // feed runs tr over in, split before each offset in cuts (ascending,
@@ -98,6 +100,7 @@ func feed(t testing.TB, tr *jsonrpc.Tracker, in []byte, cuts []int) outcome {
 		o.Ranges[i] = tr.Member(m)
 	}
 	o.Complete, o.Dups = tr.Members(), tr.Duplicates()
+	o.Keys, o.Twice = tr.Keys(), tr.KeysTwice()
 	if o.Done {
 		require.Equal(t, o.Value.End, o.Consumed)
 		require.Equal(t, tr.Members().Has(jsonrpc.MemberParams), tr.ParamsDone())
@@ -114,6 +117,8 @@ type expected struct {
 	Object bool  // the top-level value is an object
 	Ranges [len(members)]jsonrpc.Range
 	Dups   jsonrpc.Members
+	Keys   jsonrpc.Keys // the noted keys among the object's
+	Twice  jsonrpc.Keys // … and those it has more than once
 }
 
 // oracle reads one value from in with encoding/json's Decoder, and if it
@@ -156,6 +161,12 @@ func oracle(t testing.TB, in []byte) expected {
 				}
 				seen |= 1 << m
 				e.Ranges[i] = jsonrpc.Range{Start: en.End - int64(len(en.Value)), End: en.End}
+			}
+		}
+		for k := range jsonrpc.Key(8) {
+			if en.Key == k.String() {
+				e.Twice |= e.Keys & (1 << k)
+				e.Keys |= 1 << k
 			}
 		}
 	}
@@ -255,6 +266,8 @@ func checkOracle(t testing.TB, in []byte, o outcome, strict bool) {
 	if e.Object {
 		require.Equal(t, e.Ranges, o.Ranges, "member ranges")
 		require.Equal(t, e.Dups, o.Dups, "duplicates")
+		require.Equal(t, e.Keys, o.Keys, "noted keys")
+		require.Equal(t, e.Twice, o.Twice, "noted keys given twice")
 	}
 }
 

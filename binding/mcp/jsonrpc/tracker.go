@@ -108,18 +108,21 @@ func lookupMember(name []byte) Member {
 // Key is a top-level key, other than a tracked [Member]'s, whose presence
 // a [Tracker] notes without tracking its value: the members a 2026-07-28
 // MCP result carries that a gateway strips for a 2025-era client, so that
-// the pass that validates a result also tells whether it has any of them.
+// the pass that validates a result also tells whether it has any of them,
+// and an input_required result's inputRequests, which a gateway must not
+// pass on named twice.
 type Key uint8
 
 // The noted keys.
 const (
-	KeyTTLMs      Key = iota // "ttlMs"
-	KeyCacheScope            // "cacheScope"
-	KeyMeta                  // "_meta"
+	KeyTTLMs         Key = iota // "ttlMs"
+	KeyCacheScope               // "cacheScope"
+	KeyMeta                     // "_meta"
+	KeyInputRequests            // "inputRequests"
 	numKeys
 )
 
-var keyNames = [...]string{"ttlMs", "cacheScope", "_meta"}
+var keyNames = [...]string{"ttlMs", "cacheScope", "_meta", "inputRequests"}
 
 // String returns the key, for example "_meta".
 func (k Key) String() string { return nameOf(keyNames[:], int(k), "KEY_") }
@@ -140,6 +143,8 @@ func lookupKey(name []byte) Keys {
 		return 1 << KeyCacheScope
 	case "_meta":
 		return 1 << KeyMeta
+	case "inputRequests":
+		return 1 << KeyInputRequests
 	}
 	return 0
 }
@@ -232,12 +237,13 @@ type msg struct {
 	done  Members
 	dup   Members
 	keys  Keys // the noted keys seen at the top level
+	twice Keys // … and those seen more than once
 	depth int
 	off   int64 // bytes consumed by earlier Feeds
 	val   Range
 	rng   [numMembers]Range
 
-	name  [12]byte // a top-level key's first bytes, decoded: the longest tracked name
+	name  [13]byte // a top-level key's first bytes, decoded: the longest tracked or noted name
 	nameN int      // its length so far; > len(name) once it cannot match
 	keyAt int64    // offset of its opening quote
 
@@ -403,8 +409,13 @@ func (t *Tracker) ParamsDone() bool { return t.m.done.Has(MemberParams) }
 
 // Keys returns the set of noted keys the top-level object has had so far
 // (a key counts from its closing quote on). Their values are not tracked,
-// and a repeated one is no duplicate.
+// and a repeated one is no duplicate (RejectDuplicates leaves it alone):
+// KeysTwice reports it.
 func (t *Tracker) Keys() Keys { return t.m.keys }
+
+// KeysTwice returns the set of noted keys the top-level object has had
+// more than once so far.
+func (t *Tracker) KeysTwice() Keys { return t.m.twice }
 
 // Duplicates returns the set of members whose key appeared more than once
 // in the top-level object.
@@ -468,7 +479,9 @@ func (t *Tracker) endKey() error {
 	}
 	mb := lookupMember(t.m.name[:t.m.nameN])
 	if mb == memberNone {
-		t.m.keys |= lookupKey(t.m.name[:t.m.nameN])
+		k := lookupKey(t.m.name[:t.m.nameN])
+		t.m.twice |= t.m.keys & k
+		t.m.keys |= k
 		return nil
 	}
 	bit := Members(1) << mb

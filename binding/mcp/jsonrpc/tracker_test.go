@@ -558,6 +558,7 @@ func TestTrackerKeys(t *testing.T) {
 			[]jsonrpc.Key{jsonrpc.KeyTTLMs, jsonrpc.KeyCacheScope, jsonrpc.KeyMeta}},
 		{"escaped", `{"\u005fmeta":{},"cache\u0053cope":"x"}`, []jsonrpc.Key{jsonrpc.KeyCacheScope, jsonrpc.KeyMeta}},
 		{"repeated, no duplicate", `{"_meta":1,"_meta":2}`, []jsonrpc.Key{jsonrpc.KeyMeta}},
+		{"inputRequests", `{"resultType":"input_required","inputRequests":{},"requestState":"s"}`, []jsonrpc.Key{jsonrpc.KeyInputRequests}},
 		{"near names", `{"_metas":1,"ttlM":2,"cacheScopes":3,"cachescope":4}`, nil},
 		{"a string value, not a key", `{"a":"ttlMs","b":["_meta"]}`, nil},
 		{"tracked members alongside", `{"resultType":"complete","ttlMs":0}`, []jsonrpc.Key{jsonrpc.KeyTTLMs}},
@@ -578,7 +579,7 @@ func TestTrackerKeys(t *testing.T) {
 			}
 			assert.True(t, tr.Done())
 			assert.Equal(t, want, tr.Keys())
-			for k := jsonrpc.KeyTTLMs; k <= jsonrpc.KeyMeta; k++ {
+			for k := jsonrpc.KeyTTLMs; k <= jsonrpc.KeyInputRequests; k++ {
 				assert.Equal(t, want&(1<<k) != 0, tr.Keys().Has(k), k.String())
 			}
 			tr.Reset()
@@ -587,4 +588,34 @@ func TestTrackerKeys(t *testing.T) {
 	}
 	assert.Equal(t, "cacheScope", jsonrpc.KeyCacheScope.String())
 	assert.Equal(t, "KEY_9", jsonrpc.Key(9).String())
+}
+
+// TestTrackerKeysTwice: a noted key given twice at the top level is in
+// KeysTwice, whole or fed byte by byte, and is no duplicate member, so
+// RejectDuplicates takes it.
+func TestTrackerKeysTwice(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want jsonrpc.Keys
+	}{
+		{"once each", `{"_meta":1,"inputRequests":{},"ttlMs":2}`, 0},
+		{"inputRequests", `{"inputRequests":{"a":{}},"x":1,"inputRequests":{}}`, 1 << jsonrpc.KeyInputRequests},
+		{"escaped", `{"inputRequests":{},"input\u0052equests":{}}`, 1 << jsonrpc.KeyInputRequests},
+		{"_meta thrice", `{"_meta":1,"_meta":2,"_meta":3}`, 1 << jsonrpc.KeyMeta},
+		{"nested", `{"inputRequests":{"inputRequests":{}},"r":{"inputRequests":1}}`, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := jsonrpc.NewTracker(jsonrpc.Options{RejectDuplicates: true})
+			require.NoError(t, tr.Track([]byte(tt.in)))
+			assert.Equal(t, tt.want, tr.KeysTwice())
+			tr.Reset()
+			assert.Zero(t, tr.KeysTwice())
+			for i := range len(tt.in) {
+				_, _, err := tr.Feed([]byte(tt.in[i : i+1]))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, tr.KeysTwice())
+		})
+	}
 }

@@ -495,9 +495,9 @@ func (x *exchange) startStreaming() {
 // tailOK takes the end of a result that streamed, which x.tail followed
 // to its closing brace. It reports false, and the reply is cut short
 // rather than finished, when the result has two readings (resultType, or
-// an input_required result's requestState, named twice) or is an
-// input_required result past inputRequired.maxRounds; otherwise it
-// records the round an input_required result's requestState issues.
+// an input_required result's inputRequests or requestState, named twice)
+// or is an input_required result past inputRequired.maxRounds; otherwise
+// it records the round an input_required result's requestState issues.
 func (x *exchange) tailOK() bool {
 	p, rt := x.p, x.tail
 	dup := rt.t.Duplicates()
@@ -507,7 +507,7 @@ func (x *exchange) tailOK() bool {
 	if p.state&roundCounted == 0 || !isInputRequired(rt.resultType()) {
 		return true
 	}
-	if dup.Has(jsonrpc.MemberRequestState) {
+	if dup.Has(jsonrpc.MemberRequestState) || rt.t.KeysTwice().Has(jsonrpc.KeyInputRequests) {
 		return false
 	}
 	round, ok := p.nextRound()

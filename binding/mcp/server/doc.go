@@ -250,8 +250,8 @@
 // stream: a second Tracker follows a retry's params for its requestState,
 // whose text a seeded hash sums as it passes, and the Tracker that
 // follows a result to its closing brace sums its requestState the same
-// way; a result past maxRounds, whose head is out, is cut short. Its
-// inputRequests named twice goes unseen there.
+// way (and notes an inputRequests named twice); a result past maxRounds,
+// whose head is out, is cut short.
 //
 // A call the shim may serve keeps its body's buffer slot until its reply
 // ends, for the retry; the result's resultType is found by the scan that
