@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strconv"
+	"time"
 
 	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/engine"
@@ -58,6 +59,9 @@ type call struct {
 	status int
 	length int64 // the response's Content-Length, -1 if none
 	got    int64 // response body bytes received
+	// timer is the deadline of a call no owner times (expireIn), or 0.
+	timer    int64
+	expireFn func()
 }
 
 func (h *handler) newCall(s sink) *call {
@@ -65,6 +69,7 @@ func (h *handler) newCall(s sink) *call {
 	if c == nil {
 		c = &call{h: h}
 		c.fn = c.onFrame
+		c.expireFn = c.expire
 	}
 	c.sink, c.sent, c.told, c.status = s, 0, false, 0
 	c.length, c.got = -1, 0
@@ -235,6 +240,18 @@ func (c *call) abort() {
 	c.recycle()
 }
 
+// expireIn gives a call whose answer nobody waits for (discardSink) a
+// deadline d from now, past which it is torn down, so that an upstream
+// that never answers does not hold its stream and connection for ever.
+func (c *call) expireIn(d time.Duration) {
+	c.timer = c.h.w.TimerAt(c.h.w.Now().Add(d), c.expireFn)
+}
+
+func (c *call) expire() {
+	c.timer = 0
+	c.abort()
+}
+
 // abortCall aborts the call *owned names, if any, after its owner lets
 // go of it (*owned = nil), so that the abort's onClose finds it gone.
 func abortCall(owned **call) {
@@ -299,6 +316,7 @@ func (c *call) recycle() {
 	if c.sink == nil || !c.Closed() {
 		return
 	}
+	c.h.w.Disarm(&c.timer)
 	c.sink = nil
 	c.h.freeC = append(c.h.freeC, c)
 }

@@ -34,7 +34,12 @@
 // The timeout runs from the request's POST and starts again at every
 // notification the upstream sends on the request's stream (progress,
 // log messages): a long job that keeps reporting is not cut off, one that
-// falls silent for a whole timeout is.
+// falls silent for a whole timeout is. Each step of an upstream session's
+// start (server/discover, initialize, notifications/initialized) has the
+// same timeout, after which the requests waiting for the session fail and
+// the next one starts it again; so do the messages whose answer nobody
+// waits for (DELETE, notifications/cancelled, answers to the upstream's
+// requests), which are dropped, with their connection, when it runs out.
 //
 // At start the client tries a TCP connection to the server's host and
 // port, off the workers' threads, and logs a warning when it fails, so

@@ -246,11 +246,14 @@ func (u *upstream) close() (sessionID, version string, stateless bool) {
 // server/discover when 2026-07-28 is offered and not yet known, else
 // initialize and notifications/initialized.
 type initOp struct {
-	h    *handler
-	u    *upstream
-	step uint8
-	rd   bodyReader
-	done bool // the step's response was read
+	h      *handler
+	u      *upstream
+	step   uint8
+	rd     bodyReader
+	done   bool  // the step's response was read
+	c      *call // the step's call while it runs
+	timer  int64 // the step's deadline: the binding's timeout
+	timeFn func()
 
 	status    int
 	sessionID string
@@ -270,6 +273,7 @@ const (
 
 func startInit(h *handler, u *upstream) {
 	op := &initOp{h: h, u: u}
+	op.timeFn = op.onTimeout
 	sh := h.sh
 	sh.mu.Lock()
 	disc, caps, legacy := sh.discovery, sh.caps, sh.legacyServed
@@ -336,8 +340,27 @@ func (op *initOp) post(step uint8) {
 	c.body = b
 	if !c.open(&rh, h.w.SupplyTraceID()) {
 		op.fail("Upstream unreachable: cannot open a stream to " + h.s.authority)
+		return
 	}
+	op.c = c
+	op.timer = h.w.TimerAt(h.w.Now().Add(h.s.timeout), op.timeFn)
 }
+
+// onTimeout fails a step the upstream has not answered within the
+// binding's timeout: its call is dropped, the requests waiting for the
+// session fail, and the next one tries again.
+func (op *initOp) onTimeout() {
+	op.timer = 0
+	if op.step > stepInitialized {
+		return
+	}
+	step := op.step
+	abortCall(&op.c)
+	op.fail("Upstream timeout: no answer to " + stepMethods[step] + " within " + op.h.s.timeout.String())
+}
+
+// stepMethods names each step's request.
+var stepMethods = [...]string{stepDiscover: "server/discover", stepInitialize: "initialize", stepInitialized: "notifications/initialized"}
 
 func (op *initOp) onResponse(c *call, status int) {
 	op.status = status
@@ -412,6 +435,8 @@ func (op *initOp) closeStep(failed bool) {
 	if op.step > stepInitialized {
 		return
 	}
+	op.c = nil
+	op.h.w.Disarm(&op.timer)
 	step := op.step
 	op.step = stepInitialized + 1 // nothing more from this call
 	switch step {
@@ -454,6 +479,8 @@ func (op *initOp) closeStep(failed bool) {
 
 func (op *initOp) fail(msg string) {
 	op.step = stepInitialized + 1
+	op.c = nil
+	op.h.w.Disarm(&op.timer)
 	op.u.failed(msg)
 }
 
@@ -475,7 +502,9 @@ var discardSink = discard{}
 
 func postDelete(h *handler, sessionID, version string) {
 	c := h.newCall(discardSink)
-	c.open(&reqHead{method: "DELETE", sessionID: sessionID, version: version}, h.w.SupplyTraceID())
+	if c.open(&reqHead{method: "DELETE", sessionID: sessionID, version: version}, h.w.SupplyTraceID()) {
+		c.expireIn(h.s.timeout)
+	}
 }
 
 // postMessage sends one notification or response upstream, unanswered.
@@ -486,7 +515,9 @@ func postMessage(h *handler, s *snapshot, body []byte) {
 	if s.stateless {
 		rh.sessionID = ""
 	}
-	c.open(&rh, h.w.SupplyTraceID())
+	if c.open(&rh, h.w.SupplyTraceID()) {
+		c.expireIn(h.s.timeout)
+	}
 }
 
 // capsOf maps an upstream result's capabilities object to its server
