@@ -59,6 +59,7 @@ type call struct {
 	status int
 	length int64 // the response's Content-Length, -1 if none
 	got    int64 // response body bytes received
+	held   bool  // the sink holds the response's credit back (grant offers none)
 	// timer is the deadline of a call no owner times (expireIn), or 0.
 	timer    int64
 	expireFn func()
@@ -71,7 +72,7 @@ func (h *handler) newCall(s sink) *call {
 		c.fn = c.onFrame
 		c.expireFn = c.expire
 	}
-	c.sink, c.sent, c.told, c.status = s, 0, false, 0
+	c.sink, c.sent, c.told, c.status, c.held = s, 0, false, 0, false
 	c.length, c.got = -1, 0
 	c.body = c.body[:0]
 	return c
@@ -191,7 +192,7 @@ const callWindow = 64 << 10
 // renewed only once half of it is used (Flow.WindowDue): a reply of one
 // DATA costs one WINDOW, not two.
 func (c *call) grant() {
-	if c.In.Closed() || !c.In.WindowDue(c.In.Seq, callWindow, 0) {
+	if c.held || c.In.Closed() || !c.In.WindowDue(c.In.Seq, callWindow, 0) {
 		return
 	}
 	c.In.Ack, c.In.Max = c.In.Seq, callWindow

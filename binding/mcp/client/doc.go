@@ -365,7 +365,11 @@
 //     A retry's own timeout, cancel or failure drops it the same way. A
 //     worker holds at most options.inputRequired.maxPending (1024) entries;
 //     past it, the request is answered -32603 "Server busy: too many calls
-//     awaiting input" and the upstream's request -32603.
+//     awaiting input" and the upstream's request -32603. What the upstream
+//     sends on an entry's call waits in the entry for the next round up to
+//     256 KiB, past which the call offers the upstream no more credit until
+//     a retry drains it: the upstream waits rather than the gateway holding
+//     what it sends for a whole round timeout.
 //   - A -32042 (URL elicitation required) answer becomes input_required
 //     with one elicitation/create per elicitations[] element (keyed by
 //     its elicitationId, else url-elicitation-<n>), when the client takes

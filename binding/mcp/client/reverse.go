@@ -39,7 +39,8 @@ type asked struct {
 // mu, since the retry that continues the call may arrive on any worker.
 // Messages the upstream sends go into queue, and the exchange attached to
 // the entry (the current round's downstream request) drains them on its
-// own worker.
+// own worker. Past maxQueued bytes queued, the call offers the upstream no
+// more credit until the queue drains to half of it.
 type pending struct {
 	handle    uint64
 	owner     *handler
@@ -47,6 +48,7 @@ type pending struct {
 	callID    int64
 	principal string
 	expireFn  func()
+	resumeFn  func()
 
 	// The owner's.
 	c     *call
@@ -58,6 +60,8 @@ type pending struct {
 	attached *exchange // the downstream request relaying the call; nil between rounds
 	xgen     uint32    // attached's generation
 	queue    [][]byte  // messages not yet drained; a nil one: the stream ended
+	queued   int       // the bytes of the messages in queue
+	held     bool      // queued passed maxQueued: the call's credit is held back
 	asked    []asked
 	deadline time.Time // between rounds, when the entry is dropped
 	dropped  bool
@@ -183,7 +187,7 @@ func (x *exchange) onInputRequest(c *call, id, method, params []byte) {
 			return
 		}
 		p = &pending{owner: h, snap: x.snap, callID: x.id, principal: string(x.principal()), attached: x, xgen: x.gen}
-		p.expireFn = p.expire
+		p.expireFn, p.resumeFn = p.expire, p.resume
 		p.handle = h.sh.handles.Add(1)
 		h.npending.Add(1)
 		h.sh.mu.Lock()
@@ -248,8 +252,16 @@ func (p *pending) push(msg []byte) {
 		return
 	}
 	p.queue = append(p.queue, msg)
+	p.queued += len(msg)
+	over := p.queued >= maxQueued
+	if over {
+		p.held = true
+	}
 	x, gen := p.attached, p.xgen
 	p.mu.Unlock()
+	if over && p.c != nil {
+		p.c.held = true
+	}
 	if x != nil {
 		x.h.w.Dispatch(func() {
 			if x.gen == gen && x.pend == p {
@@ -257,6 +269,24 @@ func (p *pending) push(msg []byte) {
 				x.release()
 			}
 		})
+	}
+}
+
+// maxQueued bounds the bytes of upstream messages a pending call queues,
+// between rounds or ahead of a slow client, before it stops offering the
+// upstream credit: the upstream waits, rather than the gateway holding
+// whatever it sends for up to a round timeout.
+const maxQueued = 256 << 10
+
+// resume offers the upstream credit again, on the owner, once the queue
+// has drained below half of maxQueued (and has not filled up since).
+func (p *pending) resume() {
+	p.mu.Lock()
+	held := p.held
+	p.mu.Unlock()
+	if !held && p.c != nil && p.c.held {
+		p.c.held = false
+		p.c.grant()
 	}
 }
 
@@ -279,7 +309,15 @@ func (x *exchange) drain() {
 		msg := p.queue[0]
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
+		p.queued -= len(msg)
+		resume := p.held && p.queued < maxQueued/2
+		if resume {
+			p.held = false
+		}
 		p.mu.Unlock()
+		if resume {
+			p.owner.w.Dispatch(p.resumeFn)
+		}
 		if msg == nil {
 			x.fail(-32603, "Upstream ended the response without an answer")
 			return
