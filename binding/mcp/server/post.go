@@ -852,6 +852,12 @@ func (p *post) discover() {
 		return
 	}
 	p.wait = waitDiscover
+	if n := len(h.disc.waiting); n >= 64 && n&(n-1) == 0 {
+		// Requests whose clients left stay listed until the answer:
+		// at each power of two they are dropped, so that the list
+		// holds at most twice the requests still waiting.
+		h.disc.waiting = keepWaiting(h.disc.waiting, waitDiscover)
+	}
 	h.disc.waiting = append(h.disc.waiting, p.ref())
 	if h.disc.lc == nil {
 		h.disc.lc = h.openLifecycle(nil, p, nil, 0, 0, false)
@@ -859,6 +865,19 @@ func (p *post) discover() {
 			h.answerDiscovery()
 		}
 	}
+}
+
+// keepWaiting drops from refs, in place, those that no longer name a POST
+// waiting as wait.
+func keepWaiting(refs []postRef, wait uint8) []postRef {
+	kept := refs[:0]
+	for _, ref := range refs {
+		if ref.live() && ref.p.wait == wait {
+			kept = append(kept, ref)
+		}
+	}
+	clear(refs[len(kept):])
+	return kept
 }
 
 func (p *post) respondDiscover() {

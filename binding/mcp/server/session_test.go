@@ -86,3 +86,18 @@ func TestSessionIDsNameTheirOwner(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepWaiting: the list of requests waiting for discovery keeps, in
+// order, only the references that still name a POST waiting for it: not
+// one recycled since (its generation moved on), nor one whose client left.
+func TestKeepWaiting(t *testing.T) {
+	waiting, left, recycled := &post{wait: waitDiscover}, &post{wait: waitDiscover}, &post{wait: waitDiscover}
+	other := &post{wait: waitDiscover}
+	refs := []postRef{waiting.ref(), left.ref(), recycled.ref(), other.ref()}
+	left.wait = waitNone
+	recycled.gen++
+	kept := keepWaiting(refs, waitDiscover)
+	assert.Equal(t, []postRef{waiting.ref(), other.ref()}, kept)
+	assert.Equal(t, postRef{}, refs[2], "the dropped tail is cleared")
+	assert.Equal(t, postRef{}, refs[3])
+}
