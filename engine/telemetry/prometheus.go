@@ -223,9 +223,11 @@ func (e *prometheusExporter) Start() error {
 	e.ln = ln
 	e.srv = &http.Server{
 		Handler: e.handler,
-		// The only timeouts in this package: a scraper that stalls must
-		// not hold a connection forever.
+		// The only timeouts in this package: a scraper that stalls,
+		// sending its request or reading the metrics, must not hold a
+		// connection forever.
 		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(e.log.Handler(), slog.LevelWarn),
 	}
