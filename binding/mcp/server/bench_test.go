@@ -244,6 +244,8 @@ type fakeApp struct {
 	// benchResult; calls, when not nil, collects each request's params.
 	results [][]byte
 	calls   []string
+	// silent leaves lifecycle streams unanswered.
+	silent bool
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -316,6 +318,9 @@ func (s *appStream) handle(t frame.FrameType, buf []byte) {
 				l := s.ex.Lifecycle()
 				b.ExtensionDone(s.exB.WrapSlot(b.ExtensionBuffer()).TypeID(a.mcpType).Lifecycle().
 					SessionIDBytes(l.SessionID()).Capabilities(2063).BuildLimit())
+				if a.silent {
+					return
+				}
 			}
 			if s.ex.TryWrap(ext, 0, len(ext)) && s.ex.Kind() == mcp.McpBeginExKindClientResponse {
 				s.flushed = true // an answer's reply carries no client requests

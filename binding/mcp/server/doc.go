@@ -48,7 +48,10 @@
 //     the capabilities of the application's bits and serverInfo
 //     {"name":"sluice","version":…} (the mcp.server.name and
 //     mcp.server.version engine settings change it). A sessionId in the
-//     application's reply is the one its request streams then carry.
+//     application's reply is the one its request streams then carry. An
+//     application that has not answered within inactivity.timeout has
+//     its lifecycle reset and ended, and the client gets -32603 "Internal
+//     error: the application did not answer initialize in time".
 //   - The lifecycle stays open. Its FLUSHes toolsListChanged,
 //     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
 //     notification{method, params} become notifications on the session's

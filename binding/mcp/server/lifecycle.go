@@ -194,6 +194,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 		h.answerDiscovery()
 		return
 	}
+	h.w.Disarm(&s.timerID) // the wait for this reply (onExpiry)
 	s.serverCaps = caps
 	s.appID = []byte(s.id)
 	if len(sid) > 0 {
@@ -251,19 +252,27 @@ func (lc *lifecycle) closed() {
 		}
 		return
 	}
-	if ref := s.init; ref.p != nil {
-		s.init = postRef{}
-		h.s.addrs.release(s)
-		if ref.live() && ref.p.wait == waitLifecycle {
-			ref.p.wait = waitNone
-			ref.p.rpcError(codeInternalError, "Internal error: the application refused the session")
-			ref.p.release()
-		}
+	if s.init.p != nil {
+		h.failInit(s, "Internal error: the application refused the session")
 		return
 	}
 	if h.unpublish(s) {
 		s.closed = true
 		h.endSession(s)
+	}
+}
+
+// failInit ends a session whose initialize the application did not
+// answer: its client, if still there, gets msg.
+func (h *server) failInit(s *session, msg string) {
+	ref := s.init
+	s.init = postRef{}
+	h.w.Disarm(&s.timerID)
+	h.s.addrs.release(s)
+	if ref.live() && ref.p.wait == waitLifecycle {
+		ref.p.wait = waitNone
+		ref.p.rpcError(codeInternalError, msg)
+		ref.p.release()
 	}
 }
 
@@ -296,6 +305,14 @@ func (h *server) idleLimit(s *session) time.Duration {
 func (h *server) onExpiry(s *session) {
 	s.timerID = 0
 	if s.closed {
+		return
+	}
+	if s.init.p != nil {
+		// The application has not answered the initialize within
+		// inactivity.timeout: the session it would start is given up.
+		s.lc.resetReply()
+		s.lc.end()
+		h.failInit(s, "Internal error: the application did not answer initialize in time")
 		return
 	}
 	now := h.w.Now()

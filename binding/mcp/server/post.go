@@ -839,7 +839,10 @@ func (p *post) initialize(params []byte) {
 		s.init = postRef{}
 		h.s.addrs.release(s)
 		p.rpcError(codeInternalError, "Internal error")
+		return
 	}
+	// The application has inactivity.timeout to answer (onExpiry).
+	h.armExpiry(s)
 }
 
 // discover answers server/discover (MCP.md §3.4, §3.5) from the

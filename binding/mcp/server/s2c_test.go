@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -331,4 +332,42 @@ func TestClientRequestDuplicateAction(t *testing.T) {
 	assert.Equal(t, "200", string(h.req.status))
 	assert.Len(t, answers(t, h), 1)
 	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.completed"))
+}
+
+// TestInitializeUnanswered: an application that never answers the
+// lifecycle an initialize opens has inactivity.timeout to do so; then the
+// client gets -32603 and the session it would have started is given up,
+// its address's count with it, so that the next initialize from that
+// address is taken.
+func TestInitializeUnanswered(t *testing.T) {
+	clock := enginetest.NewClock()
+	h := newHarnessWith(t, "\ninactivity: {timeout: PT5S}\nlimits: {sessionsPerAddress: 1}", clock)
+	h.app.silent = true
+	h.req.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	for range 3 {
+		enginetest.Settle(t, h.e)
+	}
+	require.NotNil(t, h.app.lifecycle, "the lifecycle opened")
+	clock.Tick(t, h.e, 4*time.Second)
+	for range 3 {
+		enginetest.Settle(t, h.e)
+	}
+	select {
+	case <-h.req.done:
+		t.Fatalf("answered before the timeout: %s", h.req.response)
+	default:
+	}
+	clock.Tick(t, h.e, 2*time.Second)
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the answer at the timeout")
+	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the application did not answer initialize in time"}}`, string(h.req.response))
+
+	h.app.silent = false
+	h.request(t)
+	assert.Equal(t, "200", string(h.req.status), "%s", h.req.response)
+	assert.Equal(t, "session-2", string(h.req.session))
 }
