@@ -322,7 +322,9 @@
 // missing), server/discover and subscriptions/listen included.
 // server/discover is answered with the supported versions and the
 // capabilities a transient lifecycle stream (null session id,
-// subscriptions 0) got from the application, cached per worker. Every
+// subscriptions 0) got from the application, cached per worker (an
+// application silent for inactivity.timeout has it reset, and the
+// requests waiting for it get -32603). Every
 // result gets "resultType":"complete" (unless the application set a
 // resultType, such as input_required) and
 // _meta["io.modelcontextprotocol/serverInfo"], spliced in after the

@@ -41,6 +41,8 @@ type discovery struct {
 	bits    uint16
 	lc      *lifecycle
 	waiting []postRef
+	timer   int64  // the application's time to answer lc: inactivity.timeout
+	timeFn  func() // onDiscoveryTimeout
 }
 
 // openLifecycle opens a lifecycle stream: BEGIN McpBeginEx.lifecycle with
@@ -190,6 +192,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	}
 	if s == nil {
 		h.disc.known, h.disc.bits, h.disc.lc = true, caps, nil
+		h.w.Disarm(&h.disc.timer)
 		lc.end()
 		h.answerDiscovery()
 		return
@@ -248,6 +251,7 @@ func (lc *lifecycle) closed() {
 	if s == nil {
 		if h.disc.lc == lc {
 			h.disc.lc = nil
+			h.w.Disarm(&h.disc.timer)
 			h.answerDiscovery()
 		}
 		return
@@ -429,6 +433,21 @@ func (h *server) deliver(get getRef, b []byte) {
 	if get.g != nil {
 		get.g.deliver(get.gen, b)
 	}
+}
+
+// onDiscoveryTimeout gives up a discovery lifecycle the application has
+// not answered within inactivity.timeout: the requests waiting for it get
+// an error, and the next one opens another.
+func (h *server) onDiscoveryTimeout() {
+	h.disc.timer = 0
+	lc := h.disc.lc
+	if lc == nil {
+		return
+	}
+	h.disc.lc = nil
+	lc.resetReply()
+	lc.end()
+	h.answerDiscovery()
 }
 
 // answerDiscovery answers the requests waiting for the capabilities: with

@@ -866,7 +866,12 @@ func (p *post) discover() {
 		h.disc.lc = h.openLifecycle(nil, p, nil, 0, 0, false)
 		if h.disc.lc == nil {
 			h.answerDiscovery()
+			return
 		}
+		if h.disc.timeFn == nil {
+			h.disc.timeFn = h.onDiscoveryTimeout
+		}
+		h.disc.timer = h.w.TimerAt(h.w.Now().Add(h.s.inactivity), h.disc.timeFn)
 	}
 }
 

@@ -334,6 +334,33 @@ func TestClientRequestDuplicateAction(t *testing.T) {
 	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.completed"))
 }
 
+// TestDiscoverUnanswered: an application that never answers the
+// lifecycle a server/discover opens has inactivity.timeout to do so; then
+// the request gets -32603, and the next server/discover opens another.
+func TestDiscoverUnanswered(t *testing.T) {
+	clock := enginetest.NewClock()
+	h := newHarnessWith(t, "\nversions: [2026-07-28]\ninactivity: {timeout: PT5S}", clock)
+	h.app.silent = true
+	h.req.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+		{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "server/discover"},
+	}, `{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	for range 3 {
+		enginetest.Settle(t, h.e)
+	}
+	require.NotNil(t, h.app.lifecycle, "the lifecycle opened")
+	clock.Tick(t, h.e, 6*time.Second)
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the answer at the timeout")
+	assert.Contains(t, string(h.req.response), `"error":{"code":-32603,"message":"Internal error: the application gave no capabilities"}`)
+
+	h.app.silent = false
+	h.request(t)
+	assert.Contains(t, string(h.req.response), `"supportedVersions":["2026-07-28"]`)
+}
+
 // TestInitializeUnanswered: an application that never answers the
 // lifecycle an initialize opens has inactivity.timeout to do so; then the
 // client gets -32603 and the session it would have started is given up,
