@@ -149,7 +149,11 @@ func (c *conn) connect(dst netip.AddrPort) {
 	}
 	if err == nil {
 		c.onConnected()
+		return
 	}
+	// A connect the peer never answers is bounded as a write is: the
+	// socket takes nothing until it completes (onWriteTimer).
+	c.expectWrite()
 }
 
 // onConnectEvent completes a connect in progress, and reports whether the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/frame/proxy"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // clientConfig is a tcp client tcp0 whose default destination is
@@ -252,3 +254,44 @@ func TestClientPortFromConfig(t *testing.T) {
 }
 
 func portOf(a net.Addr) string { return strconv.Itoa(a.(*net.TCPAddr).Port) }
+
+// fullListener listens on a loopback port with an accept queue of one
+// and fills it with a connection it never accepts, so that the kernel
+// drops the SYN of every further connect, which then neither completes
+// nor fails. It returns the port.
+func fullListener(t *testing.T) int {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	require.NoError(t, syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
+	require.NoError(t, syscall.Listen(fd, 0))
+	sa, err := syscall.Getsockname(fd)
+	require.NoError(t, err)
+	port := sa.(*syscall.SockaddrInet4).Port
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return port
+}
+
+// TestClientConnectTimeout: a connect the peer never answers is refused
+// after write-timeout, as a write the socket never takes is: the
+// application gets a RESET, and nothing is left. The engine's clock
+// stands still but for the test's moves.
+func TestClientConnectTimeout(t *testing.T) {
+	port := fullListener(t)
+	clock := enginetest.NewClock()
+	a := newApp("app0", 8192)
+	src := strings.Replace(tcpBinding("client", fmt.Sprintf("host: 127.0.0.1\nport: %d\nwrite-timeout: 5s", port)), "net0", "tcp0", 1)
+	e := startEngine(t, src, engineOptions{external: map[string]engine.Binding{"app0": a}, options: []engine.Option{engine.WithClock(clock.Now)}})
+	p := a.open(t, 0, "tcp0", nil)
+	enginetest.Settle(t, e)
+	clock.Tick(t, e, 4*time.Second)
+	enginetest.Settle(t, e)
+	p.expectNone(t)
+	clock.Tick(t, e, 2*time.Second)
+	p.expect(t, frame.FrameReset)
+	p.close(t, frame.FrameReset)
+	requireNoStreams(t, e)
+}

@@ -403,14 +403,19 @@ func (c *conn) expectWrite() {
 
 // onWriteTimer resets the connection when its socket has taken none of
 // the bytes waiting for it within write-timeout: a peer that stops
-// reading holds a buffer and, through flow control, the application.
+// reading holds a buffer and, through flow control, the application. A
+// connect still in progress then is refused.
 func (c *conn) onWriteTimer() {
 	c.writeTimer = 0
-	if c.fd < 0 || c.pendLen == 0 {
+	if c.fd < 0 || c.pendLen == 0 && !c.connecting {
 		return
 	}
 	if c.h.w.Now().Before(c.writeBy) {
 		c.writeTimer = c.h.w.TimerAt(c.writeBy, c.onWriteTimerFn)
+		return
+	}
+	if c.connecting {
+		c.refuse(errors.New("connect timed out"))
 		return
 	}
 	c.h.w.Logger().Debug("tcp: write timeout", "binding", c.h.cfg.Name, "stream", c.OutID(), "pending", c.pendLen)

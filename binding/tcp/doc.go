@@ -80,8 +80,10 @@
 // A socket that takes none of the bytes waiting for it within
 // write-timeout (default 60 s, as nginx's send_timeout) is reset, so a
 // peer that stops reading cannot hold a buffer and, through flow control,
-// the application. Zilla's tcp binding has no such timeout: the option is
-// Sluice's own.
+// the application. A client's connect that has not completed within
+// write-timeout (a peer that drops its SYNs) is refused the same way, with
+// RESET, rather than waiting out the kernel's retries. Zilla's tcp binding
+// has no such timeout: the option is Sluice's own.
 //
 // The server connections of one worker, all tcp servers together, are
 // bounded by the engine setting engine.worker.capacity, as Zilla's tcp
