@@ -99,6 +99,7 @@ const (
 	xFree          exchangeFlags = 1 << iota // in the client's free list
 	xChunked                                 // the request body goes out chunked
 	xAwaitingReply                           // the app ended its request with END and waits for the response
+	xTimedOut                                // no response head came within header-timeout
 )
 
 // clientExchange is one request stream from the application: In carries
@@ -176,6 +177,7 @@ type clientConn struct {
 	idleTimer int64         // the idle timer armed, or 0 (idleExpired)
 	timerAt   time.Time     // when that timer fires
 	onIdle    func()        // its function, made once per connection
+	headBy    time.Time     // the response head's deadline (header-timeout), or zero
 }
 
 // NewStream takes a request stream.
@@ -492,6 +494,7 @@ func (c *clientConn) attach(x *clientExchange) {
 	c.x, x.c = x, c
 	c.flags.Unset(connCorked | connHeadParsed)
 	c.state = connBusy
+	c.headBy = time.Time{}
 	c.body, c.remaining = bodyNone, 0
 	c.dec.Reset()
 	c.resp.Headers = c.resp.Headers[:0]
@@ -520,14 +523,34 @@ func (x *clientExchange) onData(p []byte) {
 
 func (x *clientExchange) onEnd() {
 	x.flags.Set(xAwaitingReply)
-	if x.c == nil {
+	c := x.c
+	if c == nil {
 		return
 	}
 	if x.flags.Has(xChunked) {
-		x.c.write([]byte("0\r\n\r\n"))
+		c.write([]byte("0\r\n\r\n"))
 	}
-	x.c.uncork()
-	x.c.maybeDone()
+	c.uncork()
+	c.maybeDone()
+	if c.x == x && !c.flags.Has(connHeadParsed) {
+		c.expectHead()
+	}
+}
+
+// expectHead gives the upstream header-timeout, from the request's end,
+// to begin its response, as Go's Transport's ResponseHeaderTimeout does.
+// The deadline shares the connection's timer (idleExpired).
+func (c *clientConn) expectHead() {
+	h := c.h
+	if h.s.headerTimeout <= 0 {
+		return
+	}
+	c.headBy = h.w.Now().Add(h.s.headerTimeout)
+	if c.idleTimer != 0 && !c.timerAt.After(c.headBy) {
+		return // it fires first, and re-arms for headBy
+	}
+	h.w.Disarm(&c.idleTimer)
+	c.idleTimer, c.timerAt = h.w.TimerAt(c.headBy, c.onIdle), c.headBy
 }
 
 // grantRequest offers the app what the connection's window allows.
@@ -618,7 +641,11 @@ func (x *clientExchange) abortReply() {
 	case x.Out.Opening():
 		_ = x.Abort(nil)
 	case x.flags.Has(xAwaitingReply) && !x.Out.Closed():
-		if x.doReplyBegin(&upstreamFailed) {
+		head := &upstreamFailed
+		if x.flags.Has(xTimedOut) {
+			head = &upstreamTimedOut
+		}
+		if x.doReplyBegin(head) {
 			x.doReplyEnd()
 		}
 	}
@@ -1040,10 +1067,20 @@ func (c *clientConn) leavePool() {
 // idleExpired runs when the idle timer fires. A connection taken from the
 // pool keeps its timer rather than cancelling it (a cancel and a new
 // timer per request cost more than the rare late firing), so the timer
-// may find the connection busy, which disarms it, or idle again since a
-// later time, which arms it for the rest of that spell.
+// may find the connection busy, which disarms it unless the response
+// head is due (headBy: it fails the exchange past it, with 504), or idle
+// again since a later time, which arms it for the rest of that spell.
 func (c *clientConn) idleExpired() {
 	c.idleTimer = 0
+	if c.state != connIdle && c.state != connClosed && c.x != nil && !c.flags.Has(connHeadParsed) && !c.headBy.IsZero() {
+		if now := c.h.w.Now(); now.Before(c.headBy) {
+			c.idleTimer, c.timerAt = c.h.w.TimerAt(c.headBy, c.onIdle), c.headBy
+			return
+		}
+		c.x.flags.Set(xTimedOut)
+		c.Fail()
+		return
+	}
 	if c.state != connIdle {
 		return
 	}
@@ -1082,6 +1119,11 @@ func (c *clientConn) close(abrupt bool) {
 // failed before it answered: 503 with retry-after: 0, as Zilla's client
 // answers, since the request may well succeed on a fresh connection.
 var upstreamFailed = h1.ResponseHead{Minor: 1, Status: 503, Headers: []h1.Header{{Name: []byte("Retry-After"), Value: []byte("0")}}}
+
+// upstreamTimedOut is the response head of an exchange whose upstream
+// began no response within header-timeout: 504, as nginx answers when
+// proxy_read_timeout runs out.
+var upstreamTimedOut = h1.ResponseHead{Minor: 1, Status: 504}
 
 // doReplyBegin answers the app with :status and the response headers. It
 // reports false when the reply could not begin.

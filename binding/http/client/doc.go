@@ -30,7 +30,15 @@
 //	    options:
 //	      idle-timeout: 90s        # or PT90S; the default
 //	      max-idle: 256            # per authority and worker; the default
+//	      header-timeout: 60s      # none by default
 //	      limits: {headers: 100, header-bytes: 16384}
+//
+// header-timeout bounds the wait for a response head from the request's
+// end, as Go's Transport's ResponseHeaderTimeout does: past it the app is
+// answered 504 and the connection is closed. A response whose head has
+// come is not timed, however long its body (an event stream) takes.
+// Without it the client waits as long as its app does, as Zilla's does;
+// the mcp client kind has its own timeout.
 //
 // With options.authorization, a request whose stream carries an
 // authorized session goes out with the guard's credentials for that

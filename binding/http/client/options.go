@@ -31,6 +31,9 @@ type settings struct {
 	idle time.Duration
 	// maxIdle bounds the client's idle connections per authority.
 	maxIdle int
+	// headerTimeout bounds the wait for a response head after the
+	// request's end; 0 waits as long as the app does.
+	headerTimeout time.Duration
 	// inject, when set, adds the credentials of each request's session to
 	// the request, as Zilla's client does with options.authorization.
 	inject *injector
@@ -78,6 +81,9 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 	}
 	err := http.Timeout(cfg, "idle-timeout", opts.IdleTimeout, &s.idle)
 	if err != nil {
+		return nil, err
+	}
+	if err = http.Timeout(cfg, "header-timeout", opts.HeaderTimeout, &s.headerTimeout); err != nil {
 		return nil, err
 	}
 	if s.inject, err = compileInjector(w, cfg, opts); err != nil {

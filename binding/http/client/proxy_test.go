@@ -318,3 +318,72 @@ func TestProxyUpstreamAnswersBeforeBody(t *testing.T) {
 	require.Eventually(t, func() bool { return enginetest.Released(e) }, 5*time.Second, 10*time.Millisecond,
 		"the proxy still holds %+v", enginetest.Held(e))
 }
+
+// TestClientHeaderTimeout: with header-timeout, an upstream that reads a
+// request and begins no response within it has the exchange answered 504
+// and its connection closed, while a response head that comes in time is
+// not cut off however long its body takes; without the option the client
+// waits as long as its app does. The engine's clock stands still but for
+// the test's moves.
+func TestClientHeaderTimeout(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	dropped, arrived := make(chan struct{}, 4), make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		arrived <- r.URL.Path
+		if r.URL.Path == "/slow-body" {
+			w.Header().Set("Content-Length", "4")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "ok")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			dropped <- struct{}{}
+		case <-release:
+		}
+		if r.URL.Path == "/slow-body" {
+			_, _ = io.WriteString(w, "!!")
+		}
+	}))
+	t.Cleanup(up.Close)
+	host := strings.TrimPrefix(up.URL, "http://")
+	clock := enginetest.NewClock()
+	port := enginetest.FreePort(t)
+	src := enginetest.Front(port, "client0") + "  client0:\n    type: http\n    kind: client\n    options:\n      header-timeout: 5s\n"
+	e := enginetest.Start(t, "timeout.yaml", src, engine.WithWorkers(1), engine.WithClock(clock.Now))
+	proxy := fmt.Sprintf("127.0.0.1:%d", port)
+	enginetest.WaitListen(t, proxy)
+
+	send := func(path string) net.Conn {
+		c, err := net.Dial("tcp", proxy)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		_, err = fmt.Fprintf(c, "POST http://%s%s HTTP/1.1\r\nHost: %s\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello", host, path, host)
+		require.NoError(t, err)
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(10*time.Second)))
+		return c
+	}
+	hung := send("/hang")
+	enginetest.Receive(t, arrived, "the first request upstream")
+	slow := send("/slow-body")
+	enginetest.Receive(t, arrived, "the second request upstream")
+	// The slow body's head came back.
+	buf := make([]byte, 64)
+	n, err := slow.Read(buf)
+	require.NoError(t, err)
+	require.Contains(t, string(buf[:n]), "200 OK")
+	enginetest.Settle(t, e)
+
+	clock.Tick(t, e, 6*time.Second)
+	raw, err := io.ReadAll(hung)
+	require.NoError(t, err)
+	assert.Equal(t, "HTTP/1.1 504 Gateway Timeout\r\nConnection: close\r\n\r\n", string(raw))
+	enginetest.Receive(t, dropped, "the upstream's connection closed")
+
+	release <- struct{}{}
+	rest, err := io.ReadAll(slow)
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(string(buf[:n])+string(rest), "\r\n\r\nok!!"), "%q then %q", buf[:n], rest)
+}
