@@ -191,8 +191,11 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 		return
 	}
 	if s == nil {
-		h.disc.known, h.disc.bits, h.disc.lc = true, caps, nil
-		h.w.Disarm(&h.disc.timer)
+		h.disc.known, h.disc.bits = true, caps
+		if h.disc.lc == lc { // not one given up (onDiscoveryTimeout)
+			h.disc.lc = nil
+			h.w.Disarm(&h.disc.timer)
+		}
 		lc.end()
 		h.answerDiscovery()
 		return
