@@ -96,8 +96,9 @@
 // framing before the connection takes its next request, as Go's server
 // does, since the response did not say Connection: close; a chunked body
 // passing limits.body, or a client silent for body-timeout, closes the
-// connection instead. An app that refuses the rest with RESET has the
-// connection close after its response. A response that begins while the
+// connection instead. An app that refuses the rest with RESET once its
+// response has begun has it read and dropped the same way, as it comes,
+// while the response goes on. A response that begins while the
 // client is still owed 100 Continue says Connection: close: the client
 // may send the body or, seeing a final status, skip it, and the bytes
 // that follow cannot be read one way.

@@ -207,7 +207,9 @@ func TestServerAnswerBeforeBody(t *testing.T) {
 		{"continue owed, chunked", "POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n" + next, closing},
 		{"chunked body past the limit", "POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1001\r\n" +
 			string(make([]byte, 4097)) + "\r\n0\r\n\r\n" + next, early},
-		{"rest refused", "POST /eR HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" + next, early},
+		{"rest refused", "POST /eR HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" + next, early + nextResp},
+		{"rest refused, chunked", "POST /eR HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + next, early + nextResp},
+		{"rest refused, malformed chunk", "POST /eR HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + next, early},
 		{"malformed chunk", "POST /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" + next, early},
 	}
 	for _, tt := range tests {
@@ -300,11 +302,11 @@ func planPipeline(plan []byte) (reqs []pipelined, input []byte) {
 // FuzzServerPipeline sends a connection's worth of well-formed requests,
 // pipelined and split into DATA frames at fuzzed points, to routes that
 // echo the body, answer before reading it (earlyApp, with or without
-// reading some first, or refusing the rest), or are missing. Read with net/http, the server's
-// output must answer each request in order, up to the first that closes
-// the connection (Connection: close, a 404, a response begun while the
-// client is still owed 100 Continue, or a refused body), with nothing
-// after: an echo with the
+// reading some first, or refusing the rest), or are missing. Read with
+// net/http, the server's output must answer each request in order, up to
+// the first that closes the connection (Connection: close, a 404, a
+// response begun while the client is still owed 100 Continue, or one to
+// HTTP/1.0 without a length), with nothing after: an echo with the
 // request's body, earlyApp's with its own, whatever was left unread of
 // the body before. The connection ends cleanly and every slot and stream
 // is given back.
@@ -354,12 +356,6 @@ func FuzzServerPipeline(f *testing.F) {
 			// To HTTP/1.0, a response without content-length is framed by
 			// the connection's close. Echo's has the request's.
 			untilClose := r.v10 && !(r.route == 'b' && r.framing == 1) && !(r.route == 'e' && r.length)
-			if r.refuse && r.framing != 0 {
-				// The response's head is out when earlyApp refuses the
-				// rest of the body: the connection closes after it,
-				// without saying so.
-				break
-			}
 			if r.close || r.route == 'z' || owed || untilClose || i == len(reqs)-1 {
 				require.True(t, resp.Close || i == len(reqs)-1, "request %d of input %s: output %q", i, quoteInput(input), c.out)
 				break

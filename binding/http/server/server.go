@@ -1298,17 +1298,33 @@ func (x *exchange) onRequestReset(buf []byte) {
 		x.respondRefused(ex)
 		return
 	}
-	if c.state == stateBody {
-		// The app has what it needs and is answering. The rest of the
-		// body is read and dropped, so that a client still sending it
-		// is not stalled before it reads the response, and the
-		// connection closes after it.
-		c.Inbox.Drop()
-		c.flags.Set(connDiscarding | connLastResponse)
-		c.state = stateResponse
-		c.await(waitNone)
-		c.Grant()
+	if c.state != stateBody {
+		return
 	}
+	// The app has what it needs and is answering. The rest of the body
+	// is read and dropped as it comes, so that a client still sending it
+	// is not stalled before it reads the response: by its framing when
+	// the response promised the next request on this connection
+	// (drainBody), else all of the input, the connection closing after
+	// the response.
+	if x.flags.Has(xKeepAlive) && !c.flags.Has(connLastResponse) {
+		x.flags.Set(xDraining)
+		c.await(waitNone)
+		c.resume()
+		return
+	}
+	x.discardRest()
+}
+
+// discardRest reads and drops all the input while the response goes on;
+// the connection closes after it.
+func (x *exchange) discardRest() {
+	c := x.c
+	c.Inbox.Drop()
+	c.flags.Set(connDiscarding | connLastResponse)
+	c.state = stateResponse
+	c.await(waitNone)
+	c.Grant()
 }
 
 // resetExOf returns the HttpResetEx in ext, or nil.
@@ -1632,6 +1648,15 @@ func (x *exchange) onResponseEnd(ext []byte) {
 // complete finishes the exchange and moves on to the next request.
 func (x *exchange) complete() {
 	c := x.c
+	if x.flags.Has(xDraining) {
+		// The app refused the rest of the body, which is still being
+		// dropped (onRequestReset): the next request follows it, and
+		// the client now has body-timeout to send it.
+		x.release()
+		c.await(waitBody)
+		c.resume()
+		return
+	}
 	if !x.requestDone() {
 		// The app answered before reading the whole body: it hears no
 		// more of it.
@@ -1654,10 +1679,11 @@ func (x *exchange) complete() {
 	x.moveOn()
 }
 
-// drainBody reads and drops what is left of a request body whose response
-// is out, by the body's framing, and moves on to the next request at its
-// end; a chunked body passing limits.body, or one malformed or cut short,
-// closes the connection instead. It reports whether it made progress.
+// drainBody reads and drops what is left of a request body nobody reads
+// any more, by the body's framing, and moves on to the next request at
+// its end, or waits for the response's end if it still goes on; a chunked
+// body passing limits.body, or one malformed or cut short, closes the
+// connection instead. It reports whether it made progress.
 func (x *exchange) drainBody() bool {
 	c := x.c
 	in := c.Input()
@@ -1665,15 +1691,13 @@ func (x *exchange) drainBody() bool {
 		if !c.In.Closed() {
 			return false
 		}
-		x.flags.Unset(xDraining | xKeepAlive)
-		x.moveOn()
+		x.stopDraining()
 		return false
 	}
 	data, used, done, err := x.bodyPiece(in, len(in))
 	x.bodyBytes += int64(len(data))
 	if err != nil || c.h.s.maxBody >= 0 && x.bodyBytes > c.h.s.maxBody {
-		x.flags.Unset(xDraining | xKeepAlive)
-		x.moveOn()
+		x.stopDraining()
 		return false
 	}
 	x.takeBody(used)
@@ -1682,9 +1706,26 @@ func (x *exchange) drainBody() bool {
 	}
 	if done {
 		x.flags.Unset(xDraining)
+		if x.open() {
+			// The response goes on: complete moves on at its end.
+			c.state = stateResponse
+			c.await(waitNone)
+			return false
+		}
 		x.moveOn()
 	}
 	return true
+}
+
+// stopDraining gives up a body that cannot be read to its end: the
+// connection closes, after the response if it still goes on.
+func (x *exchange) stopDraining() {
+	x.flags.Unset(xDraining | xKeepAlive)
+	if x.open() {
+		x.discardRest()
+		return
+	}
+	x.moveOn()
 }
 
 // moveOn takes the connection past a finished exchange: to the next
