@@ -429,7 +429,8 @@
 // is a loopback name (DNS rebinding protection: a rebound name sends Host
 // and Origin alike; requests without Origin pass); an unknown method
 // -32601 and bad params or cursor -32602 (200 before 2026-07-28); another
-// HTTP method 405 with allow; a body over limits.body 413; a POST whose
+// HTTP method 405 with allow; a body over limits.body 413, with
+// Connection: close, so that the rest is not read; a POST whose
 // Content-Type is not application/json (parameters such as charset
 // aside; none, or two, count as not) 415, after a 406 for its Accept, as
 // the SDKs answer.

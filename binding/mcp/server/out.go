@@ -101,6 +101,11 @@ func (r *request) beginReply(status int, ctype string, length int, auth []byte) 
 		if auth != nil {
 			hw.addBytes("www-authenticate", auth)
 		}
+		if status == 413 {
+			// A body too large may still be coming: the connection
+			// closes rather than read the rest (RFC 9110 §15.5.14).
+			hw.add("connection", "close")
+		}
 		b.ExtensionDone(hw.finish(h.httpTypeID))
 	})
 	if err != nil {

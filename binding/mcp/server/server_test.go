@@ -616,6 +616,19 @@ func TestStackLargeBodies(t *testing.T) {
 	s.requireReleased(t)
 }
 
+// TestStackTooLargeCloses: a body beyond the mcp server's limits.body
+// (below the http server's) is answered 413 at once, and the response
+// closes the connection rather than have the http server read the rest.
+func TestStackTooLargeCloses(t *testing.T) {
+	s := startStack(t, "    options:\n      limits:\n        body: 65536")
+	sid := s.initialize(t, "2025-11-25")
+	resp, body := s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"`+strings.Repeat("x", 200<<10)+`"}}}`)
+	require.Equal(t, 413, resp.StatusCode, body)
+	assert.True(t, resp.Close, "Connection: close")
+	s.do(t, http.MethodDelete, "", "Mcp-Session-Id", sid)
+	s.requireReleased(t)
+}
+
 // TestStackAnswerBeforeBodyEnd: a call whose body streams is answered
 // once its params have passed, before the rest of its body (a member after
 // the params) has come. The http server reads and drops that rest, and the
