@@ -1648,15 +1648,6 @@ func (x *exchange) onResponseEnd(ext []byte) {
 // complete finishes the exchange and moves on to the next request.
 func (x *exchange) complete() {
 	c := x.c
-	if x.flags.Has(xDraining) {
-		// The app refused the rest of the body, which is still being
-		// dropped (onRequestReset): the next request follows it, and
-		// the client now has body-timeout to send it.
-		x.release()
-		c.await(waitBody)
-		c.resume()
-		return
-	}
 	if !x.requestDone() {
 		// The app answered before reading the whole body: it hears no
 		// more of it.
@@ -1667,15 +1658,20 @@ func (x *exchange) complete() {
 			// the body is read and dropped first, as Go's server does.
 			// (A response to a client owed 100 Continue closes the
 			// connection: onResponseBegin.)
-			x.release()
 			x.flags.Set(xDraining)
-			c.await(waitBody)
-			c.resume()
-			return
+		} else {
+			x.flags.Unset(xKeepAlive)
 		}
-		x.flags.Unset(xKeepAlive)
 	}
 	x.release()
+	if x.flags.Has(xDraining) {
+		// The rest of the body, refused by the app (onRequestReset) or
+		// unread, is dropped before the next request; the client has
+		// body-timeout to send it.
+		c.await(waitBody)
+		c.resume()
+		return
+	}
 	x.moveOn()
 }
 
@@ -1710,7 +1706,7 @@ func (x *exchange) drainBody() bool {
 			// The response goes on: complete moves on at its end.
 			c.state = stateResponse
 			c.await(waitNone)
-			return false
+			return true
 		}
 		x.moveOn()
 	}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +33,7 @@ func clientRequestExt(t testing.TB, typeID int32, id, method, params string) []b
 // initSession initializes session-1 with the client capabilities caps.
 func initSession(t testing.TB, h *harness, caps string) {
 	t.Helper()
-	h.req.set(t, [][2]string{
-		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
-		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
-	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`}}`)
+	h.req.set(t, postHeaders, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`}}`)
 	h.request(t)
 	require.Equal(t, "200", string(h.req.status))
 	require.Equal(t, "session-1", string(h.req.session))
@@ -334,29 +332,40 @@ func TestClientRequestDuplicateAction(t *testing.T) {
 	assert.Equal(t, int64(1), enginetest.Metric(h.e, "net0", "elicitation.completed"))
 }
 
-// TestDiscoverUnanswered: an application that never answers the
-// lifecycle a server/discover opens has inactivity.timeout to do so; then
-// the request gets -32603, and the next server/discover opens another.
-func TestDiscoverUnanswered(t *testing.T) {
-	clock := enginetest.NewClock()
-	h := newHarnessWith(t, "\nversions: [2026-07-28]\ninactivity: {timeout: PT5S}", clock)
+// postHeaders are the headers of a 2025 client's POST to the harness.
+var postHeaders = [][2]string{
+	{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+	{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+}
+
+// sendUnanswered sends a request whose lifecycle the application leaves
+// unanswered, and returns once that lifecycle has reached it; h.req.done
+// then says when the request is answered.
+func (h *harness) sendUnanswered(t *testing.T, headers [][2]string, body string) {
+	t.Helper()
 	h.app.silent = true
-	h.req.set(t, [][2]string{
-		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
-		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
-		{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "server/discover"},
-	}, `{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	h.req.set(t, headers, body)
 	h.req.left = 1
 	h.w.Dispatch(h.req.startFn)
 	for range 3 {
 		enginetest.Settle(t, h.e)
 	}
 	require.NotNil(t, h.app.lifecycle, "the lifecycle opened")
+	h.app.silent = false
+}
+
+// TestDiscoverUnanswered: an application that never answers the
+// lifecycle a server/discover opens has inactivity.timeout to do so; then
+// the request gets -32603, and the next server/discover opens another.
+func TestDiscoverUnanswered(t *testing.T) {
+	clock := enginetest.NewClock()
+	h := newHarnessWith(t, "\nversions: [2026-07-28]\ninactivity: {timeout: PT5S}", clock)
+	h.sendUnanswered(t, append(slices.Clone(postHeaders), [2]string{"mcp-protocol-version", "2026-07-28"}, [2]string{"mcp-method", "server/discover"}),
+		`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	clock.Tick(t, h.e, 6*time.Second)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the answer at the timeout")
 	assert.Contains(t, string(h.req.response), `"error":{"code":-32603,"message":"Internal error: the application gave no capabilities"}`)
 
-	h.app.silent = false
 	h.request(t)
 	assert.Contains(t, string(h.req.response), `"supportedVersions":["2026-07-28"]`)
 }
@@ -369,17 +378,7 @@ func TestDiscoverUnanswered(t *testing.T) {
 func TestInitializeUnanswered(t *testing.T) {
 	clock := enginetest.NewClock()
 	h := newHarnessWith(t, "\ninactivity: {timeout: PT5S}\nlimits: {sessionsPerAddress: 1}", clock)
-	h.app.silent = true
-	h.req.set(t, [][2]string{
-		{":scheme", "http"}, {":method", "POST"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
-		{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
-	}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
-	h.req.left = 1
-	h.w.Dispatch(h.req.startFn)
-	for range 3 {
-		enginetest.Settle(t, h.e)
-	}
-	require.NotNil(t, h.app.lifecycle, "the lifecycle opened")
+	h.sendUnanswered(t, postHeaders, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	clock.Tick(t, h.e, 4*time.Second)
 	for range 3 {
 		enginetest.Settle(t, h.e)
@@ -393,7 +392,6 @@ func TestInitializeUnanswered(t *testing.T) {
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the answer at the timeout")
 	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the application did not answer initialize in time"}}`, string(h.req.response))
 
-	h.app.silent = false
 	h.request(t)
 	assert.Equal(t, "200", string(h.req.status), "%s", h.req.response)
 	assert.Equal(t, "session-2", string(h.req.session))
