@@ -486,8 +486,10 @@ func (x *exchange) startStreaming() {
 			p.abortReply()
 			return
 		}
-	} else {
-		p.writeSlot(slot, start, end)
+	} else if !p.writeSlot(slot, start, end) && p.flags&detached == 0 {
+		x.cancel()
+		p.abortReply()
+		return
 	}
 	x.grantApp()
 }
@@ -696,7 +698,11 @@ func (x *exchange) finish(isError bool) {
 		p.res.mode = modeJSON
 		p.beginReply(status, "application/json", end-start, nil)
 	}
-	p.writeSlot(slot, start, end)
+	if !p.writeSlot(slot, start, end) {
+		// No room for the answer: an end would read as complete.
+		p.abortReply()
+		return
+	}
 	p.endReply()
 }
 
@@ -1066,8 +1072,7 @@ func (p *post) appErrorBytes(code int, msg []byte) {
 	e := p.appendEventHead(h.scratch[:0])
 	e = appendErrorBody(e, p.res.id, code, msg, nil)
 	e = append(e, "\n\n"...)
-	p.event(e)
-	if p.flags&detached == 0 {
+	if p.answerEvent(e) && p.flags&detached == 0 {
 		p.endReply()
 	}
 }

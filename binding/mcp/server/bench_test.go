@@ -107,9 +107,11 @@ type httpRequest struct {
 	onFrame            engine.MessageConsumer
 	startFn            func()
 	done               chan struct{}
-	parse              bool // read the response head
-	left               int  // requests still to send
-	off                int  // body bytes sent
+	parse              bool   // read the response head
+	stall              bool   // grant the response no credit
+	all                []byte // when not nil, every response byte is appended here
+	left               int    // requests still to send
+	off                int    // body bytes sent
 	ack                int64
 	max                int32
 
@@ -198,6 +200,9 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 			if len(r.response)+len(p) <= cap(r.response) {
 				r.response = append(r.response, p...)
 			}
+			if r.all != nil {
+				r.all = append(r.all, p...)
+			}
 		}
 		r.grant()
 	case t == frame.FrameEnd && id == r.replyID:
@@ -213,6 +218,9 @@ func (r *httpRequest) handle(t frame.FrameType, buf []byte) {
 }
 
 func (r *httpRequest) grant() {
+	if r.stall {
+		return
+	}
 	n, _ := enginetest.Window(&r.window, r.buf, enginetest.Head{OriginID: r.origin, RoutedID: r.routed, StreamID: r.replyID, Seq: r.inSeq, Ack: r.inSeq, Max: 65536})
 	_ = r.w.Send(frame.FrameWindow, r.buf[:n])
 }
@@ -246,6 +254,8 @@ type fakeApp struct {
 	calls   []string
 	// silent leaves lifecycle streams unanswered.
 	silent bool
+	// answered counts the requests answered.
+	answered int
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -257,7 +267,7 @@ func (a *fakeApp) Attach(*engine.Worker, *engine.BindingConfig) (engine.Handler,
 func (a *fakeApp) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer {
 	s := freelist.Pop(&a.free)
 	if s == nil {
-		s = &appStream{a: a, buf: make([]byte, 4096)}
+		s = &appStream{a: a, buf: make([]byte, 16<<10)}
 		s.onFrame = s.handle
 	}
 	if !s.Accept(buf) {
@@ -397,6 +407,7 @@ func (s *appStream) answer() {
 // answerNow sends the request's result and ends the reply.
 func (s *appStream) answerNow() {
 	s.answered = true
+	s.a.answered++
 	res := benchResult
 	if a := s.a; !s.isAnswer {
 		if a.calls != nil {

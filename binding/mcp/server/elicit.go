@@ -225,8 +225,7 @@ func (p *post) urlRequired(data []byte) {
 	e = appendErrorBody(e, p.res.id, codeURLRequired, msg, data)
 	e = append(e, "\n\n"...)
 	p.doneInflight()
-	p.event(e)
-	if p.flags&detached == 0 {
+	if p.answerEvent(e) && p.flags&detached == 0 {
 		p.endReply()
 	}
 }

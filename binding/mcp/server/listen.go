@@ -173,8 +173,9 @@ func (l *listen) closed(ended bool) {
 	b = p.appendHead(b, "result")
 	b = l.appendResult(b)
 	b = append(b, "}\n\n"...)
-	p.event(b)
-	p.endReply()
+	if p.answerEvent(b) {
+		p.endReply()
+	}
 }
 
 // end ends the subscription's lifecycle stream and leaves it: what the

@@ -50,9 +50,7 @@ type response struct {
 // buffer slot, slot[off:off+n], and once they outgrow it in a buffer of
 // the request's own, over[off:off+n], up to maxQueue. Events are not
 // flow-controlled (FLUSH carries no credit), so a tool that logs faster
-// than its client reads fills the queue; a slot alone (32 KiB) dropped
-// events, the tool's answer with them, in bursts of a few hundred log
-// lines.
+// than its client reads fills the queue.
 type outQueue struct {
 	slot   int
 	off, n int
@@ -60,8 +58,16 @@ type outQueue struct {
 }
 
 // maxQueue bounds the bytes a response holds for a client that reads
-// slower than its events come; past it events are dropped with a warning.
+// slower than its events come. Events stop short of it, past eventLimit,
+// and are dropped with a warning: the rest is kept for the answer, which
+// no event may crowd out.
 const maxQueue = 8 << 20
+
+// eventLimit is what a response may queue with an event that does not
+// answer the request: maxQueue less room for an answer, which is at most
+// a buffer slot (a held result) with the members the server adds, and
+// at least half of maxQueue whatever the engine's slots.
+func (h *server) eventLimit() int { return max(maxQueue-2*h.pool.SlotCapacity(), maxQueue/2) }
 
 // frameRoom is what a DATA frame's header may take beyond its payload.
 const frameRoom = 256
@@ -115,7 +121,10 @@ func (r *request) beginReply(status int, ctype string, length int, auth []byte) 
 
 // write sends p, queueing what the window does not take. It reports false
 // when the queue has no room, and p was not sent.
-func (r *request) write(p []byte) bool {
+func (r *request) write(p []byte) bool { return r.writeUpTo(p, maxQueue) }
+
+// writeUpTo is write with the queue bounded at limit bytes.
+func (r *request) writeUpTo(p []byte, limit int) bool {
 	if r.Out.Closed() || !r.Out.Opening() {
 		return false
 	}
@@ -125,7 +134,7 @@ func (r *request) write(p []byte) bool {
 			return true
 		}
 	}
-	return r.res.q.push(r.h, r.InitialID(), p)
+	return r.res.q.push(r.h, r.InitialID(), p, limit)
 }
 
 // writeSlot sends slot[off:end] and gives the slot up: it becomes the
@@ -148,7 +157,7 @@ func (r *request) writeSlot(slot, off, end int) bool {
 		*q = outQueue{slot: slot, off: off + sent, n: len(p) - sent}
 		return true
 	}
-	ok := q.push(h, r.InitialID(), p)
+	ok := q.push(h, r.InitialID(), p, maxQueue)
 	h.pool.Release(slot)
 	return ok
 }
@@ -248,7 +257,7 @@ func (r *request) respondEmpty(status int) {
 func (r *request) respondJSON(status int, body []byte) {
 	r.res.mode = modeLocal
 	if !r.In.Closed() && r.bodyLen <= r.h.s.maxBody {
-		if r.res.q.push(r.h, r.InitialID(), body) {
+		if r.res.q.push(r.h, r.InitialID(), body, maxQueue) {
 			r.res.held = status
 			return
 		}
@@ -398,13 +407,33 @@ func (r *request) appendEventHead(dst []byte) []byte {
 
 // event sends one event of the response's stream, and keeps it for replay
 // in the session's buffer; a detached response's events go only there,
-// and on to a GET stream that resumed this one.
+// and on to a GET stream that resumed this one. An event the queue has no
+// room for, short of the answer's, is dropped with a warning.
 func (r *request) event(b []byte) {
 	if r.flags&detached == 0 {
-		if !r.write(b) {
+		if !r.writeUpTo(b, r.h.eventLimit()) {
 			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
 		}
 	}
+	r.record(b)
+}
+
+// answerEvent sends the event that answers the request, the stream's
+// last, with the room events leave it. It reports false, with the
+// response cut short, in the one case the answer still finds no room (one
+// larger than that room): a stream that ended without its answer would
+// read as complete.
+func (r *request) answerEvent(b []byte) bool {
+	if r.flags&detached == 0 && !r.write(b) {
+		r.abortReply()
+		return false
+	}
+	r.record(b)
+	return true
+}
+
+// record keeps an event of a session's stream for replay.
+func (r *request) record(b []byte) {
 	if s := r.sess; s != nil && r.flags&stateless == 0 {
 		s.record(r.h, &r.res, b)
 	}
@@ -445,12 +474,12 @@ func (r *request) stopKeepalive() {
 
 // push appends p to the queue, taking a slot for it when needed and
 // moving to a buffer of its own when the slot cannot hold it; false past
-// maxQueue.
-func (q *outQueue) push(h *server, owner int64, p []byte) bool {
+// limit bytes queued.
+func (q *outQueue) push(h *server, owner int64, p []byte, limit int) bool {
 	if len(p) == 0 {
 		return true
 	}
-	if q.n+len(p) > maxQueue {
+	if q.n+len(p) > limit {
 		return false
 	}
 	if q.over != nil {

@@ -490,8 +490,7 @@ func (p *post) shimFail(code int, msg string) {
 	b = p.appendHead(b, "result")
 	b = append(b, res...)
 	b = append(b, "}\n\n"...)
-	p.event(b)
-	if p.flags&detached == 0 {
+	if p.answerEvent(b) && p.flags&detached == 0 {
 		p.endReply()
 	}
 }
