@@ -685,7 +685,7 @@ func (x *exchange) finish(isError bool) {
 	if p.res.mode == modeSSE {
 		end += copy(b[end:], "\n\n")
 		if s := p.sess; s != nil && !isStateless {
-			s.record(h, &p.res, b[start:end])
+			s.record(h, &p.res, b[start:end], true)
 		}
 	}
 	slot := x.resSlot

@@ -256,6 +256,9 @@ type fakeApp struct {
 	silent bool
 	// answered counts the requests answered.
 	answered int
+	// after are FLUSH extensions a request's reply carries just before
+	// its result, once it is answered (held or not).
+	after [][]byte
 }
 
 var benchResult = []byte(`{"content":[{"type":"text","text":"Echo: hi"}]}`)
@@ -390,12 +393,7 @@ func (s *appStream) answer() {
 	}
 	if a := s.a; len(a.clientReqs) > 0 && !s.flushed {
 		s.flushed = true
-		for _, ext := range a.clientReqs {
-			n, _ := s.flushB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
-				Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).BudgetID(0).Reserved(0).
-				Extension(ext).BuildLimit()
-			_ = a.w.Send(frame.FrameFlush, s.buf[:n])
-		}
+		s.flush(a.clientReqs)
 		if a.hold {
 			a.held = s
 			return
@@ -410,6 +408,7 @@ func (s *appStream) answerNow() {
 	s.a.answered++
 	res := benchResult
 	if a := s.a; !s.isAnswer {
+		s.flush(a.after)
 		if a.calls != nil {
 			a.calls = append(a.calls, string(s.got))
 		}
@@ -421,6 +420,16 @@ func (s *appStream) answerNow() {
 	n, _ := enginetest.Data(&s.dataB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.ReplyID}, int32(len(res)), res)
 	_ = s.a.w.Send(frame.FrameData, s.buf[:n])
 	s.close()
+}
+
+// flush sends a FLUSH on the reply with each extension of exts.
+func (s *appStream) flush(exts [][]byte) {
+	for _, ext := range exts {
+		n, _ := s.flushB.Wrap(s.buf, 0, len(s.buf)).OriginID(s.Origin).RoutedID(s.Routed).StreamID(s.ReplyID).
+			Sequence(0).Acknowledge(0).Maximum(0).TraceID(0).Authorization(0).BudgetID(0).Reserved(0).
+			Extension(ext).BuildLimit()
+		_ = s.a.w.Send(frame.FrameFlush, s.buf[:n])
+	}
 }
 
 func (s *appStream) close() {

@@ -209,7 +209,7 @@ func (h *server) toStream(s *session, p *post, msg []byte) {
 	b = append(b, msg...)
 	b = append(b, "\n\n"...)
 	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
-	h.deliver(s.get, b)
+	h.deliver(s.get, b, false)
 }
 
 // urlRequired answers the request with the URL-required error, data its

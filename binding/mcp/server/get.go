@@ -136,13 +136,18 @@ func (g *getStream) open() {
 }
 
 // deliver sends an event of the session on the stream, if it is still
-// the one of generation gen.
-func (g *getStream) deliver(gen uint32, b []byte) {
+// the one of generation gen; answer tells an event that answers a
+// request, which other events may not crowd out.
+func (g *getStream) deliver(gen uint32, b []byte, answer bool) {
 	if g.gen != gen || g.flags&eventStream == 0 || g.replyOver() {
 		return
 	}
-	if !g.write(b) {
-		g.h.w.Logger().Warn("mcp: notification dropped: GET stream queue full", "binding", g.h.cfg.Name)
+	limit := g.h.eventLimit()
+	if answer {
+		limit = maxQueue
+	}
+	if !g.writeUpTo(b, limit) {
+		g.h.w.Logger().Warn("mcp: event dropped: GET stream queue full", "binding", g.h.cfg.Name, "answer", answer)
 	}
 }
 

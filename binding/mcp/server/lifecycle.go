@@ -412,29 +412,31 @@ func (s *session) notify(h *server, ext []byte) {
 	}
 	b = append(b, "\n\n"...)
 	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
-	h.deliver(s.get, b)
+	h.deliver(s.get, b, false)
 }
 
 // record keeps the last event of a POST stream's response res for
 // replay, and sends it on to a GET stream that resumed that stream: the
 // client resumed because it lost the POST's connection, whether or not
 // the server has noticed yet. A stream without an id text cannot be
-// resumed, so its events are not kept.
-func (s *session) record(h *server, res *response, b []byte) {
+// resumed, so its events are not kept. answer tells the event that
+// answers the POST.
+func (s *session) record(h *server, res *response, b []byte, answer bool) {
 	sid := res.streamID()
 	if sid == nil {
 		return
 	}
 	s.replay.add(h.s.replay, res.stream, sid, res.seq, b)
 	if s.resume == res.stream {
-		h.deliver(s.get, b)
+		h.deliver(s.get, b, answer)
 	}
 }
 
-// deliver sends an event to a GET stream.
-func (h *server) deliver(get getRef, b []byte) {
+// deliver sends an event to a GET stream; one that answers a request may
+// use the room other events leave it, as on the request's own stream.
+func (h *server) deliver(get getRef, b []byte, answer bool) {
 	if get.g != nil {
-		get.g.deliver(get.gen, b)
+		get.g.deliver(get.gen, b, answer)
 	}
 }
 

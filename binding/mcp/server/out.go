@@ -415,7 +415,7 @@ func (r *request) event(b []byte) {
 			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
 		}
 	}
-	r.record(b)
+	r.record(b, false)
 }
 
 // answerEvent sends the event that answers the request, the stream's
@@ -424,18 +424,18 @@ func (r *request) event(b []byte) {
 // larger than that room): a stream that ended without its answer would
 // read as complete.
 func (r *request) answerEvent(b []byte) bool {
+	r.record(b, true) // first: a client cut short resumes to find it
 	if r.flags&detached == 0 && !r.write(b) {
 		r.abortReply()
 		return false
 	}
-	r.record(b)
 	return true
 }
 
 // record keeps an event of a session's stream for replay.
-func (r *request) record(b []byte) {
+func (r *request) record(b []byte, answer bool) {
 	if s := r.sess; s != nil && r.flags&stateless == 0 {
-		s.record(r.h, &r.res, b)
+		s.record(r.h, &r.res, b, answer)
 	}
 }
 

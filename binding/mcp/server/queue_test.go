@@ -12,43 +12,104 @@ import (
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-// TestSlowClientKeepsAnswer: a tool that logs more than a response may
-// queue for a client that reads nothing meanwhile has its later
-// notifications dropped, but never its answer: once the client reads,
-// the event stream ends with the result.
-func TestSlowClientKeepsAnswer(t *testing.T) {
-	h := sessionHarness(t)
+// logged is how many log notifications of about 3 KiB the tools below
+// send: about 9.6 MiB of events, more than a response queues.
+const logged = 3200
+
+// logFlushes returns logged FLUSH extensions of a log notification.
+func logFlushes(t *testing.T, h *harness) [][]byte {
+	t.Helper()
 	buf := make([]byte, 4096)
 	var b mcp.McpFlushExBuilder
 	b.Wrap(buf, 0, len(buf)).TypeID(h.app.mcpType).Notification().
 		Method("notifications/message").Params(`{"level":"info","data":"` + strings.Repeat("x", 3000) + `"}`)
 	n, err := b.BuildLimit()
 	require.NoError(t, err)
-	const logged = 3200 // about 9.6 MiB of events, more than a response queues
-	for range logged {
-		h.app.clientReqs = append(h.app.clientReqs, buf[:n])
+	exts := make([][]byte, logged)
+	for i := range exts {
+		exts[i] = buf[:n]
 	}
-	// An answer larger than an event: it cannot slip into the room the
-	// last event kept.
-	text := strings.Repeat("y", 8000)
-	h.app.results = [][]byte{[]byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)}
+	return exts
+}
+
+// bigText is the text of an answer larger than a log event, which could
+// not slip into the room the last event kept.
+var bigText = strings.Repeat("y", 8000)
+
+// bigAnswer is the tools/call 42's answer with bigText, as an event's data.
+const bigAnswer = `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"`
+
+// unstall lets r's response flow again, on the worker.
+func unstall(t *testing.T, h *harness, r *httpRequest) {
+	t.Helper()
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
+		r.stall = false
+		r.grant()
+	}))
+}
+
+// countLogs counts the log notifications in an event stream.
+func countLogs(stream []byte) int {
+	return strings.Count(string(stream), `"method":"notifications/message"`)
+}
+
+// TestSlowClientKeepsAnswer: a tool that logs more than a response may
+// queue for a client that reads nothing meanwhile has its later
+// notifications dropped, but never its answer: once the client reads,
+// the event stream ends with the result.
+func TestSlowClientKeepsAnswer(t *testing.T) {
+	h := sessionHarness(t)
+	h.app.clientReqs = logFlushes(t, h)
+	h.app.results = [][]byte{[]byte(`{"content":[{"type":"text","text":"` + bigText + `"}]}`)}
 	before := h.app.answered
 	h.req.stall, h.req.all = true, []byte{}
 	h.req.left = 1
 	h.w.Dispatch(h.req.startFn)
 	until(t, h, "the tool's answer", func() bool { return h.app.answered > before })
 
-	require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
-		h.req.stall = false
-		h.req.grant()
-	}))
+	unstall(t, h, h.req)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the response's end")
 	require.Equal(t, "200", string(h.req.status))
 	events := strings.Split(strings.TrimSuffix(string(h.req.all), "\n\n"), "\n\n")
-	last := events[len(events)-1]
-	assert.Contains(t, last, `data: {"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"`+text+`"}]}}`,
-		"the stream's last event (of %d)", len(events))
-	notes := len(events) - 2 // the priming event and the answer
+	assert.Contains(t, events[len(events)-1], "data: "+bigAnswer+bigText+`"}]}}`, "the stream's last event (of %d)", len(events))
+	notes := countLogs(h.req.all)
+	assert.Less(t, notes, logged, "notifications past the queue's bound are dropped")
+	assert.Greater(t, notes, logged/2, "notifications within the bound are kept")
+}
+
+// TestResumedStreamKeepsAnswer: a GET stream that resumed a call's event
+// stream, read by nobody while the tool logs more than it may queue, has
+// the logs dropped, never the call's answer.
+func TestResumedStreamKeepsAnswer(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	h.app.clientReqs = [][]byte{clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", `{"message":"Name?"}`)}
+	h.app.hold = true
+	h.app.after = logFlushes(t, h)
+	h.app.results = [][]byte{[]byte(`{"content":[{"type":"text","text":"` + bigText + `"}]}`)}
+	startCall(t, h, benchBody, `"s2c-1"`)
+	h.w.Dispatch(h.req.leave)
+	enginetest.Settle(t, h.e)
+
+	get := h.second()
+	get.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+		{"last-event-id", "42:1"},
+	}, "")
+	get.stall, get.all = true, []byte{}
+	get.left = 1
+	h.w.Dispatch(get.startFn)
+	enginetest.Settle(t, h.e)
+	before := h.app.answered
+	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"n"}}}`)
+	until(t, h, "the tool's answer", func() bool { return h.app.answered > before })
+
+	unstall(t, h, get)
+	until(t, h, "the answer on the GET stream", func() bool {
+		return strings.Contains(string(get.all), bigAnswer+bigText)
+	})
+	notes := countLogs(get.all)
 	assert.Less(t, notes, logged, "notifications past the queue's bound are dropped")
 	assert.Greater(t, notes, logged/2, "notifications within the bound are kept")
 }
