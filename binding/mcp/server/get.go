@@ -142,11 +142,7 @@ func (g *getStream) deliver(gen uint32, b []byte, answer bool) {
 	if g.gen != gen || g.flags&eventStream == 0 || g.replyOver() {
 		return
 	}
-	limit := g.h.eventLimit()
-	if answer {
-		limit = maxQueue
-	}
-	if !g.writeUpTo(b, limit) {
+	if !g.writeQueued(b, !answer) {
 		g.h.w.Logger().Warn("mcp: event dropped: GET stream queue full", "binding", g.h.cfg.Name, "answer", answer)
 	}
 }

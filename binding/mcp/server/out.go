@@ -121,10 +121,11 @@ func (r *request) beginReply(status int, ctype string, length int, auth []byte) 
 
 // write sends p, queueing what the window does not take. It reports false
 // when the queue has no room, and p was not sent.
-func (r *request) write(p []byte) bool { return r.writeUpTo(p, maxQueue) }
+func (r *request) write(p []byte) bool { return r.writeQueued(p, false) }
 
-// writeUpTo is write with the queue bounded at limit bytes.
-func (r *request) writeUpTo(p []byte, limit int) bool {
+// writeQueued is write, with the bounds of an event (outQueue.push) when
+// event is true.
+func (r *request) writeQueued(p []byte, event bool) bool {
 	if r.Out.Closed() || !r.Out.Opening() {
 		return false
 	}
@@ -134,7 +135,7 @@ func (r *request) writeUpTo(p []byte, limit int) bool {
 			return true
 		}
 	}
-	return r.res.q.push(r.h, r.InitialID(), p, limit)
+	return r.res.q.push(r.h, r.InitialID(), p, event)
 }
 
 // writeSlot sends slot[off:end] and gives the slot up: it becomes the
@@ -157,7 +158,7 @@ func (r *request) writeSlot(slot, off, end int) bool {
 		*q = outQueue{slot: slot, off: off + sent, n: len(p) - sent}
 		return true
 	}
-	ok := q.push(h, r.InitialID(), p, maxQueue)
+	ok := q.push(h, r.InitialID(), p, false)
 	h.pool.Release(slot)
 	return ok
 }
@@ -257,7 +258,7 @@ func (r *request) respondEmpty(status int) {
 func (r *request) respondJSON(status int, body []byte) {
 	r.res.mode = modeLocal
 	if !r.In.Closed() && r.bodyLen <= r.h.s.maxBody {
-		if r.res.q.push(r.h, r.InitialID(), body, maxQueue) {
+		if r.res.q.push(r.h, r.InitialID(), body, false) {
 			r.res.held = status
 			return
 		}
@@ -411,7 +412,7 @@ func (r *request) appendEventHead(dst []byte) []byte {
 // room for, short of the answer's, is dropped with a warning.
 func (r *request) event(b []byte) {
 	if r.flags&detached == 0 {
-		if !r.writeUpTo(b, r.h.eventLimit()) {
+		if !r.writeQueued(b, true) {
 			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
 		}
 	}
@@ -473,19 +474,29 @@ func (r *request) stopKeepalive() {
 }
 
 // push appends p to the queue, taking a slot for it when needed and
-// moving to a buffer of its own when the slot cannot hold it; false past
-// limit bytes queued.
-func (q *outQueue) push(h *server, owner int64, p []byte, limit int) bool {
+// moving to a buffer of its own when the slot cannot hold it. It reports
+// false past maxQueue bytes queued, and for an event (one that does not
+// answer a request) past eventLimit, or when its buffer would take the
+// worker past maxWorkerQueue.
+func (q *outQueue) push(h *server, owner int64, p []byte, event bool) bool {
 	if len(p) == 0 {
 		return true
+	}
+	limit := maxQueue
+	if event {
+		limit = h.eventLimit()
 	}
 	if q.n+len(p) > limit {
 		return false
 	}
 	if q.over != nil {
-		if q.off > 0 && q.off+q.n+len(p) > cap(q.over) {
+		switch {
+		case q.off+q.n+len(p) <= cap(q.over):
+		case q.n+len(p) <= cap(q.over):
 			q.over = q.over[:copy(q.over, q.over[q.off:q.off+q.n])]
 			q.off = 0
+		default:
+			return q.grow(h, q.over[q.off:q.off+q.n], p, event)
 		}
 		q.over = append(q.over[:q.off+q.n], p...)
 		q.n += len(p)
@@ -501,16 +512,36 @@ func (q *outQueue) push(h *server, owner int64, p []byte, limit int) bool {
 	b := h.pool.Buffer(q.slot)
 	if q.off+q.n+len(p) > len(b) {
 		if q.n+len(p) > len(b) {
-			over := make([]byte, 0, 2*(q.n+len(p)))
-			over = append(append(over, b[q.off:q.off+q.n]...), p...)
-			h.pool.Release(q.slot)
-			*q = outQueue{slot: -1, n: len(over), over: over}
-			return true
+			return q.grow(h, b[q.off:q.off+q.n], p, event)
 		}
 		copy(b, b[q.off:q.off+q.n])
 		q.off = 0
 	}
 	q.n += copy(b[q.off+q.n:], p)
+	return true
+}
+
+// maxWorkerQueue bounds the bytes a worker's response queues hold in
+// buffers of their own, beyond its buffer slots, for events: many clients
+// that read slowly cannot make it hold maxQueue each. An answer may go
+// past it, by at most a few slots per response.
+const maxWorkerQueue = 64 << 20
+
+// grow moves the queue, held then p, to a buffer of its own twice their
+// size, up to maxQueue, giving up its slot or its smaller buffer.
+func (q *outQueue) grow(h *server, held, p []byte, event bool) bool {
+	size := min(2*(len(held)+len(p)), maxQueue)
+	old := cap(q.over)
+	if event && h.queuedOver-old+size > maxWorkerQueue {
+		return false
+	}
+	over := make([]byte, 0, size)
+	over = append(append(over, held...), p...)
+	if q.slot >= 0 {
+		h.pool.Release(q.slot)
+	}
+	h.queuedOver += size - old
+	*q = outQueue{slot: -1, n: len(over), over: over}
 	return true
 }
 
@@ -522,11 +553,12 @@ func (q *outQueue) bytes(h *server) []byte {
 	return h.pool.Buffer(q.slot)[q.off : q.off+q.n]
 }
 
-// drop empties the queue and gives its slot back.
+// drop empties the queue and gives its slot or buffer back.
 func (q *outQueue) drop(h *server) {
 	if q.slot >= 0 {
 		h.pool.Release(q.slot)
 	}
+	h.queuedOver -= cap(q.over)
 	*q = outQueue{slot: -1}
 }
 

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,4 +113,38 @@ func TestResumedStreamKeepsAnswer(t *testing.T) {
 	notes := countLogs(get.all)
 	assert.Less(t, notes, logged, "notifications past the queue's bound are dropped")
 	assert.Greater(t, notes, logged/2, "notifications within the bound are kept")
+}
+
+// TestSlowClientsWorkerBound: many clients that read slowly cannot make
+// a worker queue maxQueue for each: past the worker's bound for events
+// (64 MiB), each response keeps its slots and its answer, and its later
+// notifications are dropped.
+func TestSlowClientsWorkerBound(t *testing.T) {
+	const clients = 9 // 9 × 8 MiB is past the worker's 64 MiB
+	h := sessionHarness(t)
+	h.app.clientReqs = logFlushes(t, h)
+	before := h.app.answered
+	var reqs []*httpRequest
+	for i := range clients {
+		h.app.results = append(h.app.results, []byte(`{"content":[{"type":"text","text":"`+bigText+`"}]}`))
+		r := h.second()
+		r.set(t, benchHeaders, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`, 100+i))
+		r.stall, r.all = true, []byte{}
+		r.left = 1
+		h.w.Dispatch(r.startFn)
+		reqs = append(reqs, r)
+		// One at a time: the application's FLUSHes of one answer fill a
+		// good part of the worker's ring.
+		until(t, h, "the tool's answer", func() bool { return h.app.answered == before+i+1 })
+	}
+
+	total := 0
+	for i, r := range reqs {
+		unstall(t, h, r)
+		enginetest.ReceiveBy(t, h.timer, r.done, fmt.Sprintf("response %d's end", i))
+		want := fmt.Sprintf(`data: {"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`, 100+i, bigText)
+		assert.True(t, strings.HasSuffix(string(r.all), want+"\n\n"), "response %d ends with its answer", i)
+		total += len(r.all)
+	}
+	assert.Less(t, total, 64<<20+clients*(128<<10), "what the worker held for the clients")
 }

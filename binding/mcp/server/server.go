@@ -69,6 +69,9 @@ type server struct {
 	// msg and aux compose an error's message and data.
 	msg []byte
 	aux []byte
+	// queuedOver is the capacity of the buffers the worker's response
+	// queues hold beyond their slots (outQueue.grow).
+	queuedOver int
 
 	// The free lists, one a role.
 	posts     []*post
