@@ -179,19 +179,20 @@ func (h *server) sendElicitCreate(s *session, p *post, ec mcp.McpElicitCreateCha
 		m.requests.Inc()
 	}
 	if r == nil {
-		h.toStream(s, p, msg)
+		h.toStream(s, p, msg, true)
 		h.logClient(slog.LevelDebug, "delivered", s, ec.ID(), "elicitation", "mode", "url")
 		return false
 	}
-	h.toClient(r, msg)
+	h.toClient(r, msg, true)
 	r.timerID = h.w.TimerAt(r.start.Add(h.s.elicitTimeout), r.timerFn)
 	h.logClient(slog.LevelDebug, "delivered", s, r.appendID(h.aux[:0]), "elicitation", "mode", "url", "upstream_id", string(r.up))
 	return true
 }
 
 // toStream sends msg on p's event stream, or on the session's GET stream
-// when p is nil.
-func (h *server) toStream(s *session, p *post, msg []byte) {
+// when p is nil; request tells a request to the client, which other
+// events may not crowd out (request.requestEvent).
+func (h *server) toStream(s *session, p *post, msg []byte, request bool) {
 	if p != nil {
 		if p.res.mode != modeSSE || p.replyOver() && p.flags&detached == 0 {
 			return
@@ -199,7 +200,7 @@ func (h *server) toStream(s *session, p *post, msg []byte) {
 		b := p.appendEventHead(h.scratch[:0])
 		b = append(b, msg...)
 		b = append(b, "\n\n"...)
-		p.event(b)
+		p.sendEvent(b, request)
 		return
 	}
 	s.getSeq++
@@ -209,7 +210,7 @@ func (h *server) toStream(s *session, p *post, msg []byte) {
 	b = append(b, msg...)
 	b = append(b, "\n\n"...)
 	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
-	h.deliver(s.get, b, false)
+	h.deliver(s.get, b, request)
 }
 
 // urlRequired answers the request with the URL-required error, data its
@@ -250,7 +251,7 @@ func (x *exchange) onElicitComplete(c mcp.McpElicitCompleteFlushEx) {
 	if p.sess == nil || p.replyOver() && p.flags&detached == 0 || p.res.mode != modeSSE {
 		return
 	}
-	h.toStream(p.sess, p, appendElicitComplete(h.clientMsg[:0], c.ID()))
+	h.toStream(p.sess, p, appendElicitComplete(h.clientMsg[:0], c.ID()), false)
 }
 
 // appendElicitComplete appends notifications/elicitation/complete for id.

@@ -136,14 +136,14 @@ func (g *getStream) open() {
 }
 
 // deliver sends an event of the session on the stream, if it is still
-// the one of generation gen; answer tells an event that answers a
-// request, which other events may not crowd out.
-func (g *getStream) deliver(gen uint32, b []byte, answer bool) {
+// the one of generation gen; kept tells one other events may not crowd
+// out (request.record).
+func (g *getStream) deliver(gen uint32, b []byte, kept bool) {
 	if g.gen != gen || g.flags&eventStream == 0 || g.replyOver() {
 		return
 	}
-	if !g.writeQueued(b, !answer) {
-		g.h.w.Logger().Warn("mcp: event dropped: GET stream queue full", "binding", g.h.cfg.Name, "answer", answer)
+	if !g.writeQueued(b, !kept) {
+		g.h.w.Logger().Warn("mcp: event dropped: GET stream queue full", "binding", g.h.cfg.Name, "kept", kept)
 	}
 }
 

@@ -381,7 +381,7 @@ func (s *session) notify(h *server, ext []byte) {
 			if e := s.elicits[string(c.ID())]; e != nil && e.req.p == nil {
 				delete(s.elicits, e.id)
 			}
-			h.toStream(s, nil, appendElicitComplete(h.clientMsg[:0], c.ID()))
+			h.toStream(s, nil, appendElicitComplete(h.clientMsg[:0], c.ID()), false)
 		}
 		return
 	default:
@@ -419,24 +419,24 @@ func (s *session) notify(h *server, ext []byte) {
 // replay, and sends it on to a GET stream that resumed that stream: the
 // client resumed because it lost the POST's connection, whether or not
 // the server has noticed yet. A stream without an id text cannot be
-// resumed, so its events are not kept. answer tells the event that
-// answers the POST.
-func (s *session) record(h *server, res *response, b []byte, answer bool) {
+// resumed, so its events are not kept. kept tells an event other events
+// may not crowd out (request.record).
+func (s *session) record(h *server, res *response, b []byte, kept bool) {
 	sid := res.streamID()
 	if sid == nil {
 		return
 	}
 	s.replay.add(h.s.replay, res.stream, sid, res.seq, b)
 	if s.resume == res.stream {
-		h.deliver(s.get, b, answer)
+		h.deliver(s.get, b, kept)
 	}
 }
 
-// deliver sends an event to a GET stream; one that answers a request may
-// use the room other events leave it, as on the request's own stream.
-func (h *server) deliver(get getRef, b []byte, answer bool) {
+// deliver sends an event to a GET stream; a kept one (request.record) may
+// use the room other events leave it, as on a request's own stream.
+func (h *server) deliver(get getRef, b []byte, kept bool) {
 	if get.g != nil {
-		get.g.deliver(get.gen, b, answer)
+		get.g.deliver(get.gen, b, kept)
 	}
 }
 

@@ -410,13 +410,20 @@ func (r *request) appendEventHead(dst []byte) []byte {
 // in the session's buffer; a detached response's events go only there,
 // and on to a GET stream that resumed this one. An event the queue has no
 // room for, short of the answer's, is dropped with a warning.
-func (r *request) event(b []byte) {
+func (r *request) event(b []byte) { r.sendEvent(b, false) }
+
+// requestEvent is event for a request to the client: like an answer, it
+// may use the room other events leave, since the upstream waits for what
+// the client makes of it, and a session has at most maxClientRequests.
+func (r *request) requestEvent(b []byte) { r.sendEvent(b, true) }
+
+func (r *request) sendEvent(b []byte, kept bool) {
 	if r.flags&detached == 0 {
-		if !r.writeQueued(b, true) {
-			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name)
+		if !r.writeQueued(b, !kept) {
+			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name, "request", kept)
 		}
 	}
-	r.record(b, false)
+	r.record(b, kept)
 }
 
 // answerEvent sends the event that answers the request, the stream's
@@ -433,10 +440,11 @@ func (r *request) answerEvent(b []byte) bool {
 	return true
 }
 
-// record keeps an event of a session's stream for replay.
-func (r *request) record(b []byte, answer bool) {
+// record keeps an event of a session's stream for replay; kept tells one
+// other events may not crowd out (an answer, a request to the client).
+func (r *request) record(b []byte, kept bool) {
 	if s := r.sess; s != nil && r.flags&stateless == 0 {
-		s.record(r.h, &r.res, b, answer)
+		s.record(r.h, &r.res, b, kept)
 	}
 }
 

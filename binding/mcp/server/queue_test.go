@@ -148,3 +148,31 @@ func TestSlowClientsWorkerBound(t *testing.T) {
 	}
 	assert.Less(t, total, 64<<20+clients*(128<<10), "what the worker held for the clients")
 }
+
+// TestSlowClientKeepsRequest: a request to the client that comes after
+// more logs than a response may queue, to a client that reads nothing
+// meanwhile, is not dropped with the logs: the client finds it once it
+// reads, and its answer gets the tool's.
+func TestSlowClientKeepsRequest(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"elicitation":{}}`)
+	// A request larger than a log event: it cannot slip into the room the
+	// last event kept.
+	params := `{"message":"` + bigText[:5000] + `"}`
+	h.app.clientReqs = append(logFlushes(t, h), clientRequestExt(t, h.app.mcpType, "7", "elicitation/create", params))
+	h.app.hold = true
+	h.req.set(t, benchHeaders, benchBody)
+	h.req.stall, h.req.all = true, []byte{}
+	h.req.left = 1
+	h.w.Dispatch(h.req.startFn)
+	until(t, h, "the tool's request to the client", func() bool { return h.app.held != nil })
+
+	unstall(t, h, h.req)
+	until(t, h, "the request on the event stream", func() bool {
+		return strings.Contains(string(h.req.all), `data: {"jsonrpc":"2.0","id":"s2c-1","method":"elicitation/create","params":`+params+`}`)
+	})
+	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"n"}}}`)
+	enginetest.ReceiveBy(t, h.timer, h.req.done, "the response's end")
+	assert.True(t, strings.HasSuffix(string(h.req.all), `data: {"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n"))
+	assert.Less(t, countLogs(h.req.all), logged, "notifications past the queue's bound are dropped")
+}

@@ -341,7 +341,7 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 	if p != nil {
 		p.startSSE()
 	}
-	h.toClient(r, msg)
+	h.toClient(r, msg, true)
 	timeout := h.s.samplingTimeout
 	if kind == clientElicitation {
 		timeout = h.s.elicitTimeout
@@ -367,12 +367,13 @@ func (s *session) takes(method, params []byte) (takes, valid bool) {
 
 // toClient sends msg, a JSON-RPC message, to the client on the stream of
 // r: its request's response while that is still the one it names, else
-// the session's GET stream.
-func (h *server) toClient(r *clientRequest, msg []byte) {
+// the session's GET stream; request tells r itself from a notification
+// about it.
+func (h *server) toClient(r *clientRequest, msg []byte, request bool) {
 	if r.origin.p != nil && !r.origin.live() {
 		return
 	}
-	h.toStream(r.s, r.origin.p, msg)
+	h.toStream(r.s, r.origin.p, msg, request)
 }
 
 // cancelToClient tells the client a request it was sent is over:
@@ -392,7 +393,7 @@ func (h *server) cancelToClientJSON(r *clientRequest, reason []byte) {
 	}
 	msg = append(msg, "}}"...)
 	h.clientMsg = msg
-	h.toClient(r, msg)
+	h.toClient(r, msg, false)
 }
 
 // upstreamCancelled handles the upstream's notifications/cancelled (n)

@@ -19,7 +19,7 @@ import (
 // clientRequestExt builds a FLUSH McpFlushEx.clientRequest.
 func clientRequestExt(t testing.TB, typeID int32, id, method, params string) []byte {
 	t.Helper()
-	buf := make([]byte, 1024)
+	buf := make([]byte, 8192)
 	var b mcp.McpFlushExBuilder
 	cr := b.Wrap(buf, 0, len(buf)).TypeID(typeID).ClientRequest().ID(id).Method(method)
 	if params != "" {

@@ -267,7 +267,7 @@ func (p *post) shimAsk() {
 		blankNewlines(msg[at:])
 		msg = append(msg, '}')
 		h.clientMsg = msg
-		h.toClient(r, msg)
+		h.toClient(r, msg, true)
 		r.timerID = h.w.TimerAt(r.start.Add(h.s.roundTimeout), r.timerFn)
 		if m := h.clientMetrics(kind); m != nil {
 			m.requests.Inc()
