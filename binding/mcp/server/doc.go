@@ -415,6 +415,12 @@
 //     delivers no RESET after the request's END: an application refuses
 //     before it has read the params, or answers with the ERROR outcome.
 //     An ABORT of the reply is -32603.
+//   - FLUSHes carry no credit, so a response queues what its client has
+//     not yet read, up to 8 MiB, and a worker's responses at most 64 MiB
+//     beyond their buffer slots. Past that, notifications are dropped
+//     with a warning; the answer and requests to the client are not, as
+//     the room kept for them allows, and an answer that still finds none
+//     cuts the response short rather than end it as if complete.
 //
 // # What the server answers itself
 //
