@@ -236,6 +236,9 @@ type headerScan struct {
 	flags         headerFlags
 	early         int
 	badHost       bool // early is 403 for the Host, not the Origin
+	// twice names a header the request gave more than once, of those
+	// that take one value: "" for none.
+	twice string
 	contentLength int64
 	sid, ver      []byte
 	// Mcp-Method and Mcp-Name (a POST's, 2026-07-28) and Last-Event-ID
@@ -263,6 +266,7 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 	var authority, origin []byte
 	hasOrigin := false
 	contentTypes, jsonBody := 0, false
+	var seen singletons
 	for name, v, ok := it.next(); ok; name, v, ok = it.next() {
 		switch string(name) {
 		case ":method":
@@ -298,18 +302,24 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 				sc.contentLength = n
 			}
 		case "mcp-session-id":
+			sc.once(&seen, sidSeen, "Mcp-Session-Id")
 			sc.flags |= hasSessionID
 			sc.sid = v
 		case "mcp-protocol-version":
+			sc.once(&seen, verSeen, "MCP-Protocol-Version")
 			sc.ver = v
 		case "origin":
+			sc.once(&seen, originSeen, "Origin")
 			origin, hasOrigin = v, true
 		case "last-event-id":
+			sc.once(&seen, lastEventSeen, "Last-Event-ID")
 			sc.lastEventID = v
 		case "mcp-method":
+			sc.once(&seen, methodSeen, "Mcp-Method")
 			sc.flags |= hasMcpMethod
 			sc.mcpMethod = v
 		case "mcp-name":
+			sc.once(&seen, nameSeen, "Mcp-Name")
 			sc.flags |= hasMcpName
 			sc.mcpName = v
 		default:
@@ -321,6 +331,10 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 	sc.ext = ext
 	sc.authority = authority
 	switch {
+	case sc.twice != "":
+		// Components that read the first, the last or both joined would
+		// each read another request (RFC 9110 §5.3).
+		sc.early = 400
 	case !h.hostAllowed(authority):
 		// DNS-rebinding protection: a request naming another host than
 		// the ones the server answers for.
@@ -338,6 +352,28 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 		// first, as in the TypeScript SDK.
 		sc.early = 415
 	}
+}
+
+// singletons are the headers the server reads that take one value, as
+// bits of those a request gave.
+type singletons uint8
+
+const (
+	sidSeen singletons = 1 << iota
+	verSeen
+	originSeen
+	lastEventSeen
+	methodSeen
+	nameSeen
+)
+
+// once notes a header that takes one value in seen, and its display name
+// in twice the first time one comes again.
+func (sc *headerScan) once(seen *singletons, bit singletons, display string) {
+	if *seen&bit != 0 && sc.twice == "" {
+		sc.twice = display
+	}
+	*seen |= bit
 }
 
 // acceptable reports whether a POST's Accept takes both the answers the
@@ -360,7 +396,10 @@ func isJSONMediaType(v []byte) bool {
 // setHeaders keeps what the headers say that every role reads.
 func (r *request) setHeaders(sc *headerScan) {
 	r.hdr.method, r.hdr.flags, r.hdr.early, r.hdr.contentLength = sc.method, sc.flags, sc.early, sc.contentLength
-	if sc.badHost {
+	switch {
+	case sc.twice != "":
+		r.hdr.earlyCode, r.hdr.earlyMsg = codeTransport, "Bad Request: "+sc.twice+" header given twice"
+	case sc.badHost:
 		r.hdr.earlyCode, r.hdr.earlyMsg = codeTransport, "Forbidden: Host not allowed"
 	}
 	if sc.flags&hasSessionID != 0 {
