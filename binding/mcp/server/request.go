@@ -232,13 +232,13 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 // its role is picked: what every role keeps, and the values that only
 // some roles read, which alias the BEGIN's extension.
 type headerScan struct {
-	method        uint8
-	flags         headerFlags
-	early         int
-	badHost       bool // early is 403 for the Host, not the Origin
+	method  uint8
+	flags   headerFlags
+	early   int
+	badHost bool // early is 403 for the Host, not the Origin
 	// twice names a header the request gave more than once, of those
 	// that take one value: "" for none.
-	twice string
+	twice         string
 	contentLength int64
 	sid, ver      []byte
 	// Mcp-Method and Mcp-Name (a POST's, 2026-07-28) and Last-Event-ID
