@@ -87,3 +87,13 @@ func (r *Route) Match(get func(name []byte) ([]byte, bool)) bool {
 	}
 	return false
 }
+
+// Headers calls f with the lower-case name of each header the route's
+// conditions read.
+func (r *Route) Headers(f func(name []byte)) {
+	for _, all := range r.when {
+		for i := range all {
+			f(all[i].name)
+		}
+	}
+}

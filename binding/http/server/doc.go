@@ -28,6 +28,10 @@
 // credentials it finds (in a header, a query parameter or a cookie) to a
 // guard: none found is a 401, found and refused a 403, and a route's
 // guarded roles are checked against the session the guard returns (403).
+// A header or query parameter the server reads one value of (a route's
+// header, a credentials source, Origin under an access-control policy)
+// given twice is a 400, even with the same value: the app or an upstream
+// might read the other one, or both joined. Zilla reads the first.
 //
 // Responses are written as Zilla writes them, byte for byte: field names
 // in title case (Content-Type), a Server field first when the engine

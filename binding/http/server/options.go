@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -70,6 +71,11 @@ type settings struct {
 	cors               *cors
 	routes             []http.Route
 	exitID             int64
+	// once are the lower-case names of the headers the server reads one
+	// value of (a route's, a guard's credentials, Origin for CORS), and
+	// onceQuery the query parameters (a guard's credentials): a request
+	// that gives one twice is refused.
+	once, onceQuery [][]byte
 	// server is the http.server.header setting, empty when unset.
 	server []byte
 }
@@ -121,5 +127,42 @@ func compile(w *engine.Worker, cfg *engine.BindingConfig, opts *http.Options) (*
 		return nil, err
 	}
 	s.routes = routes
+	s.readOnce()
 	return s, nil
+}
+
+// readOnce lists the headers and query parameters a request may give only
+// once: those the server reads a single value of, which another reader
+// of the request (the app, an upstream) could take another of.
+func (s *settings) readOnce() {
+	add := func(list *[][]byte, name []byte) {
+		for _, n := range *list {
+			if bytes.Equal(n, name) {
+				return
+			}
+		}
+		*list = append(*list, name)
+	}
+	for i := range s.routes {
+		s.routes[i].Headers(func(name []byte) {
+			if len(name) > 0 && name[0] != ':' {
+				add(&s.once, name)
+			}
+		})
+	}
+	if az := s.authz; az != nil {
+		for _, src := range az.sources {
+			switch src.kind {
+			case 'h':
+				add(&s.once, bytes.ToLower(src.name))
+			case 'c':
+				add(&s.once, []byte("cookie"))
+			case 'q':
+				add(&s.onceQuery, src.name)
+			}
+		}
+	}
+	if s.cors != nil {
+		add(&s.once, []byte("origin"))
+	}
 }

@@ -798,6 +798,12 @@ func (x *exchange) start(r *h1.RequestHead) {
 		c.fail(501, "CONNECT is not supported")
 		return
 	}
+	if name := c.givenTwice(); name != nil {
+		// The server would read one value, another reader of the request
+		// perhaps another (RFC 9110 §5.3).
+		c.fail(400, "given twice: "+string(name))
+		return
+	}
 	if cs := h.s.cors; cs != nil {
 		if c.preflighted(x) {
 			x.preflight(cs)
@@ -888,6 +894,39 @@ func (az *authorizer) credentials(c *serverConn) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// givenTwice returns the name of a header or query parameter the request
+// gives more than once, of those the server reads one value of
+// (settings.readOnce), or nil.
+func (c *serverConn) givenTwice() []byte {
+	r := &c.req
+	for _, name := range c.h.s.once {
+		n := 0
+		for i := range r.Headers {
+			if h1.EqualFold(r.Headers[i].Name, name) {
+				n++
+			}
+		}
+		if n > 1 {
+			return name
+		}
+	}
+	for _, name := range c.h.s.onceQuery {
+		_, q, _ := bytes.Cut(r.Target, []byte("?"))
+		n := 0
+		for len(q) > 0 && n < 2 {
+			var kv []byte
+			kv, q, _ = bytes.Cut(q, []byte("&"))
+			if k, _, _ := bytes.Cut(kv, []byte("=")); bytes.Equal(k, name) {
+				n++
+			}
+		}
+		if n > 1 {
+			return name
+		}
+	}
+	return nil
 }
 
 func queryParam(target, name []byte) ([]byte, bool) {
