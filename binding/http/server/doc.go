@@ -31,7 +31,7 @@
 // A header or query parameter the server reads one value of (a route's
 // header, a credentials source, Origin under an access-control policy)
 // given twice is a 400, even with the same value: the app or an upstream
-// might read the other one, or both joined. Zilla reads the first.
+// might read the other one, or both joined (a check of Sluice's own).
 //
 // Responses are written as Zilla writes them, byte for byte: field names
 // in title case (Content-Type), a Server field first when the engine
