@@ -73,9 +73,9 @@ type settings struct {
 	exitID             int64
 	// once are the lower-case names of the headers the server reads one
 	// value of (a route's, a guard's credentials, Origin for CORS), and
-	// onceQuery the query parameters (a guard's credentials): a request
-	// that gives one twice is refused.
-	once, onceQuery [][]byte
+	// onceQuery and onceCookie the query parameters and cookies (a
+	// guard's credentials): a request that gives one twice is refused.
+	once, onceQuery, onceCookie [][]byte
 	// server is the http.server.header setting, empty when unset.
 	server []byte
 }
@@ -157,6 +157,7 @@ func (s *settings) readOnce() {
 				add(&s.once, bytes.ToLower(src.name))
 			case 'c':
 				add(&s.once, []byte("cookie"))
+				add(&s.onceCookie, src.name)
 			case 'q':
 				add(&s.onceQuery, src.name)
 			}

@@ -912,21 +912,35 @@ func (c *serverConn) givenTwice() []byte {
 			return name
 		}
 	}
+	_, query, _ := bytes.Cut(r.Target, []byte("?"))
 	for _, name := range c.h.s.onceQuery {
-		_, q, _ := bytes.Cut(r.Target, []byte("?"))
-		n := 0
-		for len(q) > 0 && n < 2 {
-			var kv []byte
-			kv, q, _ = bytes.Cut(q, []byte("&"))
-			if k, _, _ := bytes.Cut(kv, []byte("=")); bytes.Equal(k, name) {
-				n++
-			}
-		}
-		if n > 1 {
+		if pairs(query, '&', name) > 1 {
 			return name
 		}
 	}
+	if len(c.h.s.onceCookie) > 0 {
+		cookies, _ := c.headerValue([]byte("cookie"))
+		for _, name := range c.h.s.onceCookie {
+			if pairs(cookies, ';', name) > 1 {
+				return name
+			}
+		}
+	}
 	return nil
+}
+
+// pairs counts, up to two, the name=value pairs named name in list, pairs
+// separated by sep (spaces around a pair ignored).
+func pairs(list []byte, sep byte, name []byte) int {
+	n := 0
+	for len(list) > 0 && n < 2 {
+		var kv []byte
+		kv, list, _ = bytes.Cut(list, []byte{sep})
+		if k, _, _ := bytes.Cut(bytes.TrimSpace(kv), []byte("=")); bytes.Equal(k, name) {
+			n++
+		}
+	}
+	return n
 }
 
 func queryParam(target, name []byte) ([]byte, bool) {

@@ -20,6 +20,7 @@ func TestServerReadOnceGivenTwice(t *testing.T) {
 		"      authorization:\n        guard0:\n          credentials:\n"+
 		"            headers:\n              authorization: Bearer {credentials}\n"+
 		"            query:\n              access_token: \"{credentials}\"\n"+
+		"            cookies:\n              session: \"{credentials}\"\n"+
 		"      access-control:\n        policy: cross-origin\n"+
 		"    routes:\n      - exit: echo0\n        when:\n          - headers:\n              x-tenant: a\n"+
 		"  echo0:\n    type: echo\n    kind: server\n")
@@ -36,6 +37,8 @@ func TestServerReadOnceGivenTwice(t *testing.T) {
 		{"query credentials twice", "GET /?access_token=secret&x=1&access_token=other HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\n", bad},
 		{"query credentials once", "GET /?access_token=secret&x=1 HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\n", ok},
 		{"origin twice", "GET / HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\nAuthorization: Bearer secret\r\nOrigin: http://h\r\nOrigin: http://evil\r\n", bad},
+		{"cookie credentials twice", "GET / HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\nCookie: session=secret; other=1; session=x\r\n", bad},
+		{"cookie credentials once", "GET / HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\nCookie: session=secret; other=1\r\n", ok},
 		{"an unread header twice", "GET / HTTP/1.1\r\nHost: h\r\nX-Tenant: a\r\nAuthorization: Bearer secret\r\nX-Other: 1\r\nX-Other: 2\r\n", ok},
 	}
 	for _, tt := range tests {
