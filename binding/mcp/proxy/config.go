@@ -128,6 +128,17 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		s.routes = append(s.routes, rt)
 	}
 	s.fingerprint = h
+	if s.prefixed {
+		for i := range s.routes {
+			for j := range s.routes {
+				if a, b := s.routes[i].toolkit, s.routes[j].toolkit; i != j && prefixesCollide(a, b) {
+					name := b + delimName + "x"
+					return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: toolkit %q and routes[%d]'s %q make names with two readings: %q is %q of %q and %q of %q",
+						ErrConfig, routes[j].Pos, cfg.Name, j, b, i, a, name, "x", b, strings.TrimPrefix(name, a+delimName), a)
+				}
+			}
+		}
+	}
 	withs := make([]*config.Raw, len(routes))
 	for i, r := range routes {
 		withs[i] = r.With
@@ -242,6 +253,14 @@ func globList(v any) ([]string, error) {
 		globs = append(globs, g)
 	}
 	return globs, nil
+}
+
+// prefixesCollide reports whether a tool or prompt name prefixed with
+// toolkit b could be one prefixed with a, when b is the longer: b is a
+// and "_", or a and delimName and more (a__b__x, and a___x from a and a_).
+// The call would reach one route and the list show the other's item.
+func prefixesCollide(a, b string) bool {
+	return b == a+"_" || strings.HasPrefix(b, a+delimName)
 }
 
 // allowed reports whether name matches one of globs; no globs allow all.

@@ -66,6 +66,27 @@ func TestConfig(t *testing.T) {
         when: [{toolkit: local}]
       - exit: app1
         when: [{toolkit: local}]`, `mcp proxy: invalid configuration: proxy.yaml:9: mcp mcp1: routes[1]: toolkit "local" is already the toolkit of routes[0]`},
+		{"toolkit names another's prefix", `    routes:
+      - exit: app0
+        when: [{toolkit: a__b}]
+      - exit: app1
+        when: [{toolkit: a}]`, `mcp proxy: invalid configuration: proxy.yaml:7: mcp mcp1: routes[0]: toolkit "a__b" and routes[1]'s "a" make names with two readings: "a__b__x" is "x" of "a__b" and "b__x" of "a"`},
+		{"toolkit a and a_", `    routes:
+      - exit: app0
+        when: [{toolkit: a}]
+      - exit: app1
+        when: [{toolkit: a_}]`, `mcp proxy: invalid configuration: proxy.yaml:9: mcp mcp1: routes[1]: toolkit "a_" and routes[0]'s "a" make names with two readings: "a___x" is "x" of "a_" and "_x" of "a"`},
+		{"toolkit a and a_b", `    routes:
+      - exit: app0
+        when: [{toolkit: a}]
+      - exit: app1
+        when: [{toolkit: a_b}]`, ""},
+		{"toolkit a and a__b unprefixed", `    options: {prefix: never}
+    routes:
+      - exit: app0
+        when: [{toolkit: a}]
+      - exit: app1
+        when: [{toolkit: a__b}]`, ""},
 		{"bad glob", `    routes:
       - exit: app0
         when: [{toolkit: local, tool: ["echo", "add["]}]`, `mcp proxy: invalid configuration: proxy.yaml:8: mcp mcp1: routes[0]: when[0].tool: bad glob "add[": syntax error in pattern`},

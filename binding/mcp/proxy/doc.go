@@ -117,7 +117,13 @@
 // without a name is, and a result that names its list, nextCursor,
 // ttlMs or cacheScope twice is treated as no list from that route. A
 // first-match reader and a last-match one would otherwise see different
-// names, one of them without the route's prefix.
+// names, one of them without the route's prefix. A page names each item
+// once: an item whose name (as merged) an earlier one has, a later
+// route's when unprefixed or a repeat within a route, is left out and
+// logged, since a call reaches the first. Items a route repeats on
+// another page are not compared. With prefixes, two toolkits whose
+// prefixed names could meet (a and a_, or a and a__b) are refused at
+// configuration.
 //
 // The caching hints of 2026-07-28 (SEP-2549) are merged too: when any
 // route's result has "ttlMs", the merged one gets the smallest, and when

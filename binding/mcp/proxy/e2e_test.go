@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -244,6 +245,35 @@ func TestGatewayPrefixNever(t *testing.T) {
 	assert.Contains(t, err.Error(), "Unknown tool: add")
 	assert.Equal(t, proxied+1, opens(e, "mcp1"), "a call the globs refuse is the proxy's")
 	assert.Equal(t, served+3, opens(e, "a0"))
+}
+
+// TestGatewayPrefixNeverShadowed: two unprefixed routes that serve the
+// same names (two toolkits) give a list with each name once, its first
+// route's, and calls reach that route: a client never sees an item it
+// cannot call, nor a second item of a name.
+func TestGatewayPrefixNeverShadowed(t *testing.T) {
+	endpoint, e := startGatewayEngine(t, `    options:
+      prefix: never
+    routes:
+      - exit: a0
+        when:
+          - toolkit: a
+            tool: ["echo"]
+      - exit: b0
+        when:
+          - toolkit: b`)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	session := connect(t, ctx, endpoint, nil)
+	names := toolNames(t, ctx, session)
+	assert.Equal(t, "echo", names[0])
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(names))), len(names), "each name once: %v", names)
+	assert.Contains(t, names, "add", "b's other tools are listed")
+	a, b := opens(e, "a0"), opens(e, "b0")
+	_, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "x"}})
+	require.NoError(t, err)
+	assert.Equal(t, a+1, opens(e, "a0"), "echo reaches the route it was listed for")
+	assert.Equal(t, b, opens(e, "b0"))
 }
 
 // TestGatewayAllowGlobs filters lists and refuses calls by each route's

@@ -186,9 +186,12 @@ func (r *request) finishFanout() {
 		}
 	}
 	lk := listKindOf(r.kind)
-	out, next, bad := appendMerged(r.answer[:0], lk, h.s.routes, h.s.prefixed, parts, h.cursors[:0])
+	out, next, bad, shadowed := appendMerged(r.answer[:0], lk, h.s.routes, h.s.prefixed, parts, h.cursors[:0])
 	for _, i := range bad {
 		h.log.Warn("route's list result has no "+lk.key, "toolkit", h.s.routes[i].toolkit)
+	}
+	if shadowed > 0 {
+		h.log.Warn("list items left out: an earlier item has their name", "method", methodName(r.kind, r.ident), "items", shadowed)
 	}
 	if len(next) > 0 {
 		out = append(out, `,"nextCursor":"`...)

@@ -163,11 +163,13 @@ func validate(body []byte) bool {
 // items of each that its route allows, with the route's prefix injected
 // into their names when prefixed, and each part's nextCursor noted in
 // next. Items are copied byte for byte but for the prefix; an item that
-// names its name twice is left out, as one without a name is. A part
-// that is not a list result, or names a member the merge reads twice,
-// is skipped and reported in bad.
-func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int) {
-	var bad []int
+// names its name twice is left out, as one without a name is, and so is
+// one whose name (as merged) an earlier item has, counted in shadowed:
+// the first is the one a call reaches. A part that is not a list result,
+// or names a member the merge reads twice, is skipped and reported in
+// bad.
+func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) (out []byte, _ []cursorEntry, bad []int, shadowed int) {
+	seen := make(map[string]struct{})
 	dst = append(dst, '{', '"')
 	dst = append(dst, k.key...)
 	dst = append(dst, '"', ':', '[')
@@ -192,6 +194,15 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 			if err != nil || !allowed(globs, unsafeString(name)) {
 				continue
 			}
+			key := string(name)
+			if prefixed {
+				key = string(prefix) + key
+			}
+			if _, dup := seen[key]; dup {
+				shadowed++
+				continue
+			}
+			seen[key] = struct{}{}
 			if !first {
 				dst = append(dst, ',')
 			}
@@ -210,7 +221,7 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 		}
 	}
 	dst = append(dst, ']')
-	return dst, next, bad
+	return dst, next, bad, shadowed
 }
 
 // appendCacheHints appends the merged caching hints of 2026-07-28 list
