@@ -6,7 +6,9 @@ import "bytes"
 // MCP server streams, incrementally, as the WHATWG "event stream
 // interpretation" says: lines end with CRLF, LF or CR; data fields join
 // with LF; id sets the last event id; retry the reconnection time;
-// comments and other fields are skipped. It holds the partial line and
+// comments and other fields are skipped. An event whose type (its event
+// field) is neither empty nor "message" is skipped, as the MCP SDKs'
+// clients skip it: only message events carry JSON-RPC. It holds the partial line and
 // the event's data between calls and allocates nothing once its buffers
 // have grown. The zero value is ready.
 type EventReader struct {
@@ -17,6 +19,7 @@ type EventReader struct {
 	line    []byte // the line read so far
 	data    []byte // the event's data, each line followed by LF
 	hasData bool
+	event   []byte // the event's type, from its event field
 	lastID  []byte // the last event id, kept across events
 	retry   int64  // the last retry field in ms, or 0
 	skipLF  bool   // the previous line ended with CR: a LF next is its end
@@ -24,7 +27,7 @@ type EventReader struct {
 
 // Reset readies r for a new stream, keeping its Limit and buffers.
 func (r *EventReader) Reset() {
-	r.line, r.data, r.lastID = r.line[:0], r.data[:0], r.lastID[:0]
+	r.line, r.data, r.event, r.lastID = r.line[:0], r.data[:0], r.event[:0], r.lastID[:0]
 	r.hasData, r.retry, r.skipLF = false, 0, false
 }
 
@@ -83,6 +86,8 @@ func (r *EventReader) field() ([]byte, bool) {
 	line := r.line
 	r.line = r.line[:0]
 	if len(line) == 0 {
+		typ := r.event
+		r.event = r.event[:0]
 		if !r.hasData {
 			return nil, false
 		}
@@ -91,6 +96,9 @@ func (r *EventReader) field() ([]byte, bool) {
 			data = data[:n-1]
 		}
 		r.data, r.hasData = r.data[:0], false
+		if len(typ) > 0 && string(typ) != "message" {
+			return nil, false
+		}
 		return data[:len(data):len(data)], true
 	}
 	if line[0] == ':' {
@@ -107,6 +115,8 @@ func (r *EventReader) field() ([]byte, bool) {
 	case "data":
 		r.data = append(append(r.data, value...), '\n')
 		r.hasData = true
+	case "event":
+		r.event = append(r.event[:0], value...)
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			r.lastID = append(r.lastID[:0], value...)

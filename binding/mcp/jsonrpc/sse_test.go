@@ -34,6 +34,17 @@ func TestEventReader(t *testing.T) {
 			want: []string{`{}`},
 		},
 		{
+			name: "an event of another type is skipped, its id kept",
+			body: "event: ping\nid: b1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\nevent: message\ndata: {\"x\":1}\n\ndata: {\"y\":2}\n\n",
+			want: []string{`{"x":1}`, `{"y":2}`},
+			last: "b1",
+		},
+		{
+			name: "the type does not outlive its event",
+			body: "event: other\n\ndata: {\"z\":3}\n\n",
+			want: []string{`{"z":3}`},
+		},
+		{
 			name: "an event without its blank line is not dispatched",
 			body: "data: {}\n",
 			want: nil,
