@@ -191,7 +191,7 @@ func (h *server) sendElicitCreate(s *session, p *post, ec mcp.McpElicitCreateCha
 
 // toStream sends msg on p's event stream, or on the session's GET stream
 // when p is nil; request tells a request to the client, which other
-// events may not crowd out (request.requestEvent).
+// events may not crowd out (request.sendEvent).
 func (h *server) toStream(s *session, p *post, msg []byte, request bool) {
 	if p != nil {
 		if p.res.mode != modeSSE || p.replyOver() && p.flags&detached == 0 {

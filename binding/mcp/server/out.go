@@ -412,11 +412,10 @@ func (r *request) appendEventHead(dst []byte) []byte {
 // room for, short of the answer's, is dropped with a warning.
 func (r *request) event(b []byte) { r.sendEvent(b, false) }
 
-// requestEvent is event for a request to the client: like an answer, it
-// may use the room other events leave, since the upstream waits for what
-// the client makes of it, and a session has at most maxClientRequests.
-func (r *request) requestEvent(b []byte) { r.sendEvent(b, true) }
-
+// sendEvent is event, and with kept for a request to the client: like an
+// answer, it may use the room other events leave, since the upstream
+// waits for what the client makes of it, and a session has at most
+// maxClientRequests.
 func (r *request) sendEvent(b []byte, kept bool) {
 	if r.flags&detached == 0 {
 		if !r.writeQueued(b, !kept) {
