@@ -92,15 +92,7 @@ func TestResumedStreamKeepsAnswer(t *testing.T) {
 	h.w.Dispatch(h.req.leave)
 	enginetest.Settle(t, h.e)
 
-	get := h.second()
-	get.set(t, [][2]string{
-		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
-		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
-		{"last-event-id", "42:1"},
-	}, "")
-	get.stall, get.all = true, []byte{}
-	get.left = 1
-	h.w.Dispatch(get.startFn)
+	get := resume(t, h, "42:1", true)
 	enginetest.Settle(t, h.e)
 	before := h.app.answered
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{"name":"n"}}}`)

@@ -391,6 +391,24 @@ func (r *httpRequest) leave() {
 	_ = r.w.Send(frame.FrameReset, r.buf[:n])
 }
 
+// resume opens session-1's GET stream with Last-Event-ID last, a driver
+// that grants its response no credit when stalled.
+func resume(t *testing.T, h *harness, last string, stalled bool) *httpRequest {
+	t.Helper()
+	get := h.second()
+	get.set(t, [][2]string{
+		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
+		{"last-event-id", last},
+	}, "")
+	if stalled {
+		get.stall, get.all = true, []byte{}
+	}
+	get.left = 1
+	h.w.Dispatch(get.startFn)
+	return get
+}
+
 // TestShimClientLeft: a client that leaves the call's event stream while
 // the shim waits for its answer has not cancelled the call (MCP.md §1.1):
 // its answer, POSTed later, still makes the retry, and the final result
@@ -409,14 +427,7 @@ func TestShimClientLeft(t *testing.T) {
 	answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`)
 	until(t, h, "the retry", func() bool { return len(h.app.calls) == 2 })
 
-	get := h.second()
-	get.set(t, [][2]string{
-		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
-		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
-		{"last-event-id", "42:1"},
-	}, "")
-	get.left = 1
-	h.w.Dispatch(get.startFn)
+	get := resume(t, h, "42:1", false)
 	until(t, h, "the replayed result", func() bool {
 		return strings.Contains(string(get.response), sse(2, `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"after all"}]}}`))
 	})
