@@ -155,6 +155,13 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 			return
 		}
 		h.readHead(b.Extension())
+		if h.resp.twice {
+			// Content-Type or Mcp-Session-Id given twice: the SDKs read
+			// the first, the last or both joined.
+			h.w.Logger().Warn("mcp client: upstream response names a header twice", "binding", h.cfg.Name)
+			c.fail()
+			return
+		}
 		status := h.resp.status
 		c.status = status
 		c.length = h.resp.length
@@ -330,6 +337,7 @@ type respHead struct {
 	sse       bool
 	sessionID []byte
 	auth      []byte
+	twice     bool // Content-Type or Mcp-Session-Id given twice
 }
 
 // readHead reads a response's HttpBeginEx headers into h.resp. It walks
@@ -350,24 +358,28 @@ func (h *handler) readHead(ext []byte) {
 		return
 	}
 	end := p + length
+	var ctypes, sids int
 	for range count {
 		if !h.hdr.TryWrap(ext, p, end) {
-			return
+			break
 		}
 		p = h.hdr.Limit()
 		switch string(h.hdr.Name()) {
 		case ":status":
 			h.resp.status = atoi(h.hdr.Value())
 		case "content-type":
+			ctypes++
 			h.resp.sse = bytes.Contains(h.hdr.Value(), eventStream)
 		case "content-length":
 			h.resp.length = contentLength(h.hdr.Value())
 		case "mcp-session-id":
+			sids++
 			h.resp.sessionID = h.hdr.Value()
 		case "www-authenticate":
 			h.resp.auth = h.hdr.Value()
 		}
 	}
+	h.resp.twice = ctypes > 1 || sids > 1
 }
 
 var eventStream = []byte("text/event-stream")
