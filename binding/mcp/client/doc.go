@@ -238,7 +238,9 @@
 //     disagree on which of two results counts, so the client refuses the
 //     message, as the server kind refuses such a request. So too a
 //     response to the request with both result and error, or whose result
-//     or error is not an object (every MCP result is one).
+//     or error is not an object (every MCP result is one), and a response
+//     that gives Content-Type or Mcp-Session-Id twice. An event whose
+//     type is neither empty nor message is skipped, as the SDKs skip it.
 //
 // Cancellation: an ABORT of the request or a RESET of its reply POSTs
 // notifications/cancelled {requestId, reason} upstream and aborts the HTTP
