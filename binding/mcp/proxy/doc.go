@@ -120,8 +120,9 @@
 // names, one of them without the route's prefix. A page names each item
 // once: an item whose name (as merged) an earlier one has, a later
 // route's when unprefixed or a repeat within a route, is left out and
-// logged, since a call reaches the first. Items a route repeats on
-// another page are not compared. With prefixes, two toolkits whose
+// logged, since a call reaches the first. Pages a client follows are
+// not compared with each other; the cache's entry, built from all of
+// them, names each item once. With prefixes, two toolkits whose
 // prefixed names could meet (a and a_, or a and a__b) are refused at
 // configuration.
 //

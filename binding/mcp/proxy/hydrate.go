@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/store"
@@ -48,8 +49,13 @@ type hydrateKind struct {
 	fetch   *hydrateStream
 	items   []byte // the items of the pages so far
 	count   int    // of items
-	pages   int
-	partial bool // a page named routes that were left out of it
+	// names are the names (decoded) of the items so far: an item a later
+	// page names again is left out, as the merge leaves one out within a
+	// page, so that the entry names each item once.
+	names    map[string]struct{}
+	shadowed int
+	pages    int
+	partial  bool // a page named routes that were left out of it
 }
 
 func (hy *hydrater) init(c *cache) {
@@ -329,7 +335,8 @@ func (hy *hydrater) refresh(i int) {
 			return
 		}
 		k.token = token
-		k.items, k.count, k.pages, k.partial = k.items[:0], 0, 0, false
+		k.items, k.count, k.pages, k.partial, k.shadowed = k.items[:0], 0, 0, false, 0
+		clear(k.names)
 		c.h.log.Info("cache: listing", "key", kc.key)
 		hy.fetchPage(i, nil)
 	})
@@ -378,13 +385,7 @@ func (hy *hydrater) page(i int, body []byte) {
 			k.partial = true
 		}
 	}
-	if inner := bytes.TrimSpace(body[as+1 : ae-1]); len(inner) > 0 {
-		if k.count > 0 {
-			k.items = append(k.items, ',')
-		}
-		k.items = append(k.items, inner...)
-		k.count++
-	}
+	k.add(lk, body[as:ae])
 	if len(k.items) > maxEntry {
 		hy.listed(i, false, "the list is too large")
 		return
@@ -398,6 +399,30 @@ func (hy *hydrater) page(i int, body []byte) {
 		return
 	}
 	hy.listed(i, true, "")
+}
+
+// add adds the items of arr, a page's list, leaving out those whose name
+// an item before has (counted in shadowed).
+func (k *hydrateKind) add(lk *listKind, arr []byte) {
+	if k.names == nil {
+		k.names = make(map[string]struct{})
+	}
+	for item, j, ok := jsonrpc.NextElement(arr, 0); ok; item, j, ok = jsonrpc.NextElement(arr, j) {
+		if ns, ne, ok := member(item, lk.nameKey); ok && item[ns] == '"' {
+			if name, err := jsonrpc.Unquote(nil, item[ns:ne]); err == nil {
+				if _, dup := k.names[string(name)]; dup {
+					k.shadowed++
+					continue
+				}
+				k.names[string(name)] = struct{}{}
+			}
+		}
+		if k.count > 0 {
+			k.items = append(k.items, ',')
+		}
+		k.items = append(k.items, item...)
+		k.count++
+	}
 }
 
 // listed finishes a list of kind i: a complete list that differs from
@@ -416,6 +441,9 @@ func (hy *hydrater) listed(i int, ok bool, why string) {
 		c.h.log.Warn("cache: list left routes out, the entry is kept", "key", kc.key)
 		hy.finish(i, false)
 		return
+	}
+	if k.shadowed > 0 {
+		c.h.log.Warn("cache: list items left out: an earlier page has their name", "key", kc.key, "items", k.shadowed)
 	}
 	value := make([]byte, 0, len(k.items)+len(kc.lk.key)+8)
 	value = append(value, `{"`...)

@@ -133,6 +133,20 @@ func TestMergeShadowed(t *testing.T) {
 	assert.Equal(t, 1, shadowed)
 }
 
+// TestHydrateShadowed: the entry a hydrate builds from a list's pages
+// names each item once, as a merged page does, across pages too: an item
+// a later page names again (a later route's, unprefixed) is left out.
+func TestHydrateShadowed(t *testing.T) {
+	k := listKindOf(mcp.McpBeginExKindToolsList)
+	var hk hydrateKind
+	hk.add(k, []byte(`[{"name":"a"},{"name":"b","description":"first"}]`))
+	hk.add(k, []byte(`[ {"name":"\u0062","description":"second"} , {"name":"c"}, {"title":"no name"} ]`))
+	hk.add(k, []byte(`[]`))
+	assert.Equal(t, `{"name":"a"},{"name":"b","description":"first"},{"name":"c"},{"title":"no name"}`, string(hk.items))
+	assert.Equal(t, 4, hk.count)
+	assert.Equal(t, 1, hk.shadowed)
+}
+
 // TestCacheHints merges the routes' 2026-07-28 caching hints: the
 // smallest ttlMs, private when any route is private, and nothing for a
 // hint no route gave (the server kind adds its default).
