@@ -418,7 +418,8 @@
 //   - FLUSHes carry no credit, so a response queues what its client has
 //     not yet read, up to 8 MiB, and a worker's responses at most 64 MiB
 //     beyond their buffer slots. Past that, notifications are dropped
-//     with a warning; the answer and requests to the client are not, as
+//     (the first of a response logged, each counted in
+//     mcp.server.events.dropped); the answer and requests to the client are not, as
 //     the room kept for them allows, and an answer that still finds none
 //     cuts the response short rather than end it as if complete.
 //

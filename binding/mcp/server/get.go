@@ -143,7 +143,7 @@ func (g *getStream) deliver(gen uint32, b []byte, kept bool) {
 		return
 	}
 	if !g.writeQueued(b, !kept) {
-		g.h.w.Logger().Warn("mcp: event dropped: GET stream queue full", "binding", g.h.cfg.Name, "kept", kept)
+		g.droppedEvent(kept)
 	}
 }
 

@@ -1,12 +1,13 @@
 package server
 
 import (
-	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 // The response writer every role shares: the response goes out on the
@@ -44,6 +45,9 @@ type response struct {
 	sid    [maxStreamID]byte
 	kaID   int64
 	onKA   func()
+	// dropped counts the events the response dropped: the first is
+	// logged, all are counted in mcp.server.events.dropped.
+	dropped int
 }
 
 // outQueue holds response bytes waiting for the network window: in a
@@ -417,12 +421,35 @@ func (r *request) event(b []byte) { r.sendEvent(b, false) }
 // waits for what the client makes of it, and a session has at most
 // maxClientRequests.
 func (r *request) sendEvent(b []byte, kept bool) {
-	if r.flags&detached == 0 {
-		if !r.writeQueued(b, !kept) {
-			r.h.w.Logger().Warn("mcp: event dropped: response queue full", "binding", r.h.cfg.Name, "request", kept)
-		}
+	if r.flags&detached == 0 && !r.writeQueued(b, !kept) {
+		r.droppedEvent(kept)
 	}
 	r.record(b, kept)
+}
+
+// droppedEvent notes an event the response's queue had no room for: the
+// first of the response is logged, each is counted.
+func (r *request) droppedEvent(kept bool) {
+	h := r.h
+	if r.res.dropped == 0 {
+		h.w.Logger().Warn("mcp: events dropped: the client reads slower than they come", "binding", h.cfg.Name,
+			"queued", r.res.q.n, "request", kept)
+	}
+	r.res.dropped++
+	if h.droppedEvents == nil {
+		h.droppedEvents = h.w.Metrics().Counter(metricEventsDropped,
+			telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
+	}
+	h.droppedEvents.Add(1)
+}
+
+// metricEventsDropped counts the events responses dropped for clients
+// that read slower than they came.
+const metricEventsDropped = "mcp.server.events.dropped"
+
+func init() {
+	telemetry.Describe(metricEventsDropped, telemetry.KindCounter, telemetry.UnitNone,
+		"The number of events a response dropped for a client that read slower than they came.")
 }
 
 // answerEvent sends the event that answers the request, the stream's

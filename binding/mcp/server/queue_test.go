@@ -76,6 +76,7 @@ func TestSlowClientKeepsAnswer(t *testing.T) {
 	notes := countLogs(h.req.all)
 	assert.Less(t, notes, logged, "notifications past the queue's bound are dropped")
 	assert.Greater(t, notes, logged/2, "notifications within the bound are kept")
+	assert.EqualValues(t, logged-notes, enginetest.Metric(h.e, "net0", "mcp.server.events.dropped"), "each drop is counted")
 }
 
 // TestResumedStreamKeepsAnswer: a GET stream that resumed a call's event

@@ -169,7 +169,7 @@ func (r *request) recycle() {
 	r.bodyLen, r.sess, r.rl = 0, nil, nil
 	res := &r.res
 	res.mode, res.held, res.allow, res.id, res.stream, res.seq = modeNone, 0, "", nil, 0, 0
-	res.sidLen = 0
+	res.sidLen, res.dropped = 0, 0
 }
 
 // onNetFrame handles the HTTP stream: the request's frames, and the

@@ -8,6 +8,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
@@ -72,6 +73,8 @@ type server struct {
 	// queuedOver is the capacity of the buffers the worker's response
 	// queues hold beyond their slots (outQueue.grow).
 	queuedOver int
+	// droppedEvents is mcp.server.events.dropped, looked up on first use.
+	droppedEvents *telemetry.Counter
 
 	// The free lists, one a role.
 	posts     []*post
