@@ -190,8 +190,9 @@ func (r *request) finishFanout() {
 	for _, i := range bad {
 		h.log.Warn("route's list result has no "+lk.key, "toolkit", h.s.routes[i].toolkit)
 	}
-	if shadowed > 0 {
-		h.log.Warn("list items left out: an earlier item has their name", "method", methodName(r.kind, r.ident), "items", shadowed)
+	if shadowed > 0 && !h.shadowLogged {
+		h.shadowLogged = true
+		h.log.Warn("list items left out: an earlier item has their name (logged once)", "method", methodName(r.kind, r.ident), "items", shadowed)
 	}
 	if len(next) > 0 {
 		out = append(out, `,"nextCursor":"`...)

@@ -92,19 +92,23 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *Handler 
 // finished requests go back to a free list, so a routed call allocates
 // nothing once the worker has warmed up.
 type Handler struct {
-	w          *engine.Worker
-	id         int64
-	name       string
-	namespace  string
-	typeID     int32
-	pool       *engine.BufferPool
-	s          *settings
-	log        *slog.Logger
-	sessions   *sessionTable
-	cache      *cache // options.cache, nil without one
-	metrics    []routeMetrics
-	maxPayload int
-	ignoreFn   engine.MessageConsumer
+	w         *engine.Worker
+	id        int64
+	name      string
+	namespace string
+	typeID    int32
+	pool      *engine.BufferPool
+	s         *settings
+	log       *slog.Logger
+	sessions  *sessionTable
+	cache     *cache // options.cache, nil without one
+	metrics   []routeMetrics
+	// shadowLogged is set once a merged list has left out an item whose
+	// name an earlier one had: the routes' lists keep doing so, and one
+	// warning a worker says it.
+	shadowLogged bool
+	maxPayload   int
+	ignoreFn     engine.MessageConsumer
 
 	freeRequests []*request
 	freeLegs     []*leg
