@@ -443,13 +443,18 @@ func (r *request) droppedEvent(kept bool) {
 	h.droppedEvents.Add(1)
 }
 
-// metricEventsDropped counts the events responses dropped for clients
-// that read slower than they came.
-const metricEventsDropped = "mcp.server.events.dropped"
+// The metrics of the response queues: the events dropped for clients
+// that read slower than they came, and the bytes queued beyond slots.
+const (
+	metricEventsDropped = "mcp.server.events.dropped"
+	metricQueued        = "mcp.server.queued"
+)
 
 func init() {
 	telemetry.Describe(metricEventsDropped, telemetry.KindCounter, telemetry.UnitNone,
 		"The number of events a response dropped for a client that read slower than they came.")
+	telemetry.Describe(metricQueued, telemetry.KindGauge, telemetry.UnitBytes,
+		"The bytes the responses of a worker hold for slow clients beyond their buffer slots.")
 }
 
 // answerEvent sends the event that answers the request, the stream's
@@ -574,9 +579,22 @@ func (q *outQueue) grow(h *server, held, p []byte, event bool) bool {
 	if q.slot >= 0 {
 		h.pool.Release(q.slot)
 	}
-	h.queuedOver += size - old
+	h.addQueuedOver(size - old)
 	*q = outQueue{slot: -1, n: len(over), over: over}
 	return true
+}
+
+// addQueuedOver adds n to the bytes the worker's response queues hold
+// beyond their slots, and to the gauge mcp.server.queued that shows it.
+func (h *server) addQueuedOver(n int) {
+	if n == 0 {
+		return
+	}
+	h.queuedOver += n
+	if h.queuedGauge == nil {
+		h.queuedGauge = h.w.Metrics().Gauge(metricQueued, telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
+	}
+	h.queuedGauge.Add(int64(n))
 }
 
 // bytes returns the queued bytes.
@@ -592,7 +610,7 @@ func (q *outQueue) drop(h *server) {
 	if q.slot >= 0 {
 		h.pool.Release(q.slot)
 	}
-	h.queuedOver -= cap(q.over)
+	h.addQueuedOver(-cap(q.over))
 	*q = outQueue{slot: -1}
 }
 

@@ -49,6 +49,10 @@ func unstall(t *testing.T, h *harness, r *httpRequest) {
 	}))
 }
 
+// queued is the gauge of the bytes the worker's responses hold beyond
+// their slots.
+func queued(h *harness) int64 { return enginetest.Metric(h.e, "net0", "mcp.server.queued") }
+
 // countLogs counts the log notifications in an event stream.
 func countLogs(stream []byte) int {
 	return strings.Count(string(stream), `"method":"notifications/message"`)
@@ -67,10 +71,12 @@ func TestSlowClientKeepsAnswer(t *testing.T) {
 	h.req.left = 1
 	h.w.Dispatch(h.req.startFn)
 	until(t, h, "the tool's answer", func() bool { return h.app.answered > before })
+	until(t, h, "the queue past its slot, near its bound", func() bool { return queued(h) > 7<<20 })
 
 	unstall(t, h, h.req)
 	enginetest.ReceiveBy(t, h.timer, h.req.done, "the response's end")
 	require.Equal(t, "200", string(h.req.status))
+	assert.Zero(t, queued(h), "the queue gave its buffer back")
 	events := strings.Split(strings.TrimSuffix(string(h.req.all), "\n\n"), "\n\n")
 	assert.Contains(t, events[len(events)-1], "data: "+bigAnswer+bigText+`"}]}}`, "the stream's last event (of %d)", len(events))
 	notes := countLogs(h.req.all)
@@ -130,6 +136,8 @@ func TestSlowClientsWorkerBound(t *testing.T) {
 		// good part of the worker's ring.
 		until(t, h, "the tool's answer", func() bool { return h.app.answered == before+i+1 })
 	}
+	until(t, h, "the worker's bound reached", func() bool { return queued(h) > 56<<20 })
+	assert.LessOrEqual(t, queued(h), int64(64<<20+clients*(128<<10)), "the worker's bound, and the answers")
 
 	total := 0
 	for i, r := range reqs {
@@ -140,6 +148,7 @@ func TestSlowClientsWorkerBound(t *testing.T) {
 		total += len(r.all)
 	}
 	assert.Less(t, total, 64<<20+clients*(128<<10), "what the worker held for the clients")
+	assert.Zero(t, queued(h), "the queues gave their buffers back")
 }
 
 // TestSlowClientKeepsRequest: a request to the client that comes after

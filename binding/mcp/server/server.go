@@ -73,8 +73,10 @@ type server struct {
 	// queuedOver is the capacity of the buffers the worker's response
 	// queues hold beyond their slots (outQueue.grow).
 	queuedOver int
-	// droppedEvents is mcp.server.events.dropped, looked up on first use.
+	// droppedEvents is mcp.server.events.dropped and queuedGauge
+	// mcp.server.queued, looked up on first use.
 	droppedEvents *telemetry.Counter
+	queuedGauge   *telemetry.Gauge
 
 	// The free lists, one a role.
 	posts     []*post
