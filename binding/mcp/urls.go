@@ -39,3 +39,32 @@ func QueryParam(u []byte, name string) ([]byte, bool) {
 	}
 	return u[start:end], true
 }
+
+// QueryParamOnce is [QueryParam] for a URL that comes from a client: ok is
+// false too when the query names the parameter more than once (with a
+// value or not), since another reader of the URL could take another one.
+func QueryParamOnce(u []byte, name string) ([]byte, bool) {
+	start, end, ok := QueryParamSpan(u, name)
+	if !ok {
+		return nil, false
+	}
+	limit := len(u)
+	if f := bytes.IndexByte(u, '#'); f >= 0 {
+		limit = f
+	}
+	n := 0
+	for i := bytes.IndexByte(u[:limit], '?') + 1; i < limit; {
+		e := limit
+		if a := bytes.IndexByte(u[i:limit], '&'); a >= 0 {
+			e = i + a
+		}
+		if k, _, _ := bytes.Cut(u[i:e], []byte("=")); string(k) == name {
+			n++
+		}
+		i = e + 1
+	}
+	if n > 1 {
+		return nil, false
+	}
+	return u[start:end], true
+}

@@ -276,7 +276,8 @@ func awaitComplete(t *testing.T, completed <-chan string) string {
 // callback, the guard's credentials then go upstream, and the call
 // completes. A declined or timed-out elicitation ends the call with
 // -32000, and its callback is gone (410) afterwards; a callback with a
-// state the gateway did not issue is 410 and leaves the real one pending.
+// state the gateway did not issue, or with its state twice, is 410 and
+// leaves the real one pending.
 func TestGatewayURLElicitationGuarded(t *testing.T) {
 	up := startLinkUpstream(t)
 	as := authServer(t)
@@ -312,6 +313,14 @@ func TestGatewayURLElicitationGuarded(t *testing.T) {
 			}
 			assert.Equal(t, http.StatusGone, status, "a forged state")
 			assert.Equal(t, "Authorization session expired or unknown.", body)
+			// The real state given twice has no one reading: the
+			// upstream, sent the URL, could read the other one.
+			twice := url.QueryEscape(state)
+			status, _, _, err = browse(ctx, callback+"?code=granted&state="+twice+"&state="+twice)
+			if err != nil {
+				return nil, err
+			}
+			assert.Equal(t, http.StatusGone, status, "the state given twice")
 			status, body, replay, err := browse(ctx, req.Params.URL)
 			if err != nil {
 				return nil, err

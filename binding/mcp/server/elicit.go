@@ -439,8 +439,10 @@ var nilSession = &session{}
 // findElicit finds the pending elicitation a callback URL's state names:
 // "<sessionId>.<elicitationId>.<state>", with the state the upstream made.
 // Session ids may hold dots, so each dot is tried as the session id's end.
+// A URL that gives its state twice names none: the upstream, sent the
+// URL, could read the other one.
 func (h *server) findElicit(u []byte) (*elicitation, *session) {
-	st, ok := mcp.QueryParam(u, "state")
+	st, ok := mcp.QueryParamOnce(u, "state")
 	if !ok {
 		return nil, nil
 	}
@@ -627,7 +629,7 @@ func (g *getStream) setCallback(sc *headerScan) {
 	b = append(b, sc.authority...)
 	b = append(b, sc.path...)
 	g.cbLen = len(b)
-	st, ok := mcp.QueryParam(sc.path, "state")
+	st, ok := mcp.QueryParamOnce(sc.path, "state")
 	if !ok {
 		return
 	}
