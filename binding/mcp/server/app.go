@@ -184,7 +184,11 @@ func (x *exchange) onAppFrame(t frame.FrameType, buf []byte) {
 		if malformed(err) {
 			break
 		}
-		if ext := h.wholeNotification(&x.parts, f.Extension()); ext != nil {
+		ext, dropped := h.wholeNotification(&x.parts, f.Extension())
+		if dropped != nil {
+			h.answerDropped(x.p.sess, dropped, x.Out.Trace, x.Out.Auth)
+		}
+		if ext != nil {
 			x.onFlush(ext)
 			x.parts.trim()
 		}

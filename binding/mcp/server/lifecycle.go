@@ -122,7 +122,10 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 		if malformed(err) {
 			break
 		}
-		ext := h.wholeNotification(&lc.parts, f.Extension())
+		ext, dropped := h.wholeNotification(&lc.parts, f.Extension())
+		if dropped != nil {
+			h.answerDropped(lc.s, dropped, lc.Out.Trace, lc.Out.Auth)
+		}
 		switch {
 		case ext == nil:
 		case lc.s != nil:

@@ -396,3 +396,45 @@ func TestInitializeUnanswered(t *testing.T) {
 	assert.Equal(t, "200", string(h.req.status), "%s", h.req.response)
 	assert.Equal(t, "session-2", string(h.req.session))
 }
+
+// clientRequestPart returns a FLUSH extension with one part of a client
+// request's params: total bytes in all, these from start on.
+func clientRequestPart(t testing.TB, typeID int32, id, method, params string, total, start int32) []byte {
+	t.Helper()
+	buf := make([]byte, 1024)
+	var b mcp.McpFlushExBuilder
+	n, err := b.Wrap(buf, 0, len(buf)).TypeID(typeID).ClientRequest().ID(id).Method(method).Params(params).
+		Total(total).Start(start).BuildLimit()
+	require.NoError(t, err)
+	return buf[:n]
+}
+
+// TestClientRequestPartsDropped: a client request in parts that cannot be
+// put together (larger than the server takes, or cut short by the next
+// one's start) is answered -32603 under the application's id, which
+// would wait for the client's answer otherwise; the request after it
+// reaches the client.
+func TestClientRequestPartsDropped(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"roots":{}}`)
+	h.app.record = []byte{}
+	h.app.clientReqs = [][]byte{
+		clientRequestPart(t, h.app.mcpType, "9", "roots/list", `{"a":`, mcp.MaxNotification+1, 0),
+		clientRequestPart(t, h.app.mcpType, "9", "roots/list", `1}`, mcp.MaxNotification+1, 5),
+		clientRequestPart(t, h.app.mcpType, "10", "roots/list", `{"a":`, 7, 0),
+		clientRequestPart(t, h.app.mcpType, "11", "roots/list", `{}`, 2, 0),
+	}
+	h.req.set(t, benchHeaders, benchBody)
+	h.request(t)
+	assert.Contains(t, string(h.req.response), `"id":"s2c-1","method":"roots/list","params":{}`, "the request after them reaches the client")
+	until(t, h, "the answers", func() bool { return len(h.app.begins) >= 3 })
+	got := answers(t, h)
+	require.Len(t, got, 2, "request 9 answered once")
+	for i, id := range []string{"9", "10"} {
+		assert.Equal(t, id, got[i].IDString())
+		assert.Equal(t, uint8(1), got[i].Error())
+	}
+	until(t, h, "the answers' DATA", func() bool {
+		return strings.Count(string(h.app.record), `"Internal error: the request to the client could not be put together"`) == 2
+	})
+}

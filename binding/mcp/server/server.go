@@ -73,6 +73,9 @@ type server struct {
 	// queuedOver is the capacity of the buffers the worker's response
 	// queues hold beyond their slots (outQueue.grow).
 	queuedOver int
+	// partsDropped holds the id of a client request whose parts were
+	// dropped when the next one started (wholeNotification).
+	partsDropped []byte
 	// droppedEvents is mcp.server.events.dropped and queuedGauge
 	// mcp.server.queued, looked up on first use.
 	droppedEvents *telemetry.Counter
