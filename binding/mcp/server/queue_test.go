@@ -178,3 +178,84 @@ func TestSlowClientKeepsRequest(t *testing.T) {
 	assert.True(t, strings.HasSuffix(string(h.req.all), `data: {"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Echo: hi"}]}}`+"\n\n"))
 	assert.Less(t, countLogs(h.req.all), logged, "notifications past the queue's bound are dropped")
 }
+
+// FuzzResponseQueue plays a tool that logs in bursts to a client that
+// reads a window now and then, as plan says, and then answers: whatever
+// the order, the stream ends with the answer, each log event either
+// reached the client or was counted as dropped, and the queue gives its
+// buffer back. The plan's first byte sizes the answer (up to 8 KiB, as
+// large as a log event); then each pair of bytes is an op: a burst of logs
+// (count and size), one window read, or reading switched on or off.
+func FuzzResponseQueue(f *testing.F) {
+	f.Add([]byte{0, 0xfc, 0xff, 2, 0, 0xfc, 0xff})
+	f.Add([]byte{200, 0xfc, 0xff, 0xfc, 0xff, 0xfc, 0xff, 0xfc, 0xff, 0xfc, 0xff, 3, 0, 0x80, 0x10})
+	f.Add([]byte{7, 4, 1, 2, 0, 3, 0, 4, 9, 3, 0, 2, 0})
+	f.Fuzz(func(t *testing.T, plan []byte) {
+		if len(plan) == 0 {
+			return
+		}
+		h := newHarness(t)
+		text := strings.Repeat("y", int(plan[0])*32)
+		h.app.results = [][]byte{[]byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)}
+		h.req.all = []byte{}
+		heldCall(t, h, `{"elicitation":{}}`, "7", "elicitation/create", `{"message":"?"}`)
+		require.NoError(t, h.e.Execute(0, func(*engine.Worker) { h.req.stall = true }))
+
+		sent, budget := 0, 24<<20
+		for i := 1; i+1 < len(plan); i += 2 {
+			op, arg := plan[i], plan[i+1]
+			switch op & 3 {
+			case 0, 1:
+				size := int(op>>2) * 128
+				burst := make([][]byte, 0, int(arg)+1)
+				ext := logFlush(t, h, size)
+				for range int(arg) + 1 {
+					if budget -= size + 100; budget < 0 {
+						break
+					}
+					burst = append(burst, ext)
+				}
+				sent += len(burst)
+				require.NoError(t, h.e.Execute(0, func(*engine.Worker) { h.app.held.flush(burst) }))
+			case 2:
+				require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
+					h.req.stall = false
+					h.req.grant()
+					h.req.stall = true
+				}))
+			case 3:
+				reading := arg&1 != 0
+				require.NoError(t, h.e.Execute(0, func(*engine.Worker) {
+					h.req.stall = !reading
+					if reading {
+						h.req.grant()
+					}
+				}))
+			}
+			enginetest.Settle(t, h.e)
+			require.LessOrEqual(t, queued(h), int64(8<<20), "one response's queue")
+		}
+		answer(t, h, `{"jsonrpc":"2.0","id":"s2c-1","result":{"action":"accept","content":{}}}`)
+		unstall(t, h, h.req)
+		enginetest.ReceiveBy(t, h.timer, h.req.done, "the response's end")
+		require.Equal(t, "200", string(h.req.status), "the response ended, not aborted")
+		assert.True(t, strings.HasSuffix(string(h.req.all), `data: {"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"`+text+`"}]}}`+"\n\n"),
+			"the stream ends with the answer")
+		assert.EqualValues(t, sent, int64(countLogs(h.req.all))+enginetest.Metric(h.e, "net0", "mcp.server.events.dropped"),
+			"each log reached the client or was counted dropped")
+		assert.Zero(t, queued(h), "the queue gave its buffer back")
+	})
+}
+
+// logFlush returns the FLUSH extension of a log notification whose data
+// is size bytes.
+func logFlush(t *testing.T, h *harness, size int) []byte {
+	t.Helper()
+	buf := make([]byte, size+256)
+	var b mcp.McpFlushExBuilder
+	b.Wrap(buf, 0, len(buf)).TypeID(h.app.mcpType).Notification().
+		Method("notifications/message").Params(`{"level":"info","data":"` + strings.Repeat("x", size) + `"}`)
+	n, err := b.BuildLimit()
+	require.NoError(t, err)
+	return buf[:n]
+}
