@@ -209,7 +209,7 @@ func (h *server) toStream(s *session, p *post, msg []byte, request bool) {
 	b = append(b, "\ndata: "...)
 	b = append(b, msg...)
 	b = append(b, "\n\n"...)
-	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
+	s.replay.add(h, h.s.replay, 0, nil, s.getSeq, b)
 	h.deliver(s.get, b, request)
 }
 

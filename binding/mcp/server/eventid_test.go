@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 // TestStreamID checks the id text a request's id gives its event stream:
@@ -94,10 +96,11 @@ func TestEventID(t *testing.T) {
 // stream among the kept events, and only POST streams.
 func TestReplayRingFind(t *testing.T) {
 	var q replayRing
-	q.add(4, 1, []byte("7"), 1, []byte("a"))
-	q.add(4, 0, nil, 1, []byte("g"))
-	q.add(4, 2, []byte("8"), 1, []byte("b"))
-	q.add(4, 3, []byte("7"), 1, []byte("c"))
+	h := &server{replayGauge: new(telemetry.Gauge)}
+	q.add(h, 4, 1, []byte("7"), 1, []byte("a"))
+	q.add(h, 4, 0, nil, 1, []byte("g"))
+	q.add(h, 4, 2, []byte("8"), 1, []byte("b"))
+	q.add(h, 4, 3, []byte("7"), 1, []byte("c"))
 	stream, ok := q.find([]byte("7"))
 	require.True(t, ok)
 	assert.Equal(t, uint32(3), stream, "the newest stream with that id")
@@ -108,9 +111,9 @@ func TestReplayRingFind(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = q.find(nil)
 	assert.False(t, ok, "the GET stream is not found by id text")
-	q.add(4, 4, []byte("9"), 1, []byte("d"))
-	q.add(4, 4, []byte("9"), 2, []byte("e"))
-	q.add(4, 4, []byte("9"), 3, []byte("f"))
+	q.add(h, 4, 4, []byte("9"), 1, []byte("d"))
+	q.add(h, 4, 4, []byte("9"), 2, []byte("e"))
+	q.add(h, 4, 4, []byte("9"), 3, []byte("f"))
 	_, ok = q.find([]byte("8"))
 	assert.False(t, ok, "stream 2's events left the ring")
 	var got []string
@@ -159,14 +162,19 @@ func TestFindStream(t *testing.T) {
 	require.True(t, ok, "a live stream with only its priming event sent")
 	assert.Equal(t, uint32(2), stream)
 
-	s.replay.add(8, 1, []byte("a%20b"), 1, []byte("old"))
-	s.replay.add(8, 3, []byte("a%20b"), 1, []byte("new"))
+	h := &server{replayGauge: new(telemetry.Gauge)}
+	s.replay.add(h, 8, 1, []byte("a%20b"), 1, []byte("old"))
+	s.replay.add(h, 8, 3, []byte("a%20b"), 1, []byte("new"))
+	assert.Equal(t, 6, h.replayHeld, "the events' bytes, held")
 	stream, ok = s.findStream([]byte("a%20b"))
 	require.True(t, ok)
 	assert.Equal(t, uint32(3), stream, "the newest stream with that id")
 
 	live.gen++
-	s.replay = replayRing{}
+	s.replay.release(h)
+	assert.Zero(t, h.replayHeld, "given back")
 	_, ok = s.findStream([]byte("a%20b"))
 	assert.False(t, ok, "a released POST names no stream")
+	s.replay.add(h, 8, 4, []byte("c"), 1, []byte("late"))
+	assert.Zero(t, h.replayHeld, "an ended session keeps nothing more")
 }

@@ -345,6 +345,7 @@ func (h *server) onExpiry(s *session) {
 func (h *server) endSession(s *session) {
 	h.endClientRequests(s)
 	s.endElicits()
+	s.replay.release(h)
 	h.w.Disarm(&s.timerID)
 	if s.lc != nil {
 		s.lc.end()
@@ -414,7 +415,7 @@ func (s *session) notify(h *server, ext []byte) {
 		b = append(b, '}')
 	}
 	b = append(b, "\n\n"...)
-	s.replay.add(h.s.replay, 0, nil, s.getSeq, b)
+	s.replay.add(h, h.s.replay, 0, nil, s.getSeq, b)
 	h.deliver(s.get, b, false)
 }
 
@@ -429,7 +430,7 @@ func (s *session) record(h *server, res *response, b []byte, kept bool) {
 	if sid == nil {
 		return
 	}
-	s.replay.add(h.s.replay, res.stream, sid, res.seq, b)
+	s.replay.add(h, h.s.replay, res.stream, sid, res.seq, b)
 	if s.resume == res.stream {
 		h.deliver(s.get, b, kept)
 	}

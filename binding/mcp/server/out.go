@@ -448,6 +448,7 @@ func (r *request) droppedEvent(kept bool) {
 const (
 	metricEventsDropped = "mcp.server.events.dropped"
 	metricQueued        = "mcp.server.queued"
+	metricReplay        = "mcp.server.replay"
 )
 
 func init() {
@@ -455,6 +456,8 @@ func init() {
 		"The number of events a response dropped for a client that read slower than they came.")
 	telemetry.Describe(metricQueued, telemetry.KindGauge, telemetry.UnitBytes,
 		"The bytes the responses of a worker hold for slow clients beyond their buffer slots.")
+	telemetry.Describe(metricReplay, telemetry.KindGauge, telemetry.UnitBytes,
+		"The bytes the sessions of a worker keep for replay (Last-Event-ID).")
 }
 
 // answerEvent sends the event that answers the request, the stream's
@@ -582,6 +585,19 @@ func (q *outQueue) grow(h *server, held, p []byte, event bool) bool {
 	h.addQueuedOver(size - old)
 	*q = outQueue{slot: -1, n: len(over), over: over}
 	return true
+}
+
+// addReplayHeld adds n to the bytes the worker's sessions keep for
+// replay, and to the gauge mcp.server.replay that shows it.
+func (h *server) addReplayHeld(n int) {
+	if n == 0 {
+		return
+	}
+	h.replayHeld += n
+	if h.replayGauge == nil {
+		h.replayGauge = h.w.Metrics().Gauge(metricReplay, telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
+	}
+	h.replayGauge.Add(int64(n))
 }
 
 // addQueuedOver adds n to the bytes the worker's response queues hold

@@ -259,3 +259,39 @@ func logFlush(t *testing.T, h *harness, size int) []byte {
 	require.NoError(t, err)
 	return buf[:n]
 }
+
+// TestReplayWorkerBound: the events a worker's sessions keep for replay
+// stay within the worker's bound however many sessions fill their rings
+// (64 events of up to 16 KiB each), and are given back as the sessions
+// end.
+func TestReplayWorkerBound(t *testing.T) {
+	const sessions = 72 // 72 rings of about 1 MiB are past the worker's 64 MiB
+	h := newHarness(t)
+	h.app.clientReqs = make([][]byte, 64)
+	for i := range h.app.clientReqs {
+		h.app.clientReqs[i] = logFlush(t, h, 15000)
+	}
+	replay := func() int64 { return enginetest.Metric(h.e, "net0", "mcp.server.replay") }
+	headers := func(method, sid string) [][2]string {
+		return [][2]string{{":scheme", "http"}, {":method", method}, {":path", "/mcp"}, {":authority", "localhost:8080"},
+			{"content-type", "application/json"}, {"accept", "application/json, text/event-stream"},
+			{"mcp-session-id", sid}, {"mcp-protocol-version", "2025-11-25"}}
+	}
+	for i := 1; i <= sessions; i++ {
+		h.req.set(t, postHeaders, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		h.request(t)
+		require.Equal(t, fmt.Sprintf("session-%d", i), string(h.req.session))
+		h.req.set(t, headers("POST", string(h.req.session)), benchBody)
+		h.request(t)
+		require.Equal(t, "200", string(h.req.status))
+	}
+	held := replay()
+	assert.LessOrEqual(t, held, int64(64<<20), "the worker's bound")
+	assert.Greater(t, held, int64(60<<20), "the bound was reached")
+
+	for i := 1; i <= sessions; i++ {
+		h.req.set(t, headers("DELETE", fmt.Sprintf("session-%d", i)), "")
+		h.request(t)
+	}
+	assert.Zero(t, replay(), "the ended sessions gave their events back")
+}

@@ -80,6 +80,11 @@ type server struct {
 	// mcp.server.queued, looked up on first use.
 	droppedEvents *telemetry.Counter
 	queuedGauge   *telemetry.Gauge
+	// replayHeld is the capacity of the buffers the worker's sessions
+	// keep events in for replay (replayRing.add), shown by replayGauge,
+	// mcp.server.replay.
+	replayHeld  int
+	replayGauge *telemetry.Gauge
 
 	// The free lists, one a role.
 	posts     []*post

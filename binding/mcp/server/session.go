@@ -267,6 +267,8 @@ type replayRing struct {
 	events []replayEvent
 	next   int
 	n      int
+	held   int  // the capacity of the events' buffers, in the worker's replayHeld
+	gone   bool // the session ended: nothing more is kept
 }
 
 type replayEvent struct {
@@ -280,21 +282,43 @@ type replayEvent struct {
 // (a big tool result) are sent but cannot be replayed.
 const maxReplayEvent = 16 << 10
 
+// maxReplayHeld bounds the bytes the sessions of a worker keep for
+// replay: each keeps up to sse.replay events of maxReplayEvent, and a
+// worker may own thousands of sessions. Past it an event is sent but not
+// kept, as one larger than maxReplayEvent is.
+const maxReplayHeld = 64 << 20
+
 // add keeps event seq of stream, whose id text is sid (empty for the GET
-// stream), when the session keeps events (limit > 0).
-func (q *replayRing) add(limit int, stream uint32, sid []byte, seq uint32, data []byte) {
-	if limit == 0 || len(data) > maxReplayEvent || len(sid) > maxStreamID {
+// stream), when the session keeps events (limit > 0) and the worker's
+// maxReplayHeld has room for it.
+func (q *replayRing) add(h *server, limit int, stream uint32, sid []byte, seq uint32, data []byte) {
+	if q.gone || limit == 0 || len(data) > maxReplayEvent || len(sid) > maxStreamID {
 		return
 	}
 	if q.events == nil {
 		q.events = make([]replayEvent, limit)
 	}
 	e := &q.events[q.next]
+	if grow := len(data) - cap(e.data); grow > 0 {
+		if h.replayHeld+grow > maxReplayHeld {
+			return
+		}
+		e.data = make([]byte, 0, len(data))
+		h.addReplayHeld(grow)
+		q.held += grow
+	}
 	e.stream, e.seq = stream, seq
 	e.sidLen = uint8(copy(e.sid[:], sid))
 	e.data = append(e.data[:0], data...)
 	q.next = (q.next + 1) % len(q.events)
 	q.n = min(q.n+1, len(q.events))
+}
+
+// release gives the ring's buffers back when its session ends; nothing
+// more is kept for it.
+func (q *replayRing) release(h *server) {
+	h.addReplayHeld(-q.held)
+	*q = replayRing{gone: true}
 }
 
 // find returns the number of the newest POST stream with id text sid
