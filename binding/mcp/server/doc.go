@@ -99,7 +99,8 @@
 //     n counts the stream's events, the priming event 0. A request whose
 //     id makes an empty text ("") or one over 64 bytes gets events without
 //     ids, which cannot be resumed. The session keeps its last sse.replay
-//     events; a GET with Last-Event-ID "<requestId>:<n>" replays the kept
+//     events of up to 16 KiB each, and a worker's sessions 64 MiB in all
+//     (past which an event is sent but not kept); a GET with Last-Event-ID "<requestId>:<n>" replays the kept
 //     events after n of the newest stream of the session with that
 //     requestId (MCP asks ids to be unique in a session; a client that
 //     reuses one resumes its latest request) and then carries the rest of
@@ -316,7 +317,10 @@
 // No session, no GET (405, allow: POST), no DELETE. Every request carries
 // Mcp-Method, and tools/call, prompts/get and resources/read carry
 // Mcp-Name (plain, or =?base64?…?=), which must match the body (400,
-// -32020); its params carry _meta["io.modelcontextprotocol/protocolVersion"],
+// -32020). These headers, Mcp-Session-Id, MCP-Protocol-Version,
+// Last-Event-ID and Origin are each read as one value: one given twice
+// is 400 -32000, whatever the era, since an intermediary that reads the
+// first or both joined would read another request; its params carry _meta["io.modelcontextprotocol/protocolVersion"],
 // equal to the header (-32020), and
 // _meta["io.modelcontextprotocol/clientCapabilities"] (400, -32602 when
 // missing), server/discover and subscriptions/listen included.
