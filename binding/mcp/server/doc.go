@@ -317,13 +317,15 @@
 // No session, no GET (405, allow: POST), no DELETE. Every request carries
 // Mcp-Method, and tools/call, prompts/get and resources/read carry
 // Mcp-Name (plain, or =?base64?…?=), which must match the body (400,
-// -32020). These headers, Mcp-Session-Id, MCP-Protocol-Version,
-// Last-Event-ID and Origin are each read as one value: one given twice
-// is 400 -32000, whatever the era, since an intermediary that reads the
-// first or both joined would read another request; its params carry _meta["io.modelcontextprotocol/protocolVersion"],
-// equal to the header (-32020), and
-// _meta["io.modelcontextprotocol/clientCapabilities"] (400, -32602 when
-// missing), server/discover and subscriptions/listen included.
+// -32020). A request's params carry
+// _meta["io.modelcontextprotocol/protocolVersion"], equal to the header
+// (-32020), and _meta["io.modelcontextprotocol/clientCapabilities"] (400,
+// -32602 when missing), server/discover and subscriptions/listen
+// included. Mcp-Method and Mcp-Name, like Mcp-Session-Id,
+// MCP-Protocol-Version, Last-Event-ID and Origin in either era, are each
+// read as one value: one given twice is 400 -32000, since an
+// intermediary that reads the first or both joined would read another
+// request.
 // server/discover is answered with the supported versions and the
 // capabilities a transient lifecycle stream (null session id,
 // subscriptions 0) got from the application, cached per worker (an
