@@ -96,7 +96,7 @@ func TestEventID(t *testing.T) {
 // stream among the kept events, and only POST streams.
 func TestReplayRingFind(t *testing.T) {
 	var q replayRing
-	h := &server{replayGauge: new(telemetry.Gauge)}
+	h := &server{replayHeld: heldBytes{gauge: new(telemetry.Gauge)}}
 	q.add(h, 4, 1, []byte("7"), 1, []byte("a"))
 	q.add(h, 4, 0, nil, 1, []byte("g"))
 	q.add(h, 4, 2, []byte("8"), 1, []byte("b"))
@@ -162,19 +162,19 @@ func TestFindStream(t *testing.T) {
 	require.True(t, ok, "a live stream with only its priming event sent")
 	assert.Equal(t, uint32(2), stream)
 
-	h := &server{replayGauge: new(telemetry.Gauge)}
+	h := &server{replayHeld: heldBytes{gauge: new(telemetry.Gauge)}}
 	s.replay.add(h, 8, 1, []byte("a%20b"), 1, []byte("old"))
 	s.replay.add(h, 8, 3, []byte("a%20b"), 1, []byte("new"))
-	assert.Equal(t, 6, h.replayHeld, "the events' bytes, held")
+	assert.Equal(t, 6, h.replayHeld.n, "the events' bytes, held")
 	stream, ok = s.findStream([]byte("a%20b"))
 	require.True(t, ok)
 	assert.Equal(t, uint32(3), stream, "the newest stream with that id")
 
 	live.gen++
 	s.replay.release(h)
-	assert.Zero(t, h.replayHeld, "given back")
+	assert.Zero(t, h.replayHeld.n, "given back")
 	_, ok = s.findStream([]byte("a%20b"))
 	assert.False(t, ok, "a released POST names no stream")
 	s.replay.add(h, 8, 4, []byte("c"), 1, []byte("late"))
-	assert.Zero(t, h.replayHeld, "an ended session keeps nothing more")
+	assert.Zero(t, h.replayHeld.n, "an ended session keeps nothing more")
 }

@@ -574,7 +574,7 @@ const maxWorkerQueue = 64 << 20
 func (q *outQueue) grow(h *server, held, p []byte, event bool) bool {
 	size := min(2*(len(held)+len(p)), maxQueue)
 	old := cap(q.over)
-	if event && h.queuedOver-old+size > maxWorkerQueue {
+	if event && h.queuedOver.n-old+size > maxWorkerQueue {
 		return false
 	}
 	over := make([]byte, 0, size)
@@ -582,35 +582,28 @@ func (q *outQueue) grow(h *server, held, p []byte, event bool) bool {
 	if q.slot >= 0 {
 		h.pool.Release(q.slot)
 	}
-	h.addQueuedOver(size - old)
+	h.queuedOver.add(h, metricQueued, size-old)
 	*q = outQueue{slot: -1, n: len(over), over: over}
 	return true
 }
 
-// addReplayHeld adds n to the bytes the worker's sessions keep for
-// replay, and to the gauge mcp.server.replay that shows it.
-func (h *server) addReplayHeld(n int) {
-	if n == 0 {
-		return
-	}
-	h.replayHeld += n
-	if h.replayGauge == nil {
-		h.replayGauge = h.w.Metrics().Gauge(metricReplay, telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
-	}
-	h.replayGauge.Add(int64(n))
+// heldBytes counts bytes a worker holds for its clients beyond its buffer
+// slots, and shows them in a gauge, looked up on first use.
+type heldBytes struct {
+	n     int
+	gauge *telemetry.Gauge
 }
 
-// addQueuedOver adds n to the bytes the worker's response queues hold
-// beyond their slots, and to the gauge mcp.server.queued that shows it.
-func (h *server) addQueuedOver(n int) {
+// add adds n bytes, to the gauge metric of h's binding too.
+func (b *heldBytes) add(h *server, metric string, n int) {
 	if n == 0 {
 		return
 	}
-	h.queuedOver += n
-	if h.queuedGauge == nil {
-		h.queuedGauge = h.w.Metrics().Gauge(metricQueued, telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
+	b.n += n
+	if b.gauge == nil {
+		b.gauge = h.w.Metrics().Gauge(metric, telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name))
 	}
-	h.queuedGauge.Add(int64(n))
+	b.gauge.Add(int64(n))
 }
 
 // bytes returns the queued bytes.
@@ -626,7 +619,7 @@ func (q *outQueue) drop(h *server) {
 	if q.slot >= 0 {
 		h.pool.Release(q.slot)
 	}
-	h.addQueuedOver(-cap(q.over))
+	h.queuedOver.add(h, metricQueued, -cap(q.over))
 	*q = outQueue{slot: -1}
 }
 

@@ -71,20 +71,15 @@ type server struct {
 	msg []byte
 	aux []byte
 	// queuedOver is the capacity of the buffers the worker's response
-	// queues hold beyond their slots (outQueue.grow).
-	queuedOver int
+	// queues hold beyond their slots (outQueue.grow), mcp.server.queued;
+	// replayHeld that of the buffers its sessions keep events in for
+	// replay (replayRing.add), mcp.server.replay.
+	queuedOver, replayHeld heldBytes
 	// partsDropped holds the id of a client request whose parts were
 	// dropped when the next one started (wholeNotification).
 	partsDropped []byte
-	// droppedEvents is mcp.server.events.dropped and queuedGauge
-	// mcp.server.queued, looked up on first use.
+	// droppedEvents is mcp.server.events.dropped, looked up on first use.
 	droppedEvents *telemetry.Counter
-	queuedGauge   *telemetry.Gauge
-	// replayHeld is the capacity of the buffers the worker's sessions
-	// keep events in for replay (replayRing.add), shown by replayGauge,
-	// mcp.server.replay.
-	replayHeld  int
-	replayGauge *telemetry.Gauge
 
 	// The free lists, one a role.
 	posts     []*post

@@ -300,11 +300,11 @@ func (q *replayRing) add(h *server, limit int, stream uint32, sid []byte, seq ui
 	}
 	e := &q.events[q.next]
 	if grow := len(data) - cap(e.data); grow > 0 {
-		if h.replayHeld+grow > maxReplayHeld {
+		if h.replayHeld.n+grow > maxReplayHeld {
 			return
 		}
 		e.data = make([]byte, 0, len(data))
-		h.addReplayHeld(grow)
+		h.replayHeld.add(h, metricReplay, grow)
 		q.held += grow
 	}
 	e.stream, e.seq = stream, seq
@@ -317,7 +317,7 @@ func (q *replayRing) add(h *server, limit int, stream uint32, sid []byte, seq ui
 // release gives the ring's buffers back when its session ends; nothing
 // more is kept for it.
 func (q *replayRing) release(h *server) {
-	h.addReplayHeld(-q.held)
+	h.replayHeld.add(h, metricReplay, -q.held)
 	*q = replayRing{gone: true}
 }
 
