@@ -9,15 +9,19 @@ set -euo pipefail
 
 fuzztime=${FUZZTIME:-20s}
 failed=()
+timeouts=()
 ran=0
 
-# fuzz_one runs one target. Go's fuzzing coordinator sometimes reports a
-# bare "context deadline exceeded" when -fuzztime runs out mid-run, with no
-# failing input; that is its own time-out, not a finding, so such a run is
-# tried once more. A run that wrote a failing input always fails.
+# fuzz_one runs one target. Go 1.26's fuzzing coordinator can fail a run
+# with a bare "context deadline exceeded" as -fuzztime runs out, having
+# found nothing: it compares the deadline's error with that of a child
+# context not yet cancelled (go.dev/issue/75804, fixed in Go 1.27). Such a
+# run writes no failing input, where a crash or a hang always writes one,
+# so it is tried again, and after three in a row it is reported as no
+# finding rather than failed. Any other failure fails the target.
 fuzz_one() {
 	local pkg=$1 target=$2 out attempt
-	for attempt in 1 2; do
+	for attempt in 1 2 3; do
 		if out=$(go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" \
 			-fuzzminimizetime "${FUZZMINIMIZETIME:-100x}" "$pkg" 2>&1); then
 			printf '%s\n' "$out"
@@ -27,9 +31,11 @@ fuzz_one() {
 		if grep -q 'Failing input written' <<<"$out" || ! grep -q 'context deadline exceeded' <<<"$out"; then
 			return 1
 		fi
-		echo "fuzz: $target: coordinator time-out without a finding (attempt $attempt)"
+		echo "fuzz: $target: coordinator time-out without a finding (attempt $attempt, go.dev/issue/75804)"
 	done
-	return 1
+	echo "fuzz: $target: no finding: three coordinator time-outs, no failing input written"
+	timeouts+=("$pkg $target")
+	return 0
 }
 
 # Only packages with test files can hold fuzz targets.
@@ -51,6 +57,10 @@ for pkg in $pkgs; do
 done
 
 echo "fuzz: ran $ran target(s)"
+if ((${#timeouts[@]})); then
+	echo "fuzz: only coordinator time-outs (go.dev/issue/75804), no finding:"
+	printf '  %s\n' "${timeouts[@]}"
+fi
 if ((${#failed[@]})); then
 	echo "fuzz: FAILED:" >&2
 	printf '  %s\n' "${failed[@]}" >&2
