@@ -295,3 +295,27 @@ func TestReplayWorkerBound(t *testing.T) {
 	}
 	assert.Zero(t, replay(), "the ended sessions gave their events back")
 }
+
+// TestGetStreamKeepsRequest: on a GET stream read by nobody while the
+// session's notifications flood it, a request to the client that comes
+// after them is not dropped with them: the client finds it once it reads.
+func TestGetStreamKeepsRequest(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"roots":{}}`)
+	get := resume(t, h, "", true)
+	until(t, h, "the GET stream's response", func() bool { return string(get.status) == "200" })
+	params := `{"x":"` + bigText[:5000] + `"}`
+	flood := append(logFlushes(t, h), clientRequestExt(t, h.app.mcpType, "7", "roots/list", params))
+	for i := 0; i < len(flood); i += 64 {
+		burst := flood[i:min(i+64, len(flood))]
+		require.NoError(t, h.e.Execute(0, func(*engine.Worker) { h.app.lifecycle.flush(burst) }))
+		enginetest.Settle(t, h.e)
+	}
+	until(t, h, "the queue near its bound", func() bool { return queued(h) > 7<<20 })
+
+	unstall(t, h, get)
+	until(t, h, "the request on the GET stream", func() bool {
+		return strings.Contains(string(get.all), `"id":"s2c-1","method":"roots/list","params":`+params)
+	})
+	assert.Less(t, countLogs(get.all), logged, "notifications past the queue's bound are dropped")
+}

@@ -391,16 +391,19 @@ func (r *httpRequest) leave() {
 	_ = r.w.Send(frame.FrameReset, r.buf[:n])
 }
 
-// resume opens session-1's GET stream with Last-Event-ID last, a driver
-// that grants its response no credit when stalled.
+// resume opens session-1's GET stream with Last-Event-ID last (none when
+// empty), a driver that grants its response no credit when stalled.
 func resume(t *testing.T, h *harness, last string, stalled bool) *httpRequest {
 	t.Helper()
 	get := h.second()
-	get.set(t, [][2]string{
+	headers := [][2]string{
 		{":scheme", "http"}, {":method", "GET"}, {":path", "/mcp"}, {":authority", "localhost:8080"},
 		{"accept", "text/event-stream"}, {"mcp-session-id", "session-1"}, {"mcp-protocol-version", "2025-11-25"},
-		{"last-event-id", last},
-	}, "")
+	}
+	if last != "" {
+		headers = append(headers, [2]string{"last-event-id", last})
+	}
+	get.set(t, headers, "")
 	if stalled {
 		get.stall, get.all = true, []byte{}
 	}
