@@ -912,16 +912,18 @@ func (c *serverConn) givenTwice() []byte {
 			return name
 		}
 	}
-	_, query, _ := bytes.Cut(r.Target, []byte("?"))
-	for _, name := range c.h.s.onceQuery {
-		if pairs(query, '&', name) > 1 {
-			return name
+	if len(c.h.s.onceQuery) > 0 {
+		_, query, _ := bytes.Cut(r.Target, []byte("?"))
+		for _, name := range c.h.s.onceQuery {
+			if _, n := pair(query, '&', false, name); n > 1 {
+				return name
+			}
 		}
 	}
 	if len(c.h.s.onceCookie) > 0 {
 		cookies, _ := c.headerValue([]byte("cookie"))
 		for _, name := range c.h.s.onceCookie {
-			if pairs(cookies, ';', name) > 1 {
+			if _, n := pair(cookies, ';', true, name); n > 1 {
 				return name
 			}
 		}
@@ -929,18 +931,24 @@ func (c *serverConn) givenTwice() []byte {
 	return nil
 }
 
-// pairs counts, up to two, the name=value pairs named name in list, pairs
-// separated by sep (spaces around a pair ignored).
-func pairs(list []byte, sep byte, name []byte) int {
-	n := 0
+// pair finds the name=value pairs named name in list, pairs separated by
+// sep (a cookie's with the spaces around them trimmed): the first one's
+// value, and how many there are, counted up to two.
+func pair(list []byte, sep byte, trim bool, name []byte) (v []byte, n int) {
 	for len(list) > 0 && n < 2 {
 		var kv []byte
 		kv, list, _ = bytes.Cut(list, []byte{sep})
-		if k, _, _ := bytes.Cut(bytes.TrimSpace(kv), []byte("=")); bytes.Equal(k, name) {
+		if trim {
+			kv = bytes.TrimSpace(kv)
+		}
+		if k, val, _ := bytes.Cut(kv, []byte("=")); bytes.Equal(k, name) {
+			if n == 0 {
+				v = val
+			}
 			n++
 		}
 	}
-	return n
+	return v, n
 }
 
 func queryParam(target, name []byte) ([]byte, bool) {
@@ -948,27 +956,13 @@ func queryParam(target, name []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	for len(q) > 0 {
-		var kv []byte
-		kv, q, _ = bytes.Cut(q, []byte("&"))
-		k, v, _ := bytes.Cut(kv, []byte("="))
-		if bytes.Equal(k, name) {
-			return v, true
-		}
-	}
-	return nil, false
+	v, n := pair(q, '&', false, name)
+	return v, n > 0
 }
 
 func cookieValue(header, name []byte) ([]byte, bool) {
-	for len(header) > 0 {
-		var kv []byte
-		kv, header, _ = bytes.Cut(header, []byte(";"))
-		k, v, _ := bytes.Cut(bytes.TrimSpace(kv), []byte("="))
-		if bytes.Equal(k, name) {
-			return v, true
-		}
-	}
-	return nil, false
+	v, n := pair(header, ';', true, name)
+	return v, n > 0
 }
 
 // doBegin opens the app stream to exitID with the request headers in an
