@@ -52,7 +52,7 @@ type hydrateKind struct {
 	// names are the names (decoded) of the items so far: an item a later
 	// page names again is left out, as the merge leaves one out within a
 	// page, so that the entry names each item once.
-	names    map[string]struct{}
+	names    nameSet
 	shadowed int
 	pages    int
 	partial  bool // a page named routes that were left out of it
@@ -405,16 +405,13 @@ func (hy *hydrater) page(i int, body []byte) {
 // an item before has (counted in shadowed).
 func (k *hydrateKind) add(lk *listKind, arr []byte) {
 	if k.names == nil {
-		k.names = make(map[string]struct{})
+		k.names = nameSet{}
 	}
 	for item, j, ok := jsonrpc.NextElement(arr, 0); ok; item, j, ok = jsonrpc.NextElement(arr, j) {
 		if ns, ne, ok := member(item, lk.nameKey); ok && item[ns] == '"' {
-			if name, err := jsonrpc.Unquote(nil, item[ns:ne]); err == nil {
-				if _, dup := k.names[string(name)]; dup {
-					k.shadowed++
-					continue
-				}
-				k.names[string(name)] = struct{}{}
+			if name, err := jsonrpc.Unquote(nil, item[ns:ne]); err == nil && !k.names.add(string(name)) {
+				k.shadowed++
+				continue
 			}
 		}
 		if k.count > 0 {

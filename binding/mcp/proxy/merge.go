@@ -168,8 +168,9 @@ func validate(body []byte) bool {
 // the first is the one a call reaches. A part that is not a list result,
 // or names a member the merge reads twice, is skipped and reported in
 // bad.
-func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) (out []byte, _ []cursorEntry, bad []int, shadowed int) {
-	seen := make(map[string]struct{})
+func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int, int) {
+	var bad []int
+	shadowed, seen := 0, nameSet{}
 	dst = append(dst, '{', '"')
 	dst = append(dst, k.key...)
 	dst = append(dst, '"', ':', '[')
@@ -198,11 +199,10 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 			if prefixed {
 				key = string(prefix) + key
 			}
-			if _, dup := seen[key]; dup {
+			if !seen.add(key) {
 				shadowed++
 				continue
 			}
-			seen[key] = struct{}{}
 			if !first {
 				dst = append(dst, ',')
 			}
@@ -222,6 +222,19 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 	}
 	dst = append(dst, ']')
 	return dst, next, bad, shadowed
+}
+
+// nameSet holds the names of a list's items so far, so that a list names
+// each item once.
+type nameSet map[string]struct{}
+
+// add adds name and reports whether it was new.
+func (s nameSet) add(name string) bool {
+	if _, dup := s[name]; dup {
+		return false
+	}
+	s[name] = struct{}{}
+	return true
 }
 
 // appendCacheHints appends the merged caching hints of 2026-07-28 list
