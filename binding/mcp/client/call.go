@@ -17,7 +17,9 @@ type sink interface {
 	// onResponse is the response head: its status; h.httpEx holds the
 	// headers during the call.
 	onResponse(c *call, status int)
-	// onBody is response body bytes, valid during the call.
+	// onBody is response body bytes, valid during the call; at the
+	// response's END it has none, for the sink to take a JSON message its
+	// bodyReader held until the body was over.
 	onBody(c *call, p []byte)
 	// onClose ends the call: the response ended (failed false), or the
 	// request was refused, the response aborted or never came (true).
@@ -185,6 +187,9 @@ func (c *call) onFrame(t frame.FrameType, buf []byte) {
 	case frame.FrameEnd:
 		_, _ = c.OnEnd(buf) // In closes either way
 		c.endRequest()
+		if !c.told {
+			c.sink.onBody(c, nil) // the body is over: a JSON message held for it
+		}
 		c.close(false)
 	case frame.FrameAbort:
 		_, _ = c.OnAbort(buf) // In closes either way
@@ -278,6 +283,12 @@ func ownedCall(owned **call, c *call) bool {
 	}
 	*owned = nil
 	return true
+}
+
+// bodyOver reports whether the response body has all come: its
+// Content-Length is reached, or the response ended.
+func (c *call) bodyOver() bool {
+	return c.length >= 0 && c.got >= c.length || c.In.Closed()
 }
 
 // finish ends a call whose answer came. When the body its Content-Length

@@ -239,8 +239,12 @@
 //     message, as the server kind refuses such a request. So too a
 //     response to the request with both result and error, or whose result
 //     or error is not an object (every MCP result is one), and a response
-//     that gives Content-Type or Mcp-Session-Id twice. An event whose
-//     type is neither empty nor message is skipped, as the SDKs skip it.
+//     that gives Content-Type or Mcp-Session-Id twice, and a JSON body
+//     with more than whitespace after its value (JSON.parse and
+//     encoding/json refuse it): a JSON body's message is held until the
+//     body is over, at its Content-Length or the response's END. An event
+//     whose type is neither empty nor message is skipped, as the SDKs
+//     skip it.
 //
 // Cancellation: an ABORT of the request or a RESET of its reply POSTs
 // notifications/cancelled {requestId, reason} upstream and aborts the HTTP

@@ -3,7 +3,9 @@ package client_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +58,58 @@ func TestUpstreamHeaderTwice(t *testing.T) {
 	e, _ := m["error"].(map[string]any)
 	require.NotNil(t, e, "%v", m)
 	assert.EqualValues(t, -32603, e["code"], "%v", m)
+}
+
+// TestUpstreamTrailingBytes: an upstream's JSON body is its one value,
+// with whitespace around it, as JSON.parse and encoding/json read it. A
+// body with more after its value, in the same write or a later one, with
+// a Content-Length or chunked, fails the call (-32603) rather than have
+// the gateway read the first value where the SDKs refuse the body. A
+// chunked body's message waits for the body's end, and then is relayed.
+func TestUpstreamTrailingBytes(t *testing.T) {
+	answer := func(id, text string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%q}]}}`, id, text)
+	}
+	server := serveUpstream(t, false, func(w http.ResponseWriter, r *http.Request, msg, id string) {
+		if !strings.Contains(msg, `"method":"tools/call"`) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		first, rest := answer(id, "first"), ""
+		switch tool := between(msg, `"name":"`, `"`); tool {
+		case "same":
+			first += answer(id, "second")
+		case "later":
+			rest = answer(id, "second")
+			w.Header().Set("Content-Length", strconv.Itoa(len(first)+len(rest)))
+		case "chunked":
+			rest = "x"
+		case "space", "chunked-space":
+			rest = " \r\n"
+			if tool == "space" {
+				w.Header().Set("Content-Length", strconv.Itoa(len(first)+len(rest)))
+			}
+		}
+		_, _ = io.WriteString(w, first)
+		if rest != "" {
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, rest)
+		}
+	})
+	endpoint, _ := startGatewayEngine(t, server, "      versions: [2025-11-25]\n", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i, tool := range []string{"same", "later", "chunked", "space", "chunked-space"} {
+		m, err := post2026Caps(ctx, endpoint, i+1, tool, "", `{}`)
+		require.NoError(t, err, tool)
+		if strings.HasSuffix(tool, "space") {
+			assert.Equal(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": "first"}}},
+				without(m["result"], "_meta", "resultType"), "%s: %v", tool, m)
+			continue
+		}
+		e, _ := m["error"].(map[string]any)
+		require.NotNil(t, e, "%s: %v", tool, m)
+		assert.EqualValues(t, -32603, e["code"], "%s: %v", tool, m)
+	}
 }

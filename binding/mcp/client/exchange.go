@@ -666,8 +666,8 @@ func authParam(v []byte, name string) []byte {
 
 func (x *exchange) onBody(c *call, p []byte) {
 	h := x.h
-	for len(p) > 0 && x.c == c {
-		n, msg, err := x.rd.next(p)
+	for (len(p) > 0 || x.rd.held()) && x.c == c {
+		n, msg, err := x.rd.next(p, c.bodyOver())
 		p = p[n:]
 		if x.sse {
 			if id := x.rd.p.LastID(); len(id) > 0 {

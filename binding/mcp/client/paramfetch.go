@@ -136,8 +136,8 @@ func (f *paramFetch) onResponse(c *call, status int) {
 
 func (f *paramFetch) onBody(c *call, p []byte) {
 	h := f.h
-	for len(p) > 0 && f.c == c {
-		n, msg, err := f.rd.next(p)
+	for (len(p) > 0 || f.rd.held()) && f.c == c {
+		n, msg, err := f.rd.next(p, c.bodyOver())
 		p = p[n:]
 		if err != nil {
 			abortCall(&f.c)

@@ -214,8 +214,8 @@ func (p *pending) onResponse(*call, int) {}
 
 func (p *pending) onBody(c *call, b []byte) {
 	h := p.owner
-	for len(b) > 0 && p.c == c {
-		n, msg, err := p.rd.next(b)
+	for (len(b) > 0 || p.rd.held()) && p.c == c {
+		n, msg, err := p.rd.next(b, c.bodyOver())
 		b = b[n:]
 		if err != nil {
 			abortCall(&p.c)

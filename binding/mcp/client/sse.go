@@ -23,30 +23,48 @@ var (
 	// JSON-RPC members (jsonrpc, id, method, params, result, error)
 	// twice, which two readers could take two ways.
 	errDuplicate = errors.New("mcp client: upstream message names a JSON-RPC member twice")
+	// errTrailing reports a JSON body with more than whitespace after
+	// its value.
+	errTrailing = errors.New("mcp client: upstream JSON body has bytes after its message")
 )
 
 // bodyReader turns an upstream response body, application/json or
-// text/event-stream, into its JSON-RPC messages.
+// text/event-stream, into its JSON-RPC messages. A JSON body's message is
+// held until the body is over (its Content-Length reached, or the
+// response's END): only whitespace may follow it, so that the body has the
+// one reading JSON.parse and encoding/json give it, which reject a body
+// with anything else after its value.
 type bodyReader struct {
-	sse  bool
-	p    jsonrpc.EventReader
-	json []byte // the JSON body so far
-	t    jsonrpc.Tracker
-	done bool // the JSON body's message was returned
+	sse   bool
+	p     jsonrpc.EventReader
+	json  []byte // the JSON body so far
+	t     jsonrpc.Tracker
+	end   int   // where the JSON body's value ends in json, once complete
+	state uint8 // bodyHeld, bodyGiven
 }
 
+const (
+	bodyHeld  uint8 = 1 << iota // the JSON body's value is complete
+	bodyGiven                   // … and was returned
+)
+
 func (r *bodyReader) reset(sse bool) {
-	r.sse, r.done = sse, false
+	r.sse, r.state, r.end = sse, 0, 0
 	r.p.Reset()
 	r.p.Limit = maxMessage
 	r.json = r.json[:0]
 	r.t.Reset()
 }
 
-// next consumes b up to the end of the next message and returns the bytes
-// consumed and the message, valid until the next call; msg is nil when b
-// ended first. Empty events (priming, keep-alive) are skipped.
-func (r *bodyReader) next(b []byte) (int, []byte, error) {
+// held reports a JSON body's message that waits for the body to end: a
+// sink's onBody at the response's END (with no bytes) returns it.
+func (r *bodyReader) held() bool { return r.state == bodyHeld }
+
+// next consumes b, bytes of a response body (over: with them the body is
+// over), up to the end of the next message and returns the bytes consumed
+// and the message, valid until the next call; msg is nil when b ended
+// first. Empty events (priming, keep-alive) are skipped.
+func (r *bodyReader) next(b []byte, over bool) (int, []byte, error) {
 	if r.sse {
 		n := 0
 		for n < len(b) {
@@ -61,23 +79,40 @@ func (r *bodyReader) next(b []byte) (int, []byte, error) {
 		}
 		return n, nil, nil
 	}
-	if r.done {
-		return len(b), nil, nil // trailing whitespace (or junk) after the message
+	rest := b
+	if r.state == 0 {
+		if len(r.json)+len(b) > maxMessage {
+			return 0, nil, errTooLarge
+		}
+		start := len(r.json)
+		r.json = append(r.json, b...)
+		n, done, err := r.t.Feed(r.json[start:])
+		if err != nil {
+			return len(b), nil, err
+		}
+		if !done {
+			return len(b), nil, nil
+		}
+		r.state, r.end, rest = bodyHeld, start+n, b[n:]
 	}
-	if len(r.json)+len(b) > maxMessage {
-		return 0, nil, errTooLarge
+	if !jsonSpace(rest) {
+		return len(b), nil, errTrailing
 	}
-	start := len(r.json)
-	r.json = append(r.json, b...)
-	n, done, err := r.t.Feed(r.json[start:])
-	if err != nil {
-		return len(b), nil, err
-	}
-	if !done {
+	if r.state != bodyHeld || !over {
 		return len(b), nil, nil
 	}
-	r.done = true
-	return len(b), r.json[:start+n], nil
+	r.state = bodyGiven
+	return len(b), r.json[:r.end], nil
+}
+
+// jsonSpace reports whether b is JSON whitespace only.
+func jsonSpace(b []byte) bool {
+	for _, ch := range b {
+		if ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // message is one decoded JSON-RPC message: the raw bytes of its members,
@@ -96,7 +131,7 @@ func (m *message) isResponse() bool {
 // tracker has followed to its end, so its ranges are the members' and
 // the message is not scanned again; an event's data is tracked by t.
 func (r *bodyReader) decode(t *jsonrpc.Tracker, msg []byte, m *message) error {
-	if r.sse || !r.done {
+	if r.sse || r.state != bodyGiven {
 		return decode(t, msg, m)
 	}
 	return members(&r.t, msg, m)

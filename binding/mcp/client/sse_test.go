@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,27 +10,54 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
-// readAll runs body through a bodyReader in chunks split at cut (and
-// every byte after it stays in one chunk), and returns the messages.
-func readAll(t *testing.T, sse bool, body string, cut int) ([]string, error) {
-	t.Helper()
-	var r bodyReader
-	r.reset(sse)
-	var out []string
-	for _, chunk := range []string{body[:cut], body[cut:]} {
-		p := []byte(chunk)
-		for len(p) > 0 {
-			n, msg, err := r.next(p)
+// readBody runs body through r in two chunks split at cut, as the sinks
+// do: as a response with a Content-Length (length), over with its last
+// byte, or as one without, over at its END, which brings no bytes. It
+// gives fn each message, with whether the body was over when it came.
+func readBody(r *bodyReader, body []byte, cut int, length bool, fn func(msg []byte, ended bool)) error {
+	got := 0
+	step := func(p []byte, over, end bool) error {
+		for len(p) > 0 || r.held() {
+			n, msg, err := r.next(p, over)
 			if err != nil {
-				return out, err
+				return err
 			}
 			p = p[n:]
-			if msg != nil {
-				out = append(out, string(msg))
+			if msg == nil {
+				return nil
 			}
+			fn(msg, end || got == len(body))
+		}
+		return nil
+	}
+	for _, chunk := range [][]byte{body[:cut], body[cut:]} {
+		got += len(chunk)
+		if err := step(chunk, length && got == len(body), false); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return step(nil, true, true)
+}
+
+// readAll reads body with readBody, with and without a Content-Length,
+// and returns the messages; both ways must agree.
+func readAll(t *testing.T, sse bool, body string, cut int) ([]string, error) {
+	t.Helper()
+	var outs [2][]string
+	var errs [2]error
+	for i, length := range []bool{true, false} {
+		var r bodyReader
+		r.reset(sse)
+		errs[i] = readBody(&r, []byte(body), cut, length, func(msg []byte, ended bool) {
+			if !sse {
+				require.True(t, ended, "a JSON body's message before the body is over")
+			}
+			outs[i] = append(outs[i], string(msg))
+		})
+	}
+	require.Equal(t, errs[0] == nil, errs[1] == nil, "%v, %v", errs[0], errs[1])
+	require.Equal(t, outs[0], outs[1])
+	return outs[0], errs[0]
 }
 
 func TestBodyReader(t *testing.T) {
@@ -48,6 +76,28 @@ func TestBodyReader(t *testing.T) {
 	}
 	_, err := readAll(t, false, `{"jsonrpc":"2.0",}`, 3)
 	require.Error(t, err)
+}
+
+// TestBodyReaderTrailing: a JSON body is its one value, with whitespace
+// around it, as JSON.parse and encoding/json read it. Anything after the
+// value fails the body, wherever the body is cut and whether or not it
+// has a Content-Length, and its message is not given.
+func TestBodyReaderTrailing(t *testing.T) {
+	result := `{"jsonrpc":"2.0","id":7,"result":{}}`
+	for _, tail := range []string{"x", `{"jsonrpc":"2.0","id":7,"result":{"other":1}}`, " \n0", "\x00", "\n\n]"} {
+		body := result + tail
+		for cut := 0; cut <= len(body); cut++ {
+			got, err := readAll(t, false, body, cut)
+			require.ErrorIs(t, err, errTrailing, "tail %q cut at %d", tail, cut)
+			require.Empty(t, got, "tail %q cut at %d", tail, cut)
+		}
+	}
+	body := " " + result + " \r\n\t "
+	for cut := 0; cut <= len(body); cut++ {
+		got, err := readAll(t, false, body, cut)
+		require.NoError(t, err)
+		require.Equal(t, []string{" " + result}, got, "cut at %d", cut)
+	}
 }
 
 func TestDecode(t *testing.T) {
@@ -157,39 +207,39 @@ func FuzzBodyReader(f *testing.F) {
 		if cut < 0 || cut > len(body) {
 			cut = len(body) / 2
 		}
-		var r bodyReader
-		r.reset(sse)
-		var tr jsonrpc.Tracker
-		for _, chunk := range [][]byte{body[:cut], body[cut:]} {
-			for len(chunk) > 0 {
-				n, msg, err := r.next(chunk)
-				if err != nil {
-					return
+		for _, length := range []bool{true, false} {
+			var r bodyReader
+			r.reset(sse)
+			var tr jsonrpc.Tracker
+			msgs := 0
+			err := readBody(&r, body, cut, length, func(msg []byte, ended bool) {
+				msgs++
+				if !sse && (!ended || msgs > 1) {
+					t.Fatalf("JSON body %q: message %d given, body over %v", body, msgs, ended)
 				}
-				if n == 0 && msg == nil {
-					t.Fatalf("no progress on %q", chunk)
+				// The reader's members, from the ranges its own tracker
+				// kept for a JSON body, are those of a fresh scan of the
+				// message.
+				var m, want message
+				err := r.decode(&tr, msg, &m)
+				var fresh jsonrpc.Tracker
+				wantErr := decode(&fresh, msg, &want)
+				if (err == nil) != (wantErr == nil) {
+					t.Fatalf("decode of %q: reader %v, fresh scan %v", msg, err, wantErr)
 				}
-				chunk = chunk[n:]
-				if msg != nil {
-					// The reader's members, from the ranges its own
-					// tracker kept for a JSON body, are those of a
-					// fresh scan of the message.
-					var m, want message
-					err := r.decode(&tr, msg, &m)
-					var fresh jsonrpc.Tracker
-					wantErr := decode(&fresh, msg, &want)
-					if (err == nil) != (wantErr == nil) {
-						t.Fatalf("decode of %q: reader %v, fresh scan %v", msg, err, wantErr)
+				if err == nil {
+					if !sameMessage(m, want) {
+						t.Fatalf("decode of %q: reader %+q, fresh scan %+q", msg, m, want)
 					}
-					if err == nil {
-						if !sameMessage(m, want) {
-							t.Fatalf("decode of %q: reader %+q, fresh scan %+q", msg, m, want)
-						}
-						_ = jsonrpc.Lookup(m.params, "progressToken")
-						_, _ = number(jsonrpc.Lookup(m.params, "progress"))
-						_ = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
-					}
+					_ = jsonrpc.Lookup(m.params, "progressToken")
+					_, _ = number(jsonrpc.Lookup(m.params, "progress"))
+					_ = capsOf(jsonrpc.Lookup(m.result, "capabilities"))
 				}
+			})
+			if !sse && err == nil && msgs == 1 && !json.Valid(body) {
+				// A JSON body given as a message is one value and
+				// whitespace, as encoding/json reads it.
+				t.Fatalf("JSON body %q read as a message; encoding/json refuses it", body)
 			}
 		}
 	})
@@ -222,21 +272,14 @@ func TestBodyReaderDecode(t *testing.T) {
 			var got, want message
 			var gotErr, wantErr error
 			seen := false
-			for _, chunk := range []string{body[:cut], body[cut:]} {
-				p := []byte(chunk)
-				for len(p) > 0 {
-					n, msg, err := r.next(p)
-					require.NoError(t, err)
-					p = p[n:]
-					if msg != nil {
-						require.False(t, seen, "one message per JSON body")
-						seen = true
-						var tr, fresh jsonrpc.Tracker
-						gotErr = r.decode(&tr, msg, &got)
-						wantErr = decode(&fresh, msg, &want)
-					}
-				}
-			}
+			err := readBody(&r, []byte(body), cut, cut%2 == 0, func(msg []byte, _ bool) {
+				require.False(t, seen, "one message per JSON body")
+				seen = true
+				var tr, fresh jsonrpc.Tracker
+				gotErr = r.decode(&tr, msg, &got)
+				wantErr = decode(&fresh, msg, &want)
+			})
+			require.NoError(t, err)
 			require.True(t, seen, "body %q cut at %d", body, cut)
 			assert.Equal(t, wantErr == nil, gotErr == nil, "body %q cut at %d: %v, %v", body, cut, gotErr, wantErr)
 			assert.True(t, sameMessage(got, want), "body %q cut at %d: %+q, want %+q", body, cut, got, want)
@@ -244,7 +287,7 @@ func TestBodyReaderDecode(t *testing.T) {
 	}
 	var r bodyReader
 	r.reset(false)
-	_, msg, err := r.next([]byte(`{"jsonrpc":"2.0","id":3,"result":{"a":[1,{"b":"}"}]}}`))
+	_, msg, err := r.next([]byte(`{"jsonrpc":"2.0","id":3,"result":{"a":[1,{"b":"}"}]}}`), true)
 	require.NoError(t, err)
 	var m message
 	require.NoError(t, r.decode(nil, msg, &m))

@@ -373,8 +373,8 @@ func (op *initOp) onResponse(c *call, status int) {
 
 func (op *initOp) onBody(c *call, p []byte) {
 	h := op.h
-	for len(p) > 0 && !op.done {
-		n, msg, err := op.rd.next(p)
+	for (len(p) > 0 || op.rd.held()) && !op.done {
+		n, msg, err := op.rd.next(p, c.bodyOver())
 		p = p[n:]
 		if err != nil {
 			op.errMsg = "Upstream sent an invalid response: " + err.Error()
@@ -1025,8 +1025,8 @@ func (g *getStream) onResponse(c *call, status int) {
 
 func (g *getStream) onBody(c *call, p []byte) {
 	h := g.l.h
-	for len(p) > 0 {
-		n, msg, err := g.rd.next(p)
+	for len(p) > 0 || g.rd.held() {
+		n, msg, err := g.rd.next(p, c.bodyOver())
 		p = p[n:]
 		if err != nil {
 			g.c = nil
