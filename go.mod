@@ -2,6 +2,8 @@ module github.com/sluicehq/sluice
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	github.com/cilium/ebpf v0.22.0
 	github.com/dlclark/regexp2 v1.12.0
