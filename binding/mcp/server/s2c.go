@@ -6,11 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
-	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
@@ -532,7 +529,7 @@ func (p *post) clientResponse(m *message) {
 		}
 		h.elicitResponse(r, action)
 	} else {
-		h.openAnswer(s.appID, r.up, isErr, data, p.Out.Trace, p.Out.Auth)
+		h.answers.Open(h.exitID, s.appID, r.up, isErr, data, p.Out.Trace, p.Out.Auth)
 	}
 	s.clients.remove(r)
 	p.respondEmpty(202)
@@ -610,132 +607,5 @@ func (h *server) endClientRequests(s *session) {
 // answerUpstream answers a request of the application with an error the
 // server made for the client.
 func (h *server) answerUpstream(sid, id []byte, code int, msg string, trace, auth int64) {
-	e := append(h.clientMsg[:0], `{"code":`...)
-	e = strconv.AppendInt(e, int64(code), 10)
-	e = append(e, `,"message":`...)
-	e = jsonrpc.AppendString(e, msg)
-	e = append(e, '}')
-	h.clientMsg = e
-	h.openAnswer(sid, id, true, e, trace, auth)
-}
-
-// answer is a client's answer on its way to the application: a stream of
-// its own, BEGIN McpBeginEx.clientResponse, DATA the result or error
-// object, END. The application's reply ends once the upstream took it,
-// or is RESET when it could not.
-type answer struct {
-	engine.Stream // Out: the answer; In: the application's reply
-	h             *server
-	data          []byte
-	sent          int
-	onFrame       engine.MessageConsumer
-}
-
-// openAnswer opens an answer stream for id (P) of session sid (nil: none).
-func (h *server) openAnswer(sid, id []byte, isErr bool, data []byte, trace, auth int64) {
-	w := h.w
-	a := freelist.Pop(&h.answers)
-	if a == nil {
-		a = &answer{h: h}
-		a.onFrame = a.handle
-	}
-	a.data, a.sent = append(a.data[:0], data...), 0
-	a.Connect(w, h.cfg.ID, h.exitID, w.SupplyInitialID(h.exitID), a.onFrame)
-	a.Out.Trace, a.Out.Auth = trace, auth
-	a.In.Trace = trace
-	var e uint8
-	if isErr {
-		e = 1
-	}
-	err := a.BeginWith(0, func(b *frame.BeginBuilder) {
-		eb := h.exB.Begin.WrapSlot(b.ExtensionBuffer()).TypeID(h.mcpTypeID)
-		setSID(eb.ClientResponse(), sid).IDBytes(id).Error(e).ContentLength(int32(len(data)))
-		b.ExtensionDone(eb.BuildLimit())
-	})
-	if err != nil {
-		w.Logger().Warn("mcp server: client answer not sent", "binding", h.cfg.Name, "id", string(id), "error", err)
-		a.recycle()
-	}
-}
-
-func (a *answer) recycle() {
-	a.data, a.sent = a.data[:0], 0
-	if cap(a.data) > keptParts {
-		a.data = nil
-	}
-	a.h.answers = append(a.h.answers, a)
-}
-
-func (a *answer) handle(t frame.FrameType, buf []byte) {
-	h := a.h
-	switch t {
-	case frame.FrameWindow:
-		if _, err := a.OnWindow(buf); streams.Received(err, a.abort) {
-			a.send()
-		}
-	case frame.FrameBegin:
-		a.OnBegin(buf)
-	case frame.FrameData:
-		a.OnData(buf) // the reply carries none
-	case frame.FrameFlush:
-		a.OnFlush(buf)
-	case frame.FrameEnd:
-		a.OnEnd(buf) // closes In whatever it returns
-		a.abort()    // the application took the answer before all of it
-	case frame.FrameAbort:
-		a.OnAbort(buf)
-		a.abort()
-	case frame.FrameReset:
-		r, err := a.OnReset(buf) // closes Out whatever it returns
-		msg := "refused"
-		if err == nil {
-			if ext := r.Extension(); h.resetEx.TryWrap(ext, 0, len(ext)) && h.resetEx.TypeID() == h.mcpTypeID &&
-				h.resetEx.Kind() == mcp.McpResetExKindError {
-				if e := h.resetEx.Error(); e.HasMessage() {
-					msg = string(e.Message())
-				}
-			}
-		}
-		h.w.Logger().Warn("mcp server: the upstream refused a client's answer", "binding", h.cfg.Name, "error", msg)
-		if !a.In.Closed() {
-			if err := a.Reset(nil); err != nil {
-				h.unsent(frame.FrameReset, a.InID(), err)
-			}
-		}
-	}
-	if a.Closed() {
-		a.recycle()
-	}
-}
-
-// send sends what the window allows of the answer, then ends it.
-func (a *answer) send() {
-	if a.Out.Closed() {
-		return
-	}
-	max := len(a.h.w.WriteBuffer()) - frameRoom
-	for a.sent < len(a.data) {
-		n := int(min(a.Out.Available()-int64(a.Out.Pad), int64(len(a.data)-a.sent), int64(max)))
-		if n <= 0 {
-			return
-		}
-		if err := a.Data(wholeData, a.data[a.sent:a.sent+n], nil); err != nil {
-			a.abort()
-			return
-		}
-		a.sent += n
-	}
-	if err := a.End(nil); err != nil {
-		a.h.unsent(frame.FrameEnd, a.OutID(), err)
-	}
-}
-
-// abort aborts the answer while it is still being sent.
-func (a *answer) abort() {
-	if a.Out.Closed() {
-		return
-	}
-	if err := a.Abort(nil); err != nil {
-		a.h.unsent(frame.FrameAbort, a.OutID(), err)
-	}
+	h.answers.Error(h.exitID, sid, id, code, msg, trace, auth)
 }

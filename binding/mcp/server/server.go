@@ -93,11 +93,10 @@ type server struct {
 	// trackers scan streaming bodies.
 	trackers []*jsonrpc.Tracker
 	disc     discovery
-	// answers are the free list of client answers on their way to the
-	// application, clientMsg composes a client request's messages, and
-	// cmetrics are the client requests' metrics, looked up on first use
-	// (s2c.go).
-	answers   []*answer
+	// answers sends client answers on their way to the application,
+	// clientMsg composes a client request's messages, and cmetrics are
+	// the client requests' metrics, looked up on first use (s2c.go).
+	answers   mcp.Answers
 	clientMsg []byte
 	cmetrics  *[len(families)]clientMetrics
 	// serverInfo is the "serverInfo" object, and meta the 2026-07-28
@@ -123,6 +122,7 @@ func newServer(w *engine.Worker, cfg *engine.BindingConfig, s *settings, ids idS
 	}
 	h.body.SetOptions(jsonOptions)
 	h.lists.SetOptions(jsonOptions)
+	h.answers.Init(w, cfg.ID, h.mcpTypeID, cfg.Name)
 	info := jsonrpc.AppendString([]byte(`{"name":`), s.serverName)
 	info = jsonrpc.AppendString(append(info, `,"version":`...), s.serverVersion)
 	h.serverInfo = append(info, '}')
