@@ -83,8 +83,8 @@ const clientPartRoom = 256
 // was one. Its params go on in parts as they came (McpClientRequestFlushEx
 // total and start); a part the longer id no longer lets fit a frame goes
 // as two or more consecutive parts, the same bytes in the same order.
-func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int) (bool, error) {
-	return h.sendClientRequests(s, f.Extension(), f.Reserved(), f.TraceID(), f.Authorization(), route)
+func (h *Handler) relayClientRequest(s *engine.Stream, f *frame.Flush, route int, sid []byte, sidNull bool) (bool, error) {
+	return h.sendClientRequests(s, f.Extension(), f.Reserved(), f.TraceID(), f.Authorization(), route, sid, sidNull)
 }
 
 // relayCancelled sends f on s's Out with its params' requestId rewritten
@@ -131,8 +131,11 @@ func (h *Handler) relayCancelled(s *engine.Stream, f *frame.Flush, route int) (b
 }
 
 // sendClientRequests is relayClientRequest for a FLUSH's extension ext,
-// reserved bytes, trace id and authorization.
-func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int32, trace, auth int64, route int) (bool, error) {
+// reserved bytes, trace id and authorization. A request whose id and
+// method leave its params no room in a frame is answered with an error
+// (refuseClientRequest), in session sid.
+func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int32, trace, auth int64, route int,
+	sid []byte, sidNull bool) (bool, error) {
 	ex := &h.flushEx
 	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID || ex.Kind() != mcp.McpFlushExKindClientRequest {
 		return false, nil
@@ -147,8 +150,7 @@ func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int3
 		return true, h.sendClientRequest(s, trace, auth, reserved, id, method, params, hasParams, total, start)
 	}
 	if part < 1024 {
-		h.log.Warn("client request dropped: its id and method do not leave room for its params",
-			"method", string(method), "bytes", len(id)+len(method))
+		h.refuseClientRequest(route, sid, sidNull, ext, trace, auth, "Internal error: the request's id and method are too long to relay")
 		return true, nil
 	}
 	return true, splitPart(len(params), part, total, start, func(at, end, total, start int) error {
@@ -157,6 +159,36 @@ func (h *Handler) sendClientRequests(s *engine.Stream, ext []byte, reserved int3
 		return err
 	})
 }
+
+// refuseClientRequest answers a route's clientRequest FLUSH extension ext
+// that cannot reach the downstream client with the error {-32603, why}, on a
+// clientResponse stream of the proxy's own to the route, so that the
+// route's upstream hears at once rather than wait out its own timeout. A
+// request sent in parts is answered for its first; the others follow it.
+func (h *Handler) refuseClientRequest(route int, sid []byte, sidNull bool, ext []byte, trace, auth int64, why string) {
+	ex := &h.flushEx
+	if !ex.TryWrap(ext, 0, len(ext)) || ex.TypeID() != h.typeID || ex.Kind() != mcp.McpFlushExKindClientRequest {
+		return
+	}
+	v := ex.ClientRequest()
+	if v.Start() > 0 {
+		return
+	}
+	if sidNull {
+		sid = nil
+	}
+	rt := &h.s.routes[route]
+	h.log.Warn("client request answered with an error: it cannot reach the client", "toolkit", rt.toolkit,
+		"session", string(sid), "method", string(v.Method()), "reason", why)
+	h.answers.Error(rt.exitID, sid, v.ID(), int(jsonrpc.CodeInternalError), why, trace, auth)
+}
+
+// The errors refuseClientRequest answers with, as the server kind words
+// them for a client it cannot reach.
+const (
+	closedSession = "Client session closed"
+	endedRequest  = "The request that asked it ended"
+)
 
 // splitPart cuts a part of n params bytes, from start of total (total -1:
 // the whole params), into parts of at most size bytes, and calls send for

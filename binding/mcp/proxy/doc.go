@@ -346,7 +346,11 @@
 // start), a part that the longer id no longer lets fit a frame cut in two
 // or more. A list's reply opens early for one; a lifecycle's that has not
 // opened yet (another route has not replied) holds up to 16 of them (1
-// MiB) until it does.
+// MiB) until it does. One the proxy cannot pass on (past those 16, an id
+// and method too long for a frame, or once the downstream stream is over)
+// it answers itself with -32603 on a clientResponse stream of its own to
+// the route, as the server kind answers for a client it cannot reach
+// (mcp.Answers), so that the route's upstream hears at once.
 //
 // The client's answer is a stream of its own, BEGIN with McpBeginEx
 // clientResponse{sessionId, id, error, contentLength}, DATA the result or

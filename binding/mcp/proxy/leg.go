@@ -234,15 +234,18 @@ func (l *leg) onReply(t frame.FrameType, buf []byte) {
 // onReplyFlush relays a FLUSH of the route's reply: a call's as it came,
 // a clientRequest with its id rewritten for the route. A fan-out relays
 // only clientRequests (a request the route's server sends while it
-// answers), opening the downstream reply early for them.
+// answers), opening the downstream reply early for them. A clientRequest
+// that comes once the downstream reply is over is answered with an error
+// (refuseClientRequest).
 func (l *leg) onReplyFlush(f *frame.Flush) {
 	r := l.r
 	h := r.h
 	if r.Out.Closed() {
+		h.refuseClientRequest(l.route, r.sid, r.sidNull, f.Extension(), f.TraceID(), f.Authorization(), endedRequest)
 		return
 	}
 	if r.op == opCall {
-		ok, err := h.relayClientRequest(&r.Stream, f, l.route)
+		ok, err := h.relayClientRequest(&r.Stream, f, l.route, r.sid, r.sidNull)
 		if ok {
 			r.pause()
 		} else {
@@ -256,10 +259,14 @@ func (l *leg) onReplyFlush(f *frame.Flush) {
 		}
 		return
 	}
-	if l.state&legSettled != 0 || !isClientRequest(h, f) || !r.Out.Opening() && !r.beginReply() {
+	if !isClientRequest(h, f) {
 		return
 	}
-	if _, err := h.relayClientRequest(&r.Stream, f, l.route); err != nil {
+	if l.state&legSettled != 0 || !r.Out.Opening() && !r.beginReply() {
+		h.refuseClientRequest(l.route, r.sid, r.sidNull, f.Extension(), f.TraceID(), f.Authorization(), endedRequest)
+		return
+	}
+	if _, err := h.relayClientRequest(&r.Stream, f, l.route, r.sid, r.sidNull); err != nil {
 		r.fail()
 	}
 }

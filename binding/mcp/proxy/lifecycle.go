@@ -243,7 +243,7 @@ func (l *lifecycle) settled() {
 		if g := l.legs[q.route]; g.In.Closed() || !g.In.Opening() {
 			continue // the route is out of the session
 		}
-		if _, err := h.sendClientRequests(&l.Stream, q.ext, q.reserved, q.trace, q.auth, q.route); err != nil {
+		if _, err := h.sendClientRequests(&l.Stream, q.ext, q.reserved, q.trace, q.auth, q.route, l.sid, l.sidNull); err != nil {
 			l.fail()
 			return
 		}
@@ -251,12 +251,13 @@ func (l *lifecycle) settled() {
 }
 
 // hold keeps a route's clientRequest FLUSH until the downstream reply
-// opens, within maxHeld and maxHeldBytes.
+// opens, within maxHeld and maxHeldBytes; past them it is answered with
+// an error.
 func (l *lifecycle) hold(g *lifecycleLeg, f *frame.Flush) {
 	ext := f.Extension()
 	if len(l.held) >= maxHeld || l.heldBytes+len(ext) > maxHeldBytes {
-		l.h.log.Warn("client request dropped: too many before the session opened",
-			"toolkit", l.h.s.routes[g.route].toolkit, "session", string(l.sid))
+		l.h.refuseClientRequest(g.route, l.sid, l.sidNull, ext, f.TraceID(), f.Authorization(),
+			"Internal error: too many requests to the client before its session opened")
 		return
 	}
 	l.heldBytes += len(ext)
@@ -276,19 +277,21 @@ func (l *lifecycle) grant() {
 // uri (a FLUSH of the proxy's own), a clientRequest with its id naming the
 // route, notifications and the rest passed through. A clientRequest that
 // comes before the downstream reply opened waits for it (hold); other
-// FLUSHes then are dropped.
+// FLUSHes then are dropped. One that comes once the session is closed is
+// answered with an error (refuseClientRequest).
 func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 	h := l.h
-	if l.Out.Closed() {
+	if l.Out.Closed() || !l.Out.Opening() && l.In.Closed() {
+		h.refuseClientRequest(g.route, l.sid, l.sidNull, f.Extension(), f.TraceID(), f.Authorization(), closedSession)
 		return
 	}
 	if !l.Out.Opening() {
-		if !l.In.Closed() && isClientRequest(h, f) {
+		if isClientRequest(h, f) {
 			l.hold(g, f)
 		}
 		return
 	}
-	if ok, err := h.relayClientRequest(&l.Stream, f, g.route); ok {
+	if ok, err := h.relayClientRequest(&l.Stream, f, g.route, l.sid, l.sidNull); ok {
 		if err != nil {
 			l.fail()
 		}

@@ -84,6 +84,7 @@ func attach(w *engine.Worker, cfg *engine.BindingConfig, in *instance) *Handler 
 		extBuf:     make([]byte, w.MaxFrame()),
 	}
 	h.ignoreFn = h.ignore
+	h.answers.Init(w, cfg.ID, h.typeID, cfg.Name)
 	return h
 }
 
@@ -128,6 +129,9 @@ type Handler struct {
 	elicitExt   []byte // a rewritten elicitation extension
 
 	exB mcp.ExBuilders
+	// answers answers the route's client requests the proxy cannot pass
+	// on (refuseClientRequest).
+	answers mcp.Answers
 }
 
 // NewStream takes every MCP application stream: a lifecycle, a list, a
