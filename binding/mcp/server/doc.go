@@ -129,8 +129,11 @@
 // server gives it an id of its own, "s2c-<n>" (a JSON string, counted per
 // session), and sends {"jsonrpc":"2.0","id":"s2c-<n>","method":…,"params":…}
 // on that request's response, which becomes an event stream as it does for
-// progress, or, from the lifecycle, on the session's GET stream. The
-// application's id stays with the server, which never trusts the client's
+// progress, or, from the lifecycle, on the session's GET stream. One from
+// the lifecycle before the session's first GET stream is held for it, up
+// to 10 s, and goes out as the stream opens: an upstream may ask as soon
+// as its own session starts, which behind a gateway is before the client
+// has its initialize answer. The application's id stays with the server, which never trusts the client's
 // ids: a POSTed response (id and result or error, no method) names an
 // outstanding request of this session, or it is refused, 400 -32600, and
 // goes nowhere. A known one is answered 202 and opens a stream of its own
@@ -152,7 +155,8 @@
 //     encoding/json reads as the mode) or as neither "form" nor "url": the
 //     client could read another need than the one checked;
 //   - -32603 when no stream is open to carry it (a lifecycle request and
-//     no GET stream, or a response already over or streaming JSON), or
+//     no GET stream, once one has been or after the 10 s, or a response
+//     already over or streaming JSON), or
 //     when the session has 64 outstanding already;
 //   - -32001 "Request timed out" when the client does not answer within
 //     elicitation.timeout (default PT10M) or sampling.timeout (PT60S, for

@@ -133,6 +133,10 @@ func (g *getStream) open() {
 		g.write(p)
 	}
 	g.armKeepalive()
+	if !s.gotGet {
+		s.gotGet = true
+		h.sendEarly(s)
+	}
 }
 
 // deliver sends an event of the session on the stream, if it is still

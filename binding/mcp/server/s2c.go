@@ -76,6 +76,13 @@ const (
 // to the client to carry it.
 const noStreamMessage = "Internal error: no stream open to the client"
 
+// earlyWait is how long a session that has not opened its GET stream yet
+// holds the lifecycle's requests to the client for it. An upstream may
+// ask as soon as its own session starts (roots/list on initialized),
+// which through a gateway is before the client has its initialize
+// answer, let alone its GET stream open.
+const earlyWait = 10 * time.Second
+
 // clientRequests is a session's outstanding client requests.
 type clientRequests struct {
 	next    uint64 // the last n handed out
@@ -125,6 +132,7 @@ type clientRequest struct {
 	kind    clientKind
 	up      []byte  // P, the id on the application's side, as JSON text
 	origin  postRef // the request whose response carries it; p nil: the GET stream
+	early   []byte  // the message, while held for the session's first GET stream
 	start   time.Time
 	timerID int64
 	timerFn func()
@@ -192,8 +200,63 @@ func (t *clientRequests) remove(r *clientRequest) {
 			break
 		}
 	}
+	if r.early != nil {
+		r.s.unhold(r)
+	}
 	r.up, r.origin, r.sh = r.up[:0], postRef{}, nil
 	t.free = append(t.free, r)
+}
+
+// unhold forgets r, a request held for the session's first GET stream.
+func (s *session) unhold(r *clientRequest) {
+	for i, e := range s.early {
+		if e == r {
+			s.early = append(s.early[:i], s.early[i+1:]...)
+			break
+		}
+	}
+	r.early = nil
+	if len(s.early) == 0 {
+		r.h.w.Disarm(&s.earlyTimer)
+	}
+}
+
+// hold keeps r, a request of the lifecycle, and its message msg until the
+// session's first GET stream opens (sendEarly), for earlyWait at most.
+func (h *server) hold(s *session, r *clientRequest, msg []byte) {
+	r.early = append(make([]byte, 0, len(msg)), msg...)
+	s.early = append(s.early, r)
+	if s.earlyTimer == 0 {
+		if s.earlyFn == nil {
+			s.earlyFn = func() { h.earlyExpired(s) }
+		}
+		s.earlyTimer = h.w.TimerAt(h.w.Now().Add(earlyWait), s.earlyFn)
+	}
+}
+
+// sendEarly sends the requests held for the session's GET stream, which
+// has just opened, in the order they came.
+func (h *server) sendEarly(s *session) {
+	held := s.early
+	s.early = nil
+	h.w.Disarm(&s.earlyTimer)
+	for _, r := range held {
+		msg := r.early
+		r.early = nil
+		h.toStream(s, nil, msg, true)
+	}
+}
+
+// earlyExpired answers the requests still held when the session has not
+// opened a GET stream within earlyWait, as one that came with none open.
+func (h *server) earlyExpired(s *session) {
+	s.earlyTimer = 0
+	for len(s.early) > 0 {
+		r := s.early[0]
+		h.logClient(slog.LevelWarn, "error", s, r.appendID(h.aux[:0]), families[r.kind], "reason", "no stream open to the client")
+		h.answerUpstream(s.appID, r.up, codeInternalError, noStreamMessage, 0, 0)
+		s.clients.remove(r)
+	}
 }
 
 // clientMetrics are the counters of one family (elicitation, sampling,
@@ -311,7 +374,7 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 		h.answerUpstream(s.appID, up, codeInternalError, "Internal error: too many requests outstanding", trace, auth)
 		return
 	case p != nil && (p.replyOver() && p.flags&detached == 0 || p.res.mode != modeNone && p.res.mode != modeSSE),
-		p == nil && s.get.g == nil:
+		p == nil && s.get.g == nil && (s.gotGet || !h.s.get):
 		h.logClient(slog.LevelWarn, "error", s, up, string(method), "reason", "no stream open to the client")
 		h.answerUpstream(s.appID, up, codeInternalError, noStreamMessage, trace, auth)
 		return
@@ -335,10 +398,15 @@ func (h *server) onClientRequest(s *session, p *post, c mcp.McpClientRequestFlus
 	}
 	msg = append(msg, '}')
 	h.clientMsg = msg
-	if p != nil {
+	switch {
+	case p != nil:
 		p.startSSE()
+		h.toClient(r, msg, true)
+	case s.get.g == nil:
+		h.hold(s, r, msg)
+	default:
+		h.toClient(r, msg, true)
 	}
-	h.toClient(r, msg, true)
 	timeout := h.s.samplingTimeout
 	if kind == clientElicitation {
 		timeout = h.s.elicitTimeout
@@ -431,7 +499,9 @@ func (h *server) upstreamCancelled(s *session, n mcp.McpNotificationFlushEx) boo
 func (r *clientRequest) expired() {
 	r.timerID = 0
 	h, s := r.h, r.s
-	h.cancelToClient(r, "timeout")
+	if r.early == nil {
+		h.cancelToClient(r, "timeout") // a held request never reached the client
+	}
 	if r.sh != nil {
 		if m := h.clientMetrics(r.kind); m != nil {
 			m.timeouts.Inc()

@@ -438,3 +438,62 @@ func TestClientRequestPartsDropped(t *testing.T) {
 		return strings.Count(string(h.app.record), `"Internal error: the request to the client could not be put together"`) == 2
 	})
 }
+
+// TestLifecycleRequestBeforeGet: a request of the lifecycle that comes
+// before the session's first GET stream (an upstream asking for roots as
+// soon as its own session starts) is held for it, and goes out on it as
+// the stream opens, in the order the requests came; the client's answer
+// then reaches the application.
+func TestLifecycleRequestBeforeGet(t *testing.T) {
+	h := newHarness(t)
+	initSession(t, h, `{"roots":{}}`)
+	h.app.record = []byte{}
+	reqs := [][]byte{
+		clientRequestExt(t, h.app.mcpType, "7", "roots/list", ""),
+		clientRequestExt(t, h.app.mcpType, "8", "ping", ""),
+	}
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) { h.app.lifecycle.flush(reqs) }))
+	enginetest.Settle(t, h.e)
+	assert.Empty(t, answers(t, h), "held, not refused")
+
+	get := resume(t, h, "", false)
+	until(t, h, "the held requests on the GET stream", func() bool {
+		return strings.Contains(string(get.response), `"id":"s2c-2","method":"ping"`)
+	})
+	roots := strings.Index(string(get.response), `{"jsonrpc":"2.0","id":"s2c-1","method":"roots/list"}`)
+	ping := strings.Index(string(get.response), `{"jsonrpc":"2.0","id":"s2c-2","method":"ping"}`)
+	assert.True(t, roots >= 0 && roots < ping, "in the order they came: %s", get.response)
+
+	begins := 0
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) { begins = len(h.app.begins) }))
+	answer := h.send(t, benchHeaders, `{"jsonrpc":"2.0","id":"s2c-1","result":{"roots":[]}}`, "the client's answer")
+	assert.Equal(t, "202", string(answer.status))
+	until(t, h, "the answer reaches the application", func() bool { return len(h.app.begins) > begins })
+	got := answers(t, h)
+	assert.Equal(t, "7", got[0].IDString())
+	assert.Equal(t, uint8(0), got[0].Error())
+}
+
+// TestLifecycleRequestNoGet: a session whose client opens no GET stream
+// within earlyWait has the requests held for it answered -32603, on the
+// engine's clock.
+func TestLifecycleRequestNoGet(t *testing.T) {
+	clock := enginetest.NewClock()
+	h := newHarnessWith(t, "", clock)
+	initSession(t, h, `{"roots":{}}`)
+	h.app.record = []byte{}
+	held := [][]byte{clientRequestExt(t, h.app.mcpType, "7", "roots/list", "")}
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) { h.app.lifecycle.flush(held) }))
+	enginetest.Settle(t, h.e)
+	begins := 0
+	require.NoError(t, h.e.Execute(0, func(*engine.Worker) { begins = len(h.app.begins) }))
+	clock.Tick(t, h.e, 10*time.Second-time.Millisecond)
+	enginetest.Settle(t, h.e)
+	assert.Empty(t, answers(t, h), "held until earlyWait")
+	clock.Tick(t, h.e, time.Millisecond)
+	until(t, h, "the held request answered", func() bool { return len(h.app.begins) > begins })
+	until(t, h, "its error", func() bool {
+		return string(h.app.record) == `{"code":-32603,"message":"Internal error: no stream open to the client"}`
+	})
+	assert.Equal(t, uint8(1), answers(t, h)[0].Error())
+}

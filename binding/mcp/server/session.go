@@ -218,9 +218,16 @@ type session struct {
 	streams  uint32 // POST event streams handed out; the GET stream is 0
 	getSeq   uint32 // events sent on stream 0
 	replay   replayRing
-	clients  *clientRequests         // requests the upstream sent the client, made on first use
-	callback []byte                  // the elicitation callback's URL, as the initialize's request makes it
-	elicits  map[string]*elicitation // brokered URL elicitations pending their callback, by id; made on first use
+	clients  *clientRequests // requests the upstream sent the client, made on first use
+	// early are the requests of the lifecycle that came before the
+	// session's first GET stream, held for it until earlyTimer (earlyWait);
+	// gotGet is set once a GET stream has opened.
+	early      []*clientRequest
+	earlyTimer int64
+	earlyFn    func()
+	gotGet     bool
+	callback   []byte                  // the elicitation callback's URL, as the initialize's request makes it
+	elicits    map[string]*elicitation // brokered URL elicitations pending their callback, by id; made on first use
 }
 
 // inflight is a request of the session that notifications/cancelled may
