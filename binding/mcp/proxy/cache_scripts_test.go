@@ -23,6 +23,7 @@ var cacheScenarios = []struct {
 	// The test guard's first session is 1 on the one worker.
 	{"cache.hydrate.auth", "proxy.cache.auth.yaml", []int{1}},
 	{"cache.hydrate.toolkit", "proxy.cache.toolkit.yaml", []int{1, 2}},
+	{"cache.hydrate.ping", "proxy.cache.tools.yaml", []int{1, 2}},
 	{"cache.serve.initialize", "proxy.cache.seeded.yaml", []int{1, 2}},
 	{"cache.serve.tools.list", "proxy.cache.seeded.yaml", []int{1, 2}},
 	{"cache.serve.resources.list", "proxy.cache.seeded.yaml", []int{1, 2}},

@@ -281,7 +281,11 @@
 // rather than serving the entries until their ttl, since a list_changed
 // may have come while no one held the lease. Entries seeded before any
 // holder (a test store's options.entries) are hits. The session, refused
-// or ended by the routes, is opened again after 5 s.
+// or ended by the routes, is opened again after 5 s. Its client is the
+// proxy itself: a route's ping on it is answered with an empty result
+// (an upstream that pings to keep its session alive keeps it), any other
+// request with -32601, as for a client without the capability
+// (scenario cache.hydrate.ping).
 //
 // Gate. A downstream lifecycle waits, before it goes to the routes, until
 // every cached kind has settled on its worker (an entry loaded, stored,

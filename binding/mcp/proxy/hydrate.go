@@ -569,6 +569,8 @@ func (s *hydrateStream) onFrame(t frame.FrameType, buf []byte) {
 				switch kind := h.flushEx.Kind(); kind {
 				case mcp.McpFlushExKindToolsListChanged, mcp.McpFlushExKindPromptsListChanged, mcp.McpFlushExKindResourcesListChanged:
 					hy.listChanged(kind)
+				case mcp.McpFlushExKindClientRequest:
+					hy.answerClientRequest(h.flushEx.ClientRequest(), f.TraceID(), f.Authorization())
 				}
 			}
 		}
@@ -597,6 +599,25 @@ func (s *hydrateStream) onFrame(t frame.FrameType, buf []byte) {
 		_, _ = s.OnReset(buf)
 		s.fail("the request was reset")
 	}
+}
+
+// answerClientRequest answers a route's request to the hydrate session's
+// client, which is the proxy itself and declares no capabilities: a ping
+// with an empty result (an upstream that pings to keep its session, as
+// go-sdk's KeepAlive does, would otherwise close it), anything else with
+// -32601, as the server kind answers for a client without the capability.
+// The answer goes to the proxy as a downstream's would, and on to the
+// route its id names.
+func (hy *hydrater) answerClientRequest(v mcp.McpClientRequestFlushEx, trace, auth int64) {
+	h := hy.c.h
+	if !v.HasID() || v.Start() > 0 {
+		return
+	}
+	if string(v.Method()) == "ping" {
+		h.answers.Open(h.id, hy.sid, v.ID(), false, []byte("{}"), trace, auth)
+		return
+	}
+	h.answers.Error(h.id, hy.sid, v.ID(), int(jsonrpc.CodeMethodNotFound), "Method not found", trace, auth)
 }
 
 // fail ends the stream and reports it: the session to sessionFailed, a
