@@ -164,3 +164,54 @@ func TestGatewayHeldRequestsOverflow(t *testing.T) {
 		assert.True(t, seen[i], "held request %d answered", i)
 	}
 }
+
+// TestGatewayHydrateKeepAlive: the cache's hydrate session holds an
+// upstream session of its own, whose client is the proxy. A go-sdk
+// upstream with KeepAlive pings that client and closes the session at the
+// first ping that fails; the proxy answers each ping, so the session
+// lives on, initialized once.
+func TestGatewayHydrateKeepAlive(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "up", Version: "1"}, &sdk.ServerOptions{KeepAlive: 100 * time.Millisecond})
+	sdk.AddTool(server, &sdk.Tool{Name: "ping", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *sdk.CallToolRequest, map[string]any) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{}, nil, nil
+		})
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	initializes, pongs := make(chan struct{}, 64), make(chan string, 64)
+	ln := listen(t)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			Method string           `json:"method"`
+			Result *json.RawMessage `json:"result"`
+			Error  *json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(body, &m) == nil {
+			switch {
+			case m.Method == "initialize":
+				initializes <- struct{}{}
+			case m.Method == "" && m.Result != nil:
+				pongs <- string(*m.Result)
+			case m.Method == "" && m.Error != nil:
+				pongs <- "error " + string(*m.Error)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mcpHandler.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	src := "  mcp1:\n    type: mcp\n    kind: proxy\n" +
+		"    options:\n      cache:\n        store: store0\n        ttl:\n          tools: PT1H\n" +
+		"    routes:\n      - exit: up0\n" +
+		"  up0:\n    type: mcp\n    kind: client\n    options:\n      server: http://" + ln.Addr().String() + "/mcp\n" +
+		"stores:\n  store0:\n    type: memory\n"
+	enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
+
+	tm := enginetest.NewTimer()
+	for range 3 {
+		assert.Equal(t, "{}", enginetest.ReceiveBy(t, tm, pongs, "the hydrate session's answer to a keepalive ping"))
+	}
+	assert.Len(t, initializes, 1, "the upstream session lived on")
+}
