@@ -295,7 +295,10 @@
 // with the JSON-RPC error -32603, rather than left waiting: its stream's
 // reply is gone, its params are past mcp.MaxNotification, or it came on
 // the GET stream of a worker's own session (a lifecycle without a session
-// id), which no one client owns. 2026-07-28 asks the client through
+// id), which no one client owns. A ping there is answered instead with an
+// empty result: it asks only whether the client is there, and an upstream
+// that pings to keep its session (go-sdk's KeepAlive) closes it at the
+// first ping that fails. 2026-07-28 asks the client through
 // input_required results instead: such a request from a stateless
 // upstream is refused with -32601 on a request's stream, and ignored on a
 // listen stream; one from a 2025 upstream on the stream of a request

@@ -1076,6 +1076,24 @@ func undelivered(params []byte) string {
 
 // postError answers a request the upstream sent its client with the
 // JSON-RPC error {code, message}.
+// refuseRequest answers a request the upstream sent on the GET stream of
+// a session no one client owns: a ping, which asks only whether the
+// client is there, with an empty result (the gateway is, and go-sdk's
+// KeepAlive closes a session whose ping fails), anything else with the
+// error {code, msg}. A request on a call's stream is never answered with
+// a result the client did not give (postError).
+func refuseRequest(h *handler, s *snapshot, id, method []byte, code int32, msg string) {
+	if string(method) != "ping" {
+		postError(h, s, id, code, msg)
+		return
+	}
+	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{}}`...)
+	h.scratch = b
+	postMessage(h, s, b)
+}
+
 func postError(h *handler, s *snapshot, id []byte, code int32, msg string) {
 	b := append(h.scratch[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)

@@ -300,6 +300,9 @@ type getUpstream struct {
 	conflicts int // GETs answered 409
 	held      bool
 	events    chan string
+	// answers, when not nil, gets each answer POSTed to the session: its
+	// id, then "result" and the result, or "error" and the code.
+	answers chan string
 }
 
 func (u *getUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -335,10 +338,20 @@ func (u *getUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	switch {
+	case req.Method == "" && u.answers != nil && req.Error != nil:
+		u.answers <- fmt.Sprintf("%s error %d", req.ID, req.Error.Code)
+	case req.Method == "" && u.answers != nil:
+		u.answers <- fmt.Sprintf("%s result %s", req.ID, req.Result)
 	}
 	switch req.Method {
 	case "initialize":
@@ -395,4 +408,28 @@ func TestNullLifecyclesShareGet(t *testing.T) {
 		t.Fatalf("the ended lifecycle got %s", ev)
 	default:
 	}
+}
+
+// TestNullSessionAnswersPing: the worker's shared session, which no one
+// client owns, has its GET stream read for lifecycles without a session
+// id. A ping the upstream sends there is answered with an empty result:
+// the gateway is there, and go-sdk's KeepAlive closes a session whose
+// ping fails, taking the shared GET stream with it. Any other request
+// there is refused -32603, as before.
+func TestNullSessionAnswersPing(t *testing.T) {
+	up := &getUpstream{events: make(chan string, 4), answers: make(chan string, 4)}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	clock := enginetest.NewClock()
+	d := startListenClient(t, srv.URL+"/mcp", uint16(mcp.McpCapabilitiesServerToolsListChanged), clock)
+	require.Contains(t, d.next(t), "begin caps=")
+	require.Eventually(t, func() bool { _, _, held := up.counts(); return held }, 5*time.Second, time.Millisecond, "the GET stream opens")
+
+	up.events <- `{"jsonrpc":"2.0","id":"k1","method":"ping"}`
+	up.events <- `{"jsonrpc":"2.0","id":"k2","method":"roots/list"}`
+	got := []string{
+		enginetest.Receive(t, up.answers, "an answer"),
+		enginetest.Receive(t, up.answers, "another answer"),
+	}
+	assert.ElementsMatch(t, []string{`"k1" result {}`, `"k2" error -32603`}, got)
 }

@@ -1126,7 +1126,8 @@ func (l *lifecycle) wants(bit mcp.McpCapabilities) bool {
 // stream: FLUSH McpClientRequestFlushEx on the lifecycle's reply. A
 // lifecycle without a session id shares the worker's upstream session
 // with others, so no one client is the one asked: the upstream is
-// answered with an error, as it is when the request cannot travel.
+// answered by refuseRequest (a ping with an empty result). A request that
+// cannot travel to the lifecycle's client is answered with an error.
 func (l *lifecycle) relayRequest(id, method, params []byte) {
 	if !l.null && l.ds.sendParts(flushClientRequest, id, method, params) {
 		return
@@ -1135,6 +1136,10 @@ func (l *lifecycle) relayRequest(id, method, params []byte) {
 	u.mu.Lock()
 	s := snapshot{u.gen, u.sessionID, u.version, u.stateless, u.caps}
 	u.mu.Unlock()
+	if l.null {
+		refuseRequest(l.h, &s, id, method, -32603, undelivered(params))
+		return
+	}
 	postError(l.h, &s, id, -32603, undelivered(params))
 }
 
