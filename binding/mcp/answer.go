@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/sluicehq/sluice/binding/internal/streams"
@@ -91,11 +90,7 @@ func (a *Answers) Open(exitID int64, sid, id []byte, isErr bool, data []byte, tr
 // Error answers id of session sid to exitID with the error {code,
 // message}, as Open does.
 func (a *Answers) Error(exitID int64, sid, id []byte, code int, message string, trace, auth int64) bool {
-	e := append(a.msg[:0], `{"code":`...)
-	e = strconv.AppendInt(e, int64(code), 10)
-	e = append(e, `,"message":`...)
-	e = jsonrpc.AppendString(e, message)
-	e = append(e, '}')
+	e := jsonrpc.AppendError(a.msg[:0], int64(code), message)
 	a.msg = e
 	return a.Open(exitID, sid, id, true, e, trace, auth)
 }

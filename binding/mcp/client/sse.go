@@ -95,7 +95,7 @@ func (r *bodyReader) next(b []byte, over bool) (int, []byte, error) {
 		}
 		r.state, r.end, rest = bodyHeld, start+n, b[n:]
 	}
-	if !jsonSpace(rest) {
+	if jsonrpc.SkipSpace(rest, 0) < len(rest) {
 		return len(b), nil, errTrailing
 	}
 	if r.state != bodyHeld || !over {
@@ -103,16 +103,6 @@ func (r *bodyReader) next(b []byte, over bool) (int, []byte, error) {
 	}
 	r.state = bodyGiven
 	return len(b), r.json[:r.end], nil
-}
-
-// jsonSpace reports whether b is JSON whitespace only.
-func jsonSpace(b []byte) bool {
-	for _, ch := range b {
-		if ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // message is one decoded JSON-RPC message: the raw bytes of its members,
