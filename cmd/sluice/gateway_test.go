@@ -321,3 +321,42 @@ func TestGatewayResumesUpstream(t *testing.T) {
 		assert.Equal(t, "after the cut", text(t, res))
 	}
 }
+
+// TestGatewayEverythingSyncsRoots: server-everything asks its client for
+// its roots on its own, 350 ms after the session's initialized (its
+// syncRoots), on its GET stream, and logs what it got. Through the
+// gateway the request reaches the Go SDK client, which answers it, and
+// the server's log message about the answer comes back to the client.
+func TestGatewayEverythingSyncsRoots(t *testing.T) {
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL}), port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	logs := make(chan string, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if s, ok := req.Params.Data.(string); ok {
+				select {
+				case logs <- s:
+				default:
+				}
+			}
+		},
+	})
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer session.Close()
+	for {
+		select {
+		case s := <-logs:
+			if strings.Contains(s, "root(s) received from client") {
+				assert.Equal(t, "Roots updated: 0 root(s) received from client", s)
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("server-everything never had the client's roots")
+		}
+	}
+}
