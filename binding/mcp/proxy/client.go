@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"strconv"
 
 	"github.com/sluicehq/sluice/binding/mcp"
@@ -178,8 +180,16 @@ func (h *Handler) refuseClientRequest(route int, sid []byte, sidNull bool, ext [
 		sid = nil
 	}
 	rt := &h.s.routes[route]
-	h.log.Warn("client request answered with an error: it cannot reach the client", "toolkit", rt.toolkit,
-		"session", string(sid), "method", string(v.Method()), "reason", why)
+	m := h.routeMetrics(route)
+	m.refused.Add(1)
+	level := slog.LevelDebug
+	if !m.refusedLogged {
+		// An upstream may keep asking a client that has gone: the first is
+		// a warning, the count tells the rest.
+		m.refusedLogged, level = true, slog.LevelWarn
+	}
+	h.log.Log(context.Background(), level, "client request answered with an error: it cannot reach the client",
+		"route", rt.label(), "session", string(sid), "method", string(v.Method()), "reason", why)
 	h.answers.Error(rt.exitID, sid, v.ID(), int(jsonrpc.CodeInternalError), why, trace, auth)
 }
 

@@ -354,7 +354,9 @@
 // and method too long for a frame, or once the downstream stream is over)
 // it answers itself with -32603 on a clientResponse stream of its own to
 // the route, as the server kind answers for a client it cannot reach
-// (mcp.Answers), so that the route's upstream hears at once.
+// (mcp.Answers), so that the route's upstream hears at once; each is
+// counted as mcp.proxy.client.refused{route}, and the first of a worker
+// logged as a warning.
 //
 // The client's answer is a stream of its own, BEGIN with McpBeginEx
 // clientResponse{sessionId, id, error, contentLength}, DATA the result or

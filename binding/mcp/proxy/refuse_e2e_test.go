@@ -123,7 +123,7 @@ func TestGatewayHeldRequestsOverflow(t *testing.T) {
 		"      - exit: b0\n        when:\n          - toolkit: b\n" +
 		"  a0:\n    type: mcp\n    kind: client\n    options:\n      server: http://" + a + "/mcp\n" +
 		"  b0:\n    type: mcp\n    kind: client\n    options:\n      server: http://" + b + "/mcp\n"
-	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
+	endpoint, e := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -163,6 +163,7 @@ func TestGatewayHeldRequestsOverflow(t *testing.T) {
 	for i := 1; i < asks; i++ {
 		assert.True(t, seen[i], "held request %d answered", i)
 	}
+	assert.Equal(t, int64(1), enginetest.Metric(e, "mcp1", "mcp.proxy.client.refused"), "the one the proxy answered, counted")
 }
 
 // TestGatewayHydrateKeepAlive: the cache's hydrate session holds an

@@ -179,6 +179,7 @@ const (
 	metricTimeouts    = "mcp.proxy.timeouts"
 	metricPartial     = "mcp.proxy.partial"
 	metricUnavailable = "mcp.proxy.unavailable"
+	metricRefused     = "mcp.proxy.client.refused"
 )
 
 func init() {
@@ -193,6 +194,11 @@ func init() {
 // routeMetrics are one route's counters on one worker.
 type routeMetrics struct {
 	timeouts, partial, unavailable *telemetry.Counter
+	// refused counts the route's requests to the client that the proxy
+	// answered itself (refuseClientRequest); refusedLogged is set once the
+	// worker has logged one at warning level, the rest going at debug.
+	refused       *telemetry.Counter
+	refusedLogged bool
 }
 
 // routeMetrics returns route's counters, looked up on first use.
@@ -206,6 +212,7 @@ func (h *Handler) routeMetrics(route int) *routeMetrics {
 				timeouts:    wm.Counter(metricTimeouts, labels),
 				partial:     wm.Counter(metricPartial, labels),
 				unavailable: wm.Counter(metricUnavailable, labels),
+				refused:     wm.Counter(metricRefused, labels),
 			}
 		}
 	}
