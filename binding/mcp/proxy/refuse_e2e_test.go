@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/sluicehq/sluice/binding/mcp/client"
+	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -164,6 +165,10 @@ func TestGatewayHeldRequestsOverflow(t *testing.T) {
 		assert.True(t, seen[i], "held request %d answered", i)
 	}
 	assert.Equal(t, int64(1), enginetest.Metric(e, "mcp1", "mcp.proxy.client.refused"), "the one the proxy answered, counted")
+	for _, m := range e.Telemetry().Gather() {
+		_, described := telemetry.LookupDescription(m.Name)
+		assert.True(t, described, "metric %s has a description (its HELP)", m.Name)
+	}
 }
 
 // TestGatewayHydrateKeepAlive: the cache's hydrate session holds an

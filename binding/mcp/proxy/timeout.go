@@ -189,6 +189,8 @@ func init() {
 		"The number of merged lists that left a route out.")
 	telemetry.Describe(metricUnavailable, telemetry.KindCounter, telemetry.UnitNone,
 		"The number of requests refused because the route is out of the session.")
+	telemetry.Describe(metricRefused, telemetry.KindCounter, telemetry.UnitNone,
+		"The number of a route's requests to the client that the proxy answered itself, the client being out of reach.")
 }
 
 // routeMetrics are one route's counters on one worker.
