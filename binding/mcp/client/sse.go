@@ -40,16 +40,18 @@ type bodyReader struct {
 	json  []byte // the JSON body so far
 	t     jsonrpc.Tracker
 	end   int   // where the JSON body's value ends in json, once complete
-	state uint8 // bodyHeld, bodyGiven
+	state uint8 // bodyReading, bodyHeld or bodyGiven
 }
 
+// The states of a JSON body, one after the other.
 const (
-	bodyHeld  uint8 = 1 << iota // the JSON body's value is complete
-	bodyGiven                   // … and was returned
+	bodyReading uint8 = iota // its value is not complete yet
+	bodyHeld                 // its value is complete, held until the body is over
+	bodyGiven                // … and was returned
 )
 
 func (r *bodyReader) reset(sse bool) {
-	r.sse, r.state, r.end = sse, 0, 0
+	r.sse, r.state, r.end = sse, bodyReading, 0
 	r.p.Reset()
 	r.p.Limit = maxMessage
 	r.json = r.json[:0]
@@ -80,7 +82,7 @@ func (r *bodyReader) next(b []byte, over bool) (int, []byte, error) {
 		return n, nil, nil
 	}
 	rest := b
-	if r.state == 0 {
+	if r.state == bodyReading {
 		if len(r.json)+len(b) > maxMessage {
 			return 0, nil, errTooLarge
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
@@ -224,7 +225,7 @@ func (s *session) unhold(r *clientRequest) {
 // hold keeps r, a request of the lifecycle, and its message msg until the
 // session's first GET stream opens (sendEarly), for earlyWait at most.
 func (h *server) hold(s *session, r *clientRequest, msg []byte) {
-	r.early = append(make([]byte, 0, len(msg)), msg...)
+	r.early = bytes.Clone(msg)
 	s.early = append(s.early, r)
 	if s.earlyTimer == 0 {
 		if s.earlyFn == nil {
