@@ -63,10 +63,11 @@ func TestConformanceThroughGateway(t *testing.T) {
 		})
 	}
 	// A 2025-era client and a dual-version upstream (2026-07-28 and
-	// 2025-11-25): the gateway's client kind discovers 2026-07-28 but gives
-	// each 2025 session a 2025 upstream session, so the era's
-	// session-scoped methods (logging/setLevel, resources/subscribe) work
-	// as they do directly.
+	// 2025-11-25): the gateway's client kind discovers 2026-07-28 and,
+	// since this upstream keeps no 2025 session (no session id), uses it
+	// at 2026-07-28 for the 2025 sessions too, keeping the era's
+	// session-scoped methods (logging/setLevel, resources/subscribe)
+	// working.
 	t.Run("0.2.0-alpha.12/2025-11-25/dual-version-upstream", func(t *testing.T) {
 		up := startGoEverything(t, 0, true)
 		conformance(t, true, up.URL, "conformance-dual-direct-baseline.yml", "--spec-version", "2025-11-25")

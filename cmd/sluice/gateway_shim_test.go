@@ -16,19 +16,28 @@ import (
 )
 
 // TestGatewayLegacyShim: a 2025-era client (a session) calls, through the
-// gateway, the go-sdk everything server run stateless (2026-07-28), whose
-// conformance tools answer input_required. The gateway's client kind
-// offers 2026-07-28 alone, as toward an upstream of that era only (one
-// that also serves 2025-11-25 gets a 2025 session per client session). The client never sees one: the
-// gateway's mcp server asks it each embedded request (elicitation,
-// sampling, roots) as a real request of its session, and retries the call
-// upstream with the answers and the requestState until the tool's final
-// result, which the client gets as the answer to its call.
+// gateway, the go-sdk everything server run stateless, whose conformance
+// tools answer input_required at 2026-07-28. The gateway's client kind
+// offers 2026-07-28 alone, as toward an upstream of that era only, or
+// 2026-07-28 and 2025-11-25: this upstream serves both, but answers
+// initialize without a session id, so it keeps no 2025 session and the
+// client kind uses it at 2026-07-28 all the same. The client never sees
+// input_required: the gateway's mcp server asks it each embedded request
+// (elicitation, sampling, roots) as a real request of its session, and
+// retries the call upstream with the answers and the requestState until
+// the tool's final result, which the client gets as the answer to its
+// call.
 func TestGatewayLegacyShim(t *testing.T) {
+	for _, versions := range []string{"[2026-07-28]", "[2026-07-28, 2025-11-25]"} {
+		t.Run("versions="+versions, func(t *testing.T) { legacyShim(t, versions) })
+	}
+}
+
+func legacyShim(t *testing.T, versions string) {
 	goUp := startGoEverything(t, 0, true)
 	port := freePort(t)
 	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{
-		Toolkit: "everything", Upstream: goUp.URL, Versions: "[2026-07-28]",
+		Toolkit: "everything", Upstream: goUp.URL, Versions: versions,
 	}), port, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -53,6 +62,8 @@ func TestGatewayLegacyShim(t *testing.T) {
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		},
+		//lint:ignore SA1019 a 2025-era client's log messages
+		LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { note("log") },
 		// Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but are
 		// what a 2025-era client answers, which this test is about.
 		//lint:ignore SA1019 a 2025-era client's sampling handler
@@ -134,6 +145,34 @@ func TestGatewayLegacyShim(t *testing.T) {
 		for _, member := range []string{"resultType", "ttlMs", "cacheScope", "io.modelcontextprotocol/serverInfo"} {
 			assert.NotContains(t, got, member)
 		}
+	})
+
+	// The session's logging/setLevel works too: the gateway keeps the level
+	// and sends it with each later request, without which the upstream
+	// logs nothing at 2026-07-28.
+	t.Run("logging/setLevel", func(t *testing.T) {
+		logs := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			n := 0
+			for _, a := range asked {
+				if a == "log" {
+					n++
+				}
+			}
+			return n
+		}
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "test_tool_with_logging"})
+		require.NoError(t, err)
+		assert.Equal(t, "Tool with logging executed successfully", text(res))
+		assert.Zero(t, logs(), "log messages before logging/setLevel")
+		//lint:ignore SA1019 a 2025-era client's log level
+		require.NoError(t, session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}))
+		res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "test_tool_with_logging"})
+		require.NoError(t, err)
+		assert.Equal(t, "Tool with logging executed successfully", text(res))
+		// The client may hand a notification to its handler after the answer.
+		assert.Eventually(t, func() bool { return logs() > 0 }, 10*time.Second, 10*time.Millisecond, "log messages after logging/setLevel")
 	})
 }
 

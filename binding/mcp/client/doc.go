@@ -77,10 +77,15 @@
 //     resources/subscribe and unsubscribe, requests to the client on the
 //     GET stream) have no 2026-07-28 equivalent the gateway could
 //     translate them to without losing one; requests without a session
-//     id use the upstream statelessly. Toward an upstream of 2026-07-28
-//     alone, a session's logging/setLevel is answered by the client kind,
-//     which keeps the level and sends it as every later request's _meta
-//     logLevel; a 2026-07-28 downstream's own logLevel goes through. Its
+//     id use the upstream statelessly. An upstream that answers that
+//     initialize without a session id keeps no 2025 session (go-sdk's
+//     stateless servers): it could never ask the client anything, so the
+//     session uses it at 2026-07-28 after all, where its input_required
+//     results reach the server kind's shim, and the binding's later
+//     sessions do so without initializing. Toward an upstream of
+//     2026-07-28 alone (or used so), a session's logging/setLevel is
+//     answered by the client kind, which keeps the level and sends it as
+//     every later request's _meta logLevel; a 2026-07-28 downstream's own logLevel goes through. Its
 //     resources/subscribe and unsubscribe are answered too: the session
 //     keeps the uris (at most 256) and opens its subscriptions/listen
 //     stream again with them as resourceSubscriptions.

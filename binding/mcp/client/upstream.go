@@ -263,6 +263,11 @@ type initOp struct {
 	errMsg    string
 	// legacyServed: server/discover listed the legacy version as well.
 	legacyServed bool
+	// served2026: discovery told that the upstream serves 2026-07-28
+	// statelessly, with capabilities caps2026, while this op initializes
+	// a 2025 session with it.
+	served2026 bool
+	caps2026   uint16
 }
 
 const (
@@ -282,6 +287,7 @@ func startInit(h *handler, u *upstream) {
 	case h.s.stateless && disc == 0:
 		op.post(stepDiscover)
 	case h.s.stateless && disc == 1 && legacy && u.key != "":
+		op.served2026, op.caps2026 = true, caps
 		op.initialize()
 	case h.s.stateless && disc == 1:
 		op.stateless, op.version, op.caps = true, v20260728, caps
@@ -459,6 +465,7 @@ func (op *initOp) closeStep(failed bool) {
 		}
 		// A 2025-era downstream session speaks 2025 to an upstream that
 		// serves it, so that its session-scoped methods keep working.
+		op.served2026, op.caps2026 = op.stateless, op.caps
 		op.stateless, op.version, op.caps = false, "", 0
 		op.initialize()
 	case stepInitialize:
@@ -469,12 +476,31 @@ func (op *initOp) closeStep(failed bool) {
 			op.fail("Upstream unreachable at " + op.h.s.authority)
 		case !op.done || op.status != 200:
 			op.fail("Upstream refused initialize with HTTP status " + strconv.Itoa(op.status))
+		case op.served2026 && op.sessionID == "":
+			op.statelessLegacy()
 		default:
 			op.post(stepInitialized)
 		}
 	case stepInitialized:
 		op.u.ready(op)
 	}
+}
+
+// statelessLegacy serves a 2025-era session at 2026-07-28 after all: the
+// upstream answered its initialize without a session id, so it keeps no
+// 2025 session and could never ask the session's client anything (go-sdk's
+// stateless servers fail such requests), while at 2026-07-28 it returns
+// input_required results, which the server kind's shim turns into requests
+// to the client. The session's logging/setLevel and resources/subscribe
+// are then served as toward a 2026-07-28-only upstream, and the binding's
+// later sessions skip the initialize.
+func (op *initOp) statelessLegacy() {
+	sh := op.h.sh
+	sh.mu.Lock()
+	sh.legacyServed = false
+	sh.mu.Unlock()
+	op.stateless, op.version, op.caps = true, v20260728, op.caps2026
+	op.u.ready(op)
 }
 
 func (op *initOp) fail(msg string) {
