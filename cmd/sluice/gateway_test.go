@@ -361,3 +361,31 @@ func TestGatewayEverythingSyncsRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayEverythingRootsStateless: a 2026-07-28 client has no session
+// for server-everything (2025 only) to ask, so its calls go through the
+// worker's own upstream session, which declares every client capability.
+// get-roots-list asks that session's client for its roots on the GET
+// stream, not on the call's, and the TypeScript SDK drops a request when
+// no GET stream is open and waits its full 60 s for the answer. The
+// gateway keeps the worker session's GET stream open and refuses such a
+// request at once (no one client is the one asked), so the tool answers
+// without the roots instead of the call hanging.
+func TestGatewayEverythingRootsStateless(t *testing.T) {
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "", gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL}), port, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	require.NoError(t, err)
+	defer session.Close()
+	for range 2 {
+		// One route: its names go unprefixed.
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "get-roots-list"})
+		require.NoError(t, err, "the call must not wait out the upstream's 60 s")
+		assert.Contains(t, text(t, res), "no roots are currently configured")
+	}
+}

@@ -67,7 +67,8 @@ func (h *harness) failed() bool {
 
 // fakeHTTP answers every request stream as an upstream MCP server behind
 // the http client would: initialize with a session, notifications with
-// 202, any request with a JSON result carrying its id.
+// 202, any request with a JSON result carrying its id, and a GET (no
+// body) with 405.
 type fakeHTTP struct {
 	w        *engine.Worker
 	httpType int32
@@ -109,6 +110,8 @@ type httpStream struct {
 	endB   frame.EndBuilder
 	winB   frame.WindowBuilder
 	exB    httpb.HttpBeginExBuilder
+	ex     httpb.HttpBeginEx
+	hd     httpb.HttpHeader
 }
 
 var (
@@ -125,6 +128,9 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	case t == frame.FrameBegin && id == s.InitialID:
 		n, _ := enginetest.Window(&s.winB, s.buf, enginetest.Head{OriginID: s.Origin, RoutedID: s.Routed, StreamID: s.InitialID, Max: 8192})
 		_ = s.f.w.Send(frame.FrameWindow, s.buf[:n])
+		if s.isGet(buf) {
+			s.respond() // 405: no event stream here
+		}
 	case t == frame.FrameData && id == s.InitialID:
 		if s.d.TryWrap(buf, 0, len(buf)) {
 			s.body = append(s.body, s.d.Payload()...)
@@ -142,6 +148,29 @@ func (s *httpStream) handle(t frame.FrameType, buf []byte) {
 	}
 }
 
+// isGet reports whether the request BEGIN in buf is a GET.
+func (s *httpStream) isGet(buf []byte) bool {
+	var b frame.Begin
+	if !b.TryWrap(buf, 0, len(buf)) {
+		return false
+	}
+	ext := b.Extension()
+	if !s.ex.TryWrap(ext, 0, len(ext)) {
+		return false
+	}
+	c := s.ex.Headers().Cursor()
+	for {
+		hb, off, limit, ok := c.Peek()
+		if !ok || s.hd.Wrap(hb, off, limit) != nil {
+			return false
+		}
+		c.Advance(s.hd.Limit())
+		if string(s.hd.Name()) == ":method" {
+			return string(s.hd.Value()) == "GET"
+		}
+	}
+}
+
 // respond opens the response head once the body is in.
 func (s *httpStream) respond() {
 	if s.answered {
@@ -150,7 +179,9 @@ func (s *httpStream) respond() {
 	s.answered = true
 	status := "200"
 	r := s.respBuf[:0]
-	if i := bytes.Index(s.body, idKey); i < 0 {
+	if i := bytes.Index(s.body, idKey); len(s.body) == 0 {
+		status = "405"
+	} else if i < 0 {
 		status = "202"
 	} else {
 		j := i + len(idKey)

@@ -403,9 +403,9 @@ type handler struct {
 
 	// null is this worker's upstream for requests without a session id.
 	null *upstream
-	// nullGet is the GET stream of null's session, which the lifecycles
-	// without a session id that subscribed to list changes (nullLs)
-	// share (upstream.go's joinNullGet).
+	// nullGet is the GET stream of null's session, open while it lives,
+	// which the lifecycles without a session id that subscribed to list
+	// changes (nullLs) share (upstream.go's openNullGet).
 	nullGet *getStream
 	nullLs  []*lifecycle
 	// npending counts the pending calls this worker holds (reverse.go).

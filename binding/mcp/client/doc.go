@@ -136,9 +136,18 @@
 //     session. With subscriptions it stays open and relays those list
 //     changes: from its own listen on a stateless upstream, else from the
 //     GET stream of the worker's session, filtered to the bits asked for.
-//     That GET stream is one per worker, shared by every such lifecycle
-//     and kept open once opened, since an upstream allows one per session
-//     (go-sdk answers a second 409, which is retried on the backoff).
+//     That GET stream is one per worker, shared by every such lifecycle,
+//     since an upstream allows one per session (go-sdk answers a second
+//     409, which is retried on the backoff). It opens with the session:
+//     the session is ready once the stream's response has come (or failed,
+//     or the timeout passed), and the stream stays open while the session
+//     lives. An upstream sends there the requests to its client that
+//     belong to no call (the TypeScript SDK does, for one made without a
+//     related request, as server-everything's roots sync is); no one client
+//     of the session is the one asked, so each is answered at once, a ping
+//     with an empty result and anything else with -32603. With no GET
+//     stream open, the TypeScript SDK would drop the request and wait out
+//     its 60 s timeout for the answer, and so would the call that made it.
 //
 // Requests without a session id (stateless 2026-07-28 downstreams) use a
 // per-worker upstream session, created on first use, or none when the

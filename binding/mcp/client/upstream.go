@@ -268,6 +268,9 @@ type initOp struct {
 	// a 2025 session with it.
 	served2026 bool
 	caps2026   uint16
+	// getWait: the op waits for the GET stream of the worker's own
+	// session to open before the session is ready (awaitGet).
+	getWait bool
 }
 
 const (
@@ -482,8 +485,48 @@ func (op *initOp) closeStep(failed bool) {
 			op.post(stepInitialized)
 		}
 	case stepInitialized:
+		if op.u.key == "" && op.sessionID != "" {
+			op.awaitGet()
+			return
+		}
 		op.u.ready(op)
 	}
+}
+
+// awaitGet opens the GET stream of the worker's own session (the one
+// requests without a session id use) and makes the session ready once
+// the stream's response has come, or failed, or getOpenWait has passed
+// (an upstream may hold a GET's head back until its first event). An upstream sends on that stream the requests to its
+// client that belong to no call (the TypeScript SDK does, for one made
+// without a related request); with no GET stream open yet, the
+// TypeScript SDK drops such a request and waits out its timeout for the
+// answer, and so would the first call, sent the moment the session was
+// ready, that made one.
+func (op *initOp) awaitGet() {
+	h := op.h
+	op.getWait = true
+	op.timer = h.w.TimerAt(h.w.Now().Add(min(getOpenWait, h.s.timeout)), op.getTimeout)
+	h.openNullGet(op)
+}
+
+// getOpenWait bounds how long the worker's own session waits for its GET
+// stream to open before it serves requests all the same.
+const getOpenWait = 2 * time.Second
+
+func (op *initOp) getTimeout() {
+	op.timer = 0
+	op.getOpened()
+}
+
+// getOpened makes the session ready, once, when its GET stream's wait is
+// over.
+func (op *initOp) getOpened() {
+	if !op.getWait {
+		return
+	}
+	op.getWait = false
+	op.h.w.Disarm(&op.timer)
+	op.u.ready(op)
 }
 
 // statelessLegacy serves a 2025-era session at 2026-07-28 after all: the
@@ -757,19 +800,36 @@ func (l *lifecycle) onReady() {
 // list changes read them from the GET stream of the worker's upstream
 // session, which every such lifecycle of the worker shares: an upstream
 // allows one GET stream per session (go-sdk answers another 409), so one
-// per lifecycle would leave all but the first without their changes. The
-// stream stays open once opened, while the session lives, so that a
-// listen that comes later does not wait for (or race) a new one.
+// per lifecycle would leave all but the first without their changes.
 func (l *lifecycle) joinNullGet() {
-	h := l.h
-	h.nullLs = append(h.nullLs, l)
+	l.h.nullLs = append(l.h.nullLs, l)
+	l.h.openNullGet(nil)
+}
+
+// openNullGet opens the GET stream of the worker's upstream session
+// unless it is open, opening or waiting to reopen. The session's
+// initialize opens it (op, whose session is not ready yet: see
+// awaitGet), and it stays open while the session lives, so that the
+// upstream's requests to the client reach the gateway, which refuses
+// them at once (no one client of the session is the one asked), and so
+// that a listen that comes later does not wait for (or race) a new one.
+func (h *handler) openNullGet(op *initOp) {
 	if g := h.nullGet; g != nil && !g.stopped && (g.c != nil || g.timer != 0) {
-		return // open, opening or waiting to reopen
+		if op != nil {
+			g.stop() // a stream of the session before, which this one replaces
+		} else {
+			return
+		}
 	}
-	g := &getStream{l: l, shared: true}
+	g := &getStream{l: &lifecycle{h: h, u: h.nullUpstream(), null: true}, shared: true}
 	g.reopenFn = g.reopen
 	h.nullGet = g
-	g.open()
+	if op == nil {
+		g.open()
+		return
+	}
+	g.opened = op.getOpened
+	g.openSession(op.sessionID, op.version)
 }
 
 // leaveNullGet takes an ending lifecycle off the shared GET stream's.
@@ -869,7 +929,6 @@ type getStream struct {
 	c        *call
 	rd       bodyReader
 	lastID   []byte
-	gen      uint64
 	attempts int
 	timer    int64
 	stopped  bool
@@ -880,9 +939,12 @@ type getStream struct {
 	// a GET.
 	listen bool
 	subs   uint16
+	// opened, when set, is told once that the stream's response came or
+	// that it failed first (awaitGet).
+	opened func()
 	// shared: the worker's session's GET stream, which the lifecycles
-	// without a session id share (joinNullGet); l is the one that opened
-	// it, whose handler and upstream they all have.
+	// without a session id share (joinNullGet); l is a lifecycle of its
+	// own, without a downstream, whose handler and upstream they all have.
 	shared bool
 }
 
@@ -970,27 +1032,44 @@ func (g *getStream) open() {
 		g.postListen()
 		return
 	}
-	l := g.l
-	u := l.u
+	u := g.l.u
 	u.mu.Lock()
-	state, sid, ver, gen := u.state, u.sessionID, u.version, u.gen
+	state, sid, ver := u.state, u.sessionID, u.version
 	u.mu.Unlock()
 	if state != upReady || sid == "" {
+		g.tellOpened()
 		return
 	}
-	g.gen, g.status = gen, 0
-	g.c = l.h.newCall(g)
+	g.openSession(sid, ver)
+}
+
+// openSession GETs the event stream of session sid.
+func (g *getStream) openSession(sid, ver string) {
+	h := g.l.h
+	g.status = 0
+	g.c = h.newCall(g)
 	rh := reqHead{method: "GET", sessionID: sid, version: ver}
 	if len(g.lastID) > 0 {
 		rh.lastEventID = g.lastID
 	}
-	if !g.c.open(&rh, l.h.w.SupplyTraceID()) {
+	if !g.c.open(&rh, h.w.SupplyTraceID()) {
 		g.c = nil
+		g.tellOpened()
 		g.retry()
 	}
 }
 
+// tellOpened tells the one waiting for the stream to open (opened) that
+// the wait is over.
+func (g *getStream) tellOpened() {
+	if fn := g.opened; fn != nil {
+		g.opened = nil
+		fn()
+	}
+}
+
 func (g *getStream) stop() {
+	g.tellOpened()
 	g.stopped = true
 	g.l.h.w.Disarm(&g.timer)
 	abortCall(&g.c)
@@ -1011,6 +1090,7 @@ func (g *getStream) retry() {
 }
 
 func (g *getStream) onResponse(c *call, status int) {
+	g.tellOpened()
 	g.status = status
 	sse := g.l.h.resp.sse
 	g.rd.reset(sse)
@@ -1098,6 +1178,7 @@ func (g *getStream) onBody(c *call, p []byte) {
 }
 
 func (g *getStream) onClose(c *call, failed bool) {
+	g.tellOpened()
 	if ownedCall(&g.c, c) {
 		g.retry()
 	}
