@@ -354,9 +354,7 @@ func serveUpstreamConns(t testing.TB, closeEach bool, handle func(w http.Respons
 		msg := string(body)
 		id := between(msg, `"id":`, `,`)
 		if strings.Contains(msg, `"method":"initialize"`) {
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
+			answerInitialize(w, id, "s1")
 			return
 		}
 		handle(w, r, msg, id)
@@ -377,6 +375,16 @@ func serveUpstreamConns(t testing.TB, closeEach bool, handle func(w http.Respons
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return "http://" + l.Addr().String() + "/mcp"
+}
+
+// answerInitialize answers initialize as a 2025-11-25 upstream with tools,
+// giving the session id sid ("": none, as a stateless upstream).
+func answerInitialize(w http.ResponseWriter, id, sid string) {
+	if sid != "" {
+		w.Header().Set("Mcp-Session-Id", sid)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
 }
 
 // hangUp closes the connection of w without a response.

@@ -3,8 +3,6 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestDualUpstreamSessions: an upstream whose server/discover lists
@@ -26,45 +23,32 @@ func TestDualUpstreamSessions(t *testing.T) {
 		t.Run(fmt.Sprintf("session=%v", withSession), func(t *testing.T) {
 			var mu sync.Mutex
 			var seen []string // per request: method, session id, Mcp-Method header
-			mux := http.NewServeMux()
-			mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			server := serveGetUpstream(t, func(w http.ResponseWriter, r *http.Request, msg, id string) {
 				if r.Method != http.MethodPost {
 					w.WriteHeader(http.StatusMethodNotAllowed)
 					return
 				}
-				body, _ := io.ReadAll(r.Body)
-				msg := string(body)
 				method := between(msg, `"method":"`, `"`)
-				id := between(msg, `"id":`, `,`)
 				mu.Lock()
 				seen = append(seen, method+" sid="+r.Header.Get("Mcp-Session-Id")+" m="+r.Header.Get("Mcp-Method"))
 				mu.Unlock()
-				w.Header().Set("Content-Type", "application/json")
 				switch method {
 				case "server/discover":
+					w.Header().Set("Content-Type", "application/json")
 					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{}},"serverInfo":{"name":"dual","version":"1"}}}`, id)
 				case "initialize":
+					sid := ""
 					if withSession {
-						w.Header().Set("Mcp-Session-Id", "s1")
+						sid = "s1"
 					}
-					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"dual","version":"1"}}}`, id)
+					answerInitialize(w, id, sid)
 				case "tools/call":
 					answerOK(w, id)
 				default:
-					if id == "" {
-						w.WriteHeader(http.StatusAccepted)
-						return
-					}
-					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
+					w.WriteHeader(http.StatusAccepted)
 				}
 			})
-			srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			go func() { _ = srv.Serve(l) }()
-			t.Cleanup(func() { _ = srv.Close() })
-
-			endpoint := startGateway(t, "http://"+l.Addr().String()+"/mcp", "      versions: [2026-07-28, 2025-11-25]\n")
+			endpoint := startGateway(t, server, "      versions: [2026-07-28, 2025-11-25]\n")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			for range 2 {

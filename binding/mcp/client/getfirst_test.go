@@ -54,6 +54,8 @@ func TestNullSessionGetFirst(t *testing.T) {
 					w.WriteHeader(http.StatusOK)
 					w.(http.Flusher).Flush()
 					<-r.Context().Done()
+				case strings.Contains(msg, `"method":"initialize"`):
+					answerInitialize(w, id, "s1")
 				case strings.Contains(msg, `"method":"tools/call"`):
 					note("tools/call")
 					called <- struct{}{}
@@ -109,20 +111,14 @@ func TestNullSessionGetFirst(t *testing.T) {
 	}
 }
 
-// serveGetUpstream is serveUpstream whose handle gets GETs too.
+// serveGetUpstream serves handle, GETs included, at the URL it returns;
+// msg is a POST's body, id its JSON-RPC id.
 func serveGetUpstream(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, msg, id string)) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		msg := string(body)
-		id := between(msg, `"id":`, `,`)
-		if strings.Contains(msg, `"method":"initialize"`) {
-			w.Header().Set("Mcp-Session-Id", "s1")
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"tiny","version":"1"}}}`, id)
-			return
-		}
-		handle(w, r, msg, id)
+		handle(w, r, msg, between(msg, `"id":`, `,`))
 	}))
 	// After the engine has stopped (cleanups run last first), which ends
 	// the GET stream the server waits on.
