@@ -97,7 +97,8 @@ func FuzzGatewayUpstream(f *testing.F) {
 // route's list. Every tool the client sees carries the prefix, however it
 // reads a name given twice; and a plain list (tools, each an object with
 // a string name, and nothing else) reaches the client with each name
-// prefixed and the rest of each tool as the route wrote it.
+// prefixed and the rest of each tool as the route wrote it, but for a
+// tool whose name an earlier one has, which is left out.
 func FuzzProxyUpstreamList(f *testing.F) {
 	for _, s := range []struct {
 		status uint8
@@ -132,10 +133,18 @@ func FuzzProxyUpstreamList(f *testing.F) {
 		}
 		if want, ok := plainResult(upBody, r.upstreamID()); ok {
 			if tools, ok := plainTools(want); ok {
-				prefixed := make([]any, len(tools))
-				for i, tool := range tools {
-					tool["name"] = "up__" + tool["name"].(string)
-					prefixed[i] = tool
+				// A name an earlier tool has is left out: the first is the
+				// one a call reaches.
+				prefixed := make([]any, 0, len(tools))
+				seen := map[string]bool{}
+				for _, tool := range tools {
+					name := tool["name"].(string)
+					if seen[name] {
+						continue
+					}
+					seen[name] = true
+					tool["name"] = "up__" + name
+					prefixed = append(prefixed, tool)
 				}
 				require.Equal(t, map[string]any{"tools": prefixed}, reply["result"], "upstream answered %q", body)
 			}
