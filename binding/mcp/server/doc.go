@@ -391,8 +391,26 @@
 // agreed kind becomes notifications/<kind>/list_changed, and any other
 // FLUSH is dropped. The HTTP client leaving ENDs the lifecycle; the
 // application ENDing it ends the stream with the SubscriptionsListenResult
-// as its last event. Resource-URI subscriptions
-// (notifications.resourceSubscriptions) are not taken.
+// as its last event. A member of notifications given twice is 400 -32602.
+//
+// Resource-URI subscriptions (notifications.resourceSubscriptions, an
+// array of uri strings: at most 256, each at most 2048 bytes, each taken
+// once; anything else 400 -32602) give the listen's lifecycle a session id
+// of its own, minted as a session's is but never one of the server's
+// sessions. When the application's reply has SERVER_RESOURCES_SUBSCRIBE,
+// the server opens a resourcesSubscribe request stream per uri with that
+// id (or the one the reply names), params {"uri":…}; the uris it answers
+// without the ERROR outcome within inactivity.timeout are agreed, the
+// others are given up (their reply RESET). The acknowledgement waits for
+// them and names the agreed uris as resourceSubscriptions, and a FLUSH
+// resourcesUpdated{uri} for one of them becomes
+// notifications/resources/updated {uri, _meta subscriptionId}. What the
+// application sends before the acknowledgement (it may overtake the
+// subscriptions' answers) follows it, for what is agreed. Behind the
+// proxy and the mcp client, a 2026-07-28 upstream gets the uris in the
+// client kind's own subscriptions/listen, and a 2025 one as
+// resources/subscribe in an upstream session of the listen's own, whose
+// GET stream brings the updates; the listen's END ends it.
 //
 // # Request streams
 //

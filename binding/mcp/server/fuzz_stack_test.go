@@ -35,6 +35,7 @@ func FuzzStack(f *testing.F) {
 		`{"a":`,
 		"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"x\xff\"}",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["a:b","a:b"],"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
 	} {
 		f.Add(false, "", "", []byte(body))
 		f.Add(true, "tools/call", "echo", []byte(body))

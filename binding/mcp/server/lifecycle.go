@@ -186,7 +186,7 @@ func (lc *lifecycle) established(caps uint16, sid []byte) {
 	s := lc.s
 	if lc.state&lcListen != 0 {
 		if l := lc.listener(); l != nil {
-			l.established(caps)
+			l.established(caps, sid)
 			l.p.release()
 		} else {
 			lc.end() // the client left while the application answered

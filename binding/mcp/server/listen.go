@@ -1,8 +1,14 @@
 package server
 
 import (
+	"bytes"
+	"slices"
+
+	"github.com/sluicehq/sluice/binding/internal/streams"
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine"
+	"github.com/sluicehq/sluice/engine/frame"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
 
@@ -13,7 +19,18 @@ import (
 // capability bits and the list_changed notifications it asked for; the
 // application's reply says which of them it can send (its capability
 // bits), and those are the ones agreed. Resource-URI subscriptions
-// (notifications.resourceSubscriptions) are not taken.
+// (notifications.resourceSubscriptions) give the lifecycle a session id
+// of its own, minted as a session's is but never a session of the
+// server's, and become one resources/subscribe request stream each with
+// that id once the application's reply says it takes subscriptions: the
+// uris whose request it answers (not with the ERROR outcome) are the ones
+// agreed, and its FLUSH resourcesUpdated{uri} for one of them becomes
+// notifications/resources/updated on the stream. So an application
+// serves a listen's subscriptions as it serves a session's: the proxy
+// routes each uri to its route, and the mcp client subscribes upstream,
+// in a 2025 session of the listen's own or on its own listen toward a
+// 2026-07-28 upstream. The lifecycle's END, when the listen ends, ends
+// them all.
 
 // listen is a subscriptions/listen, the role its POST (p) takes: the
 // lifecycle stream it opened (lc, until either side ends it) and the
@@ -23,12 +40,42 @@ type listen struct {
 	p    *post
 	lc   *lifecycle
 	subs uint16
+	// uris are the resource uris asked for (resourceSubscriptions), each
+	// once, as their JSON strings; agreed[i] is set once the
+	// application has subscribed uris[i]. sid is the lifecycle's session
+	// id, which the subscribe streams carry; waiting counts those still
+	// under way, and rsubs are they.
+	uris    [][]byte
+	agreed  []bool
+	sid     []byte
+	waiting int
+	rsubs   []*resourceSub
+	// early notes what the application sent before the acknowledgement
+	// (its FLUSHes may overtake the answers to the subscriptions): the
+	// list_changed bits, and in earlyURIs[i] an update of uris[i]. They
+	// follow the acknowledgement, for what is agreed.
+	early     uint16
+	earlyURIs []bool
+	// timer bounds the wait for the subscriptions' answers:
+	// inactivity.timeout, as for the application's other answers.
+	timer  int64
+	timeFn func()
 }
+
+// maxListenResources bounds the resource uris one listen subscribes to,
+// and maxListenURI each uri's length.
+const (
+	maxListenResources = 256
+	maxListenURI       = 2048
+)
 
 // recycle puts the listen on the free list: its POST is done with it.
 func (l *listen) recycle() {
 	h := l.p.h
-	*l = listen{}
+	uris, agreed, rsubs, early, timeFn := l.uris[:0], l.agreed[:0], l.rsubs[:0], l.earlyURIs[:0], l.timeFn
+	clear(uris[:cap(uris)])
+	clear(rsubs[:cap(rsubs)])
+	*l = listen{uris: uris, agreed: agreed, rsubs: rsubs, earlyURIs: early, timeFn: timeFn}
 	h.listens = append(h.listens, l)
 }
 
@@ -42,29 +89,77 @@ func (p *post) listen(params, caps []byte) {
 		p.rpcError(codeInvalidParams, "Invalid params: missing required 'notifications' field")
 		return
 	}
-	var subs uint16
-	for m, i, ok := jsonrpc.NextField(n, 0); ok; m, i, ok = jsonrpc.NextField(n, i) {
-		if string(m.Value) != "true" {
-			continue
-		}
-		for _, k := range mcp.ListChanges() {
-			if jsonrpc.KeyIs(m.Key, k.Listen) {
-				subs |= uint16(k.Bit)
-			}
-		}
+	// A member given twice reads two ways ("true" first or last): refused.
+	if dup := dupMember(n, listenKeys...); dup != "" {
+		p.duplicate(codeInvalidParams, dup)
+		return
 	}
 	l := freelist.Pop(&h.listens)
 	if l == nil {
 		l = new(listen)
 	}
-	l.p, l.subs = p, subs
-	l.lc = h.openLifecycle(nil, p, nil, clientCapabilities(caps), subs, true)
+	l.p = p
+	for m, i, ok := jsonrpc.NextField(n, 0); ok; m, i, ok = jsonrpc.NextField(n, i) {
+		if jsonrpc.KeyIs(m.Key, "resourceSubscriptions") {
+			if msg := l.takeURIs(m.Value); msg != "" {
+				l.recycle()
+				p.rpcError(codeInvalidParams, msg)
+				return
+			}
+			continue
+		}
+		if string(m.Value) != "true" {
+			continue
+		}
+		for _, k := range mcp.ListChanges() {
+			if jsonrpc.KeyIs(m.Key, k.Listen) {
+				l.subs |= uint16(k.Bit)
+			}
+		}
+	}
+	if len(l.uris) > 0 {
+		l.sid = []byte(h.table.newID())
+	}
+	l.lc = h.openLifecycle(nil, p, l.sid, clientCapabilities(caps), l.subs, true)
 	if l.lc == nil {
 		l.recycle()
 		p.rpcError(codeInternalError, "Internal error")
 		return
 	}
 	p.ls = l
+}
+
+// listenKeys are the members of a listen's notifications the server reads.
+var listenKeys = []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged", "resourceSubscriptions"}
+
+// takeURIs takes resourceSubscriptions, an array of uri strings, each
+// once, and returns why it cannot ("" when it can).
+func (l *listen) takeURIs(v []byte) string {
+	if len(v) == 0 || v[0] != '[' {
+		return "Invalid params: resourceSubscriptions must be an array of strings"
+	}
+	for e, i, ok := jsonrpc.NextElement(v, 0); ok; e, i, ok = jsonrpc.NextElement(v, i) {
+		if !isString(e) {
+			return "Invalid params: resourceSubscriptions must be an array of strings"
+		}
+		uri, err := jsonrpc.Unquote(nil, e)
+		switch {
+		case err != nil:
+			return "Invalid params: resourceSubscriptions must be an array of strings"
+		case len(uri) == 0 || len(uri) > maxListenURI:
+			return "Invalid params: a resource uri is empty or too long"
+		}
+		if slices.ContainsFunc(l.uris, func(u []byte) bool { return bytes.Equal(u, uri) }) {
+			continue
+		}
+		if len(l.uris) == maxListenResources {
+			return "Invalid params: too many resourceSubscriptions"
+		}
+		l.uris = append(l.uris, uri)
+		l.agreed = append(l.agreed, false)
+		l.earlyURIs = append(l.earlyURIs, false)
+	}
+	return ""
 }
 
 // listener returns the subscriptions/listen the lifecycle still belongs
@@ -81,15 +176,52 @@ func (lc *lifecycle) listener() *listen {
 // once, its result the answer; otherwise the response becomes an event
 // stream that opens with the acknowledgement (SEP-2575: "MUST be the
 // first message").
-func (l *listen) established(caps uint16) {
+func (l *listen) established(caps uint16, sid []byte) {
 	p := l.p
-	h := p.h
 	l.subs &= caps & capListChanged
 	if p.replyOver() {
 		l.end()
 		return
 	}
-	if l.subs == 0 {
+	if len(sid) > 0 {
+		l.sid = append(l.sid[:0], sid...) // the id the application's streams of it carry
+	}
+	if len(l.uris) > 0 && caps&uint16(mcp.McpCapabilitiesServerResourcesSubscribe) != 0 {
+		for i := range l.uris {
+			rs := l.subscribe(i)
+			if rs == nil {
+				break
+			}
+			l.rsubs = append(l.rsubs, rs)
+			l.waiting++
+		}
+		if l.waiting > 0 {
+			// Acknowledged once the application has answered them, or its
+			// time to has passed.
+			if l.timeFn == nil {
+				l.timeFn = l.onTimeout
+			}
+			l.timer = p.h.w.TimerAt(p.h.w.Now().Add(p.h.s.inactivity), l.timeFn)
+			return
+		}
+	}
+	l.acknowledge()
+}
+
+// acknowledge answers the listen once what is agreed is known: with
+// nothing agreed the subscription is over at once, its result the answer;
+// otherwise the response becomes an event stream that opens with the
+// acknowledgement (SEP-2575: "MUST be the first message"), which names
+// what is agreed.
+func (l *listen) acknowledge() {
+	p := l.p
+	h := p.h
+	if p.replyOver() {
+		l.end()
+		return
+	}
+	agreed := slices.Contains(l.agreed, true)
+	if l.subs == 0 && !agreed {
 		l.end()
 		b := p.appendHead(h.scratch[:0], "result")
 		b = l.appendResult(b)
@@ -112,12 +244,40 @@ func (l *listen) established(caps uint16) {
 		b = append(b, k.Listen...)
 		b = append(b, `":true`...)
 	}
+	if agreed {
+		if !first {
+			b = append(b, ',')
+		}
+		b = append(b, `"resourceSubscriptions":[`...)
+		first = true
+		for i, uri := range l.uris {
+			if !l.agreed[i] {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = jsonrpc.AppendString(b, uri)
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `},"_meta":`...)
 	b = l.appendMeta(b)
 	b = append(b, "}}\n\n"...)
 	p.event(b)
 	p.flags |= eventStream
 	p.armKeepalive()
+	for _, k := range mcp.ListChanges() {
+		if l.early&l.subs&uint16(k.Bit) != 0 {
+			l.listChanged(k.Method)
+		}
+	}
+	for i, e := range l.earlyURIs {
+		if e && l.agreed[i] {
+			l.updated(i)
+		}
+	}
 }
 
 // notify turns a lifecycle FLUSH into a notification on the listen
@@ -126,25 +286,58 @@ func (l *listen) established(caps uint16) {
 func (l *listen) notify(ext []byte) {
 	p := l.p
 	h := p.h
-	if p.res.mode != modeSSE || p.replyOver() {
-		return
-	}
-	if !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
+	if p.replyOver() || !h.flushEx.TryWrap(ext, 0, len(ext)) || h.flushEx.TypeID() != h.mcpTypeID {
 		return
 	}
 	kind := h.flushEx.Kind()
+	if kind == mcp.McpFlushExKindResourcesUpdated {
+		u := h.flushEx.ResourcesUpdated()
+		uri := u.URI()
+		i := slices.IndexFunc(l.uris, func(v []byte) bool { return bytes.Equal(v, uri) })
+		switch {
+		case i < 0:
+		case l.waiting > 0:
+			l.earlyURIs[i] = true
+		case l.agreed[i] && p.res.mode == modeSSE:
+			l.updated(i)
+		}
+		return
+	}
 	for _, k := range mcp.ListChanges() {
-		if k.Flush != kind || l.subs&uint16(k.Bit) == 0 {
+		if k.Flush != kind {
 			continue
 		}
-		b := p.appendEventHead(h.scratch[:0])
-		b = append(b, `{"jsonrpc":"2.0","method":`...)
-		b = jsonrpc.AppendString(b, k.Method)
-		b = append(b, `,"params":{"_meta":`...)
-		b = l.appendMeta(b)
-		b = append(b, "}}\n\n"...)
-		p.event(b)
+		switch {
+		case l.waiting > 0:
+			l.early |= uint16(k.Bit)
+		case l.subs&uint16(k.Bit) != 0 && p.res.mode == modeSSE:
+			l.listChanged(k.Method)
+		}
 	}
+}
+
+// updated sends notifications/resources/updated for uris[i].
+func (l *listen) updated(i int) {
+	p := l.p
+	b := p.appendEventHead(p.h.scratch[:0])
+	b = append(b, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":`...)
+	b = jsonrpc.AppendString(b, l.uris[i])
+	b = append(b, `,"_meta":`...)
+	b = l.appendMeta(b)
+	b = append(b, "}}\n\n"...)
+	p.event(b)
+}
+
+// listChanged sends the list_changed notification method.
+func (l *listen) listChanged(method string) {
+	p := l.p
+	b := p.appendEventHead(p.h.scratch[:0])
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = jsonrpc.AppendString(b, method)
+	b = append(b, `,"params":{"_meta":`...)
+	b = l.appendMeta(b)
+	b = append(b, "}}\n\n"...)
+	p.event(b)
 }
 
 // closed handles the application ending the lifecycle: a refusal before
@@ -181,6 +374,12 @@ func (l *listen) closed(ended bool) {
 // end ends the subscription's lifecycle stream and leaves it: what the
 // application sends on it from now on goes nowhere.
 func (l *listen) end() {
+	l.p.h.w.Disarm(&l.timer)
+	for _, rs := range l.rsubs {
+		rs.drop()
+	}
+	clear(l.rsubs)
+	l.rsubs, l.waiting = l.rsubs[:0], 0
 	lc := l.lc
 	if lc == nil {
 		return
@@ -207,4 +406,143 @@ func (l *listen) appendMeta(dst []byte) []byte {
 	dst = append(dst, `{"io.modelcontextprotocol/subscriptionId":`...)
 	dst = append(dst, l.p.res.id...)
 	return append(dst, '}')
+}
+
+// subscribe opens the resources/subscribe request stream for uris[i],
+// nil when the ring refuses it.
+func (l *listen) subscribe(i int) *resourceSub {
+	p := l.p
+	h := p.h
+	w := h.w
+	rs := &resourceSub{l: l, i: i, srv: h}
+	rs.onFrame = rs.handle
+	rs.params = append(rs.params, `{"uri":`...)
+	rs.params = jsonrpc.AppendString(rs.params, l.uris[i])
+	rs.params = append(rs.params, '}')
+	rs.Connect(w, h.cfg.ID, h.exitID, w.SupplyInitialID(h.exitID), rs.onFrame)
+	rs.Out.Trace, rs.Out.Auth = p.Out.Trace, p.Out.Auth
+	rs.In.Trace = p.Out.Trace
+	err := rs.BeginWith(0, func(b *frame.BeginBuilder) {
+		b.ExtensionDone(h.requestBeginEx(h.exB.Begin.WrapSlot(b.ExtensionBuffer()),
+			mcp.McpBeginExKindResourcesSubscribe, l.sid, l.uris[i], int32(len(rs.params)), 0))
+	})
+	if err != nil {
+		return nil
+	}
+	return rs
+}
+
+// subscribed takes the application's answer to the subscription of
+// uris[i]: ok unless it refused or failed it. Once all are answered, the
+// listen is acknowledged.
+func (l *listen) subscribed(i int, ok bool) {
+	l.agreed[i] = ok
+	l.waiting--
+	if l.waiting == 0 {
+		l.p.h.w.Disarm(&l.timer)
+		clear(l.rsubs)
+		l.rsubs = l.rsubs[:0]
+		l.acknowledge()
+	}
+	l.p.release()
+}
+
+// onTimeout acknowledges a listen whose application has not answered all
+// its subscriptions within inactivity.timeout: those not answered are not
+// agreed, and are given up.
+func (l *listen) onTimeout() {
+	l.timer = 0
+	if l.waiting == 0 {
+		return
+	}
+	for _, rs := range l.rsubs {
+		rs.drop()
+	}
+	clear(l.rsubs)
+	l.rsubs, l.waiting = l.rsubs[:0], 0
+	l.acknowledge()
+	l.p.release()
+}
+
+// resourceSub is the resources/subscribe request stream a listen opens
+// for one of its uris (Out: BEGIN, the params {"uri":…}, END; In: the
+// application's reply, whose END outcome says whether it subscribed). It
+// needs no timeout of its own: the mcp client answers a subscription
+// within its request timeout, and a listen that goes first drops it.
+type resourceSub struct {
+	engine.Stream
+	l       *listen // nil once dropped or answered
+	srv     *server
+	i       int
+	params  []byte
+	sent    bool
+	onFrame engine.MessageConsumer
+}
+
+func (rs *resourceSub) handle(t frame.FrameType, buf []byte) {
+	h := rs.srv
+	switch t {
+	case frame.FrameWindow:
+		if _, err := rs.OnWindow(buf); streams.Received(err, func() { rs.done(false) }) && !rs.sent {
+			rs.send()
+		}
+	case frame.FrameBegin:
+		if _, err := rs.OnBegin(buf); err == nil {
+			rs.In.Grant(int32(h.pool.SlotCapacity()))
+			if rs.Window() != nil {
+				rs.done(false)
+			}
+		}
+	case frame.FrameData:
+		_, _ = rs.OnData(buf) // the bare result, {}
+	case frame.FrameFlush:
+		_, _ = rs.OnFlush(buf)
+	case frame.FrameEnd:
+		e, err := rs.OnEnd(buf)
+		ok := err == nil
+		if ext := e.Extension(); ok && h.endEx.TryWrap(ext, 0, len(ext)) && h.endEx.TypeID() == h.mcpTypeID {
+			ok = h.endEx.Outcome() != mcp.McpOutcomeError
+		}
+		rs.done(ok)
+	case frame.FrameAbort:
+		_, _ = rs.OnAbort(buf)
+		rs.done(false)
+	case frame.FrameReset:
+		_, _ = rs.OnReset(buf)
+		rs.done(false)
+	}
+}
+
+// send sends the params and ends the request, once the window allows.
+func (rs *resourceSub) send() {
+	if int64(len(rs.params)) > rs.Out.Available()-int64(rs.Out.Pad) {
+		return
+	}
+	rs.sent = true
+	if rs.Data(wholeData, rs.params, nil) != nil || rs.End(nil) != nil {
+		rs.done(false)
+	}
+}
+
+// done reports the answer to the listen, once, unless it was dropped.
+func (rs *resourceSub) done(ok bool) {
+	l := rs.l
+	if l == nil {
+		return
+	}
+	rs.l = nil
+	l.subscribed(rs.i, ok)
+}
+
+// drop lets the subscription go: its listen has ended. Its request is
+// aborted and its reply reset, which the application takes as the end of
+// its part.
+func (rs *resourceSub) drop() {
+	rs.l = nil
+	if !rs.Out.Closed() {
+		_ = rs.Abort(nil)
+	}
+	if !rs.In.Closed() {
+		_ = rs.Reset(nil)
+	}
 }
