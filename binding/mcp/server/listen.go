@@ -43,12 +43,13 @@ type listen struct {
 	// uris are the resource uris asked for (resourceSubscriptions), each
 	// once, as their JSON strings; agreed[i] is set once the
 	// application has subscribed uris[i]. sid is the lifecycle's session
-	// id, which the subscribe streams carry; waiting counts those still
-	// under way, and rsubs are they.
+	// id, which the subscribe streams carry; waiting counts those under
+	// way, and rsubs are they.
 	uris    [][]byte
 	agreed  []bool
 	sid     []byte
 	waiting int
+	next    int // the next uri to subscribe
 	rsubs   []*resourceSub
 	// early notes what the application sent before the acknowledgement
 	// (its FLUSHes may overtake the answers to the subscriptions): the
@@ -187,25 +188,39 @@ func (l *listen) established(caps uint16, sid []byte) {
 		l.sid = append(l.sid[:0], sid...) // the id the application's streams of it carry
 	}
 	if len(l.uris) > 0 && caps&uint16(mcp.McpCapabilitiesServerResourcesSubscribe) != 0 {
-		for i := range l.uris {
-			rs := l.subscribe(i)
-			if rs == nil {
-				break
-			}
-			l.rsubs = append(l.rsubs, rs)
-			l.waiting++
+		if l.timeFn == nil {
+			l.timeFn = l.onTimeout
 		}
-		if l.waiting > 0 {
-			// Acknowledged once the application has answered them, or its
-			// time to has passed.
-			if l.timeFn == nil {
-				l.timeFn = l.onTimeout
-			}
-			l.timer = p.h.w.TimerAt(p.h.w.Now().Add(p.h.s.inactivity), l.timeFn)
-			return
+		if l.subscribeMore() {
+			return // acknowledged once the application has answered them
 		}
 	}
 	l.acknowledge()
+}
+
+// maxSubscribing bounds the subscriptions of one listen under way at
+// once, each of which may hold a buffer slot in the application.
+const maxSubscribing = 8
+
+// subscribeMore opens the next uris' subscriptions, up to maxSubscribing
+// under way, and reports whether any is. The application has
+// inactivity.timeout from each answer for the next one.
+func (l *listen) subscribeMore() bool {
+	for l.waiting < maxSubscribing && l.next < len(l.uris) {
+		i := l.next
+		l.next++
+		if rs := l.subscribe(i); rs != nil {
+			l.rsubs = append(l.rsubs, rs)
+			l.waiting++
+		}
+	}
+	h := l.p.h
+	h.w.Disarm(&l.timer)
+	if l.waiting == 0 {
+		return false
+	}
+	l.timer = h.w.TimerAt(h.w.Now().Add(h.s.inactivity), l.timeFn)
+	return true
 }
 
 // acknowledge answers the listen once what is agreed is known: with
@@ -379,7 +394,7 @@ func (l *listen) end() {
 		rs.drop()
 	}
 	clear(l.rsubs)
-	l.rsubs, l.waiting = l.rsubs[:0], 0
+	l.rsubs, l.waiting, l.next = l.rsubs[:0], 0, len(l.uris)
 	lc := l.lc
 	if lc == nil {
 		return
@@ -435,21 +450,21 @@ func (l *listen) subscribe(i int) *resourceSub {
 // subscribed takes the application's answer to the subscription of
 // uris[i]: ok unless it refused or failed it. Once all are answered, the
 // listen is acknowledged.
-func (l *listen) subscribed(i int, ok bool) {
-	l.agreed[i] = ok
+func (l *listen) subscribed(rs *resourceSub, ok bool) {
+	l.agreed[rs.i] = ok
 	l.waiting--
-	if l.waiting == 0 {
-		l.p.h.w.Disarm(&l.timer)
-		clear(l.rsubs)
-		l.rsubs = l.rsubs[:0]
+	if j := slices.Index(l.rsubs, rs); j >= 0 {
+		l.rsubs = slices.Delete(l.rsubs, j, j+1) // clears the slot it frees
+	}
+	if !l.subscribeMore() {
 		l.acknowledge()
 	}
 	l.p.release()
 }
 
-// onTimeout acknowledges a listen whose application has not answered all
-// its subscriptions within inactivity.timeout: those not answered are not
-// agreed, and are given up.
+// onTimeout acknowledges a listen whose application has not answered a
+// subscription within inactivity.timeout: those under way are given up,
+// and they and those not yet made are not agreed.
 func (l *listen) onTimeout() {
 	l.timer = 0
 	if l.waiting == 0 {
@@ -459,7 +474,7 @@ func (l *listen) onTimeout() {
 		rs.drop()
 	}
 	clear(l.rsubs)
-	l.rsubs, l.waiting = l.rsubs[:0], 0
+	l.rsubs, l.waiting, l.next = l.rsubs[:0], 0, len(l.uris)
 	l.acknowledge()
 	l.p.release()
 }
@@ -531,7 +546,7 @@ func (rs *resourceSub) done(ok bool) {
 		return
 	}
 	rs.l = nil
-	l.subscribed(rs.i, ok)
+	l.subscribed(rs, ok)
 }
 
 // drop lets the subscription go: its listen has ended. Its request is

@@ -306,8 +306,28 @@ func (s *stack) dataSent(t *testing.T) int64 {
 func TestStackListen(t *testing.T) {
 	clock := enginetest.NewClock()
 	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n", engine.WithClock(clock.Now))
-	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{`+
-		`"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true},`+
+	resp, rd := s.listen(t, `9`, `{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}`)
+	lines := readLines(t, rd, 3)
+	// The keepalive was armed with the acknowledgement's write.
+	sent := s.dataSent(t)
+	clock.Tick(t, s.e, 49*time.Millisecond)
+	assert.Equal(t, sent, s.dataSent(t), "nothing within the interval")
+	clock.Tick(t, s.e, time.Millisecond)
+	lines = append(lines, readLines(t, rd, 1)...)
+	assert.Equal(t, []string{"event: message\n",
+		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
+			`"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}` + "\n", "\n", ":\n"}, lines)
+	require.NoError(t, resp.Body.Close())
+	s.tickUntilReleased(t, clock, 50*time.Millisecond)
+}
+
+// listen POSTs a 2026-07-28 subscriptions/listen with the JSON-RPC id
+// and params.notifications given, and returns its event stream's
+// response and a reader over it.
+func (s *stack) listen(t *testing.T, id, notifications string) (*http.Response, *bufio.Reader) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.base, strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"subscriptions/listen","params":{`+
+		`"notifications":`+notifications+`,`+
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -318,36 +338,33 @@ func TestStackListen(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
-	rd := bufio.NewReader(resp.Body)
+	return resp, bufio.NewReader(resp.Body)
+}
+
+// readLines reads n more lines from rd.
+func readLines(t *testing.T, rd *bufio.Reader, n int) []string {
+	t.Helper()
 	var lines []string
-	for len(lines) < 3 {
+	for len(lines) < n {
 		line, err := rd.ReadString('\n')
 		require.NoError(t, err)
 		lines = append(lines, line)
 	}
-	// The keepalive was armed with the acknowledgement's write.
-	sent := s.dataSent(t)
-	clock.Tick(t, s.e, 49*time.Millisecond)
-	assert.Equal(t, sent, s.dataSent(t), "nothing within the interval")
-	clock.Tick(t, s.e, time.Millisecond)
-	for len(lines) < 4 {
-		line, err := rd.ReadString('\n')
-		require.NoError(t, err)
-		lines = append(lines, line)
-	}
-	assert.Equal(t, []string{"event: message\n",
-		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` +
-			`"_meta":{"io.modelcontextprotocol/subscriptionId":9}}}` + "\n", "\n", ":\n"}, lines)
-	require.NoError(t, resp.Body.Close())
-	// The server learns that the client has left when a keepalive meets
-	// the closed connection: move the clock an interval at a time until
-	// it has. The close reaches the server through the socket, in real
-	// time, so the loop is bounded in time as well as in ticks: on a busy
-	// machine a hundred ticks can pass before it arrives.
+	return lines
+}
+
+// tickUntilReleased moves clock a keepalive interval at a time until the
+// server has released everything: it learns that a listen's client has
+// left when a keepalive meets the closed connection. The close reaches
+// the server through the socket, in real time, so the loop is bounded in
+// time as well as in ticks: on a busy machine a hundred ticks can pass
+// before it arrives.
+func (s *stack) tickUntilReleased(t *testing.T, clock *enginetest.Clock, interval time.Duration) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; !s.released(); i++ {
 		require.True(t, i < 10000 && time.Now().Before(deadline), "the listen stream outlived its client")
-		clock.Tick(t, s.e, 50*time.Millisecond)
+		clock.Tick(t, s.e, interval)
 		enginetest.Settle(t, s.e)
 	}
 	s.requireReleased(t)
@@ -897,4 +914,28 @@ func TestGetStreamFreedOnClose(t *testing.T) {
 	if !ok {
 		t.Logf("statuses: %v", statuses[:min(len(statuses), 5)])
 	}
+}
+
+// TestStackListenResources opens a subscriptions/listen for twenty
+// resource uris, one of them named twice: the toolkit takes subscriptions,
+// so the server subscribes each uri once, eight at a time, and the
+// acknowledgement names all twenty, in the order asked. The client leaving
+// ends the subscription and releases everything (the server learns of it
+// when a keepalive meets the closed connection, as in TestStackListen).
+func TestStackListenResources(t *testing.T) {
+	clock := enginetest.NewClock()
+	s := startStack(t, "    options:\n      sse:\n        keepalive:\n          interval: PT0.05S\n", engine.WithClock(clock.Now))
+	var uris []string
+	for i := range 20 {
+		uris = append(uris, fmt.Sprintf("file:///r%02d", i))
+	}
+	asked, _ := json.Marshal(append(uris, uris[3]))
+	resp, rd := s.listen(t, `"r"`, `{"resourceSubscriptions":`+string(asked)+`}`)
+	lines := readLines(t, rd, 3)
+	agreed, _ := json.Marshal(uris)
+	assert.Equal(t, []string{"event: message\n",
+		`data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"resourceSubscriptions":` + string(agreed) + `},` +
+			`"_meta":{"io.modelcontextprotocol/subscriptionId":"r"}}}` + "\n", "\n"}, lines)
+	require.NoError(t, resp.Body.Close())
+	s.tickUntilReleased(t, clock, 50*time.Millisecond)
 }
