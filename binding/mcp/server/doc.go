@@ -406,7 +406,12 @@
 // resourcesUpdated{uri} for one of them becomes
 // notifications/resources/updated {uri, _meta subscriptionId}. What the
 // application sends before the acknowledgement (it may overtake the
-// subscriptions' answers) follows it, for what is agreed. Behind the
+// subscriptions' answers) follows it, for what is agreed. A request the
+// application sends the listen's client (an upstream's, on the session the
+// mcp client keeps for the listen) is answered by the server, since
+// 2026-07-28 asks nothing on a listen: a ping with an empty result
+// (go-sdk's KeepAlive closes a session whose ping fails), anything else
+// -32601. Behind the
 // proxy and the mcp client, a 2026-07-28 upstream gets the uris in the
 // client kind's own subscriptions/listen, and a 2025 one as
 // resources/subscribe in an upstream session of the listen's own, whose
