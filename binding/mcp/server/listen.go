@@ -43,14 +43,13 @@ type listen struct {
 	// uris are the resource uris asked for (resourceSubscriptions), each
 	// once, as their JSON strings; agreed[i] is set once the
 	// application has subscribed uris[i]. sid is the lifecycle's session
-	// id, which the subscribe streams carry; waiting counts those under
-	// way, and rsubs are they.
-	uris    [][]byte
-	agreed  []bool
-	sid     []byte
-	waiting int
-	next    int // the next uri to subscribe
-	rsubs   []*resourceSub
+	// id, which the subscribe streams carry; rsubs are the subscriptions
+	// under way: while there are any, the listen is not yet acknowledged.
+	uris   [][]byte
+	agreed []bool
+	sid    []byte
+	next   int // the next uri to subscribe
+	rsubs  []*resourceSub
 	// early notes what the application sent before the acknowledgement
 	// (its FLUSHes may overtake the answers to the subscriptions): the
 	// list_changed bits, and in earlyURIs[i] an update of uris[i]. They
@@ -206,17 +205,16 @@ const maxSubscribing = 8
 // under way, and reports whether any is. The application has
 // inactivity.timeout from each answer for the next one.
 func (l *listen) subscribeMore() bool {
-	for l.waiting < maxSubscribing && l.next < len(l.uris) {
+	for len(l.rsubs) < maxSubscribing && l.next < len(l.uris) {
 		i := l.next
 		l.next++
 		if rs := l.subscribe(i); rs != nil {
 			l.rsubs = append(l.rsubs, rs)
-			l.waiting++
 		}
 	}
 	h := l.p.h
 	h.w.Disarm(&l.timer)
-	if l.waiting == 0 {
+	if len(l.rsubs) == 0 {
 		return false
 	}
 	l.timer = h.w.TimerAt(h.w.Now().Add(h.s.inactivity), l.timeFn)
@@ -315,7 +313,7 @@ func (l *listen) notify(ext []byte) {
 		i := slices.IndexFunc(l.uris, func(v []byte) bool { return bytes.Equal(v, uri) })
 		switch {
 		case i < 0:
-		case l.waiting > 0:
+		case len(l.rsubs) > 0:
 			l.earlyURIs[i] = true
 		case l.agreed[i] && p.res.mode == modeSSE:
 			l.updated(i)
@@ -327,7 +325,7 @@ func (l *listen) notify(ext []byte) {
 			continue
 		}
 		switch {
-		case l.waiting > 0:
+		case len(l.rsubs) > 0:
 			l.early |= uint16(k.Bit)
 		case l.subs&uint16(k.Bit) != 0 && p.res.mode == modeSSE:
 			l.listChanged(k.Method)
@@ -413,12 +411,7 @@ func (l *listen) closed(ended bool) {
 // end ends the subscription's lifecycle stream and leaves it: what the
 // application sends on it from now on goes nowhere.
 func (l *listen) end() {
-	l.p.h.w.Disarm(&l.timer)
-	for _, rs := range l.rsubs {
-		rs.drop()
-	}
-	clear(l.rsubs)
-	l.rsubs, l.waiting, l.next = l.rsubs[:0], 0, len(l.uris)
+	l.dropSubs()
 	lc := l.lc
 	if lc == nil {
 		return
@@ -476,7 +469,6 @@ func (l *listen) subscribe(i int) *resourceSub {
 // listen is acknowledged.
 func (l *listen) subscribed(rs *resourceSub, ok bool) {
 	l.agreed[rs.i] = ok
-	l.waiting--
 	if j := slices.Index(l.rsubs, rs); j >= 0 {
 		l.rsubs = slices.Delete(l.rsubs, j, j+1) // clears the slot it frees
 	}
@@ -491,16 +483,22 @@ func (l *listen) subscribed(rs *resourceSub, ok bool) {
 // and they and those not yet made are not agreed.
 func (l *listen) onTimeout() {
 	l.timer = 0
-	if l.waiting == 0 {
+	if len(l.rsubs) == 0 {
 		return
 	}
+	l.dropSubs()
+	l.acknowledge()
+	l.p.release()
+}
+
+// dropSubs gives up the subscriptions under way and those not yet made.
+func (l *listen) dropSubs() {
+	l.p.h.w.Disarm(&l.timer)
 	for _, rs := range l.rsubs {
 		rs.drop()
 	}
 	clear(l.rsubs)
-	l.rsubs, l.waiting, l.next = l.rsubs[:0], 0, len(l.uris)
-	l.acknowledge()
-	l.p.release()
+	l.rsubs, l.next = l.rsubs[:0], len(l.uris)
 }
 
 // resourceSub is the resources/subscribe request stream a listen opens
