@@ -95,6 +95,20 @@ func (a *Answers) Error(exitID int64, sid, id []byte, code int, message string, 
 	return a.Open(exitID, sid, id, true, e, trace, auth)
 }
 
+// Unasked answers, as Open does, a request (id, method) to a client that
+// no one can be asked for, such as a proxy's own hydrate session or a
+// 2026-07-28 listen: a ping, which asks only whether the client is there,
+// gets an empty result (go-sdk's KeepAlive closes a session whose ping
+// fails); anything else -32601, as a client without the capability.
+func (a *Answers) Unasked(exitID int64, sid, id, method []byte, trace, auth int64) bool {
+	if string(method) == "ping" {
+		return a.Open(exitID, sid, id, false, emptyResult, trace, auth)
+	}
+	return a.Error(exitID, sid, id, int(jsonrpc.CodeMethodNotFound), "Method not found", trace, auth)
+}
+
+var emptyResult = []byte("{}")
+
 // Opened reports how many answers are open.
 func (a *Answers) Opened() int { return a.open }
 

@@ -496,12 +496,12 @@ func (op *initOp) closeStep(failed bool) {
 // awaitGet opens the GET stream of the worker's own session (the one
 // requests without a session id use) and makes the session ready once
 // the stream's response has come, or failed, or getOpenWait has passed
-// (an upstream may hold a GET's head back until its first event). An upstream sends on that stream the requests to its
-// client that belong to no call (the TypeScript SDK does, for one made
-// without a related request); with no GET stream open yet, the
-// TypeScript SDK drops such a request and waits out its timeout for the
-// answer, and so would the first call, sent the moment the session was
-// ready, that made one.
+// (an upstream may hold a GET's head back until its first event). An
+// upstream sends on that stream the requests to its client that belong
+// to no call (the TypeScript SDK does, for one made without a related
+// request); with no GET stream open yet, the TypeScript SDK drops such a
+// request and waits out its timeout for the answer, and so would the
+// first call, sent the moment the session was ready, that made one.
 func (op *initOp) awaitGet() {
 	h := op.h
 	op.getWait = true
@@ -815,11 +815,10 @@ func (l *lifecycle) joinNullGet() {
 // that a listen that comes later does not wait for (or race) a new one.
 func (h *handler) openNullGet(op *initOp) {
 	if g := h.nullGet; g != nil && !g.stopped && (g.c != nil || g.timer != 0) {
-		if op != nil {
-			g.stop() // a stream of the session before, which this one replaces
-		} else {
+		if op == nil {
 			return
 		}
+		g.stop() // a stream of the session before, which this one replaces
 	}
 	g := &getStream{l: &lifecycle{h: h, u: h.nullUpstream(), null: true}, shared: true}
 	g.reopenFn = g.reopen

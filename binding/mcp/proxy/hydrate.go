@@ -613,11 +613,7 @@ func (hy *hydrater) answerClientRequest(v mcp.McpClientRequestFlushEx, trace, au
 	if !v.HasID() || v.Start() > 0 {
 		return
 	}
-	if string(v.Method()) == "ping" {
-		h.answers.Open(h.id, hy.sid, v.ID(), false, []byte("{}"), trace, auth)
-		return
-	}
-	h.answers.Error(h.id, hy.sid, v.ID(), int(jsonrpc.CodeMethodNotFound), "Method not found", trace, auth)
+	h.answers.Unasked(h.id, hy.sid, v.ID(), v.Method(), trace, auth)
 }
 
 // fail ends the stream and reports it: the session to sessionFailed, a

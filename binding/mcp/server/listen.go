@@ -336,21 +336,14 @@ func (l *listen) notify(ext []byte) {
 // answerClientRequest answers a request the application sends the
 // client of the listen's session (an upstream's, on the 2025 session the
 // mcp client keeps for the listen): 2026-07-28 has no requests on a
-// listen, so no client can be asked. A ping, which asks only whether the
-// client is there, gets an empty result (go-sdk's KeepAlive closes a
-// session whose ping fails); anything else -32601. Of a request in parts,
-// the first answers.
+// listen, so no client can be asked (mcp.Answers.Unasked). Of a request
+// in parts, the first answers.
 func (l *listen) answerClientRequest(c mcp.McpClientRequestFlushEx) {
 	p := l.p
-	h := p.h
 	if !c.HasID() || len(c.ID()) == 0 || c.Start() > 0 {
 		return
 	}
-	if string(c.Method()) == "ping" {
-		h.answers.Open(h.exitID, l.sid, c.ID(), false, []byte("{}"), p.Out.Trace, p.Out.Auth)
-		return
-	}
-	h.answerUpstream(l.sid, c.ID(), codeMethodNotFound, "Method not found", p.Out.Trace, p.Out.Auth)
+	p.h.answers.Unasked(p.h.exitID, l.sid, c.ID(), c.Method(), p.Out.Trace, p.Out.Auth)
 }
 
 // updated sends notifications/resources/updated for uris[i].
