@@ -98,6 +98,11 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	seen := map[string]int{}
 	h := uint32(2166136261)
 	for i, r := range routes {
+		if len(r.Guarded) > 0 {
+			// Refused rather than ignored: a proxy that ran without its
+			// routes' guards would serve every caller every route.
+			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].guarded: guarded proxy routes are not supported yet", ErrConfig, r.Pos, cfg.Name, i)
+		}
 		when := make([]any, len(r.When))
 		pos := r.Pos
 		for j, c := range r.When {

@@ -103,3 +103,25 @@ func TestConfig(t *testing.T) {
 		})
 	}
 }
+
+// A guarded route is refused at start rather than served to every caller.
+func TestConfigGuardedRoute(t *testing.T) {
+	src := `name: test
+guards:
+  test0:
+    type: test
+    options: {credentials: token}
+bindings:
+  mcp1:
+    type: mcp
+    kind: proxy
+    routes:
+      - exit: app0
+        when: [{toolkit: local}]
+        guarded: {test0: [admin]}
+`
+	err := enginetest.Check(t, "proxy.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}},
+		engine.WithWorkers(1), engine.WithRingCapacity(1<<16))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "proxy.yaml:11: mcp mcp1: routes[0].guarded: guarded proxy routes are not supported yet")
+}
