@@ -42,7 +42,7 @@ var unsupported = []struct {
 	key, sub, feature string
 	kinds             []string
 }{
-	{"authorization", "", "options.authorization (credentials for a guard)", []string{"server", "proxy"}},
+	{"authorization", "", "options.authorization (credentials for a guard)", []string{"proxy"}},
 	{"cache", "tools", "options.cache.tools (tool search and eager loading)", nil},
 }
 

@@ -129,7 +129,24 @@ bindings:
     type: echo
     kind: server
 `, ":7: bindings.net0.options.versions: http binding net0: versions h2 (HTTP/2) is not supported yet"},
-		{"mcp authorization", `name: test
+		{"mcp proxy authorization", `name: test
+guards:
+  jwt0:
+    type: test
+bindings:
+  net0:
+    type: mcp
+    kind: proxy
+    options:
+      authorization:
+        jwt0:
+          credentials: "Bearer {credentials}"
+    exit: app0
+  app0:
+    type: echo
+    kind: server
+`, ":10: bindings.net0.options.authorization: mcp binding net0: options.authorization (credentials for a guard) is not supported yet"},
+		{"mcp server credentials without placeholder", `name: test
 guards:
   jwt0:
     type: test
@@ -140,12 +157,25 @@ bindings:
     options:
       authorization:
         jwt0:
-          credentials: "Bearer {credentials}"
+          credentials: "Bearer sometoken"
     exit: app0
   app0:
     type: echo
     kind: server
-`, ":10: bindings.net0.options.authorization: mcp binding net0: options.authorization (credentials for a guard) is not supported yet"},
+`, `mcp net0: authorization.jwt0.credentials "Bearer sometoken": want {credentials} once, as in "Bearer {credentials}"`},
+		{"mcp server guard not configured", `name: test
+bindings:
+  net0:
+    type: mcp
+    kind: server
+    options:
+      authorization:
+        jwt0: {}
+    exit: app0
+  app0:
+    type: echo
+    kind: server
+`, `no guard named "jwt0"`},
 		{"mcp client guarded route", `name: test
 guards:
   test0:

@@ -990,48 +990,29 @@ func (x *exchange) onReset(ext []byte) {
 // 403 for too little scope (RFC 6750 §3.1), 400 for a malformed request,
 // with the WWW-Authenticate header an OAuth-aware client acts on.
 func (p *post) bearer(b mcp.McpBearerResetEx) {
-	h := p.h
-	status, code := 401, "invalid_token"
+	status, code := 401, bearerInvalidToken
 	switch b.Error() {
 	case mcp.McpBearerErrorInsufficientScope:
-		status, code = 403, "insufficient_scope"
+		status, code = 403, bearerInsufficientScope
 	case mcp.McpBearerErrorInvalidRequest:
-		status, code = 400, "invalid_request"
+		status, code = 400, bearerInvalidRequest
 	}
 	if p.res.mode != modeNone {
 		// The head is out: the challenge can only be an error.
 		p.appError(codeTransport, "Unauthorized")
 		return
 	}
-	auth := append(h.aux[:0], "Bearer"...)
-	sep := " "
-	param := func(name string, v []byte) {
-		auth = append(auth, sep...)
-		auth = append(auth, name...)
-		auth = append(auth, '=')
-		auth = jsonrpc.AppendString(auth, v)
-		sep = ", "
-	}
+	var realm, scopes, rm []byte
 	if b.HasRealm() {
-		param("realm", b.Realm())
+		realm = b.Realm()
 	}
-	param("error", []byte(code))
 	if b.HasScopes() {
-		param("scope", b.Scopes())
+		scopes = b.Scopes()
 	}
 	if b.HasResourceMetadata() {
-		param("resource_metadata", b.ResourceMetadata())
+		rm = b.ResourceMetadata()
 	}
-	msg := append(h.msg[:0], "Unauthorized: "...)
-	if status == 403 {
-		msg = append(h.msg[:0], "Forbidden: "...)
-	}
-	msg = append(msg, code...)
-	body := appendErrorBody(h.scratch[:0], p.res.id, codeTransport, msg, nil)
-	p.res.mode = modeLocal
-	p.beginReply(status, "application/json", len(body), auth)
-	p.write(body)
-	p.endReply()
+	p.challenge(status, code, realm, scopes, rm)
 }
 
 // appError answers the request with an error, as a JSON response or as

@@ -49,7 +49,15 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	if err != nil {
 		return nil, err
 	}
-	return newServer(w, cfg, in.s, in.ids), nil
+	h := newServer(w, cfg, in.s, in.ids)
+	if name := in.s.guardName; name != "" {
+		g, ok := w.Guard(name)
+		if !ok {
+			return nil, fmt.Errorf("mcp %s: options.authorization names guard %q, which is not configured", cfg.Name, name)
+		}
+		h.guard = g
+	}
+	return h, nil
 }
 
 var (

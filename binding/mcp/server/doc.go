@@ -456,6 +456,22 @@
 //     the room kept for them allows, and an answer that still finds none
 //     cuts the response short rather than end it as if complete.
 //
+// # Bearer tokens (auth.go)
+//
+// With options.authorization {<guard>: {credentials: "Bearer {credentials}"}}
+// (the default pattern; {credentials} must stand in it once), each request
+// on the worker that serves it hands the token from its Authorization
+// header to the guard, as Zilla's McpServerFactory does. An accepted token
+// gives a guard session that the request's application streams carry as
+// their authorization, and that the request releases when it ends. A
+// request without the header stays anonymous (authorization 0): a guarded
+// route further on decides. A header outside the pattern is answered 400
+// with WWW-Authenticate: Bearer error="invalid_request" (Zilla answers 401;
+// RFC 6750 §3.1 asks 400), and a token the guard refuses 401 with
+// error="invalid_token"; both with a JSON-RPC error body naming the error,
+// and both before the body is read. The elicitation callback takes no
+// token: a browser reaches it. The header given twice is a 400.
+//
 // # What the server answers itself
 //
 // A POST whose Accept lacks application/json or text/event-stream (*/*

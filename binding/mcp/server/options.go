@@ -40,6 +40,11 @@ type options struct {
 	Sessions struct {
 		IDs string `yaml:"ids"`
 	} `yaml:"sessions"`
+	// Authorization names the guard that checks each request's bearer
+	// token, and where in the Authorization header the token stands.
+	Authorization map[string]struct {
+		Credentials *string `yaml:"credentials"`
+	} `yaml:"authorization"`
 	// Elicitation and Sampling bound how long a request the upstream
 	// sends the client may wait for its answer; the sampling timeout
 	// serves roots/list and ping too. Elicitation.Callback is the path,
@@ -137,6 +142,32 @@ type settings struct {
 	ids mcp.IDs
 	// serverName and serverVersion make the serverInfo object.
 	serverName, serverVersion string
+	// guardName is options.authorization's guard ("": none), and
+	// credPrefix and credSuffix the text around {credentials} in the
+	// Authorization header's value.
+	guardName              string
+	credPrefix, credSuffix []byte
+}
+
+// defaultCredentials is where a bearer token stands in the Authorization
+// header when options.authorization names no credentials, as in Zilla.
+const defaultCredentials = "Bearer {credentials}"
+
+// compileAuthorization reads options.authorization: one guard, and a
+// credentials pattern with {credentials} once in it.
+func (s *settings) compileAuthorization(binding string, opts *options) error {
+	for name, a := range opts.Authorization {
+		pattern := defaultCredentials
+		if a.Credentials != nil {
+			pattern = *a.Credentials
+		}
+		pre, suf, ok := strings.Cut(pattern, "{credentials}")
+		if !ok || strings.Contains(suf, "{credentials}") {
+			return fmt.Errorf("mcp %s: authorization.%s.credentials %q: want {credentials} once, as in %q", binding, name, pattern, defaultCredentials)
+		}
+		s.guardName, s.credPrefix, s.credSuffix = name, []byte(pre), []byte(suf)
+	}
+	return nil
 }
 
 // compile reads a server's options over the engine's settings
@@ -207,6 +238,9 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	if opts.InputRequired.MaxRounds > 0 {
 		s.maxRounds = opts.InputRequired.MaxRounds
+	}
+	if err := s.compileAuthorization(cfg.Name, &opts); err != nil {
+		return nil, err
 	}
 	if cb := opts.Elicitation.Callback; cb != "" {
 		if strings.HasPrefix(cb, "/") || strings.ContainsAny(cb, ":?#% ") {

@@ -49,6 +49,10 @@ type request struct {
 	sess          *session
 	rl            *relay // relays the request to the worker that owns its session
 	res           response
+	// guardSess is the guard session its bearer token opened, which the
+	// request's application streams carry as their authorization; 0 for
+	// none. The request releases it when it is recycled.
+	guardSess int64
 }
 
 // role is what a request's stream asks of the role that serves it.
@@ -92,9 +96,10 @@ type headers struct {
 	method        uint8
 	flags         headerFlags
 	ver           mcp.Version
-	early         int    // a status decided from the headers
-	earlyCode     int    // with early: the error's code and message, when set
-	earlyMsg      string //
+	early         int         // a status decided from the headers
+	earlyCode     int         // with early: the error's code and message, when set
+	earlyMsg      string      //
+	bearer        bearerError // with early: a Bearer challenge to answer with
 	contentLength int64
 	sidLen        int // -1: longer than any session's id
 	verLen        int
@@ -114,6 +119,7 @@ const (
 	acceptsSSE
 	acceptsAny  // */*
 	hasMcpParam // a Mcp-Param-* header (SEP-2243)
+	noGuard     // the elicitation callback, which a browser reaches without a token
 )
 
 // base returns the request a role embeds.
@@ -167,6 +173,11 @@ func (r *request) recycle() {
 	r.hdr.ver, r.hdr.earlyCode, r.hdr.earlyMsg = mcp.VersionNone, 0, ""
 	r.hdr.sidLen, r.hdr.verLen = 0, 0
 	r.bodyLen, r.sess, r.rl = 0, nil, nil
+	r.hdr.bearer = bearerNone
+	if r.guardSess != 0 {
+		r.h.guard.Deauthorize(r.guardSess)
+		r.guardSess = 0
+	}
 	res := &r.res
 	res.mode, res.held, res.allow, res.id, res.stream, res.seq = modeNone, 0, "", nil, 0, 0
 	res.sidLen, res.dropped = 0, 0
@@ -194,6 +205,9 @@ func (r *request) onNetFrame(t frame.FrameType, buf []byte) {
 		r.In.Trace = r.Out.Trace
 		if r.hdr.flags&hasSessionID != 0 && r.h.workers > 1 && r.toOwner(buf) {
 			return
+		}
+		if r.h.guard != nil && r.hdr.early == 0 && r.hdr.flags&noGuard == 0 {
+			r.authorize(b.Extension())
 		}
 		r.grantIn(0)
 	case frame.FrameData:
@@ -311,6 +325,8 @@ func (h *server) scanHeaders(ext []byte, sc *headerScan) {
 		case "origin":
 			sc.once(&seen, originSeen, "Origin")
 			origin, hasOrigin = v, true
+		case "authorization":
+			sc.once(&seen, authSeen, "Authorization")
 		case "last-event-id":
 			sc.once(&seen, lastEventSeen, "Last-Event-ID")
 			sc.lastEventID = v
@@ -365,6 +381,7 @@ const (
 	lastEventSeen
 	methodSeen
 	nameSeen
+	authSeen
 )
 
 // once notes a header that takes one value in seen, and its display name
@@ -556,6 +573,10 @@ func (r *request) gone() {
 
 // respondEarly answers what the headers decided.
 func (r *request) respondEarly() {
+	if r.hdr.bearer != bearerNone {
+		r.challenge(r.hdr.early, r.hdr.bearer, nil, nil, nil)
+		return
+	}
 	if r.hdr.earlyMsg != "" {
 		r.transportError(r.hdr.early, r.hdr.earlyCode, r.hdr.earlyMsg)
 		return

@@ -8,6 +8,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/guard"
 	"github.com/sluicehq/sluice/engine/telemetry"
 	"github.com/sluicehq/sluice/internal/freelist"
 )
@@ -102,6 +103,9 @@ type server struct {
 	// serverInfo is the "serverInfo" object, and meta the 2026-07-28
 	// result _meta member that carries it.
 	serverInfo []byte
+	// guard checks each request's bearer token (auth.go); nil without
+	// options.authorization.
+	guard guard.Handler
 }
 
 // defaultServerName is the serverInfo name the server reports unless the
@@ -159,6 +163,7 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 		g.isCB = h.isCallback(sc.path)
 		if g.isCB {
 			g.setCallback(&sc)
+			sc.flags |= noGuard
 		}
 		r = &g.request
 	default:

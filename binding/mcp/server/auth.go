@@ -1,0 +1,113 @@
+package server
+
+import (
+	"bytes"
+
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/engine/guard"
+)
+
+// bearerError is the error a Bearer challenge names (RFC 6750 §3.1).
+type bearerError uint8
+
+const (
+	bearerNone bearerError = iota
+	bearerInvalidRequest
+	bearerInvalidToken
+	bearerInsufficientScope
+)
+
+func (e bearerError) String() string {
+	switch e {
+	case bearerInvalidRequest:
+		return "invalid_request"
+	case bearerInvalidToken:
+		return "invalid_token"
+	case bearerInsufficientScope:
+		return "insufficient_scope"
+	}
+	return ""
+}
+
+// authorize checks the request's bearer token with the binding's guard,
+// on the worker that serves the request. A request without an
+// Authorization header stays anonymous, as in Zilla: a guarded route
+// further on decides. A header outside the credentials pattern is
+// answered 400 invalid_request, and a token the guard refuses 401
+// invalid_token, before anything of the request is read.
+func (r *request) authorize(ext []byte) {
+	h := r.h
+	v, ok := h.authorizationHeader(ext)
+	if !ok {
+		return
+	}
+	cred, ok := bytes.CutPrefix(v, h.s.credPrefix)
+	if ok {
+		cred, ok = bytes.CutSuffix(cred, h.s.credSuffix)
+	}
+	if !ok || len(cred) == 0 {
+		r.hdr.early, r.hdr.bearer = 400, bearerInvalidRequest
+		return
+	}
+	session := h.guard.Reauthorize(r.Out.Trace, h.cfg.ID, r.InID(), string(cred))
+	if !guard.Authorized(session) {
+		r.hdr.early, r.hdr.bearer = 401, bearerInvalidToken
+		return
+	}
+	r.guardSess = session
+	r.Out.Auth = session
+}
+
+// authorizationHeader returns the Authorization header's value; the
+// header scan has refused a request that gives it twice.
+func (h *server) authorizationHeader(ext []byte) ([]byte, bool) {
+	it, ok := httpHeaders(ext, h.httpTypeID)
+	if !ok {
+		return nil, false
+	}
+	for name, v, ok := it.next(); ok; name, v, ok = it.next() {
+		if string(name) == "authorization" {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// challenge answers the request with status and a Bearer challenge in
+// WWW-Authenticate, the realm, scope and resource_metadata parameters
+// given when not nil, and a JSON-RPC error that names the same error.
+func (r *request) challenge(status int, code bearerError, realm, scopes, resourceMetadata []byte) {
+	h := r.h
+	auth := append(h.aux[:0], "Bearer"...)
+	sep := " "
+	param := func(name string, v []byte) {
+		auth = append(auth, sep...)
+		auth = append(auth, name...)
+		auth = append(auth, '=')
+		auth = jsonrpc.AppendString(auth, v)
+		sep = ", "
+	}
+	if realm != nil {
+		param("realm", realm)
+	}
+	param("error", []byte(code.String()))
+	if scopes != nil {
+		param("scope", scopes)
+	}
+	if resourceMetadata != nil {
+		param("resource_metadata", resourceMetadata)
+	}
+	msg := append(h.msg[:0], "Unauthorized: "...)
+	switch status {
+	case 403:
+		msg = append(h.msg[:0], "Forbidden: "...)
+	case 400:
+		msg = append(h.msg[:0], "Bad Request: "...)
+	}
+	msg = append(msg, code.String()...)
+	body := appendErrorBody(h.scratch[:0], r.res.id, codeTransport, msg, nil)
+	r.res.mode = modeLocal
+	r.beginReply(status, "application/json", len(body), auth)
+	r.write(body)
+	r.endReply()
+}
