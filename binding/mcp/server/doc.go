@@ -51,7 +51,10 @@
 //     application's reply is the one its request streams then carry. An
 //     application that has not answered within inactivity.timeout has
 //     its lifecycle reset and ended, and the client gets -32603 "Internal
-//     error: the application did not answer initialize in time".
+//     error: the application did not answer initialize in time". An
+//     application that refuses the lifecycle with McpResetEx.bearer gets
+//     the initialize answered with that challenge, as a request's bearer
+//     RESET is (see "Request streams"); with any other RESET, -32603.
 //   - The lifecycle stays open. Its FLUSHes toolsListChanged,
 //     promptsListChanged, resourcesListChanged, resourcesUpdated{uri} and
 //     notification{method, params} become notifications on the session's

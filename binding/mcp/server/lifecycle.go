@@ -81,9 +81,12 @@ func (lc *lifecycle) handle(t frame.FrameType, buf []byte) {
 	h := lc.h
 	switch t {
 	case frame.FrameReset:
-		lc.OnReset(buf) // closes Out, and In when the reply had not begun
+		rs, err := lc.OnReset(buf) // closes Out, and In when the reply had not begun
 		lc.state |= lcAborted
 		lc.resetReply()
+		if err == nil && lc.refusedBearer(rs.Extension()) {
+			return
+		}
 		lc.closed()
 	case frame.FrameWindow:
 		// The lifecycle sends nothing but its BEGIN and END; the credit
@@ -263,7 +266,7 @@ func (lc *lifecycle) closed() {
 		return
 	}
 	if s.init.p != nil {
-		h.failInit(s, "Internal error: the application refused the session")
+		h.failInit(s, func(p *post) { p.rpcError(codeInternalError, "Internal error: the application refused the session") })
 		return
 	}
 	if h.unpublish(s) {
@@ -273,17 +276,33 @@ func (lc *lifecycle) closed() {
 }
 
 // failInit ends a session whose initialize the application did not
-// answer: its client, if still there, gets msg.
-func (h *server) failInit(s *session, msg string) {
+// answer: its client, if still there, gets answer's response.
+func (h *server) failInit(s *session, answer func(p *post)) {
 	ref := s.init
 	s.init = postRef{}
 	h.w.Disarm(&s.timerID)
 	h.s.addrs.release(s)
 	if ref.live() && ref.p.wait == waitLifecycle {
 		ref.p.wait = waitNone
-		ref.p.rpcError(codeInternalError, msg)
+		answer(ref.p)
 		ref.p.release()
 	}
+}
+
+// refusedBearer answers the initialize of a session whose lifecycle the
+// application refused with McpResetEx.bearer with that challenge (401,
+// 403 or 400), as Zilla's server does, so that an OAuth-aware client
+// learns where to get a token. It reports whether it answered.
+func (lc *lifecycle) refusedBearer(ext []byte) bool {
+	h, s := lc.h, lc.s
+	if lc.state&lcListen != 0 || s == nil || s.init.p == nil {
+		return false
+	}
+	if !h.resetEx.TryWrap(ext, 0, len(ext)) || h.resetEx.TypeID() != h.mcpTypeID || h.resetEx.Kind() != mcp.McpResetExKindBearer {
+		return false
+	}
+	h.failInit(s, func(p *post) { p.bearer(h.resetEx.Bearer()) })
+	return true
 }
 
 // armExpiry arms the session's inactivity timer.
@@ -322,7 +341,9 @@ func (h *server) onExpiry(s *session) {
 		// inactivity.timeout: the session it would start is given up.
 		s.lc.resetReply()
 		s.lc.end()
-		h.failInit(s, "Internal error: the application did not answer initialize in time")
+		h.failInit(s, func(p *post) {
+			p.rpcError(codeInternalError, "Internal error: the application did not answer initialize in time")
+		})
 		return
 	}
 	now := h.w.Now()
