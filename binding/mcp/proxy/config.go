@@ -58,6 +58,9 @@ type route struct {
 	// timed is set when a timeout option applies to the route: its calls
 	// are then the proxy's, never handed through, so that it can time them.
 	timed bool
+	// guarded are the guards whose roles a caller needs to reach the
+	// route (guarded.go); none lets every caller through.
+	guarded []routeGuard
 }
 
 // settings is what Provision compiles from the binding's configuration,
@@ -70,6 +73,10 @@ type settings struct {
 	fingerprint uint32
 	// cache is options.cache, nil without one.
 	cache *cacheConfig
+	// scopes are the roles the guarded routes ask for, space-separated:
+	// the scope of the Bearer challenge a caller who may reach no route
+	// gets.
+	scopes string
 }
 
 // compile checks the configuration and resolves the routes' exits.
@@ -98,10 +105,10 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	seen := map[string]int{}
 	h := uint32(2166136261)
 	for i, r := range routes {
-		if len(r.Guarded) > 0 {
-			// Refused rather than ignored: a proxy that ran without its
-			// routes' guards would serve every caller every route.
-			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].guarded: guarded proxy routes are not supported yet", ErrConfig, r.Pos, cfg.Name, i)
+		if len(r.Guarded) > 0 && opts.Cache != nil {
+			// A cached list is merged from every route once, for every
+			// caller: it cannot leave out what one caller may not see.
+			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].guarded: guarded routes with options.cache are not supported yet", ErrConfig, r.Pos, cfg.Name, i)
 		}
 		when := make([]any, len(r.When))
 		pos := r.Pos
@@ -126,6 +133,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: exit %q names no binding", ErrConfig, r.Pos, cfg.Name, i, r.Exit)
 		}
 		rt.exitID = id
+		rt.guarded = compileGuarded(r.Guarded)
 		for _, c := range []byte(rt.toolkit + "\x00") {
 			h ^= uint32(c)
 			h *= 16777619
@@ -133,6 +141,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		s.routes = append(s.routes, rt)
 	}
 	s.fingerprint = h
+	s.scopes = guardedScopes(s.routes)
 	if s.prefixed {
 		for i := range s.routes {
 			for j := range s.routes {

@@ -35,6 +35,24 @@
 // "proxy.yaml:9: mcp mcp1: routes[1]: toolkit "local" is already the
 // toolkit of routes[0]".
 //
+// # Guarded routes (guarded.go)
+//
+// A route with guarded: {<guard>: [<role>, …]} is reached only by a
+// stream whose authorization (the guard session the mcp server's
+// options.authorization opened for the request's bearer token) every
+// guard it names verifies with its roles, as Zilla's route authorization
+// does; an anonymous stream reaches no guarded route. For the rest the
+// route is not there: lists leave it out, a call to one of its names is
+// an unknown name, logging/setLevel skips it, and a session's lifecycle
+// does not open it (a later request its caller may make of it opens it,
+// as for a route out of the session). When a caller may reach no route at
+// all, the lifecycle is refused with McpResetEx.bearer (INVALID_TOKEN for
+// an anonymous caller, INSUFFICIENT_SCOPE for one whose roles fall short)
+// whose scopes are the roles the routes ask for, so that the mcp server
+// answers the initialize 401 or 403 with a Bearer challenge. Guarded
+// routes and options.cache are refused together for now: a cached list
+// is merged once for every caller.
+//
 // # Naming
 //
 // With prefixes, tools and prompts appear as <toolkit>__<name> and

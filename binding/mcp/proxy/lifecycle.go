@@ -38,6 +38,7 @@ type lifecycle struct {
 	held         []heldRequest // clientRequests before the reply opened
 	heldBytes    int
 	waiting      int
+	unauthorized int // routes its opener may not reach (guarded.go)
 	timer        int64
 	// Per route: why it is out of the session, when it may be opened
 	// again, and the backoff that set that time (see revive).
@@ -159,6 +160,13 @@ func (l *lifecycle) start() {
 	for i := range h.s.routes {
 		g := &lifecycleLeg{l: l, route: i}
 		l.legs = append(l.legs, g)
+		if !h.allowed(i, l.Out.Auth) {
+			// Out of the session from the start; a request its caller
+			// may make of the route opens it (revive.go).
+			l.routeOut(i, "the session's caller is not authorized for the route")
+			l.unauthorized++
+			continue
+		}
 		if g.begin() {
 			l.waiting++
 		}
@@ -215,6 +223,25 @@ func (l *lifecycle) settled() {
 				logging |= 1 << uint(g.route)
 			}
 		}
+	}
+	if accepted == 0 && l.unauthorized == len(l.legs) {
+		// A caller who may reach no route gets a Bearer challenge, which
+		// the server answers 401 (no token) or 403 (too few roles) with
+		// the roles the routes ask for as its scope.
+		code := mcp.McpBearerErrorInsufficientScope
+		if l.Out.Auth == 0 {
+			code = mcp.McpBearerErrorInvalidToken
+		}
+		b := h.exB.Reset.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).Bearer()
+		if h.s.scopes != "" {
+			b.Scopes(h.s.scopes)
+		}
+		n, err := b.Error(code).BuildLimit()
+		if err != nil {
+			n = 0
+		}
+		l.resetDown(h.extBuf[:n])
+		return
 	}
 	if accepted == 0 {
 		h.log.Warn("no route accepted the session")
@@ -498,15 +525,25 @@ func (g *lifecycleLeg) grant() {
 // end, abort and resetReply close a direction of the route's lifecycle
 // while it is open. When the ring refuses the frame, the other direction
 // closes instead: the route learns of the end one way or the other.
+// A leg never opened (a route its opener may not reach) has no worker,
+// and nothing to close.
 func (g *lifecycleLeg) end() {
-	if g.End(nil) != nil {
+	if g.Worker() != nil && g.End(nil) != nil {
 		g.resetReply()
 	}
 }
 
-func (g *lifecycleLeg) abort() { g.AbortElseReset() }
+func (g *lifecycleLeg) abort() {
+	if g.Worker() != nil {
+		g.AbortElseReset()
+	}
+}
 
-func (g *lifecycleLeg) resetReply() { g.ResetElseAbort() }
+func (g *lifecycleLeg) resetReply() {
+	if g.Worker() != nil {
+		g.ResetElseAbort()
+	}
+}
 
 // legOut notes that a route which had accepted the session left it while
 // the session goes on: the session's next request for the route opens it

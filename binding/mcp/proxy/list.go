@@ -31,6 +31,9 @@ func (r *request) startList() {
 		}
 	}
 	for _, e := range r.entries {
+		if !h.allowed(e.route, r.authorization) {
+			continue
+		}
 		l := h.getLeg(r, e.route)
 		l.pbuf = append(l.pbuf[:0], '{')
 		if e.cursor != nil {
@@ -41,6 +44,11 @@ func (r *request) startList() {
 		l.pbuf = append(l.pbuf, '}')
 		l.params = l.pbuf
 		r.legs = append(r.legs, l)
+	}
+	if len(r.legs) == 0 {
+		// No route the caller may reach: an empty list.
+		r.finishFanout()
+		return
 	}
 	r.reviveLegs()
 }
@@ -55,7 +63,7 @@ func (r *request) startSetLevel() {
 		mask, known = h.sessions.logging(r.sid)
 	}
 	for i := range h.s.routes {
-		if known && mask&(1<<uint(i)) == 0 {
+		if known && mask&(1<<uint(i)) == 0 || !h.allowed(i, r.authorization) {
 			continue
 		}
 		l := h.getLeg(r, i)

@@ -41,6 +41,9 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		return nil, err
 	}
 	h := attach(w, cfg, in)
+	if h.guards, err = attachGuards(w, cfg.Name, in.s.routes); err != nil {
+		return nil, err
+	}
 	if in.s.cache != nil {
 		if h.cache, err = newCache(h, in.s.cache); err != nil {
 			return nil, err
@@ -104,6 +107,8 @@ type Handler struct {
 	sessions  *sessionTable
 	cache     *cache // options.cache, nil without one
 	metrics   []routeMetrics
+	// guards are the checks of each route's guarded clause, by route.
+	guards [][]guardCheck
 	// shadowLogged is set once a merged list has left out an item whose
 	// name an earlier one had: the routes' lists keep doing so, and one
 	// warning a worker says it.
@@ -189,7 +194,7 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
-	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident)
+	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization())
 	if !ok || h.s.routes[route].timed {
 		return nil
 	}
@@ -224,11 +229,11 @@ func unsafeString(b []byte) string {
 // carries (the longest, should toolkits share a beginning); without, the
 // first route whose allow-set has the name. Either way the route's globs
 // must allow the name.
-func (h *Handler) resolve(uri bool, kind uint8, name []byte) (int, []byte, bool) {
+func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64) (int, []byte, bool) {
 	routes := h.s.routes
 	if !h.s.prefixed {
 		for i := range routes {
-			if allowed(routeGlobs(&routes[i], kind), unsafeString(name)) {
+			if h.allowed(i, auth) && allowed(routeGlobs(&routes[i], kind), unsafeString(name)) {
 				return i, name, true
 			}
 		}
@@ -252,7 +257,7 @@ func (h *Handler) resolve(uri bool, kind uint8, name []byte) (int, []byte, bool)
 		p = routes[best].uri
 	}
 	rest := name[len(p):]
-	if len(rest) == 0 || !allowed(routeGlobs(&routes[best], kind), unsafeString(rest)) {
+	if len(rest) == 0 || !h.allowed(best, auth) || !allowed(routeGlobs(&routes[best], kind), unsafeString(rest)) {
 		return -1, nil, false
 	}
 	return best, rest, true

@@ -222,7 +222,7 @@ func (r *request) onBegin(b *frame.Begin) {
 	// refuses before reading (RESET with McpResetEx) then finds the
 	// downstream's request still open, and the refusal passes through.
 	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest {
-		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident)
+		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization)
 		if ok {
 			r.route, r.upIdent = route, up
 			r.relay()
@@ -493,7 +493,7 @@ func (r *request) onParams() {
 					name, _ = jsonrpc.Unquote(nil, r.params[vs:ve])
 				}
 			}
-			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name)
+			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name, r.authorization)
 			if !ok {
 				r.respondUnknown(name)
 				return
@@ -550,7 +550,7 @@ func (r *request) routeCompletion() {
 	if vs, ve, ok := member(ref, key); ok && ref[vs] == '"' {
 		name, _ = jsonrpc.Unquote(nil, ref[vs:ve])
 	}
-	route, _, ok := h.resolve(key == "uri", kind, name)
+	route, _, ok := h.resolve(key == "uri", kind, name, r.authorization)
 	if !ok {
 		if key == "uri" {
 			r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)

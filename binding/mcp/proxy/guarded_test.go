@@ -1,0 +1,147 @@
+package proxy_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// bearer adds an Authorization header to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// guardedGateway runs the mcp server with the test guard test0 (token
+// "reader", whose sessions hold the role read) in front of a proxy whose
+// routes are given as YAML, each toolkit route exiting to a toolkit
+// server <toolkit>0.
+func guardedGateway(t *testing.T, routes string, toolkits ...string) string {
+	t.Helper()
+	src := "    options:\n      authorization:\n        test0:\n          credentials: \"Bearer {credentials}\"\n" +
+		"  mcp1:\n    type: mcp\n    kind: proxy\n    routes:\n" + routes
+	for _, tk := range toolkits {
+		src += "  " + tk + "0:\n    type: toolkit\n    kind: server\n"
+	}
+	src += "guards:\n  test0:\n    type: test\n    options:\n      credentials: reader\n      roles: [read]\n"
+	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
+	return endpoint
+}
+
+func connectAs(t *testing.T, ctx context.Context, endpoint, token string) *sdk.ClientSession {
+	t.Helper()
+	tr := &sdk.StreamableClientTransport{Endpoint: endpoint}
+	if token != "" {
+		tr.HTTPClient = &http.Client{Transport: bearer{token}}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "guarded-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}
+
+// TestGuardedRoutes: a guarded route is listed and called only by a
+// caller whose session the guard verifies with the route's roles. An
+// anonymous caller sees the open route alone; the reader sees the route
+// asking for read too, and never the one asking for admin; a call to a
+// route the caller may not reach is an unknown tool, as if the route
+// were not there.
+func TestGuardedRoutes(t *testing.T) {
+	endpoint := guardedGateway(t, `      - exit: a0
+        when: [{toolkit: a}]
+      - exit: b0
+        when: [{toolkit: b}]
+        guarded: {test0: [read]}
+      - exit: c0
+        when: [{toolkit: c}]
+        guarded: {test0: [admin]}
+`, "a", "b", "c")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	anon := connectAs(t, ctx, endpoint, "")
+	names := toolNames(t, ctx, anon)
+	assert.Contains(t, names, "a__echo")
+	for _, n := range names {
+		assert.False(t, strings.HasPrefix(n, "b__") || strings.HasPrefix(n, "c__"), "anonymous sees %s", n)
+	}
+	res, err := anon.CallTool(ctx, &sdk.CallToolParams{Name: "b__echo", Arguments: map[string]any{"message": "hi"}})
+	assertUnknownTool(t, res, err, "b__echo")
+
+	reader := connectAs(t, ctx, endpoint, "reader")
+	names = toolNames(t, ctx, reader)
+	assert.Contains(t, names, "a__echo")
+	assert.Contains(t, names, "b__echo")
+	for _, n := range names {
+		assert.False(t, strings.HasPrefix(n, "c__"), "the reader sees %s", n)
+	}
+	res, err = reader.CallTool(ctx, &sdk.CallToolParams{Name: "b__echo", Arguments: map[string]any{"message": "hi"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Equal(t, "Echo: hi", res.Content[0].(*sdk.TextContent).Text)
+	res, err = reader.CallTool(ctx, &sdk.CallToolParams{Name: "c__echo", Arguments: map[string]any{"message": "hi"}})
+	assertUnknownTool(t, res, err, "c__echo")
+}
+
+// assertUnknownTool checks a call was refused as naming no tool.
+func assertUnknownTool(t *testing.T, res *sdk.CallToolResult, err error, name string) {
+	t.Helper()
+	if err != nil {
+		assert.Contains(t, err.Error(), "Unknown tool")
+		return
+	}
+	require.True(t, res.IsError, "the call to %s was served", name)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "Unknown tool")
+}
+
+// TestGuardedRoutesChallenge: when every route is guarded, a caller who
+// may reach none gets the initialize answered with a Bearer challenge
+// whose scope is the roles the routes ask for: 401 without a token, 403
+// with one whose session lacks the roles.
+func TestGuardedRoutesChallenge(t *testing.T) {
+	endpoint := guardedGateway(t, `      - exit: c0
+        when: [{toolkit: c}]
+        guarded: {test0: [admin]}
+`, "c")
+	initialize := func(token string) (*http.Response, string) {
+		req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, string(body)
+	}
+	resp, body := initialize("")
+	assert.Equal(t, 401, resp.StatusCode, body)
+	assert.Equal(t, `Bearer error="invalid_token", scope="admin"`, resp.Header.Get("WWW-Authenticate"))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Unauthorized: invalid_token"}}`, body)
+
+	resp, body = initialize("reader")
+	assert.Equal(t, 403, resp.StatusCode, body)
+	assert.Equal(t, `Bearer error="insufficient_scope", scope="admin"`, resp.Header.Get("WWW-Authenticate"))
+
+	resp, body = initialize("forged")
+	assert.Equal(t, 401, resp.StatusCode, body)
+	assert.Equal(t, `Bearer error="invalid_token"`, resp.Header.Get("WWW-Authenticate"))
+}
