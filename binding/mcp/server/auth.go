@@ -2,6 +2,9 @@ package server
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine/guard"
@@ -94,6 +97,9 @@ func (r *request) challenge(status int, code bearerError, realm, scopes, resourc
 	if scopes != nil {
 		param("scope", scopes)
 	}
+	if resourceMetadata == nil {
+		resourceMetadata = h.s.prmURL
+	}
 	if resourceMetadata != nil {
 		param("resource_metadata", resourceMetadata)
 	}
@@ -110,4 +116,84 @@ func (r *request) challenge(status int, code bearerError, realm, scopes, resourc
 	r.beginReply(status, "application/json", len(body), auth)
 	r.write(body)
 	r.endReply()
+}
+
+// wellKnownPRM is where RFC 9728 §3 puts a protected resource's metadata:
+// this, then the resource's path.
+const wellKnownPRM = "/.well-known/oauth-protected-resource"
+
+// protectedResource makes the metadata document of options.protectedResource
+// and the URL it is served at (RFC 9728 §3.1: the well-known path between
+// the resource's host and its path), which the server's Bearer challenges
+// name as resource_metadata (MCP's authorization discovery).
+func protectedResource(resource string, servers, scopes []string) (doc, at []byte, err error) {
+	u, err := absoluteURL(resource)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resource %q: %w", resource, err)
+	}
+	if u.RawQuery != "" {
+		return nil, nil, fmt.Errorf("resource %q: want no query (RFC 9728 §2)", resource)
+	}
+	doc = jsonrpc.AppendString(append(doc, `{"resource":`...), []byte(resource))
+	doc = append(doc, `,"authorization_servers":[`...)
+	for i, as := range servers {
+		if _, err := absoluteURL(as); err != nil {
+			return nil, nil, fmt.Errorf("authorizationServers[%d] %q: %w", i, as, err)
+		}
+		if i > 0 {
+			doc = append(doc, ',')
+		}
+		doc = jsonrpc.AppendString(doc, []byte(as))
+	}
+	doc = append(doc, ']')
+	if len(scopes) > 0 {
+		doc = append(doc, `,"scopes_supported":[`...)
+		for i, sc := range scopes {
+			if i > 0 {
+				doc = append(doc, ',')
+			}
+			doc = jsonrpc.AppendString(doc, []byte(sc))
+		}
+		doc = append(doc, ']')
+	}
+	doc = append(doc, `,"bearer_methods_supported":["header"]}`...)
+	path := u.EscapedPath()
+	if path == "/" {
+		path = ""
+	}
+	at = []byte(u.Scheme + "://" + u.Host + wellKnownPRM + path)
+	return doc, at, nil
+}
+
+// absoluteURL parses an http or https URL with a host and no fragment.
+func absoluteURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return nil, err
+	case u.Scheme != "https" && u.Scheme != "http" || u.Host == "":
+		return nil, errors.New("want an absolute http or https URL")
+	case u.Fragment != "" || u.User != nil:
+		return nil, errors.New("want no fragment or user info")
+	}
+	return u, nil
+}
+
+// isWellKnownPRM reports whether a GET's path asks for the protected
+// resource metadata: the well-known path, whatever follows it.
+func (h *server) isWellKnownPRM(path []byte) bool {
+	return h.s.prm != nil && bytes.HasPrefix(path, []byte(wellKnownPRM))
+}
+
+// servePRM answers the protected resource metadata, which needs no token.
+func (g *getStream) servePRM() {
+	h := g.h
+	if g.hdr.early != 0 {
+		g.respondEarly()
+		return
+	}
+	g.res.mode = modeLocal
+	g.beginReply(200, "application/json", len(h.s.prm), nil)
+	g.write(append(h.scratch[:0], h.s.prm...))
+	g.endReply()
 }

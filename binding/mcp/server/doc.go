@@ -475,6 +475,17 @@
 // and both before the body is read. The elicitation callback takes no
 // token: a browser reaches it. The header given twice is a 400.
 //
+// With options.protectedResource {resource, authorizationServers, scopes}
+// (Sluice's own: Zilla has none), a GET of a path that begins
+// /.well-known/oauth-protected-resource is answered with the resource's
+// OAuth protected resource metadata (RFC 9728: resource,
+// authorization_servers, scopes_supported, bearer_methods_supported),
+// without a token, and every Bearer challenge the server answers with
+// names it as resource_metadata, at the well-known path followed by the
+// resource's path, unless the application's challenge names its own. The
+// http server's routes must bring that path to the binding; MCP clients
+// read resource_metadata to find the authorization server.
+//
 // # What the server answers itself
 //
 // A POST whose Accept lacks application/json or text/event-stream (*/*

@@ -16,6 +16,8 @@ type getStream struct {
 	isCB  bool
 	cbLen int
 	cb    [maxCallbackURL]byte
+	// isPRM: the GET asks for the protected resource metadata (auth.go).
+	isPRM bool
 }
 
 // getRef names a GET stream for its session. A getStream struct is
@@ -54,6 +56,10 @@ func (g *getStream) body(p []byte) { g.drain(p) }
 func (g *getStream) ended() {
 	if g.isCB {
 		g.callback()
+		return
+	}
+	if g.isPRM {
+		g.servePRM()
 		return
 	}
 	if !g.answered() {

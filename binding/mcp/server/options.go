@@ -45,6 +45,13 @@ type options struct {
 	Authorization map[string]struct {
 		Credentials *string `yaml:"credentials"`
 	} `yaml:"authorization"`
+	// ProtectedResource is the OAuth protected resource metadata
+	// (RFC 9728) the server serves and names in its Bearer challenges.
+	ProtectedResource *struct {
+		Resource             string   `yaml:"resource"`
+		AuthorizationServers []string `yaml:"authorizationServers"`
+		Scopes               []string `yaml:"scopes"`
+	} `yaml:"protectedResource"`
 	// Elicitation and Sampling bound how long a request the upstream
 	// sends the client may wait for its answer; the sampling timeout
 	// serves roots/list and ping too. Elicitation.Callback is the path,
@@ -147,6 +154,10 @@ type settings struct {
 	// Authorization header's value.
 	guardName              string
 	credPrefix, credSuffix []byte
+	// prm is the protected resource metadata document, and prmURL where
+	// it is served, which the server's Bearer challenges name; nil
+	// without options.protectedResource.
+	prm, prmURL []byte
 }
 
 // defaultCredentials is where a bearer token stands in the Authorization
@@ -241,6 +252,11 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	}
 	if err := s.compileAuthorization(cfg.Name, &opts); err != nil {
 		return nil, err
+	}
+	if pr := opts.ProtectedResource; pr != nil {
+		if s.prm, s.prmURL, err = protectedResource(pr.Resource, pr.AuthorizationServers, pr.Scopes); err != nil {
+			return nil, fmt.Errorf("mcp %s: protectedResource: %w", cfg.Name, err)
+		}
 	}
 	if cb := opts.Elicitation.Callback; cb != "" {
 		if strings.HasPrefix(cb, "/") || strings.ContainsAny(cb, ":?#% ") {

@@ -161,8 +161,11 @@ func (h *server) NewStream(_ frame.FrameType, buf []byte) engine.MessageConsumer
 		g := h.allocGet()
 		g.setLastEventID(sc.lastEventID)
 		g.isCB = h.isCallback(sc.path)
+		g.isPRM = !g.isCB && h.isWellKnownPRM(sc.path)
 		if g.isCB {
 			g.setCallback(&sc)
+		}
+		if g.isCB || g.isPRM {
 			sc.flags |= noGuard
 		}
 		r = &g.request

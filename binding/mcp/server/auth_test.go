@@ -1,0 +1,120 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
+)
+
+// guardedOptions is the server's options with the test guard test0
+// (token "test-token") and protected resource metadata, and the guard's
+// own block, which follows the bindings.
+const guardedOptions = `    options:
+      authorization:
+        test0:
+          credentials: "Bearer {credentials}"
+      protectedResource:
+        resource: https://gateway.example/mcp
+        authorizationServers: [https://auth.example]
+        scopes: [mcp:tools]
+  app0:
+    type: toolkit
+    kind: server
+guards:
+  test0:
+    type: test
+    options:
+      credentials: test-token
+`
+
+const guardedInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// TestProtectedResourceMetadata: the server serves its RFC 9728 metadata
+// at the well-known path followed by the resource's path, without a
+// token although it has a guard, and its Bearer challenges name it as
+// resource_metadata, where an MCP client starts its OAuth flow. A valid
+// token is served, an anonymous request too (a guarded route decides).
+func TestProtectedResourceMetadata(t *testing.T) {
+	base, _ := enginetest.StartMCP(t, "stack.yaml", "app0", guardedOptions)
+	origin := strings.TrimSuffix(base, "/mcp")
+	c := &http.Client{}
+	t.Cleanup(c.CloseIdleConnections)
+
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := c.Get(origin + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, 200, resp.StatusCode, path)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+		assert.JSONEq(t, `{"resource":"https://gateway.example/mcp","authorization_servers":["https://auth.example"],"scopes_supported":["mcp:tools"],"bearer_methods_supported":["header"]}`, string(body), path)
+	}
+
+	post := func(auth string) (*http.Response, string) {
+		req, err := http.NewRequest(http.MethodPost, base, strings.NewReader(guardedInitialize))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := c.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(body)
+	}
+	resp, body := post("Bearer forged")
+	assert.Equal(t, 401, resp.StatusCode, body)
+	assert.Equal(t, `Bearer error="invalid_token", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp"`, resp.Header.Get("WWW-Authenticate"))
+	assert.JSONEq(t, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unauthorized: invalid_token"},"id":null}`, body)
+
+	resp, body = post("Token test-token")
+	assert.Equal(t, 400, resp.StatusCode, body)
+	assert.Equal(t, `Bearer error="invalid_request", resource_metadata="https://gateway.example/.well-known/oauth-protected-resource/mcp"`, resp.Header.Get("WWW-Authenticate"))
+
+	resp, body = post("Bearer test-token")
+	assert.Equal(t, 200, resp.StatusCode, body)
+	assert.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+
+	resp, body = post("")
+	assert.Equal(t, 200, resp.StatusCode, body)
+
+	req, err := http.NewRequest(http.MethodPost, base, strings.NewReader(guardedInitialize))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Add("Authorization", "Bearer test-token")
+	req.Header.Add("Authorization", "Bearer other")
+	resp, err = c.Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 400, resp.StatusCode, "an Authorization header given twice has two readings: %s", b)
+}
+
+// TestProtectedResourceConfig refuses metadata a client could not use.
+func TestProtectedResourceConfig(t *testing.T) {
+	for name, tc := range map[string]struct{ resource, servers, want string }{
+		"relative resource": {"/mcp", "[https://auth.example]", `mcp mcp0: protectedResource: resource "/mcp": want an absolute http or https URL`},
+		"fragment":          {"https://gateway.example/mcp#x", "[https://auth.example]", `resource "https://gateway.example/mcp#x": want no fragment or user info`},
+		"query":             {"https://gateway.example/mcp?a=b", "[https://auth.example]", `want no query (RFC 9728 §2)`},
+		"bad server":        {"https://gateway.example/mcp", "[auth.example]", `authorizationServers[0] "auth.example": want an absolute http or https URL`},
+		"no servers":        {"https://gateway.example/mcp", "[]", `authorizationServers`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "name: test\nbindings:\n  mcp0:\n    type: mcp\n    kind: server\n    exit: app0\n    options:\n      protectedResource:\n" +
+				"        resource: \"" + tc.resource + "\"\n        authorizationServers: " + tc.servers + "\n" +
+				"  app0:\n    type: toolkit\n    kind: server\n"
+			err := enginetest.Check(t, "stack.yaml", src, nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
