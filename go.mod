@@ -7,6 +7,7 @@ toolchain go1.27.3
 require (
 	github.com/cilium/ebpf v0.22.0
 	github.com/dlclark/regexp2 v1.12.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/redis/go-redis/v9 v9.23.0

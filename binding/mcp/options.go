@@ -23,7 +23,8 @@ import (
 // (server) and cache and tools (proxy) have Zilla's shape, so that Zilla's
 // configs load; cache.ttl also takes a duration per kind ({tools,
 // resources, prompts}), which Sluice adds. The server serves
-// elicitation.timeout and sampling.timeout (how long a request the
+// authorization (a guard for each request's bearer token), Sluice's
+// protectedResource, elicitation.timeout and sampling.timeout (how long a request the
 // upstream sends the client waits for its answer), elicitation.callback
 // (the path of its URL-mode elicitation callback) and inputRequired (the
 // legacy shim's round cap and per-leg timeout); the proxy serves cache but
@@ -42,15 +43,12 @@ var unsupported = []struct {
 	key, sub, feature string
 	kinds             []string
 }{
-	{"authorization", "", "options.authorization (credentials for a guard)", []string{"proxy"}},
 	{"cache", "tools", "options.cache.tools (tool search and eager loading)", nil},
 }
 
-// Unsupported refuses a binding whose options set authorization (but on
-// a client, which takes its upstream credentials from the guard) or
-// cache.tools, which no kind serves yet: the engine does
-// not start it rather than run it without them. The mcp type runs it
-// before provisioning any kind.
+// Unsupported refuses a binding whose options set cache.tools, which no
+// kind serves yet: the engine does not start it rather than run it
+// without it. The mcp type runs it before provisioning any kind.
 func Unsupported(cfg *engine.BindingConfig) error {
 	if cfg.Config == nil || cfg.Options() == nil {
 		return nil

@@ -8,6 +8,7 @@ import (
 	_ "github.com/sluicehq/sluice/binding/all"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
+	_ "github.com/sluicehq/sluice/engine/guard/jwtguard"
 	_ "github.com/sluicehq/sluice/engine/store/redisstore"
 )
 

@@ -145,7 +145,7 @@ bindings:
   app0:
     type: echo
     kind: server
-`, ":10: bindings.net0.options.authorization: mcp binding net0: options.authorization (credentials for a guard) is not supported yet"},
+`, `:10: bindings.net0.options.authorization: binding type "mcp" of kind proxy does not accept "authorization"`},
 		{"mcp server credentials without placeholder", `name: test
 guards:
   jwt0:
@@ -162,7 +162,7 @@ bindings:
   app0:
     type: echo
     kind: server
-`, `mcp net0: authorization.jwt0.credentials "Bearer sometoken": want {credentials} once, as in "Bearer {credentials}"`},
+`, `:12: bindings.net0.options.authorization.jwt0.credentials: "Bearer sometoken" does not match the pattern \{credentials\}`},
 		{"mcp server guard not configured", `name: test
 bindings:
   net0:
@@ -175,7 +175,7 @@ bindings:
   app0:
     type: echo
     kind: server
-`, `no guard named "jwt0"`},
+`, `:7: bindings.net0.options.authorization: mcp net0: names guard "jwt0", which is not configured`},
 		{"mcp client guarded route", `name: test
 guards:
   test0:

@@ -53,7 +53,7 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 	if name := in.s.guardName; name != "" {
 		g, ok := w.Guard(name)
 		if !ok {
-			return nil, fmt.Errorf("mcp %s: options.authorization names guard %q, which is not configured", cfg.Name, name)
+			return nil, fmt.Errorf("%s: mcp %s: names guard %q, which is not configured", cfg.Options().Where("authorization"), cfg.Name, name)
 		}
 		h.guard = g
 	}
