@@ -61,6 +61,23 @@ func (r *request) authorize(ext []byte) {
 	r.Out.Auth = session
 }
 
+// identity is the guard identity of the request's token, "" for none.
+func (r *request) identity() string {
+	if r.guardSess == 0 {
+		return ""
+	}
+	return r.h.guard.Identity(r.guardSess)
+}
+
+// owns reports whether the request may use session s: any request may
+// use an anonymous session; one whose initialize carried a token only a
+// request whose token has the same identity, so that a session id that
+// leaks serves no one else (MCP's security best practices bind sessions
+// to their user). Another caller finds no such session.
+func (r *request) owns(s *session) bool {
+	return s.owner == "" || s.owner == r.identity()
+}
+
 // authorizationHeader returns the Authorization header's value; the
 // header scan has refused a request that gives it twice.
 func (h *server) authorizationHeader(ext []byte) ([]byte, bool) {

@@ -473,7 +473,12 @@
 // RFC 6750 §3.1 asks 400), and a token the guard refuses 401 with
 // error="invalid_token"; both with a JSON-RPC error body naming the error,
 // and both before the body is read. The elicitation callback takes no
-// token: a browser reaches it. The header given twice is a 400.
+// token: a browser reaches it. The header given twice is a 400. A
+// session whose initialize carried a token belongs to its guard identity
+// (a JWT's sub): a request for it with another identity's token, or
+// none, finds no such session (404), so that a session id that leaks
+// serves no one else; an anonymous session takes any caller. Zilla does
+// not bind sessions so.
 //
 // With options.protectedResource {resource, authorizationServers, scopes}
 // (Sluice's own: Zilla has none), a GET of a path that begins

@@ -827,7 +827,7 @@ func (p *post) initialize(params []byte) {
 		return
 	}
 	caps, _ := field(params, "capabilities")
-	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps), addr: addr}
+	s := &session{id: h.table.newID(), version: ver, clientCaps: clientCapabilities(caps), addr: addr, owner: p.identity()}
 	s.callback = p.callbackURL(nil)
 	s.init = p.ref()
 	p.sess = s

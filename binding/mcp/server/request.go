@@ -623,7 +623,7 @@ func (r *request) session() *session {
 	if r.hdr.sidLen > 0 {
 		s = h.table.lookup(r.hdr.sid[:r.hdr.sidLen])
 	}
-	if s == nil {
+	if s == nil || !r.owns(s) {
 		r.res.id = nil
 		r.transportError(404, codeSessionNotFound, "Session not found")
 		return nil

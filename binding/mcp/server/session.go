@@ -203,6 +203,10 @@ type session struct {
 
 	lastActive int64 // engine clock, unix nanoseconds
 	closed     bool
+	// owner is the guard identity of the token its initialize carried
+	// ("" for an anonymous session): the session's requests must carry
+	// a token of the same identity (auth.go).
+	owner string
 	// addr is the client address the session counts against
 	// (limits.sessionsPerAddress), empty when it counts against none.
 	addr string
