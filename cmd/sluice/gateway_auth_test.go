@@ -71,22 +71,7 @@ guards:
       audience: %[2]s
       keys: [%[3]s]
 bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options: {host: 127.0.0.1, port: %[1]d}
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: mcp0
-        when:
-          - headers: {":path": /mcp}
-      - exit: mcp0
-        when:
-          - headers: {":path": "/.well-known/oauth-protected-resource*"}
-  mcp0:
+%[6]s  mcp0:
     type: mcp
     kind: server
     exit: proxy0
@@ -115,7 +100,7 @@ bindings:
     type: mcp
     kind: client
     options: {server: %[5]q}
-`, port, endpoint, is.jwk, testIssuer, up.URL)
+`, port, endpoint, is.jwk, testIssuer, up.URL, frontYAML(fmt.Sprint(port), "/mcp", "/.well-known/oauth-protected-resource*"))
 	return startGateway(t, cfg, port, 2)
 }
 

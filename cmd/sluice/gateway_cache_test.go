@@ -99,21 +99,7 @@ stores:
     options:
       url: "${{ env.REDIS_URL }}"
 bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options:
-      host: 127.0.0.1
-      port: ${{ env.PORT }}
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: mcp0
-        when:
-          - headers: {":path": /mcp}
-  mcp0:
+`+frontYAML("${{ env.PORT }}", "/mcp")+`  mcp0:
     type: mcp
     kind: server
     exit: proxy0

@@ -150,20 +150,7 @@ func elicitGatewayConfig(port int, upstream, authorize string, guarded bool, tim
 `, authorize)
 	}
 	fmt.Fprintf(&b, `bindings:
-  tcp0:
-    type: tcp
-    kind: server
-    options: {host: 127.0.0.1, port: %[1]d}
-    exit: http0
-  http0:
-    type: http
-    kind: server
-    routes:
-      - exit: mcp0
-        when:
-          - headers: {":path": /mcp}
-          - headers: {":path": "/mcp/auth/callback*"}
-  mcp0:
+%[4]s  mcp0:
     type: mcp
     kind: server
     exit: proxy0
@@ -182,7 +169,7 @@ func elicitGatewayConfig(port int, upstream, authorize string, guarded bool, tim
     kind: client
     options:
       server: %[3]q
-`, port, timeout, upstream)
+`, port, timeout, upstream, frontYAML(fmt.Sprint(port), "/mcp", "/mcp/auth/callback*"))
 	if guarded {
 		b.WriteString("      authorization: {oauth: {}}\n")
 	}

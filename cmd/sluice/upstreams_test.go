@@ -219,25 +219,36 @@ type gatewayRoute struct {
 	Versions string
 }
 
-// gatewayConfig writes a gateway: tcp → http → mcp server → mcp proxy →
-// one mcp client per upstream route, the toolkit for the others.
-func gatewayConfig(port int, prefix string, routes ...gatewayRoute) string {
+// frontYAML is the bindings a gateway's clients reach first: a tcp server
+// on 127.0.0.1:port (a number, or a ${{ env.… }} reference) and an http
+// server whose requests for each of paths (exact, or a prefix ending in
+// *) go to the mcp server mcp0.
+func frontYAML(port string, paths ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `name: gateway
-bindings:
-  tcp0:
+	fmt.Fprintf(&b, `  tcp0:
     type: tcp
     kind: server
-    options: {host: 127.0.0.1, port: %d}
+    options:
+      host: 127.0.0.1
+      port: %s
     exit: http0
   http0:
     type: http
     kind: server
     routes:
-      - exit: mcp0
-        when:
-          - headers: {":path": /mcp}
-  mcp0:
+`, port)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "      - exit: mcp0\n        when:\n          - headers: {\":path\": %q}\n", p)
+	}
+	return b.String()
+}
+
+// gatewayConfig writes a gateway: tcp → http → mcp server → mcp proxy →
+// one mcp client per upstream route, the toolkit for the others.
+func gatewayConfig(port int, prefix string, routes ...gatewayRoute) string {
+	var b strings.Builder
+	b.WriteString("name: gateway\nbindings:\n" + frontYAML(fmt.Sprint(port), "/mcp"))
+	fmt.Fprintf(&b, `  mcp0:
     type: mcp
     kind: server
     exit: proxy0
@@ -246,7 +257,7 @@ bindings:
   proxy0:
     type: mcp
     kind: proxy
-`, port, port, port)
+`, port, port)
 	if prefix != "" {
 		fmt.Fprintf(&b, "    options: {prefix: %s}\n", prefix)
 	}

@@ -1,12 +1,11 @@
 package store_test
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sluicehq/sluice/engine/store"
-	"github.com/stretchr/testify/assert"
+	"github.com/sluicehq/sluice/internal/schematest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,31 +27,11 @@ func TestSchemas(t *testing.T) {
 		{name: "test unknown", typ: "test", options: `{"entry": {}}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			info, err := store.Lookup(tt.typ)
-			require.NoError(t, err)
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(info.Schema))
-			require.NoError(t, err)
-			c := jsonschema.NewCompiler()
-			require.NoError(t, c.AddResource("options.json", doc))
-			schema, err := c.Compile("options.json")
-			require.NoError(t, err)
-
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tt.options)))
-			require.NoError(t, err)
-			options, _ := inst.(map[string]any)
-
-			s, newErr := info.New("schema-"+tt.name, options, newFakeClock())
-			if s != nil {
-				require.NoError(t, s.Close())
-			}
-			if tt.valid {
-				assert.NoError(t, schema.Validate(inst))
-				assert.NoError(t, newErr)
-			} else {
-				assert.Error(t, schema.Validate(inst))
-				assert.Error(t, newErr)
-			}
-		})
+		info, err := store.Lookup(tt.typ)
+		require.NoError(t, err)
+		schematest.Agrees(t, info.Schema, []schematest.Case{{Name: tt.name, Options: tt.options, Valid: tt.valid}},
+			func(options map[string]any) (io.Closer, error) {
+				return info.New("schema-"+tt.name, options, newFakeClock())
+			})
 	}
 }

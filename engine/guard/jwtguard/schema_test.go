@@ -1,12 +1,12 @@
 package jwtguard
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	engineconfig "github.com/sluicehq/sluice/engine/config"
 	"github.com/sluicehq/sluice/engine/guard"
+	"github.com/sluicehq/sluice/internal/schematest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,50 +103,25 @@ func TestSchemaRejects(t *testing.T) {
 func TestSchemaAgreesWithNew(t *testing.T) {
 	rsaJWK := `{"kty": "RSA", "kid": "k", "alg": "RS256", "e": "AQAB", "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw"}`
 	base := `"issuer": "https://a", "audience": "b", `
-	tests := []struct {
-		name    string
-		options string
-		valid   bool
-	}{
-		{name: "all", options: `{` + base + `"roles": "realm_access.roles", "identity": "email", "attributes": {"tenant": "org.id"}, "challenge": 30, "keys": [` + rsaJWK + `]}`, valid: true},
-		{name: "keys only", options: `{` + base + `"keys": [` + rsaJWK + `]}`, valid: true},
-		{name: "empty", options: `{}`},
-		{name: "no audience", options: `{"issuer": "https://a", "keys": [` + rsaJWK + `]}`},
-		{name: "no issuer", options: `{"audience": "b", "keys": [` + rsaJWK + `]}`},
-		{name: "empty issuer", options: `{"issuer": "", "audience": "b", "keys": [` + rsaJWK + `]}`},
-		{name: "unknown", options: `{` + base + `"keys": [` + rsaJWK + `], "lifetime": "PT5S"}`},
-		{name: "empty keys", options: `{` + base + `"keys": []}`},
-		{name: "keys number", options: `{` + base + `"keys": 1}`},
-		{name: "keys file URL", options: `{` + base + `"keys": "file:///jwks.json"}`},
-		{name: "negative challenge", options: `{` + base + `"challenge": -1, "keys": [` + rsaJWK + `]}`},
-		{name: "fractional challenge", options: `{` + base + `"challenge": 1.5, "keys": [` + rsaJWK + `]}`},
-		{name: "roles array", options: `{` + base + `"roles": ["a"], "keys": [` + rsaJWK + `]}`},
-		{name: "attribute number", options: `{` + base + `"attributes": {"a": 1}, "keys": [` + rsaJWK + `]}`},
+	tests := []schematest.Case{
+		{Name: "all", Options: `{` + base + `"roles": "realm_access.roles", "identity": "email", "attributes": {"tenant": "org.id"}, "challenge": 30, "keys": [` + rsaJWK + `]}`, Valid: true},
+		{Name: "keys only", Options: `{` + base + `"keys": [` + rsaJWK + `]}`, Valid: true},
+		{Name: "empty", Options: `{}`},
+		{Name: "no audience", Options: `{"issuer": "https://a", "keys": [` + rsaJWK + `]}`},
+		{Name: "no issuer", Options: `{"audience": "b", "keys": [` + rsaJWK + `]}`},
+		{Name: "empty issuer", Options: `{"issuer": "", "audience": "b", "keys": [` + rsaJWK + `]}`},
+		{Name: "unknown", Options: `{` + base + `"keys": [` + rsaJWK + `], "lifetime": "PT5S"}`},
+		{Name: "empty keys", Options: `{` + base + `"keys": []}`},
+		{Name: "keys number", Options: `{` + base + `"keys": 1}`},
+		{Name: "keys file URL", Options: `{` + base + `"keys": "file:///jwks.json"}`},
+		{Name: "negative challenge", Options: `{` + base + `"challenge": -1, "keys": [` + rsaJWK + `]}`},
+		{Name: "fractional challenge", Options: `{` + base + `"challenge": 1.5, "keys": [` + rsaJWK + `]}`},
+		{Name: "roles array", Options: `{` + base + `"roles": ["a"], "keys": [` + rsaJWK + `]}`},
+		{Name: "attribute number", Options: `{` + base + `"attributes": {"a": 1}, "keys": [` + rsaJWK + `]}`},
 	}
 	info, err := guard.Lookup(Type)
 	require.NoError(t, err)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(info.Schema))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("options.json", doc))
-	sch, err := c.Compile("options.json")
-	require.NoError(t, err)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(tt.options)))
-			require.NoError(t, err)
-			options, _ := inst.(map[string]any)
-			g, newErr := info.New("jwt0", options, nil)
-			if g != nil {
-				require.NoError(t, g.Close())
-			}
-			if tt.valid {
-				assert.NoError(t, sch.Validate(inst))
-				assert.NoError(t, newErr)
-			} else {
-				assert.Error(t, sch.Validate(inst))
-				assert.Error(t, newErr)
-			}
-		})
-	}
+	schematest.Agrees(t, info.Schema, tests, func(options map[string]any) (io.Closer, error) {
+		return info.New("jwt0", options, nil)
+	})
 }

@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -11,11 +10,11 @@ import (
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sluicehq/sluice/engine/store"
 	"github.com/sluicehq/sluice/engine/store/internal/storetest"
 	"github.com/sluicehq/sluice/engine/store/redisstore"
 	"github.com/sluicehq/sluice/internal/redistest"
+	"github.com/sluicehq/sluice/internal/schematest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -304,17 +303,10 @@ func TestOptions(t *testing.T) {
 	}
 	info, err := store.Lookup(redisstore.Type)
 	require.NoError(t, err)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(info.Schema))
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	require.NoError(t, c.AddResource("options.json", doc))
-	schema, err := c.Compile("options.json")
-	require.NoError(t, err)
+	schema := schematest.Compile(t, info.Schema)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inst, err := jsonschema.UnmarshalJSON(strings.NewReader(tt.options))
-			require.NoError(t, err)
-			options := inst.(map[string]any)
+			inst, options := schematest.Instance(t, tt.options)
 			s, newErr := store.New(redisstore.Type, "opts", options, nil)
 			if s != nil {
 				require.NoError(t, s.Close())
