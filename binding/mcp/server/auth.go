@@ -78,6 +78,19 @@ func (r *request) owns(s *session) bool {
 	return s.owner == "" || s.owner == r.identity()
 }
 
+// tokenExpired reports whether the bearer token a standing event stream
+// was opened with has expired: the stream then ends at its next
+// keep-alive, and the client opens it again with a fresh token (resuming
+// after Last-Event-ID), rather than hear a session's events for as long
+// as it holds the connection.
+func (r *request) tokenExpired() bool {
+	if r.guardSess == 0 {
+		return false
+	}
+	exp := r.h.guard.ExpiresAt(r.guardSess)
+	return exp != guard.ExpiresNever && r.h.w.Now().UnixMilli() >= exp
+}
+
 // authorizationHeader returns the Authorization header's value; the
 // header scan has refused a request that gives it twice.
 func (h *server) authorizationHeader(ext []byte) ([]byte, bool) {

@@ -1,14 +1,17 @@
 package server_test
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -117,4 +120,62 @@ func TestProtectedResourceConfig(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestGetStreamEndsWithToken: a GET stream opened with a token that
+// expires (the test guard's lifetime, on the engine's manual clock) ends
+// at the first keep-alive from its expiry, not before; the client opens
+// it again with a fresh token.
+func TestGetStreamEndsWithToken(t *testing.T) {
+	clock := enginetest.NewClock()
+	base, e := enginetest.StartMCP(t, "stack.yaml", "app0", `    options:
+      authorization:
+        test0: {}
+      sse:
+        keepalive:
+          interval: PT0.1S
+  app0:
+    type: toolkit
+    kind: server
+guards:
+  test0:
+    type: test
+    options:
+      credentials: test-token
+      lifetime: PT1S
+`, engine.WithClock(clock.Now))
+	s := &stack{base: base, e: e, client: &http.Client{Timeout: 5 * time.Second}}
+	t.Cleanup(s.client.CloseIdleConnections)
+	resp, body := s.post(t, "", "", guardedInitialize, "Authorization", "Bearer test-token")
+	require.Equal(t, 200, resp.StatusCode, body)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp, body = s.post(t, sid, "2025-11-25", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Authorization", "Bearer test-token")
+	require.Equal(t, 202, resp.StatusCode, body)
+
+	open := func() (*http.Response, *bufio.Reader) {
+		req, err := http.NewRequest(http.MethodGet, base, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Authorization", "Bearer test-token")
+		resp, err := s.client.Do(req)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+		return resp, bufio.NewReader(resp.Body)
+	}
+	get, rd := open()
+	defer get.Body.Close()
+	readLines(t, rd, 3) // the priming event
+	for range 9 {
+		clock.Tick(t, s.e, 100*time.Millisecond)
+		assert.Equal(t, []string{":\n", "\n"}, readLines(t, rd, 2), "a keep-alive while the token holds")
+	}
+	clock.Tick(t, s.e, 100*time.Millisecond)
+	_, err := rd.ReadString('\n')
+	assert.ErrorIs(t, err, io.EOF, "the stream ends once the token has expired")
+
+	again, rd := open()
+	defer again.Body.Close()
+	readLines(t, rd, 3)
 }

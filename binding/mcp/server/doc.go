@@ -478,7 +478,9 @@
 // (a JWT's sub): a request for it with another identity's token, or
 // none, finds no such session (404), so that a session id that leaks
 // serves no one else; an anonymous session takes any caller. Zilla does
-// not bind sessions so.
+// not bind sessions so. A standing event stream (GET, subscriptions/listen)
+// opened with a token that expires ends at its first keep-alive from the
+// expiry; the client opens it again with a fresh token.
 //
 // With options.protectedResource {resource, authorizationServers, scopes}
 // (Sluice's own: Zilla has none), a GET of a path that begins

@@ -489,10 +489,18 @@ func (r *request) armKeepalive() {
 }
 
 // keepalive writes an SSE comment on an idle standing event stream: a
-// GET stream or a subscriptions/listen.
+// GET stream or a subscriptions/listen. A stream whose bearer token has
+// expired ends instead (auth.go).
 func (r *request) keepalive() {
 	r.res.kaID = 0
 	if r.flags&eventStream == 0 || r.replyOver() {
+		return
+	}
+	if r.tokenExpired() {
+		r.role.gone()
+		r.endEvents()
+		r.endReply()
+		r.role.release()
 		return
 	}
 	if r.res.q.n == 0 {
