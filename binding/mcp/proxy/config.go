@@ -105,11 +105,6 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	seen := map[string]int{}
 	h := uint32(2166136261)
 	for i, r := range routes {
-		if len(r.Guarded) > 0 && opts.Cache != nil {
-			// A cached list is merged from every route once, for every
-			// caller: it cannot leave out what one caller may not see.
-			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].guarded: guarded routes with options.cache are not supported yet", ErrConfig, r.Pos, cfg.Name, i)
-		}
 		when := make([]any, len(r.When))
 		pos := r.Pos
 		for j, c := range r.When {

@@ -103,31 +103,3 @@ func TestConfig(t *testing.T) {
 		})
 	}
 }
-
-// A guarded route beside options.cache is refused at start: a cached
-// list would show every caller every route.
-func TestConfigGuardedRoute(t *testing.T) {
-	src := `name: test
-guards:
-  test0:
-    type: test
-    options: {credentials: token}
-bindings:
-  mcp1:
-    type: mcp
-    kind: proxy
-    options:
-      cache: {store: memory0}
-    routes:
-      - exit: app0
-        when: [{toolkit: local}]
-        guarded: {test0: [admin]}
-stores:
-  memory0:
-    type: memory
-`
-	err := enginetest.Check(t, "proxy.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}},
-		engine.WithWorkers(1), engine.WithRingCapacity(1<<16))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "proxy.yaml:13: mcp mcp1: routes[0].guarded: guarded routes with options.cache are not supported yet")
-}

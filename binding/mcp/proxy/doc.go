@@ -49,9 +49,11 @@
 // all, the lifecycle is refused with McpResetEx.bearer (INVALID_TOKEN for
 // an anonymous caller, INSUFFICIENT_SCOPE for one whose roles fall short)
 // whose scopes are the roles the routes ask for, so that the mcp server
-// answers the initialize 401 or 403 with a Bearer challenge. Guarded
-// routes and options.cache are refused together for now: a cached list
-// is merged once for every caller.
+// answers the initialize 401 or 403 with a Bearer challenge. With
+// options.cache, a cached list holds what the hydrate session's
+// authorization (cache.authorization) reaches: it serves a caller who
+// reaches exactly those routes, and any other caller's list is fanned out
+// to the routes it reaches.
 //
 // # Naming
 //

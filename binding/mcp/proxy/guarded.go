@@ -88,3 +88,16 @@ func guardedScopes(routes []route) string {
 	}
 	return strings.Join(roles, " ")
 }
+
+// sameReach reports whether two authorizations reach the same routes. A
+// cached list holds what the hydrate session's authorization reaches, so
+// it serves only a caller who reaches exactly that; another caller's list
+// is fanned out to the routes it reaches.
+func (h *Handler) sameReach(a, b int64) bool {
+	for i := range h.guards {
+		if len(h.guards[i]) > 0 && h.allowed(i, a) != h.allowed(i, b) {
+			return false
+		}
+	}
+	return true
+}

@@ -26,16 +26,17 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // guardedGateway runs the mcp server with the test guard test0 (token
 // "reader", whose sessions hold the role read) in front of a proxy whose
-// routes are given as YAML, each toolkit route exiting to a toolkit
-// server <toolkit>0.
-func guardedGateway(t *testing.T, routes string, toolkits ...string) string {
+// options (none when "") and routes are given as YAML, each toolkit route
+// exiting to a toolkit server <toolkit>0, and a memory store memory0.
+func guardedGateway(t *testing.T, options, routes string, toolkits ...string) string {
 	t.Helper()
 	src := "    options:\n      authorization:\n        test0:\n          credentials: \"Bearer {credentials}\"\n" +
-		"  mcp1:\n    type: mcp\n    kind: proxy\n    routes:\n" + routes
+		"  mcp1:\n    type: mcp\n    kind: proxy\n" + options + "    routes:\n" + routes
 	for _, tk := range toolkits {
 		src += "  " + tk + "0:\n    type: toolkit\n    kind: server\n"
 	}
-	src += "guards:\n  test0:\n    type: test\n    options:\n      credentials: reader\n      roles: [read]\n"
+	src += "guards:\n  test0:\n    type: test\n    options:\n      credentials: reader\n      roles: [read]\n" +
+		"stores:\n  memory0:\n    type: memory\n"
 	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
 	return endpoint
 }
@@ -60,7 +61,7 @@ func connectAs(t *testing.T, ctx context.Context, endpoint, token string) *sdk.C
 // route the caller may not reach is an unknown tool, as if the route
 // were not there.
 func TestGuardedRoutes(t *testing.T) {
-	endpoint := guardedGateway(t, `      - exit: a0
+	endpoint := guardedGateway(t, "", `      - exit: a0
         when: [{toolkit: a}]
       - exit: b0
         when: [{toolkit: b}]
@@ -112,7 +113,7 @@ func assertUnknownTool(t *testing.T, res *sdk.CallToolResult, err error, name st
 // whose scope is the roles the routes ask for: 401 without a token, 403
 // with one whose session lacks the roles.
 func TestGuardedRoutesChallenge(t *testing.T) {
-	endpoint := guardedGateway(t, `      - exit: c0
+	endpoint := guardedGateway(t, "", `      - exit: c0
         when: [{toolkit: c}]
         guarded: {test0: [admin]}
 `, "c")
@@ -144,4 +145,39 @@ func TestGuardedRoutesChallenge(t *testing.T) {
 	resp, body = initialize("forged")
 	assert.Equal(t, 401, resp.StatusCode, body)
 	assert.Equal(t, `Bearer error="invalid_token"`, resp.Header.Get("WWW-Authenticate"))
+}
+
+// TestGuardedRoutesCached: a cached list holds what the hydrate session
+// reaches, and serves only callers who reach the same routes; the others
+// get their own. Hydrated anonymously, the cache holds route a alone: the
+// anonymous caller is served it, the reader still sees b. Hydrated as the
+// reader, the cache holds a and b: the reader is served it, and the
+// anonymous caller still does not see b.
+func TestGuardedRoutesCached(t *testing.T) {
+	routes := `      - exit: a0
+        when: [{toolkit: a}]
+      - exit: b0
+        when: [{toolkit: b}]
+        guarded: {test0: [read]}
+`
+	for name, cache := range map[string]string{
+		"hydrated anonymously":   "    options:\n      cache: {store: memory0}\n",
+		"hydrated as the reader": "    options:\n      cache:\n        store: memory0\n        authorization:\n          test0: {credentials: reader}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			endpoint := guardedGateway(t, cache, routes, "a", "b")
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			for range 2 { // the second list is the cache's, if any is
+				anon := connectAs(t, ctx, endpoint, "")
+				names := toolNames(t, ctx, anon)
+				assert.Contains(t, names, "a__echo")
+				assert.NotContains(t, names, "b__echo")
+				reader := connectAs(t, ctx, endpoint, "reader")
+				names = toolNames(t, ctx, reader)
+				assert.Contains(t, names, "a__echo")
+				assert.Contains(t, names, "b__echo")
+			}
+		})
+	}
 }
