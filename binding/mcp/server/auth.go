@@ -8,7 +8,17 @@ import (
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine/guard"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
+
+// metricUnauthorized counts the requests the binding's guard refused, by
+// the Bearer error they were answered with.
+const metricUnauthorized = "mcp.server.unauthorized"
+
+func init() {
+	telemetry.Describe(metricUnauthorized, telemetry.KindCounter, telemetry.UnitNone,
+		"The number of requests refused for their Authorization header: a bearer token the guard refused (invalid_token) or a header outside the credentials pattern (invalid_request).")
+}
 
 // bearerError is the error a Bearer challenge names (RFC 6750 §3.1).
 type bearerError uint8
@@ -44,21 +54,34 @@ func (r *request) authorize(ext []byte) {
 	if !ok {
 		return
 	}
-	cred, ok := bytes.CutPrefix(v, h.s.credPrefix)
-	if ok {
-		cred, ok = bytes.CutSuffix(cred, h.s.credSuffix)
-	}
-	if !ok || len(cred) == 0 {
+	// The text before {credentials} holds the scheme, which is
+	// case-insensitive (RFC 9110 §11.1).
+	pre, suf := h.s.credPrefix, h.s.credSuffix
+	ok = len(v) >= len(pre)+len(suf) && bytes.EqualFold(v[:len(pre)], pre) && bytes.HasSuffix(v, suf)
+	if !ok || len(v) == len(pre)+len(suf) {
 		r.hdr.early, r.hdr.bearer = 400, bearerInvalidRequest
+		h.countUnauthorized(bearerInvalidRequest)
 		return
 	}
+	cred := v[len(pre) : len(v)-len(suf)]
 	session := h.guard.Reauthorize(r.Out.Trace, h.cfg.ID, r.InID(), string(cred))
 	if !guard.Authorized(session) {
 		r.hdr.early, r.hdr.bearer = 401, bearerInvalidToken
+		h.countUnauthorized(bearerInvalidToken)
 		return
 	}
 	r.guardSess = session
 	r.Out.Auth = session
+}
+
+// countUnauthorized counts a refused request in mcp.server.unauthorized.
+func (h *server) countUnauthorized(e bearerError) {
+	c := &h.unauthorized[e]
+	if *c == nil {
+		*c = h.w.Metrics().Counter(metricUnauthorized,
+			telemetry.MustLabels("namespace", h.cfg.Namespace, "binding", h.cfg.Name, "error", e.String()))
+	}
+	(*c).Add(1)
 }
 
 // identity is the guard identity of the request's token, "" for none.

@@ -44,7 +44,7 @@ const guardedInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params
 // resource_metadata, where an MCP client starts its OAuth flow. A valid
 // token is served, an anonymous request too (a guarded route decides).
 func TestProtectedResourceMetadata(t *testing.T) {
-	base, _ := enginetest.StartMCP(t, "stack.yaml", "app0", guardedOptions)
+	base, e := enginetest.StartMCP(t, "stack.yaml", "app0", guardedOptions)
 	origin := strings.TrimSuffix(base, "/mcp")
 	c := &http.Client{}
 	t.Cleanup(c.CloseIdleConnections)
@@ -85,6 +85,10 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	resp, body = post("Bearer test-token")
 	assert.Equal(t, 200, resp.StatusCode, body)
 	assert.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+	resp, body = post("bearer test-token")
+	assert.Equal(t, 200, resp.StatusCode, "the scheme is case-insensitive: %s", body)
+	enginetest.Settle(t, e)
+	assert.EqualValues(t, 2, enginetest.Metric(e, "mcp0", "mcp.server.unauthorized"), "each refusal is counted")
 
 	resp, body = post("")
 	assert.Equal(t, 200, resp.StatusCode, body)

@@ -104,8 +104,10 @@ type server struct {
 	// result _meta member that carries it.
 	serverInfo []byte
 	// guard checks each request's bearer token (auth.go); nil without
-	// options.authorization.
-	guard guard.Handler
+	// options.authorization. unauthorized are the counters of the
+	// requests it refused, by error, looked up on first use.
+	guard        guard.Handler
+	unauthorized [bearerInsufficientScope + 1]*telemetry.Counter
 }
 
 // defaultServerName is the serverInfo name the server reports unless the
