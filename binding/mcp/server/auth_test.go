@@ -183,3 +183,42 @@ guards:
 	defer again.Body.Close()
 	readLines(t, rd, 3)
 }
+
+// FuzzAuthorization posts an initialize with a fuzzed Authorization
+// header to a server with a guard: the answer is 200 (the guard's token,
+// or none), 400 invalid_request or 401 invalid_token with its Bearer
+// challenge, and nothing is left held.
+func FuzzAuthorization(f *testing.F) {
+	for _, v := range []string{"", "Bearer test-token", "bearer test-token", "Bearer ", "Bearer", "Basic dXNlcjpwYXNz",
+		"Bearer test-token ", "Bearer  test-token", "Bearer eyJhbGciOiJub25lIn0.e30.", "BEARER test-token", "test-token"} {
+		f.Add(v)
+	}
+	base, e := enginetest.StartMCP(f, "stack.yaml", "app0", guardedOptions)
+	s := &stack{base: base, e: e, client: &http.Client{Timeout: 5 * time.Second}}
+	f.Cleanup(s.client.CloseIdleConnections)
+	f.Fuzz(func(t *testing.T, v string) {
+		var hdr []string
+		if v = enginetest.HeaderValue(v); v != "" {
+			hdr = append(hdr, "Authorization", v)
+		}
+		resp, body := s.post(t, "", "", guardedInitialize, hdr...)
+		challenge := resp.Header.Get("WWW-Authenticate")
+		switch resp.StatusCode {
+		case 200:
+			assert.Empty(t, challenge)
+			assert.True(t, v == "" || strings.EqualFold(v, "Bearer test-token"), "%q was taken", v)
+		case 400:
+			assert.True(t, strings.HasPrefix(challenge, `Bearer error="invalid_request"`), challenge)
+		case 401:
+			assert.True(t, strings.HasPrefix(challenge, `Bearer error="invalid_token"`), challenge)
+		default:
+			t.Fatalf("%q: %d %s", v, resp.StatusCode, body)
+		}
+		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+			del, _ := s.do(t, http.MethodDelete, "", append([]string{"Mcp-Session-Id", sid}, hdr...)...)
+			require.Equal(t, 200, del.StatusCode, "the session's own caller ends it")
+		}
+		s.client.CloseIdleConnections()
+		require.Eventually(t, s.released, 2*time.Second, time.Millisecond, "a worker still holds a buffer slot or a stream")
+	})
+}
