@@ -55,8 +55,11 @@ func (is *issuer) token(t *testing.T, sub, scope, aud string, d time.Duration) s
 
 // oauthGateway is a gateway whose mcp server checks bearer tokens with a
 // jwt guard, serves its protected resource metadata, and whose proxy
-// routes are both guarded: everything (go-sdk's everything-server) for
-// the role mcp:tools, admin (the same upstream) for the role admin.
+// routes are all guarded: everything (go-sdk's everything-server) for
+// the role mcp:tools, admin (the same upstream) for the role admin, and
+// per (the same upstream again, for mcp:tools) through a client whose
+// own routes let everyone call test_simple_text and only admins the
+// other test_ tools.
 func oauthGateway(t *testing.T, is *issuer) (endpoint string) {
 	t.Helper()
 	up := startGoEverything(t, 0, false)
@@ -92,6 +95,9 @@ bindings:
       - exit: route1
         when: [{toolkit: admin}]
         guarded: {jwt0: [admin]}
+      - exit: route2
+        when: [{toolkit: per}]
+        guarded: {jwt0: [mcp:tools]}
   route0:
     type: mcp
     kind: client
@@ -100,6 +106,18 @@ bindings:
     type: mcp
     kind: client
     options: {server: %[5]q}
+  route2:
+    type: mcp
+    kind: client
+    options: {server: %[5]q}
+    routes:
+      - exit: sys:http_client
+        when: [{tool: test_simple_text}]
+      - exit: sys:http_client
+        when: [{tool: "test_*"}]
+        guarded: {jwt0: [admin]}
+      - exit: sys:http_client
+        when: [{prompt: "*", resource: "*"}]
 `, port, endpoint, is.jwk, testIssuer, up.URL, frontYAML(fmt.Sprint(port), "/mcp", "/.well-known/oauth-protected-resource*"))
 	return startGateway(t, cfg, port, 2)
 }
@@ -218,6 +236,40 @@ func TestGatewayOAuth(t *testing.T) {
 		resp, body = initializeWith(t, endpoint, "Bearer "+alice, sid, list)
 		assert.Equal(t, 200, resp.StatusCode, body)
 		assert.Contains(t, body, "admin__test_simple_text")
+	})
+
+	t.Run("per-tool routes of the client", func(t *testing.T) {
+		bs, err := connectWithToken(ctx, endpoint, bob)
+		require.NoError(t, err)
+		defer bs.Close()
+		res, err := bs.CallTool(ctx, &mcp.CallToolParams{Name: "per__test_simple_text"})
+		require.NoError(t, err)
+		assert.NotEmpty(t, text(t, res))
+
+		// bob's call of an admin tool is refused with the scope to step
+		// up to, before it goes upstream.
+		call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"per__test_image_content","arguments":{}}}`
+		resp, body := initializeWith(t, endpoint, "Bearer "+bob, "", oauthInitialize)
+		require.Equal(t, 200, resp.StatusCode, body)
+		sid := resp.Header.Get("Mcp-Session-Id")
+		resp, body = initializeWith(t, endpoint, "Bearer "+bob, sid, call)
+		assert.Equal(t, 403, resp.StatusCode, body)
+		assert.Equal(t, `Bearer error="insufficient_scope", scope="admin", resource_metadata="`+prmURL+`"`, resp.Header.Get("WWW-Authenticate"))
+
+		as, err := connectWithToken(ctx, endpoint, alice)
+		require.NoError(t, err)
+		defer as.Close()
+		res, err = as.CallTool(ctx, &mcp.CallToolParams{Name: "per__test_image_content"})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+		require.NotEmpty(t, res.Content)
+		prompts, err := as.ListPrompts(ctx, nil)
+		require.NoError(t, err)
+		var promptNames []string
+		for _, p := range prompts.Prompts {
+			promptNames = append(promptNames, p.Name)
+		}
+		assert.Contains(t, promptNames, "per__test_simple_prompt", "the third route serves prompts")
 	})
 
 	t.Run("TypeScript SDK discovery", func(t *testing.T) {

@@ -176,7 +176,7 @@ bindings:
     type: echo
     kind: server
 `, `:7: bindings.net0.options.authorization: mcp net0: names guard "jwt0", which is not configured`},
-		{"mcp client guarded route", `name: test
+		{"mcp client routes with two exits", `name: test
 guards:
   test0:
     type: test
@@ -188,12 +188,17 @@ bindings:
       server: http://127.0.0.1:1/mcp
     routes:
       - exit: net0
+        when: [{tool: get_weather}]
+      - exit: net1
         guarded:
           test0: [read]
   net0:
     type: echo
     kind: server
-`, "mcp app0: routes[0].guarded: guarded client routes are not supported yet"},
+  net1:
+    type: echo
+    kind: server
+`, "mcp app0: routes[1].exit: routes with other exits than routes[0]'s are not supported yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

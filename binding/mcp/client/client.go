@@ -48,6 +48,11 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 	if s.exitID == 0 {
 		return nil, fmt.Errorf("mcp %s: a client needs an exit, the http client that reaches %s", cfg.Name, s.authority)
 	}
+	if cfg.Config != nil {
+		if s.routes, err = compileRoutes(cfg.Name, cfg.Routes()); err != nil {
+			return nil, err
+		}
+	}
 	sh := &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}, params: mcp.NewParamTable()}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
@@ -57,27 +62,30 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 
 // exit returns the id of the binding the client's requests go out
 // through: its exit or, as Zilla's clients may declare it, the exit of
-// its first route. Routes that choose an exit by tool, prompt or resource
-// (when), or that are guarded, are refused as not supported yet, rather
-// than ignored.
+// its routes. Routes with other exits than the first's are refused as
+// not supported yet: the client's routes decide by tool, prompt or
+// resource (when) and guard whether a request goes upstream (routes.go),
+// not where.
 func exit(e *engine.Engine, cfg *engine.BindingConfig) (int64, error) {
-	if cfg.ExitID != 0 || cfg.Config == nil || len(cfg.Routes()) == 0 {
+	if cfg.Config == nil || len(cfg.Routes()) == 0 {
 		return cfg.ExitID, nil
 	}
+	var first int64
 	for i, r := range cfg.Routes() {
-		switch {
-		case len(r.When) > 0:
-			return 0, fmt.Errorf("%s: mcp %s: routes[%d].when: a client choosing its exit by tool, prompt or resource is not supported yet", r.Pos, cfg.Name, i)
-		case len(r.Guarded) > 0:
-			return 0, fmt.Errorf("%s: mcp %s: routes[%d].guarded: guarded client routes are not supported yet", r.Pos, cfg.Name, i)
+		id, ok := e.ResolveID(r.Exit)
+		if !ok {
+			return 0, fmt.Errorf("%s: mcp %s: routes[%d].exit %q names no binding", r.Pos, cfg.Name, i, r.Exit)
+		}
+		if i == 0 {
+			first = id
+		} else if id != first {
+			return 0, fmt.Errorf("%s: mcp %s: routes[%d].exit: routes with other exits than routes[0]'s are not supported yet", r.Pos, cfg.Name, i)
 		}
 	}
-	r := cfg.Routes()[0]
-	id, ok := e.ResolveID(r.Exit)
-	if !ok {
-		return 0, fmt.Errorf("%s: mcp %s: routes[0].exit %q names no binding", r.Pos, cfg.Name, r.Exit)
+	if cfg.ExitID != 0 && cfg.ExitID != first {
+		return 0, fmt.Errorf("mcp %s: routes[0].exit: routes with another exit than the binding's are not supported yet", cfg.Name)
 	}
-	return id, nil
+	return first, nil
 }
 
 // Attach makes the client's handler for one worker.
@@ -97,6 +105,11 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		}
 		h.keys.store = st
 		h.adoptKey()
+	}
+	if in.s.routes != nil {
+		if h.checks, err = routeChecks(w, cfg.Name, in.s.routes); err != nil {
+			return nil, err
+		}
 	}
 	if name := in.s.guardName; name != "" {
 		g, ok := w.Guard(name)
@@ -159,6 +172,9 @@ type settings struct {
 	stateless bool   // 2026-07-28 is offered
 	timeout   time.Duration
 	exitID    int64 // the exit, or the first route's
+	// routes decide which requests go upstream for whom (routes.go); nil
+	// when they decide nothing.
+	routes []route
 
 	guardName string // options.authorization's guard; "": none
 	// needsCredentials: the guard's credentials are required, the
@@ -377,6 +393,8 @@ type handler struct {
 	maxPayload int
 
 	begin frame.Begin
+	// checks are the guards of the routes, by route, on this worker.
+	checks []mcp.GuardChecks
 
 	mcpEx mcp.McpBeginEx
 	exB   mcp.ExBuilders

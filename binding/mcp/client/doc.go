@@ -28,8 +28,21 @@
 //
 // options.authorization ({<guard>: {}}) names a guard whose credentials
 // the upstream requests carry (see "Guarded requests"). The exit may be given as the binding's
-// exit or, as Zilla's configs may, as the exit of its first route;
-// routes with when or guarded are refused as not supported yet.
+// exit or, as Zilla's configs may, as the exit of its routes; routes with
+// other exits than the first's are refused as not supported yet.
+//
+// Routes with when ({tool, prompt, resource} globs) and guarded decide,
+// as Zilla's client routes do, whether a request goes upstream for its
+// caller (routes.go): the first route that takes the request (a
+// condition serves the capabilities whose allow-set it gives, all when it
+// gives none; a named request needs a name its globs admit) and whose
+// guards verify the stream's authorization with their roles lets it
+// through. A request that a route takes but whose caller lacks its roles
+// is refused with McpResetEx.bearer (invalid_token when anonymous,
+// insufficient_scope otherwise, the roles as scope), so that the mcp
+// server answers 401 or 403 with the scope to step up to; Zilla aborts
+// it. One that no route takes gets -32602 (an unknown tool or prompt),
+// -32002 (a resource) or -32601. Lists pass unfiltered, as in Zilla.
 //
 // The timeout runs from the request's POST and starts again at every
 // notification the upstream sends on the request's stream (progress,

@@ -196,6 +196,14 @@ func (x *exchange) onBegin(ext []byte) {
 	if method != nil {
 		x.method = append(x.method, method.Name...)
 	}
+	if h.s.routes != nil {
+		if ri := h.refusal(x.kind, r.Ident, r.IdentNull, x.ds.In.Auth); ri != nil {
+			x.state |= xOver
+			x.ds.doReset(ri) // the reply, not begun, is given up with it
+			x.cancelTimer()
+			return
+		}
+	}
 	x.sid, x.hasSID = append(x.sid, r.SessionID...), !r.SessionIDNull
 	x.elicitWait = r.Timeout
 	// The reply opens at once, as the toolkit's does, so the reply's

@@ -701,6 +701,13 @@ func (l *lifecycle) onBegin(ext []byte) {
 		l.ds.doReset(&resetInfo{code: -32600, message: "Invalid request: not an MCP application stream"})
 		return
 	}
+	if h.s.routes != nil {
+		if ri := h.refusal(mcp.McpBeginExKindLifecycle, nil, true, l.ds.In.Auth); ri != nil {
+			l.over = true
+			l.ds.doReset(ri)
+			return
+		}
+	}
 	l.ex = bytes.Clone(ext)
 	v := ex.Lifecycle()
 	l.caps = v.Capabilities()

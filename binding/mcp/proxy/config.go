@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
@@ -60,7 +59,7 @@ type route struct {
 	timed bool
 	// guarded are the guards whose roles a caller needs to reach the
 	// route (guarded.go); none lets every caller through.
-	guarded []routeGuard
+	guarded mcp.Guarded
 }
 
 // settings is what Provision compiles from the binding's configuration,
@@ -128,7 +127,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 			return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d]: exit %q names no binding", ErrConfig, r.Pos, cfg.Name, i, r.Exit)
 		}
 		rt.exitID = id
-		rt.guarded = compileGuarded(r.Guarded)
+		rt.guarded = mcp.CompileGuarded(r.Guarded)
 		for _, c := range []byte(rt.toolkit + "\x00") {
 			h ^= uint32(c)
 			h *= 16777619
@@ -221,7 +220,7 @@ func compileRoute(binding string, i int, exit string, when []any, routePos, pos 
 		if !ok {
 			continue
 		}
-		globs, err := globList(v)
+		globs, err := mcp.GlobList(v)
 		if err != nil {
 			return fail(pos, "when[0].%s: %v", k, err)
 		}
@@ -237,53 +236,12 @@ func compileRoute(binding string, i int, exit string, when []any, routePos, pos 
 	return rt, nil
 }
 
-// globList reads a glob or a list of globs, each checked with path.Match;
-// it returns a non-nil list, empty for [].
-func globList(v any) ([]string, error) {
-	var items []any
-	switch v := v.(type) {
-	case string:
-		items = []any{v}
-	case []any:
-		items = v
-	default:
-		return nil, errors.New("want a glob or a list of globs")
-	}
-	// An empty list is not "all": as in Zilla, it admits nothing.
-	globs := make([]string, 0, len(items))
-	for _, it := range items {
-		g, ok := it.(string)
-		if !ok || g == "" {
-			return nil, fmt.Errorf("%v is not a glob", it)
-		}
-		if _, err := path.Match(g, ""); err != nil {
-			return nil, fmt.Errorf("bad glob %q: %v", g, err)
-		}
-		globs = append(globs, g)
-	}
-	return globs, nil
-}
-
 // prefixesCollide reports whether a tool or prompt name prefixed with
 // toolkit b could be one prefixed with a, when b is the longer: b is a
 // and "_", or a and delimName and more (a__b__x, and a___x from a and a_).
 // The call would reach one route and the list show the other's item.
 func prefixesCollide(a, b string) bool {
 	return b == a+"_" || strings.HasPrefix(b, a+delimName)
-}
-
-// allowed reports whether name matches one of globs; no globs allow all.
-// name is only read during the call.
-func allowed(globs []string, name string) bool {
-	if globs == nil {
-		return true
-	}
-	for _, g := range globs {
-		if ok, _ := path.Match(g, name); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // String names the route for logs.

@@ -192,7 +192,7 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 				continue // an item without a name cannot be called
 			}
 			name, err := jsonrpc.Unquote(nil, item[ns:ne])
-			if err != nil || !allowed(globs, unsafeString(name)) {
+			if err != nil || !mcp.GlobsAllow(globs, unsafeString(name)) {
 				continue
 			}
 			key := string(name)

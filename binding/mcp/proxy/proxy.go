@@ -108,7 +108,7 @@ type Handler struct {
 	cache     *cache // options.cache, nil without one
 	metrics   []routeMetrics
 	// guards are the checks of each route's guarded clause, by route.
-	guards [][]guardCheck
+	guards []mcp.GuardChecks
 	// shadowLogged is set once a merged list has left out an item whose
 	// name an earlier one had: the routes' lists keep doing so, and one
 	// warning a worker says it.
@@ -233,7 +233,7 @@ func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64) (int, [
 	routes := h.s.routes
 	if !h.s.prefixed {
 		for i := range routes {
-			if h.allowed(i, auth) && allowed(routeGlobs(&routes[i], kind), unsafeString(name)) {
+			if h.allowed(i, auth) && mcp.GlobsAllow(routeGlobs(&routes[i], kind), unsafeString(name)) {
 				return i, name, true
 			}
 		}
@@ -257,7 +257,7 @@ func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64) (int, [
 		p = routes[best].uri
 	}
 	rest := name[len(p):]
-	if len(rest) == 0 || !h.allowed(best, auth) || !allowed(routeGlobs(&routes[best], kind), unsafeString(rest)) {
+	if len(rest) == 0 || !h.allowed(best, auth) || !mcp.GlobsAllow(routeGlobs(&routes[best], kind), unsafeString(rest)) {
 		return -1, nil, false
 	}
 	return best, rest, true

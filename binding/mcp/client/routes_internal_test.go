@@ -1,0 +1,60 @@
+package client
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp"
+)
+
+// TestRouteMatches checks which requests a client route takes, as Zilla's
+// condition matcher decides: a condition serves the capabilities whose
+// allow-set it gives (all of them when it gives none), a list goes to a
+// route that serves its capability, a named request to one whose globs
+// admit the name, and a request of no capability to any route.
+func TestRouteMatches(t *testing.T) {
+	mk := func(when ...any) *route {
+		rt := &route{}
+		for _, w := range when {
+			cd, err := compileCond(w)
+			require.NoError(t, err)
+			rt.conds = append(rt.conds, cd)
+		}
+		return rt
+	}
+	tools := mk(map[string]any{"tool": []any{"get_*", "echo"}})
+	promptsResources := mk(map[string]any{"prompt": []any{}}, map[string]any{"resource": "file:///*"})
+	all := mk(map[string]any{})
+	none := mk()
+	for _, tt := range []struct {
+		name  string
+		rt    *route
+		kind  uint8
+		ident string
+		null  bool
+		want  bool
+	}{
+		{"tool admitted", tools, mcp.McpBeginExKindToolsCall, "get_weather", false, true},
+		{"tool admitted exactly", tools, mcp.McpBeginExKindToolsCall, "echo", false, true},
+		{"tool not admitted", tools, mcp.McpBeginExKindToolsCall, "set_weather", false, false},
+		{"tool named in params only", tools, mcp.McpBeginExKindToolsCall, "", true, false},
+		{"tools/list", tools, mcp.McpBeginExKindToolsList, "", true, true},
+		{"prompts not served", tools, mcp.McpBeginExKindPromptsList, "", true, false},
+		{"prompt of a route that serves none by name", promptsResources, mcp.McpBeginExKindPromptsGet, "greet", false, false},
+		{"prompts/list of that route", promptsResources, mcp.McpBeginExKindPromptsList, "", true, true},
+		{"resource admitted", promptsResources, mcp.McpBeginExKindResourcesRead, "file:///a", false, true},
+		{"resource not admitted", promptsResources, mcp.McpBeginExKindResourcesSubscribe, "http://a", false, false},
+		{"tools not served", promptsResources, mcp.McpBeginExKindToolsCall, "echo", false, false},
+		{"no capability", promptsResources, mcp.McpBeginExKindRequest, "completion/complete", false, true},
+		{"lifecycle", tools, mcp.McpBeginExKindLifecycle, "", true, true},
+		{"empty condition serves all", all, mcp.McpBeginExKindPromptsGet, "greet", false, true},
+		{"no when serves all", none, mcp.McpBeginExKindResourcesRead, "x", false, true},
+	} {
+		assert.Equal(t, tt.want, tt.rt.matches(tt.kind, []byte(tt.ident), tt.null), tt.name)
+	}
+
+	_, err := compileCond(map[string]any{"tool": []any{"["}})
+	assert.ErrorContains(t, err, `tool: bad glob "["`)
+}
