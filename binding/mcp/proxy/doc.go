@@ -30,7 +30,11 @@
 // with a toolkit name (letters, digits, _ and -), unique across the
 // routes, and optional tool, prompt and resource allow-sets, each a glob
 // or a list of globs matched as path.Match does against the route's own
-// names (tool and prompt names, resource uris and uri templates).
+// names (tool and prompt names, resource uris and uri templates). An
+// absent allow-set admits every name, as Zilla's matcher did; since
+// Zilla's #2047 its matcher serves only the capabilities a condition
+// gives an allow-set for, when it gives any, which the client kind's
+// routes follow and the proxy's do not yet.
 // Configuration errors name the file, line and route, e.g.
 // "proxy.yaml:9: mcp mcp1: routes[1]: toolkit "local" is already the
 // toolkit of routes[0]".
