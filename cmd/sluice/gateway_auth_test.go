@@ -256,6 +256,27 @@ func TestGatewayOAuth(t *testing.T) {
 		assert.Equal(t, 403, resp.StatusCode, body)
 		assert.Equal(t, `Bearer error="insufficient_scope", scope="admin", resource_metadata="`+prmURL+`"`, resp.Header.Get("WWW-Authenticate"))
 
+		// The list tells which scopes a tool's route asks for.
+		resp, body = initializeWith(t, endpoint, "Bearer "+bob, sid, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+		require.Equal(t, 200, resp.StatusCode, body)
+		var list struct {
+			Result struct {
+				Tools []struct {
+					Name            string           `json:"name"`
+					SecuritySchemes []map[string]any `json:"securitySchemes"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &list), body)
+		schemes := map[string][]map[string]any{}
+		for _, tool := range list.Result.Tools {
+			schemes[tool.Name] = tool.SecuritySchemes
+		}
+		require.Contains(t, schemes, "per__test_image_content")
+		assert.Equal(t, []map[string]any{{"type": "oauth2", "scopes": []any{"admin"}}}, schemes["per__test_image_content"])
+		assert.Nil(t, schemes["per__test_simple_text"], "a tool of an unguarded route has none")
+		assert.Nil(t, schemes["everything__test_image_content"], "nor a tool of a client without routes")
+
 		as, err := connectWithToken(ctx, endpoint, alice)
 		require.NoError(t, err)
 		defer as.Close()

@@ -52,6 +52,7 @@ func (Binding) Provision(e *engine.Engine, cfg *engine.BindingConfig) (any, erro
 		if s.routes, err = compileRoutes(cfg.Name, cfg.Routes()); err != nil {
 			return nil, err
 		}
+		s.annotate = s.schemes()
 	}
 	sh := &shared{sessions: map[string]*upstream{}, pending: map[uint64]*pending{}, params: mcp.NewParamTable()}
 	var id [8]byte
@@ -173,8 +174,10 @@ type settings struct {
 	timeout   time.Duration
 	exitID    int64 // the exit, or the first route's
 	// routes decide which requests go upstream for whom (routes.go); nil
-	// when they decide nothing.
-	routes []route
+	// when they decide nothing. annotate: a route names roles, which the
+	// tools of tools/list results then carry as securitySchemes.
+	routes   []route
+	annotate bool
 
 	guardName string // options.authorization's guard; "": none
 	// needsCredentials: the guard's credentials are required, the

@@ -42,7 +42,11 @@
 // insufficient_scope otherwise, the roles as scope), so that the mcp
 // server answers 401 or 403 with the scope to step up to; Zilla aborts
 // it. One that no route takes gets -32602 (an unknown tool or prompt),
-// -32002 (a resource) or -32601. Lists pass unfiltered, as in Zilla.
+// -32002 (a resource) or -32601. Lists pass unfiltered, as in Zilla, and
+// when a route's guards name roles, each tool of a tools/list result gets
+// the scopes its route asks for, as Zilla's McpSchemeInjector writes them:
+// "securitySchemes":[{"type":"oauth2","scopes":[…]}], one per guard, in
+// place of any the upstream gave.
 //
 // The timeout runs from the request's POST and starts again at every
 // notification the upstream sends on the request's stream (progress,

@@ -778,9 +778,13 @@ func (x *exchange) onMessage(c *call, m *message) {
 	if x.reverseEligible() && x.bridgeResult(m.result, m.err) {
 		return
 	}
-	if m.err != nil {
+	switch {
+	case m.err != nil:
 		x.answerWith(m.err, true)
-	} else {
+	case x.kind == mcp.McpBeginExKindToolsList && h.s.annotate:
+		x.answer = h.s.appendWithSchemes(x.answer[:0], m.result)
+		x.answered(false)
+	default:
 		x.answerWith(m.result, false)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 )
@@ -195,4 +196,106 @@ func (h *handler) refusal(kind uint8, ident []byte, identNull bool, auth int64) 
 		return &resetInfo{code: mcp.CodeResourceNotFound, message: "Resource not found"}
 	}
 	return &resetInfo{code: -32601, message: "Method not found: no route of the client serves it"}
+}
+
+// schemes reports whether a route names roles, so that tools/list
+// results carry securitySchemes.
+func (s *settings) schemes() bool {
+	for i := range s.routes {
+		for _, gr := range s.routes[i].guarded {
+			if len(gr.Roles) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendWithSchemes appends a tools/list result with each tool that a
+// guarded route serves annotated, as Zilla's McpSchemeInjector does, with
+// "securitySchemes":[{"type":"oauth2","scopes":[roles]}], one scheme per
+// guard of the first route that takes a call of the tool: what a client
+// needs to ask its authorization server for before it calls. A scheme
+// the upstream gave is replaced, so that the item names the key once.
+func (s *settings) appendWithSchemes(dst, result []byte) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for f, i, ok := jsonrpc.NextField(result, 0); ok; f, i, ok = jsonrpc.NextField(result, i) {
+		if n++; n > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, f.Key...), ':')
+		if !jsonrpc.KeyIs(f.Key, "tools") || f.Value[0] != '[' {
+			dst = append(dst, f.Value...)
+			continue
+		}
+		dst = append(dst, '[')
+		m := 0
+		for item, j, ok := jsonrpc.NextElement(f.Value, 0); ok; item, j, ok = jsonrpc.NextElement(f.Value, j) {
+			if m++; m > 1 {
+				dst = append(dst, ',')
+			}
+			dst = s.appendTool(dst, item)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendTool appends one tool of a list, with its route's schemes.
+func (s *settings) appendTool(dst, item []byte) []byte {
+	v, twice := jsonrpc.LookupUnique(item, "name")
+	if twice || len(v) < 2 || v[0] != '"' {
+		return append(dst, item...)
+	}
+	name, err := jsonrpc.Unquote(nil, v)
+	var g mcp.Guarded
+	for i := range s.routes {
+		if err == nil && s.routes[i].matches(mcp.McpBeginExKindToolsCall, name, false) {
+			g = s.routes[i].guarded
+			break
+		}
+	}
+	schemes := 0
+	for _, gr := range g {
+		if len(gr.Roles) > 0 {
+			schemes++
+		}
+	}
+	if schemes == 0 {
+		return append(dst, item...)
+	}
+	dst = append(dst, '{')
+	n := 0
+	for f, i, ok := jsonrpc.NextField(item, 0); ok; f, i, ok = jsonrpc.NextField(item, i) {
+		if jsonrpc.KeyIs(f.Key, "securitySchemes") {
+			continue
+		}
+		if n++; n > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(append(dst, f.Key...), ':'), f.Value...)
+	}
+	if n > 0 {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"securitySchemes":[`...)
+	m := 0
+	for _, gr := range g {
+		if len(gr.Roles) == 0 {
+			continue
+		}
+		if m++; m > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"oauth2","scopes":[`...)
+		for k, role := range gr.Roles {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonrpc.AppendString(dst, role)
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, "]}"...)
 }

@@ -58,3 +58,29 @@ func TestRouteMatches(t *testing.T) {
 	_, err := compileCond(map[string]any{"tool": []any{"["}})
 	assert.ErrorContains(t, err, `tool: bad glob "["`)
 }
+
+// TestAppendWithSchemes annotates the tools a guarded route serves with
+// the roles of each of its guards that names any, as Zilla's
+// McpSchemeInjector does, replacing a scheme the upstream gave, and
+// leaves the rest of the result as it came.
+func TestAppendWithSchemes(t *testing.T) {
+	s := &settings{routes: []route{
+		{conds: []cond{{serves: capTools, tools: []string{"get_*"}}}},
+		{conds: []cond{{serves: capTools, tools: []string{"set_*", "delete_*"}}},
+			guarded: mcp.CompileGuarded(map[string][]string{"a": {"write"}, "b": {"admin", "ops"}, "c": {}})},
+		{conds: []cond{{serves: capTools, tools: []string{"list_*"}}}, guarded: mcp.CompileGuarded(map[string][]string{"a": {}})},
+	}}
+	require.True(t, s.schemes())
+	in := `{"tools":[{"name":"get_weather","inputSchema":{}},` +
+		`{"name":"set_weather","securitySchemes":[{"type":"noauth"}],"inputSchema":{"type":"object"}},` +
+		`{"name":"list_x"},{"name":"\u0064elete_all"},{"name":"a","name":"set_b"},7],"nextCursor":"c"}`
+	want := `{"tools":[{"name":"get_weather","inputSchema":{}},` +
+		`{"name":"set_weather","inputSchema":{"type":"object"},"securitySchemes":[{"type":"oauth2","scopes":["write"]},{"type":"oauth2","scopes":["admin","ops"]}]},` +
+		`{"name":"list_x"},` +
+		`{"name":"\u0064elete_all","securitySchemes":[{"type":"oauth2","scopes":["write"]},{"type":"oauth2","scopes":["admin","ops"]}]},` +
+		`{"name":"a","name":"set_b"},7],"nextCursor":"c"}`
+	assert.Equal(t, want, string(s.appendWithSchemes(nil, []byte(in))))
+
+	s.routes[1].guarded = mcp.CompileGuarded(map[string][]string{"a": {}})
+	assert.False(t, s.schemes(), "guards without roles give no scheme")
+}
