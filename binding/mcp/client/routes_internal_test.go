@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +85,27 @@ func TestAppendWithSchemes(t *testing.T) {
 
 	s.routes[1].guarded = mcp.CompileGuarded(map[string][]string{"a": {}})
 	assert.False(t, s.schemes(), "guards without roles give no scheme")
+}
+
+// FuzzAppendWithSchemes: whatever valid object the upstream's tools/list
+// result is, the annotated one is valid JSON, and only tools named by the
+// guarded route gain a member.
+func FuzzAppendWithSchemes(f *testing.F) {
+	for _, in := range []string{`{"tools":[{"name":"set_a"},{"name":"get"}]}`, `{"tools":[1,"x",{"name":1}]}`,
+		`{"tools":{},"a":[{"name":"set_x"}]}`, `{ "tools" : [ { "name" : "set_\u0061" , "securitySchemes" : 1 } ] }`, `{}`} {
+		f.Add([]byte(in))
+	}
+	s := &settings{routes: []route{{conds: []cond{{serves: capTools, tools: []string{"set_*"}}},
+		guarded: mcp.CompileGuarded(map[string][]string{"a": {"w\"x"}})}}}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var v map[string]any
+		if json.Unmarshal(in, &v) != nil {
+			return
+		}
+		out := s.appendWithSchemes(nil, in)
+		require.True(t, json.Valid(out), "%s\n→ %s", in, out)
+		if !bytes.Contains(in, []byte("set_")) && !bytes.Contains(in, []byte(`\u`)) {
+			assert.NotContains(t, string(out), "securitySchemes\":[{", "no tool of the guarded route: %s", in)
+		}
+	})
 }
