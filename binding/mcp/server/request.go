@@ -119,7 +119,7 @@ const (
 	acceptsSSE
 	acceptsAny  // */*
 	hasMcpParam // a Mcp-Param-* header (SEP-2243)
-	noGuard     // the elicitation callback, which a browser reaches without a token
+	noGuard     // the elicitation callback or the protected resource metadata: no token is asked
 )
 
 // base returns the request a role embeds.
