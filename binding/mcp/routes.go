@@ -97,6 +97,20 @@ func (g Guarded) Attach(w *engine.Worker) (GuardChecks, error) {
 	return cs, nil
 }
 
+// AttachRoutes looks up worker w's handlers of the guards of a binding's
+// n routes, route i's clause being guarded(i); checks[i] are route i's.
+func AttachRoutes(w *engine.Worker, binding string, n int, guarded func(i int) Guarded) ([]GuardChecks, error) {
+	checks := make([]GuardChecks, n)
+	for i := range n {
+		cs, err := guarded(i).Attach(w)
+		if err != nil {
+			return nil, fmt.Errorf("mcp %s: routes[%d].%w", binding, i, err)
+		}
+		checks[i] = cs
+	}
+	return checks, nil
+}
+
 // GuardChecks is a guarded clause with one worker's handlers of its
 // guards.
 type GuardChecks []guardCheck

@@ -108,7 +108,7 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		h.adoptKey()
 	}
 	if in.s.routes != nil {
-		if h.checks, err = routeChecks(w, cfg.Name, in.s.routes); err != nil {
+		if h.checks, err = mcp.AttachRoutes(w, cfg.Name, len(in.s.routes), func(i int) mcp.Guarded { return in.s.routes[i].guarded }); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
-	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/config"
 )
 
@@ -141,19 +140,6 @@ func (rt *route) matches(kind uint8, ident []byte, identNull bool) bool {
 		}
 	}
 	return false
-}
-
-// routeChecks looks up the worker's handlers of the routes' guards.
-func routeChecks(w *engine.Worker, binding string, routes []route) ([]mcp.GuardChecks, error) {
-	checks := make([]mcp.GuardChecks, len(routes))
-	for i := range routes {
-		cs, err := routes[i].guarded.Attach(w)
-		if err != nil {
-			return nil, fmt.Errorf("mcp %s: routes[%d].%w", binding, i, err)
-		}
-		checks[i] = cs
-	}
-	return checks, nil
 }
 
 // refusal decides whether a request of kind naming ident, whose

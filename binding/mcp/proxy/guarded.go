@@ -1,26 +1,6 @@
 package proxy
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/sluicehq/sluice/binding/mcp"
-	"github.com/sluicehq/sluice/engine"
-)
-
-// attachGuards looks up the worker's handlers of the guards the routes
-// name; checks[i] are route i's, none for a route without guarded.
-func attachGuards(w *engine.Worker, binding string, routes []route) ([]mcp.GuardChecks, error) {
-	checks := make([]mcp.GuardChecks, len(routes))
-	for i := range routes {
-		cs, err := routes[i].guarded.Attach(w)
-		if err != nil {
-			return nil, fmt.Errorf("mcp %s: routes[%d].%w", binding, i, err)
-		}
-		checks[i] = cs
-	}
-	return checks, nil
-}
+import "strings"
 
 // allowed reports whether a stream whose authorization is auth may reach
 // route: a route without guarded lets every caller through; a guarded

@@ -41,7 +41,7 @@ func (Binding) Attach(w *engine.Worker, cfg *engine.BindingConfig) (engine.Handl
 		return nil, err
 	}
 	h := attach(w, cfg, in)
-	if h.guards, err = attachGuards(w, cfg.Name, in.s.routes); err != nil {
+	if h.guards, err = mcp.AttachRoutes(w, cfg.Name, len(in.s.routes), func(i int) mcp.Guarded { return in.s.routes[i].guarded }); err != nil {
 		return nil, err
 	}
 	if in.s.cache != nil {
