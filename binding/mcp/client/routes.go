@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -234,7 +235,11 @@ func (s *settings) appendTool(dst, item []byte) []byte {
 	if twice || len(v) < 2 || v[0] != '"' {
 		return append(dst, item...)
 	}
-	name, err := jsonrpc.Unquote(nil, v)
+	name := v[1 : len(v)-1]
+	var err error
+	if bytes.IndexByte(name, '\\') >= 0 {
+		name, err = jsonrpc.Unquote(nil, v) // only an escaped name is copied
+	}
 	var g mcp.Guarded
 	for i := range s.routes {
 		if err == nil && s.routes[i].matches(mcp.McpBeginExKindToolsCall, name, false) {
