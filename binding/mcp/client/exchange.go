@@ -198,9 +198,7 @@ func (x *exchange) onBegin(ext []byte) {
 	}
 	if h.s.routes != nil {
 		if ri := h.refusal(x.kind, r.Ident, r.IdentNull, x.ds.In.Auth); ri != nil {
-			x.state |= xOver
-			x.ds.doReset(ri) // the reply, not begun, is given up with it
-			x.cancelTimer()
+			x.refuseWith(ri)
 			return
 		}
 	}
@@ -234,8 +232,13 @@ func (x *exchange) onBegin(ext []byte) {
 
 // refuse refuses a request before reading it, with McpResetEx.error.
 func (x *exchange) refuse(code int32, msg string) {
+	x.refuseWith(&resetInfo{code: code, message: msg})
+}
+
+// refuseWith refuses a request before reading it, with ri's McpResetEx.
+func (x *exchange) refuseWith(ri *resetInfo) {
 	x.state |= xOver
-	x.ds.doReset(&resetInfo{code: code, message: msg}) // the reply, not begun, is given up with it
+	x.ds.doReset(ri) // the reply, not begun, is given up with it
 	x.cancelTimer()
 }
 

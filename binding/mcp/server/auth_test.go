@@ -15,10 +15,17 @@ import (
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
-// guardedOptions is the server's options with the test guard test0
-// (token "test-token") and protected resource metadata, and the guard's
-// own block, which follows the bindings.
-const guardedOptions = `    options:
+// guardedStack is the rest of a stack's config after the server's
+// options: its exit, a toolkit, and the test guard test0 (token
+// "test-token") with more options as YAML lines.
+func guardedStack(guardOptions string) string {
+	return "  app0:\n    type: toolkit\n    kind: server\n" +
+		"guards:\n  test0:\n    type: test\n    options:\n      credentials: test-token\n" + guardOptions
+}
+
+// guardedOptions is the server's options with test0 and protected
+// resource metadata, and the rest of the config.
+var guardedOptions = `    options:
       authorization:
         test0:
           credentials: "Bearer {credentials}"
@@ -26,15 +33,7 @@ const guardedOptions = `    options:
         resource: https://gateway.example/mcp
         authorizationServers: [https://auth.example]
         scopes: [mcp:tools]
-  app0:
-    type: toolkit
-    kind: server
-guards:
-  test0:
-    type: test
-    options:
-      credentials: test-token
-`
+` + guardedStack("")
 
 const guardedInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
@@ -138,16 +137,7 @@ func TestGetStreamEndsWithToken(t *testing.T) {
       sse:
         keepalive:
           interval: PT0.1S
-  app0:
-    type: toolkit
-    kind: server
-guards:
-  test0:
-    type: test
-    options:
-      credentials: test-token
-      lifetime: PT1S
-`, engine.WithClock(clock.Now))
+`+guardedStack("      lifetime: PT1S\n"), engine.WithClock(clock.Now))
 	s := &stack{base: base, e: e, client: &http.Client{Timeout: 5 * time.Second}}
 	t.Cleanup(s.client.CloseIdleConnections)
 	resp, body := s.post(t, "", "", guardedInitialize, "Authorization", "Bearer test-token")
