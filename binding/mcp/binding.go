@@ -17,7 +17,6 @@ func init() {
 		Unsupported: []config.Unsupported{
 			{Path: "/tools", Feature: "options.tools (models that validate tool input and output)"},
 		},
-		Check: Unsupported,
 		// A client's exit is the http client that reaches options.server.
 		DefaultExit: map[string]string{"client": "sys:http_client"},
 	})

@@ -3,10 +3,6 @@ package mcp
 import (
 	_ "embed"
 	"encoding/json"
-	"fmt"
-	"slices"
-
-	"github.com/sluicehq/sluice/engine"
 )
 
 // optionsSchema is the JSON Schema of an mcp binding's options, for all
@@ -27,50 +23,12 @@ import (
 // protectedResource, elicitation.timeout and sampling.timeout (how long a request the
 // upstream sends the client waits for its answer), elicitation.callback
 // (the path of its URL-mode elicitation callback) and inputRequired (the
-// legacy shim's round cap and per-leg timeout); the proxy serves cache but
-// for cache.tools (search, eager); the rest no kind serves yet:
-// [Unsupported] makes the engine refuse to start a binding that sets one,
-// rather than run it without its security or caching options.
+// legacy shim's round cap and per-leg timeout); the proxy serves cache,
+// with cache.tools (the search tools and the eager policy). options.tools
+// (models) is refused at load as not supported.
 //
 //go:embed options.schema.json
 var optionsSchema json.RawMessage
-
-// unsupported are the options of Zilla's mcp binding that load but that
-// no kind serves yet; see [Unsupported].
-// An entry with a sub key refuses only that member of the option.
-// An entry with kinds refuses the option only for those kinds.
-var unsupported = []struct {
-	key, sub, feature string
-	kinds             []string
-}{
-	{"cache", "tools", "options.cache.tools (tool search and eager loading)", nil},
-}
-
-// Unsupported refuses a binding whose options set cache.tools, which no
-// kind serves yet: the engine does not start it rather than run it
-// without it. The mcp type runs it before provisioning any kind.
-func Unsupported(cfg *engine.BindingConfig) error {
-	if cfg.Config == nil || cfg.Options() == nil {
-		return nil
-	}
-	m, _ := cfg.Options().Value().(map[string]any)
-	for _, u := range unsupported {
-		v, ok := m[u.key]
-		if !ok || u.kinds != nil && !slices.Contains(u.kinds, cfg.Kind) {
-			continue
-		}
-		where := cfg.Options().Where(u.key)
-		if u.sub != "" {
-			sub, _ := v.(map[string]any)
-			if _, ok := sub[u.sub]; !ok {
-				continue
-			}
-			where += "." + u.sub
-		}
-		return fmt.Errorf("%s: mcp binding %s: %s is not supported yet", where, cfg.Name, u.feature)
-	}
-	return nil
-}
 
 // whenSchema is one item of a route's when: for a proxy, the toolkit the
 // route serves (its prefix, which proxyWhenSchema requires) and which of

@@ -41,6 +41,7 @@ type kindState struct {
 	settled bool // hit, stored or failed: the gate need not wait for it
 	bad     uint64
 	cancel  func()
+	cat     *catalog // the tools entry read for the search tools, once asked for
 }
 
 // newCache attaches options.cache on worker w: the store and guard it
@@ -122,7 +123,7 @@ func (c *cache) drop(i int) {
 	if ks.raw == nil {
 		return
 	}
-	ks.raw, ks.pages = nil, nil
+	ks.raw, ks.pages, ks.cat = nil, nil, nil
 	c.h.log.Info("cache: entry gone, served through", "key", ks.k.key)
 }
 
@@ -148,7 +149,7 @@ func (c *cache) load(i int, value []byte) {
 		}
 		return
 	}
-	ks.raw, ks.pages, ks.version = value, pages, v
+	ks.raw, ks.pages, ks.version, ks.cat = value, pages, v, nil
 	c.settle(i)
 	if changed {
 		c.h.log.Info("cache: entry changed", "key", ks.k.key, "bytes", len(value))
@@ -166,6 +167,10 @@ func (c *cache) render(k *cacheKind, value []byte, version uint64) ([][]byte, bo
 	as, ae, ok := member(value, k.lk.key)
 	if !ok || value[as] != '[' {
 		return nil, false
+	}
+	if k.lk.kind == mcp.McpBeginExKindToolsList && c.cfg.tools != nil {
+		value = c.cfg.tools.rewrite(value)
+		as, ae, _ = member(value, k.lk.key)
 	}
 	if len(value) <= c.cfg.page {
 		return [][]byte{value}, true
@@ -358,6 +363,24 @@ func (c *cache) serve(r *request) bool {
 	}
 	r.respondShared(ks.pages[page])
 	return true
+}
+
+// noCatalog is the catalog of the search tools while no tools entry is
+// cached: they find nothing.
+var noCatalog = &catalog{}
+
+// catalog returns the cached tools list as the search tools read it,
+// reading it on the first call after it changed.
+func (c *cache) catalog() *catalog {
+	i := c.cfg.kindIndex(mcp.McpBeginExKindToolsList)
+	if i < 0 || c.kinds[i].raw == nil {
+		return noCatalog
+	}
+	ks := &c.kinds[i]
+	if ks.cat == nil {
+		ks.cat = readCatalog(ks.raw)
+	}
+	return ks.cat
 }
 
 // track keeps a downstream lifecycle whose reply opened, for list

@@ -481,14 +481,22 @@ func BenchmarkCachedToolsList(b *testing.B) {
 // naming the file and line.
 func TestCacheConfigErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ cache, want string }{
-		"unknown store": {"store: nope", `cache.yaml:11: bindings.mcp1.options.cache.store: mcp mcp1: store "nope" is not configured`},
-		"bad ttl":       {"store: store0\n        ttl: soon", `cache.yaml:12: bindings.mcp1.options.cache.ttl: mcp mcp1: options.cache.ttl "soon"`},
-		"bad kind ttl":  {"store: store0\n        ttl:\n          tools: often", `cache.yaml:13: bindings.mcp1.options.cache.ttl.tools: mcp mcp1: options.cache.ttl.tools often`},
-		"unknown guard": {"store: store0\n        authorization:\n          nope:\n            credentials: x", `cache.yaml:13: bindings.mcp1.options.cache.authorization.nope: mcp mcp1: guard "nope" is not configured`},
-		"tools search":  {"store: store0\n        tools:\n          search: {limit: 5}", `options.cache.tools (tool search and eager loading) is not supported yet`},
+		"unknown store":          {"store: nope", `cache.yaml:11: bindings.mcp1.options.cache.store: mcp mcp1: store "nope" is not configured`},
+		"bad ttl":                {"store: store0\n        ttl: soon", `cache.yaml:12: bindings.mcp1.options.cache.ttl: mcp mcp1: options.cache.ttl "soon"`},
+		"bad kind ttl":           {"store: store0\n        ttl:\n          tools: often", `cache.yaml:13: bindings.mcp1.options.cache.ttl.tools: mcp mcp1: options.cache.ttl.tools often`},
+		"unknown guard":          {"store: store0\n        authorization:\n          nope:\n            credentials: x", `cache.yaml:13: bindings.mcp1.options.cache.authorization.nope: mcp mcp1: guard "nope" is not configured`},
+		"explicit without match": {"store: store0\n        tools:\n          eager: {policy: explicit}", `cache.yaml:13: bindings.mcp1.options.cache.tools.eager: missing required key "match"`},
+		"match without explicit": {"store: store0\n        tools:\n          eager: {policy: all, match: [x]}", `cache.yaml:13: bindings.mcp1.options.cache.tools.eager.match: `},
+		"bad match glob":         {"store: store0\n        tools:\n          eager: {policy: explicit, match: ['[']}", `options.cache.tools.eager.match: bad glob "["`},
+		"search limit":           {"store: store0\n        tools:\n          search: {limit: 0}", `cache.yaml:13: bindings.mcp1.options.cache.tools.search: mcp mcp1: options.cache.tools.search.limit 0: want 1 to 100`},
+		"search weight field":    {"store: store0\n        tools:\n          search: {weights: {title: 2}}", `options.cache.tools.search.weights.title: not a field`},
+		"search weight zero":     {"store: store0\n        tools:\n          search: {weights: {name: 0}}", `options.cache.tools.search.weights.name 0: want a weight above 0`},
+		"search type and index":  {"store: store0\n        tools:\n          search: {type: keyword, index: [{type: keyword}]}", `cache.yaml:13: bindings.mcp1.options.cache.tools.search: `},
+		"search toolkit route":   {"store: store0\n        tools:\n          search: {toolkit: app}", `options.cache.tools.search.toolkit "app" is routes[0]'s toolkit too`},
+		"tools not cached":       {"store: store0\n        ttl: {prompts: PT1M}\n        tools:\n          search: {}", `options.cache.tools needs the tools list cached`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			src := "name: test\nstores:\n  store0:\n    type: test\nbindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n    options:\n      cache:\n        " + tc.cache + "\n    routes:\n      - exit: app\n"
+			src := "name: test\nstores:\n  store0:\n    type: test\nbindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n    options:\n      cache:\n        " + tc.cache + "\n    routes:\n      - exit: app\n        when: [{toolkit: app}]\n"
 			err := enginetest.Check(t, "cache.yaml", src, map[string]engine.Binding{"app": enginetest.Refuse{}})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)

@@ -11,13 +11,13 @@ import (
 
 // cacheOptions is options.cache in Zilla's shape: the store the lists are
 // kept in, how often each kind is refreshed, and the credentials the
-// hydrate session presents to a guard. tools (search, eager) is Zilla's
-// too, and refused as not supported (mcp.Unsupported).
+// hydrate session presents to a guard, and tools: the search tools and
+// the eager policy of the tools list served (toolsearch.go).
 type cacheOptions struct {
 	Store         string                      `yaml:"store"`
 	TTL           any                         `yaml:"ttl"`
 	Authorization map[string]cacheCredentials `yaml:"authorization"`
-	Tools         any                         `yaml:"tools"`
+	Tools         *cacheToolsOptions          `yaml:"tools"`
 }
 
 type cacheCredentials struct {
@@ -79,6 +79,7 @@ type cacheConfig struct {
 	gate       time.Duration
 	failRetry  time.Duration
 	page       int
+	tools      *toolsView // options.cache.tools, nil without one
 }
 
 // The kinds the cache knows, in the order the hydrate session lists them.
@@ -97,7 +98,7 @@ var cacheKinds = []struct {
 
 // compileCache reads options.cache. Keys and lock names are prefixed with
 // the binding's name, so that two proxies can share a store.
-func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, error) {
+func compileCache(cfg *engine.BindingConfig, o *cacheOptions, routes []route) (*cacheConfig, error) {
 	raw := cfg.Options()
 	fail := func(where, format string, args ...any) (*cacheConfig, error) {
 		return nil, fmt.Errorf("%w: %s: mcp %s: %s", ErrConfig, where, cfg.Name, fmt.Sprintf(format, args...))
@@ -163,6 +164,15 @@ func compileCache(cfg *engine.BindingConfig, o *cacheOptions) (*cacheConfig, err
 			ttl: ttl, bit: uint16(k.bit), flush: k.flush,
 			follows: k.kind == mcp.McpBeginExKindResourcesTemplatesList,
 		})
+	}
+	if o.Tools != nil {
+		var err error
+		if c.tools, err = compileTools(cfg, o.Tools, routes); err != nil {
+			return nil, err
+		}
+		if c.tools != nil && c.kindIndex(mcp.McpBeginExKindToolsList) < 0 {
+			return fail(raw.Where("cache", "tools"), "options.cache.tools needs the tools list cached: options.cache.ttl leaves tools out")
+		}
 	}
 	return c, nil
 }

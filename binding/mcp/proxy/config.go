@@ -155,7 +155,7 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 		return nil, err
 	}
 	if opts.Cache != nil {
-		if s.cache, err = compileCache(cfg, opts.Cache); err != nil {
+		if s.cache, err = compileCache(cfg, opts.Cache, s.routes); err != nil {
 			return nil, err
 		}
 		for name, d := range map[string]*time.Duration{mcp.SettingLeaseTTL: &s.cache.lease, mcp.SettingLeaseRetry: &s.cache.retry} {

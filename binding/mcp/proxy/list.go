@@ -194,7 +194,11 @@ func (r *request) finishFanout() {
 		}
 	}
 	lk := listKindOf(r.kind)
-	out, next, bad, shadowed := appendMerged(r.answer[:0], lk, h.s.routes, h.s.prefixed, parts, h.cursors[:0])
+	var view *toolsView
+	if r.kind == mcp.McpBeginExKindToolsList && h.s.cache != nil && !r.internal {
+		view = h.s.cache.tools
+	}
+	out, next, bad, shadowed := appendMerged(r.answer[:0], lk, h.s.routes, h.s.prefixed, parts, h.cursors[:0], view)
 	for _, i := range bad {
 		h.log.Warn("route's list result has no "+lk.key, "toolkit", h.s.routes[i].toolkit)
 	}

@@ -168,7 +168,11 @@ func validate(body []byte) bool {
 // the first is the one a call reaches. A part that is not a list result,
 // or names a member the merge reads twice, is skipped and reported in
 // bad.
-func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry) ([]byte, []cursorEntry, []int, int) {
+//
+// A tools list goes through view when it is not nil: each tool given in
+// full, deferred or left out by the eager policy, and the search tools
+// added to the last page.
+func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry, view *toolsView) ([]byte, []cursorEntry, []int, int) {
 	var bad []int
 	shadowed, seen := 0, nameSet{}
 	dst = append(dst, '{', '"')
@@ -203,10 +207,18 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 				shadowed++
 				continue
 			}
+			d := itemFull
+			if view != nil {
+				d = view.disposition(key)
+			}
+			if d == itemOut {
+				continue
+			}
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
+			start := len(dst)
 			if prefixed {
 				dst = append(dst, item[:ns+1]...)
 				dst = append(dst, prefix...)
@@ -214,11 +226,17 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 			} else {
 				dst = append(dst, item...)
 			}
+			if d == itemDeferred {
+				dst = appendDeferred(dst, start)
+			}
 		}
 		if c := p.field(k.key, partNextCursor); c.ok && p.body[c.start] == '"' && c.end-c.start > 2 {
 			cs, ce := c.start, c.end
 			next = append(next, cursorEntry{route: p.route, cursor: p.body[cs+1 : ce-1]})
 		}
+	}
+	if view != nil && len(next) == 0 {
+		dst = view.appendMeta(dst, first)
 	}
 	dst = append(dst, ']')
 	return dst, next, bad, shadowed

@@ -78,7 +78,7 @@ func TestMergePaging(t *testing.T) {
 		0: {`{"tools":[{"name":"one","inputSchema":{"type":"object"}}],"nextCursor":"a-2"}`, `{"tools":[{"name":"two"}]}`},
 		1: {`{"tools":[{"name":"xy","description":"d \"q\""},{"name":"zz"}],"nextCursor":"b-2"}`, `{"tools":[{"name":"x2"}],"nextCursor":""}`},
 	}
-	out, next, bad, _ := appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][0])}, {route: 1, body: []byte(pages[1][0])}}, nil)
+	out, next, bad, _ := appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][0])}, {route: 1, body: []byte(pages[1][0])}}, nil, nil)
 	require.Empty(t, bad)
 	assert.Equal(t, `{"tools":[{"name":"a__one","inputSchema":{"type":"object"}},{"name":"b__xy","description":"d \"q\""}]`, string(out))
 	require.Len(t, next, 2)
@@ -87,7 +87,7 @@ func TestMergePaging(t *testing.T) {
 	entries, _, err := decodeCursor(text, nil, k.kind, 9, 2, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []cursorEntry{{0, []byte("a-2")}, {1, []byte("b-2")}}, entries)
-	out, next, _, _ = appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][1])}, {route: 1, body: []byte(pages[1][1])}}, nil)
+	out, next, _, _ = appendMerged(nil, k, routes, true, []part{{route: 0, body: []byte(pages[0][1])}, {route: 1, body: []byte(pages[1][1])}}, nil, nil)
 	assert.Equal(t, `{"tools":[{"name":"a__two"},{"name":"b__x2"}]`, string(out))
 	assert.Empty(t, next, "no route has more")
 
@@ -99,14 +99,14 @@ func TestMergeUnprefixedAndBad(t *testing.T) {
 	routes := testRoutes(t, map[string]any{"toolkit": "a"}, map[string]any{"toolkit": "b"})
 	k := listKindOf(mcp.McpBeginExKindResourcesTemplatesList)
 	out, _, bad, _ := appendMerged(nil, k, routes, false,
-		[]part{{route: 0, body: []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {route: 1, body: []byte(`{"other":1}`)}}, nil)
+		[]part{{route: 0, body: []byte(`{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]}`)}, {route: 1, body: []byte(`{"other":1}`)}}, nil, nil)
 	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"x://{y}","name":"t"}]`, string(out))
 	assert.Equal(t, []int{1}, bad)
 
 	// A name given twice, or the list given twice, has no one reading.
 	k = listKindOf(mcp.McpBeginExKindToolsList)
 	out, _, bad, _ = appendMerged(nil, k, routes, true,
-		[]part{{route: 0, body: []byte(`{"tools":[{"name":"x","name":"y"},{"name":"z"}]}`)}, {route: 1, body: []byte(`{"tools":[{"name":"w"}],"tools":[]}`)}}, nil)
+		[]part{{route: 0, body: []byte(`{"tools":[{"name":"x","name":"y"},{"name":"z"}]}`)}, {route: 1, body: []byte(`{"tools":[{"name":"w"}],"tools":[]}`)}}, nil, nil)
 	assert.Equal(t, `{"tools":[{"name":"a__z"}]`, string(out))
 	assert.Equal(t, []int{1}, bad)
 }
@@ -123,12 +123,12 @@ func TestMergeShadowed(t *testing.T) {
 		{route: 0, body: []byte(`{"tools":[{"name":"search","description":"a's"},{"name":"x"},{"name":"\u0078"}]}`)},
 		{route: 1, body: []byte(`{"tools":[{"name":"search","description":"b's"},{"name":"y"}]}`)},
 	}
-	out, _, bad, shadowed := appendMerged(nil, k, routes, false, parts, nil)
+	out, _, bad, shadowed := appendMerged(nil, k, routes, false, parts, nil, nil)
 	require.Empty(t, bad)
 	assert.Equal(t, `{"tools":[{"name":"search","description":"a's"},{"name":"x"},{"name":"y"}]`, string(out))
 	assert.Equal(t, 2, shadowed)
 
-	out, _, _, shadowed = appendMerged(nil, k, routes, true, parts, nil)
+	out, _, _, shadowed = appendMerged(nil, k, routes, true, parts, nil, nil)
 	assert.Equal(t, `{"tools":[{"name":"a__search","description":"a's"},{"name":"a__x"},{"name":"b__search","description":"b's"},{"name":"b__y"}]`, string(out))
 	assert.Equal(t, 1, shadowed)
 }
@@ -225,7 +225,7 @@ func FuzzJSONSpans(f *testing.F) {
 		}
 		_ = appendPrefixedURIs(nil, b, []byte("p+"))
 		for i := range listKinds {
-			_, _, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil)
+			_, _, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil, nil)
 		}
 		_, _, _ = decodeCursor(b, nil, 1, 0, 3, nil)
 	})

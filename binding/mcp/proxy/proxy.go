@@ -122,6 +122,7 @@ type Handler struct {
 	extBuf  []byte // an extension being built, before a frame copies it
 	scratch []byte
 	cursors []cursorEntry
+	matches []match // a search's ranked tools
 
 	begin frame.Begin
 

@@ -60,7 +60,9 @@ type request struct {
 	total   int // bytes the legs collected
 	entries []cursorEntry
 	cbuf    []byte // the decoded cursor the entries point into
-	timer   int64
+	// rewritten holds the params of the call execute_tool makes.
+	rewritten []byte
+	timer     int64
 	// A call's timeout: wait, the route's for the method (0: none armed),
 	// and the deadline the route's next frame must come by, pushed back by
 	// each frame of its reply; zero while a request to the client the
@@ -221,7 +223,7 @@ func (r *request) onBegin(b *frame.Begin) {
 	// params in only when the route grants its window: a route that
 	// refuses before reading (RESET with McpResetEx) then finds the
 	// downstream's request still open, and the refusal passes through.
-	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest {
+	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && r.metaOf(r.ident) == metaNone {
 		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization)
 		if ok {
 			r.route, r.upIdent = route, up
@@ -492,6 +494,10 @@ func (r *request) onParams() {
 				if vs, ve, ok := member(r.params, key); ok && r.params[vs] == '"' {
 					name, _ = jsonrpc.Unquote(nil, r.params[vs:ve])
 				}
+			}
+			if m := r.metaOf(name); m != metaNone {
+				r.metaCall(m)
+				return
 			}
 			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name, r.authorization)
 			if !ok {

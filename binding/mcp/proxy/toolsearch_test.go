@@ -1,0 +1,152 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// searchOptions is a proxy's options.cache with the search tools under
+// toolkit zilla, hydrated with the reader's token, and an eager policy
+// that gives the a toolkit's echo in full.
+const searchOptions = `    options:
+      cache:
+        store: memory0
+        authorization:
+          test0:
+            credentials: reader
+        tools:
+          search:
+            toolkit: zilla
+            limit: 3
+          eager:
+            policy: explicit
+            match: [a__echo]
+`
+
+// searchRoutes: a open, b for the read role, c for admin (which the
+// hydrate session does not have either).
+const searchRoutes = `      - exit: a0
+        when: [{toolkit: a}]
+      - exit: b0
+        when: [{toolkit: b}]
+        guarded: {test0: [read]}
+      - exit: c0
+        when: [{toolkit: c}]
+        guarded: {test0: [admin]}
+`
+
+// callMeta calls a search tool and returns its result's structured
+// content, or the text of an isError result.
+func callMeta(t *testing.T, ctx context.Context, s *sdk.ClientSession, name string, args map[string]any) (map[string]any, string) {
+	t.Helper()
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	if res.IsError {
+		require.Len(t, res.Content, 1)
+		return nil, res.Content[0].(*sdk.TextContent).Text
+	}
+	require.Len(t, res.Content, 1)
+	text := res.Content[0].(*sdk.TextContent).Text
+	var fromText map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &fromText), "the text content is the structured content as JSON")
+	sc, ok := res.StructuredContent.(map[string]any)
+	require.True(t, ok, "structuredContent is an object: %T", res.StructuredContent)
+	assert.Equal(t, sc, fromText)
+	return sc, ""
+}
+
+func resultNames(sc map[string]any) []string {
+	var names []string
+	tools, _ := sc["tools"].([]any)
+	for _, v := range tools {
+		names = append(names, v.(map[string]any)["name"].(string))
+	}
+	return names
+}
+
+// TestToolSearchGateway drives options.cache.tools with the Go SDK
+// through the mcp server, the proxy and three toolkits: tools/list gives
+// a__echo in full and the search tools, every other tool being deferred
+// to them; search_tools and describe_tool answer from the cached list,
+// each caller finding only the tools it may call; execute_tool calls the
+// tool it names.
+func TestToolSearchGateway(t *testing.T) {
+	endpoint := guardedGateway(t, searchOptions, searchRoutes, "a", "b", "c")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	anon := connectAs(t, ctx, endpoint, "")
+	reader := connectAs(t, ctx, endpoint, "reader")
+	want := []string{"a__echo", "zilla__search_tools", "zilla__describe_tool", "zilla__execute_tool"}
+	assert.Equal(t, want, toolNames(t, ctx, anon), "a fanned-out list (the anonymous caller reaches less than the hydrate session)")
+	assert.Equal(t, want, toolNames(t, ctx, reader), "the cached list")
+
+	tools, err := reader.ListTools(ctx, nil)
+	require.NoError(t, err)
+	search := tools.Tools[1]
+	assert.Equal(t, "Search Tools", search.Title)
+	assert.Contains(t, string(mustJSON(t, search.InputSchema)), `"required":["query"]`)
+	assert.True(t, search.Annotations.ReadOnlyHint)
+
+	sc, _ := callMeta(t, ctx, reader, "zilla__search_tools", map[string]any{"query": "add two numbers"})
+	assert.Equal(t, []string{"a__add", "b__add"}, resultNames(sc), "the reader reaches a and b")
+	first := sc["tools"].([]any)[0].(map[string]any)
+	assert.Equal(t, map[string]any{"name": "a__add", "description": "Adds two numbers"}, first, "a match is its name and description")
+
+	sc, _ = callMeta(t, ctx, anon, "zilla__search_tools", map[string]any{"query": "add two numbers"})
+	assert.Equal(t, []string{"a__add"}, resultNames(sc), "the anonymous caller reaches a alone")
+
+	sc, _ = callMeta(t, ctx, reader, "zilla__search_tools", map[string]any{"query": "echo operation", "max_results": 2})
+	assert.Len(t, resultNames(sc), 2, "max_results bounds the answer")
+	sc, _ = callMeta(t, ctx, reader, "zilla__search_tools", map[string]any{"query": "echo operation add numbers", "max_results": 50})
+	assert.Len(t, resultNames(sc), 3, "the configured limit bounds max_results")
+	sc, _ = callMeta(t, ctx, reader, "zilla__search_tools", map[string]any{"query": "the of and"})
+	assert.Empty(t, resultNames(sc), "stopwords match nothing")
+
+	sc, _ = callMeta(t, ctx, reader, "zilla__describe_tool", map[string]any{"name": "b__add"})
+	require.Len(t, sc["tools"], 1)
+	described := sc["tools"].([]any)[0].(map[string]any)
+	assert.Equal(t, "b__add", described["name"])
+	assert.Contains(t, described, "inputSchema", "the whole definition")
+
+	_, text := callMeta(t, ctx, anon, "zilla__describe_tool", map[string]any{"name": "b__add"})
+	assert.Equal(t, "Tool not found", text, "a tool the caller may not call is not there")
+	_, text = callMeta(t, ctx, reader, "zilla__describe_tool", map[string]any{"name": "c__add"})
+	assert.Equal(t, "Tool not found", text, "nor one the cache does not hold")
+
+	res, err := reader.CallTool(ctx, &sdk.CallToolParams{Name: "zilla__execute_tool",
+		Arguments: map[string]any{"name": "b__echo", "arguments": map[string]any{"message": "via search"}}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "via search")
+
+	_, text = callMeta(t, ctx, anon, "zilla__execute_tool", map[string]any{"name": "b__echo", "arguments": map[string]any{"message": "x"}})
+	assert.Equal(t, "Tool not found", text, "execute_tool reaches only what tools/call would")
+
+	for name, args := range map[string]map[string]any{
+		"zilla__search_tools":  {"max_results": 2},
+		"zilla__describe_tool": {},
+		"zilla__execute_tool":  {"arguments": map[string]any{}},
+	} {
+		_, err := reader.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "Invalid params", name)
+	}
+	_, err = reader.CallTool(ctx, &sdk.CallToolParams{Name: "zilla__execute_tool",
+		Arguments: map[string]any{"name": "a__echo", "arguments": "not an object"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "arguments is an object")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
