@@ -272,8 +272,22 @@
 // resource templates with them. A store or guard that is not configured,
 // or a bad duration, is refused at start with the file and line, e.g.
 // "proxy.yaml:11: bindings.mcp1.options.cache.store: mcp mcp1: store
-// "nope" is not configured". cache.tools (search, eager) is Zilla's too,
-// and refused as not supported.
+// "nope" is not configured".
+//
+// cache.tools (Zilla's search and eager) rewrites the tools lists the
+// proxy answers, cached or fanned out: eager.policy all defers every
+// tool, explicit every tool its match globs do not name, marking it
+// "defer_loading":true after its name, or leaving it out when search is
+// set; search adds <toolkit>__search_tools, __describe_tool and
+// __execute_tool after the last item. The first two are answered from
+// the worker's copy of the cached tools entry (a BM25 index built on the
+// first search after the entry changed), finding only tools the caller
+// may call; execute_tool becomes the tools/call of the tool it names,
+// routed and relayed as the caller's own. Sluice differs from Zilla in
+// three ways: a tool named like a search tool is left out of the list
+// (Zilla lists both), search.toolkit may not be a route's toolkit, and
+// camelCase splits after a digit too (getHTTP2Status: get, http2,
+// status).
 //
 // Keys are prefixed with the binding's name, so that two proxies may
 // share a store: <binding>.tools, <binding>.prompts, <binding>.resources
