@@ -457,7 +457,8 @@ func appendStructured(dst, s []byte) []byte {
 
 // executeTool calls the tool execute_tool names with its arguments, as
 // the downstream's own tools/call of it would go: to the route that
-// serves it, if the caller may reach one.
+// serves it, if the caller may reach one. The call's _meta (its progress
+// token) goes with it, so that the tool's progress reaches the caller.
 func (r *request) executeTool(args []byte) {
 	h := r.h
 	name, ok := stringArg(args, "name")
@@ -486,6 +487,10 @@ func (r *request) executeTool(args []byte) {
 	p = jsonrpc.AppendString(p, name)
 	p = append(p, `,"arguments":`...)
 	p = append(p, inner...)
+	if ms, me, ok := member(r.params, "_meta"); ok {
+		p = append(p, `,"_meta":`...)
+		p = append(p, r.params[ms:me]...)
+	}
 	p = append(p, '}')
 	r.rewritten = p
 	r.params = p
