@@ -54,14 +54,9 @@ func connectAs(t *testing.T, ctx context.Context, endpoint, token string) *sdk.C
 	return session
 }
 
-// TestGuardedRoutes: a guarded route is listed and called only by a
-// caller whose session the guard verifies with the route's roles. An
-// anonymous caller sees the open route alone; the reader sees the route
-// asking for read too, and never the one asking for admin; a call to a
-// route the caller may not reach is an unknown tool, as if the route
-// were not there.
-func TestGuardedRoutes(t *testing.T) {
-	endpoint := guardedGateway(t, "", `      - exit: a0
+// threeGuardedRoutes: toolkit a open to all, b for the read role, c for
+// admin.
+const threeGuardedRoutes = `      - exit: a0
         when: [{toolkit: a}]
       - exit: b0
         when: [{toolkit: b}]
@@ -69,7 +64,16 @@ func TestGuardedRoutes(t *testing.T) {
       - exit: c0
         when: [{toolkit: c}]
         guarded: {test0: [admin]}
-`, "a", "b", "c")
+`
+
+// TestGuardedRoutes: a guarded route is listed and called only by a
+// caller whose session the guard verifies with the route's roles. An
+// anonymous caller sees the open route alone; the reader sees the route
+// asking for read too, and never the one asking for admin; a call to a
+// route the caller may not reach is an unknown tool, as if the route
+// were not there.
+func TestGuardedRoutes(t *testing.T) {
+	endpoint := guardedGateway(t, "", threeGuardedRoutes, "a", "b", "c")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 

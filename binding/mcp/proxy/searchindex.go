@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"iter"
 	"math"
 	"unicode"
 	"unicode/utf8"
@@ -45,16 +46,7 @@ func readCatalog(entry []byte) *catalog {
 	if !ok || entry[as] != '[' {
 		return c
 	}
-	arr := entry[as:ae]
-	for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
-		ns, ne, ok := member(item, "name")
-		if !ok || item[ns] != '"' {
-			continue
-		}
-		name, err := jsonrpc.Unquote(nil, item[ns:ne])
-		if err != nil {
-			continue
-		}
+	for item, name := range namedItems(entry[as:ae]) {
 		if _, dup := c.byName[string(name)]; dup {
 			continue
 		}
@@ -66,6 +58,24 @@ func readCatalog(entry []byte) *catalog {
 		c.tools = append(c.tools, t)
 	}
 	return c
+}
+
+// namedItems yields the items of a JSON array that are objects with a
+// string name, and the name unquoted; the others are skipped, as a list
+// merge skips them.
+func namedItems(arr []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func(item, name []byte) bool) {
+		for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
+			ns, ne, ok := member(item, "name")
+			if !ok || item[ns] != '"' {
+				continue
+			}
+			name, err := jsonrpc.Unquote(nil, item[ns:ne])
+			if err == nil && !yield(item, name) {
+				return
+			}
+		}
+	}
 }
 
 // keywordIndex ranks a catalog's tools for a query with BM25 over the

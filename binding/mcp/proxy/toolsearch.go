@@ -279,16 +279,7 @@ func (v *toolsView) rewrite(entry []byte) []byte {
 	out := make([]byte, 0, len(entry)+len(v.meta)+64)
 	out = append(out, `{"tools":[`...)
 	first := true
-	arr := entry[as:ae]
-	for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
-		ns, ne, ok := member(item, "name")
-		if !ok || item[ns] != '"' {
-			continue
-		}
-		name, err := jsonrpc.Unquote(nil, item[ns:ne])
-		if err != nil {
-			continue
-		}
+	for item, name := range namedItems(entry[as:ae]) {
 		d := v.disposition(string(name))
 		if d == itemOut {
 			continue

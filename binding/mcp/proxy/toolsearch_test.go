@@ -29,18 +29,6 @@ const searchOptions = `    options:
             match: [a__echo]
 `
 
-// searchRoutes: a open, b for the read role, c for admin (which the
-// hydrate session does not have either).
-const searchRoutes = `      - exit: a0
-        when: [{toolkit: a}]
-      - exit: b0
-        when: [{toolkit: b}]
-        guarded: {test0: [read]}
-      - exit: c0
-        when: [{toolkit: c}]
-        guarded: {test0: [admin]}
-`
-
 // callMeta calls a search tool and returns its result's structured
 // content, or the text of an isError result.
 func callMeta(t *testing.T, ctx context.Context, s *sdk.ClientSession, name string, args map[string]any) (map[string]any, string) {
@@ -77,7 +65,7 @@ func resultNames(sc map[string]any) []string {
 // each caller finding only the tools it may call; execute_tool calls the
 // tool it names.
 func TestToolSearchGateway(t *testing.T) {
-	endpoint := guardedGateway(t, searchOptions, searchRoutes, "a", "b", "c")
+	endpoint := guardedGateway(t, searchOptions, threeGuardedRoutes, "a", "b", "c")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
