@@ -284,10 +284,15 @@
 // first search after the entry changed), finding only tools the caller
 // may call; execute_tool becomes the tools/call of the tool it names,
 // routed and relayed as the caller's own. Sluice differs from Zilla in
-// three ways: a tool named like a search tool is left out of the list
-// (Zilla lists both), search.toolkit may not be a route's toolkit, and
+// four ways: a tool named like a search tool is left out of the list
+// (Zilla lists both); search.toolkit may not be a route's toolkit;
 // camelCase splits after a digit too (getHTTP2Status: get, http2,
-// status).
+// status); and a tool whose securitySchemes ask for scopes the caller
+// lacks is listed, found and described all the same, its securitySchemes
+// telling the client what to step up to (its call is refused with 403
+// insufficient_scope by the client kind's route), where Zilla's proxy
+// hides it and its server strips securitySchemes. A route the caller may
+// not reach hides its tools from the search tools as from tools/list.
 //
 // Keys are prefixed with the binding's name, so that two proxies may
 // share a store: <binding>.tools, <binding>.prompts, <binding>.resources
