@@ -35,7 +35,8 @@ func searchGatewayConfig(port int, routes ...gatewayRoute) string {
 // it, and the Go SDK's client in front: the list gives node__echo and
 // the search tools alone; search finds the upstreams' tools, describe
 // gives one's schema, and execute_tool calls each upstream, with the
-// call's progress relayed.
+// call's progress relayed. The MCP Inspector's CLI (the TypeScript SDK's
+// client) searches and executes too.
 func TestGatewayToolSearch(t *testing.T) {
 	goUp := startGoEverything(t, 0, false)
 	nodeUp := startNodeEverything(t, 0)
@@ -109,4 +110,11 @@ func TestGatewayToolSearch(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
 	assert.Equal(t, "Tool not found", text(t, res))
+
+	// The TypeScript SDK's client, through the MCP Inspector's CLI.
+	cli := inspectorCLI(t, endpoint)
+	out := cli("--method", "tools/call", "--tool-name", "zilla__search_tools", "--tool-arg", "query=echo", "--tool-arg", "max_results=1")
+	assert.JSONEq(t, `{"tools":[{"name":"node__echo","description":"Echoes back the input string"}]}`, firstText(t, out, "content"))
+	out = cli("--method", "tools/call", "--tool-name", "zilla__execute_tool", "--tool-arg", "name=node__echo", "--tool-arg", `arguments={"message":"hi"}`)
+	assert.Equal(t, "Echo: hi", firstText(t, out, "content"))
 }

@@ -33,6 +33,19 @@ var cacheScenarios = []struct {
 	{"cache.refresh.prompts", "proxy.cache.refresh.prompts.yaml", []int{1, 2}},
 	{"cache.refresh.tools.error", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
 	{"cache.refresh.tools.contended", "proxy.cache.refresh.tools.yaml", []int{2}},
+	{"cache.serve.tools.list.eager.none", "proxy.cache.tools.eager.serve.none.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.eager.all", "proxy.cache.tools.eager.serve.all.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.eager.explicit", "proxy.cache.tools.eager.serve.explicit.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.eager.explicit.search", "proxy.cache.tools.eager.serve.explicit.search.yaml", []int{1, 2}},
+	{"cache.serve.search.tools", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.serve.search.tools.eager.cold", "proxy.cache.tools.eager.serve.explicit.search.yaml", []int{1, 2}},
+	{"cache.serve.describe.tool", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.serve.describe.tool.not.found", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.serve.describe.tool.invalid.params", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.serve.describe.tool.unauthorized", "proxy.cache.tools.search.serve.guarded.yaml", []int{1, 2}},
+	{"cache.serve.execute.tool", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.serve.execute.tool.not.found", "proxy.cache.tools.search.serve.unmatched.yaml", []int{1, 2}},
+	{"cache.serve.execute.tool.invalid.params", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:

@@ -195,6 +195,9 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
+	if kind == mcp.McpBeginExKindToolsCall && h.s.cache != nil && h.s.cache.tools.metaOf(rb.Ident) != metaNone {
+		return nil // a search tool: the proxy answers it
+	}
 	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization())
 	if !ok || h.s.routes[route].timed {
 		return nil
