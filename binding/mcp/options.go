@@ -61,9 +61,9 @@ var clientKindSchema json.RawMessage
 //go:embed kind-proxy.schema.json
 var proxyKindSchema json.RawMessage
 
-// withSchema is a proxy route's with: the credentials its cache reads
-// with (Zilla's with.cache.credentials), a part of the cache that no kind
-// serves yet, and the route's request timeout (Sluice's).
+// withSchema is a proxy route's with: the credentials the cache's
+// hydrate session presents on the route (Zilla's with.cache.credentials)
+// and the route's request timeout (Sluice's).
 //
 //go:embed with.schema.json
 var withSchema json.RawMessage

@@ -21,6 +21,9 @@ type cache struct {
 	cfg     *cacheConfig
 	store   store.Handler
 	auth    int64 // the guard's session for the hydrate frames, 0 without one
+	// routeAuth is the guard's session for the hydrate frames to each
+	// route with credentials of its own (with.cache.credentials), else 0.
+	routeAuth []int64
 	guard   guard.Handler
 	kinds   []kindState
 	open    bool // the gate: every kind has settled, or the gate timed out
@@ -63,6 +66,17 @@ func newCache(h *Handler, cfg *cacheConfig) (*cache, error) {
 		if !guard.Authorized(c.auth) {
 			h.log.Warn("cache: the guard refused the hydrate credentials", "guard", cfg.guard)
 		}
+		c.routeAuth = make([]int64, len(h.s.routes))
+		for i := range h.s.routes {
+			rt := &h.s.routes[i]
+			if rt.cacheCredentials == "" {
+				continue
+			}
+			c.routeAuth[i] = g.Reauthorize(w.SupplyTraceID(), h.id, 0, rt.cacheCredentials)
+			if !guard.Authorized(c.routeAuth[i]) {
+				h.log.Warn("cache: the guard refused a route's hydrate credentials", "guard", cfg.guard, "route", rt.label())
+			}
+		}
 	}
 	c.kinds = make([]kindState, len(cfg.kinds))
 	for i := range cfg.kinds {
@@ -84,9 +98,32 @@ func (c *cache) detach() {
 		c.kinds[i].cancel()
 	}
 	c.hy.stop()
-	if c.guard != nil && guard.Authorized(c.auth) {
-		c.guard.Deauthorize(c.auth)
+	if c.guard == nil {
+		return
 	}
+	for _, a := range append(c.routeAuth, c.auth) {
+		if guard.Authorized(a) {
+			c.guard.Deauthorize(a)
+		}
+	}
+}
+
+// hydrateAuth returns the authorization of the hydrate session's frames
+// to route: the session of the route's own credentials, else the cache's.
+func (c *cache) hydrateAuth(route int) int64 {
+	if c.routeAuth != nil && c.routeAuth[route] != 0 {
+		return c.routeAuth[route]
+	}
+	return c.auth
+}
+
+// routeAuth returns the authorization of the frames an internal stream
+// (the hydrate session's) sends to route, and auth for any other.
+func (h *Handler) routeAuth(internal bool, route int, auth int64) int64 {
+	if internal && h.cache != nil {
+		return h.cache.hydrateAuth(route)
+	}
+	return auth
 }
 
 func (c *cache) got(i int, value []byte, ok bool) {

@@ -60,6 +60,11 @@ type route struct {
 	// guarded are the guards whose roles a caller needs to reach the
 	// route (guarded.go); none lets every caller through.
 	guarded mcp.Guarded
+	// cacheCredentials are the credentials the cache's hydrate session
+	// presents on this route (with.cache.credentials), "" for the
+	// cache's own; cacheWhere is where they are configured.
+	cacheCredentials string
+	cacheWhere       string
 }
 
 // settings is what Provision compiles from the binding's configuration,
@@ -154,9 +159,23 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	if err := compileTimeouts(cfg.Options(), opts.Timeout, withs, s.routes, cfg.Name); err != nil {
 		return nil, err
 	}
+	if opts.Cache == nil {
+		for i := range s.routes {
+			if s.routes[i].cacheCredentials != "" {
+				return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].with.cache.credentials needs options.cache",
+					ErrConfig, s.routes[i].cacheWhere, cfg.Name, i)
+			}
+		}
+	}
 	if opts.Cache != nil {
 		if s.cache, err = compileCache(cfg, opts.Cache, s.routes); err != nil {
 			return nil, err
+		}
+		for i := range s.routes {
+			if s.routes[i].cacheCredentials != "" && s.cache.guard == "" {
+				return nil, fmt.Errorf("%w: %s: mcp %s: routes[%d].with.cache.credentials needs the guard of options.cache.authorization to present them to",
+					ErrConfig, s.routes[i].cacheWhere, cfg.Name, i)
+			}
 		}
 		for name, d := range map[string]*time.Duration{mcp.SettingLeaseTTL: &s.cache.lease, mcp.SettingLeaseRetry: &s.cache.retry} {
 			if v, ok := e.Setting(name); ok {

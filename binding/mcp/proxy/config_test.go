@@ -47,6 +47,13 @@ func TestConfig(t *testing.T) {
         when: [{tool: echo}]`, `proxy.yaml:8: bindings.mcp1.routes[0].when[0]: missing required key "toolkit"`},
 		{"no when", `    routes:
       - exit: app0`, ""},
+		{"route cache credentials without a cache", `    routes:
+      - exit: app0
+        with: {cache: {credentials: x}}`, `proxy.yaml:8: bindings.mcp1.routes[0].with.cache: mcp mcp1: routes[0].with.cache.credentials needs options.cache`},
+		{"route cache credentials without a guard", `    options: {cache: {store: store0}}
+    routes:
+      - exit: app0
+        with: {cache: {credentials: x}}`, `proxy.yaml:9: bindings.mcp1.routes[0].with.cache: mcp mcp1: routes[0].with.cache.credentials needs the guard of options.cache.authorization`},
 		{"no when beside a toolkit", `    options: {prefix: always}
     routes:
       - exit: app0

@@ -314,7 +314,11 @@
 // a kind arms its refresh. With authorization, the guard's session for
 // the credentials (Reauthorize, once per worker) is the authorization of
 // every frame of the hydrate session and its lists, and so of what the
-// proxy sends the routes for them. The other workers and instances try
+// proxy sends the routes for them; a route's with.cache.credentials, given
+// to the same guard, are the authorization of those frames on that route
+// instead, so that one hydrate session reaches routes guarded for
+// different roles. A cached list then serves a caller who reaches the
+// routes the hydrate session reaches, each by its own credentials. The other workers and instances try
 // lifecycle.lock again every 100 ms (mcp.lease.retry) while their lists
 // have not settled,
 // then every second, so that when a holder dies another takes over

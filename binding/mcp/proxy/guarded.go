@@ -8,13 +8,14 @@ import "strings"
 // roles (mcp.GuardChecks).
 func (h *Handler) allowed(route int, auth int64) bool { return h.guards[route].Allow(auth) }
 
-// sameReach reports whether two authorizations reach the same routes. A
-// cached list holds what the hydrate session's authorization reaches, so
-// it serves only a caller who reaches exactly that; another caller's list
-// is fanned out to the routes it reaches.
-func (h *Handler) sameReach(a, b int64) bool {
+// cachedReach reports whether a caller whose authorization is auth
+// reaches the routes the hydrate session reaches, each with its
+// authorization (hydrateAuth). A cached list holds what the hydrate
+// session reaches, so it serves only a caller who reaches exactly that;
+// another caller's list is fanned out to the routes it reaches.
+func (h *Handler) cachedReach(auth int64) bool {
 	for i := range h.guards {
-		if len(h.guards[i]) > 0 && h.allowed(i, a) != h.allowed(i, b) {
+		if len(h.guards[i]) > 0 && h.allowed(i, auth) != h.allowed(i, h.cache.hydrateAuth(i)) {
 			return false
 		}
 	}

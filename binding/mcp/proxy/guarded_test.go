@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -30,6 +31,13 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // exiting to a toolkit server <toolkit>0, and a memory store memory0.
 func guardedGateway(t *testing.T, options, routes string, toolkits ...string) string {
 	t.Helper()
+	endpoint, _ := guardedEngine(t, options, routes, toolkits...)
+	return endpoint
+}
+
+// guardedEngine is guardedGateway that returns the engine too.
+func guardedEngine(t *testing.T, options, routes string, toolkits ...string) (string, *engine.Engine) {
+	t.Helper()
 	src := "    options:\n      authorization:\n        test0:\n          credentials: \"Bearer {credentials}\"\n" +
 		"  mcp1:\n    type: mcp\n    kind: proxy\n" + options + "    routes:\n" + routes
 	for _, tk := range toolkits {
@@ -37,8 +45,7 @@ func guardedGateway(t *testing.T, options, routes string, toolkits ...string) st
 	}
 	src += "guards:\n  test0:\n    type: test\n    options:\n      credentials: reader\n      roles: [read]\n" +
 		"stores:\n  memory0:\n    type: memory\n"
-	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
-	return endpoint
+	return enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
 }
 
 func connectAs(t *testing.T, ctx context.Context, endpoint, token string) *sdk.ClientSession {
@@ -184,4 +191,46 @@ func TestGuardedRoutesCached(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCacheRouteCredentials: a route's with.cache.credentials are what
+// the hydrate session presents on that route. The cache's own
+// credentials are none (anonymous), and route b, guarded for the read
+// role, has the reader's: the stored list holds b's tools, and the
+// reader's lists are served from it, while the anonymous caller's go to
+// the one route it reaches.
+func TestCacheRouteCredentials(t *testing.T) {
+	endpoint, e := guardedEngine(t, "    options:\n      cache:\n        store: memory0\n        authorization:\n          test0: {}\n",
+		`      - exit: a0
+        when: [{toolkit: a}]
+      - exit: b0
+        when: [{toolkit: b}]
+        guarded: {test0: [read]}
+        with:
+          cache: {credentials: reader}
+`, "a", "b")
+	st, ok := e.Worker(0).Store("memory0")
+	require.True(t, ok)
+	timer := enginetest.NewTimer()
+	var entry string
+	for range 1000 {
+		enginetest.Settle(t, e)
+		got := make(chan string, 1)
+		require.NoError(t, e.Execute(0, func(*engine.Worker) {
+			st.Get("mcp1.tools", func(v []byte, _ bool) { got <- string(v) })
+		}))
+		if entry = enginetest.ReceiveBy(t, timer, got, "the get"); strings.Contains(entry, "b__echo") {
+			break
+		}
+	}
+	require.Contains(t, entry, "b__echo", "the hydrate session reached route b with its credentials")
+	assert.Contains(t, entry, "a__echo")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	names := toolNames(t, ctx, connectAs(t, ctx, endpoint, "reader"))
+	assert.Contains(t, names, "b__echo")
+	names = toolNames(t, ctx, connectAs(t, ctx, endpoint, ""))
+	assert.Contains(t, names, "a__echo")
+	assert.NotContains(t, names, "b__echo", "the cached list is not the anonymous caller's")
 }

@@ -41,8 +41,9 @@ func (l *leg) begin() bool {
 	h := r.h
 	exitID := h.s.routes[l.route].exitID
 	l.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), l.onFrame)
-	l.Out.Trace, l.Out.Auth = r.traceID, r.authorization
-	l.In.Trace, l.In.Auth = r.traceID, r.authorization
+	auth := h.routeAuth(r.internal, l.route, r.authorization)
+	l.Out.Trace, l.Out.Auth = r.traceID, auth
+	l.In.Trace, l.In.Auth = r.traceID, auth
 	contentLength := int32(-1)
 	switch {
 	case l.params != nil:

@@ -160,7 +160,7 @@ func (l *lifecycle) start() {
 	for i := range h.s.routes {
 		g := &lifecycleLeg{l: l, route: i}
 		l.legs = append(l.legs, g)
-		if !h.allowed(i, l.Out.Auth) {
+		if !h.allowed(i, h.routeAuth(l.internal, i, l.Out.Auth)) {
 			// Out of the session from the start; a request its caller
 			// may make of the route opens it (revive.go).
 			l.routeOut(i, "the session's caller is not authorized for the route")
@@ -418,8 +418,9 @@ func (g *lifecycleLeg) begin() bool {
 	h := l.h
 	exitID := h.s.routes[g.route].exitID
 	g.Connect(h.w, h.id, exitID, h.w.SupplyInitialID(exitID), g.onUp)
-	g.Out.Trace, g.Out.Auth = l.Out.Trace, l.Out.Auth
-	g.In.Trace, g.In.Auth = l.Out.Trace, l.Out.Auth
+	auth := h.routeAuth(l.internal, g.route, l.Out.Auth)
+	g.Out.Trace, g.Out.Auth = l.Out.Trace, auth
+	g.In.Trace, g.In.Auth = l.Out.Trace, auth
 	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
 	c := mcp.SetSessionID(b.Lifecycle(), l.sid, l.sidNull).Capabilities(l.caps)
 	if l.hasCallback {

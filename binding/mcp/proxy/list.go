@@ -31,7 +31,7 @@ func (r *request) startList() {
 		}
 	}
 	for _, e := range r.entries {
-		if !h.allowed(e.route, r.authorization) {
+		if !h.allowed(e.route, h.routeAuth(r.internal, e.route, r.authorization)) {
 			continue
 		}
 		l := h.getLeg(r, e.route)

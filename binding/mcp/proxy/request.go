@@ -464,7 +464,7 @@ func (r *request) onParams() {
 	r.params = r.buffered()
 	switch r.op {
 	case opList:
-		if h.cache != nil && !r.internal && h.sameReach(r.authorization, h.cache.auth) && h.cache.serve(r) {
+		if h.cache != nil && !r.internal && h.cachedReach(r.authorization) && h.cache.serve(r) {
 			return
 		}
 		r.startList()

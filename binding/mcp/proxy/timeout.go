@@ -108,11 +108,12 @@ func applyTimeout(t *timeouts, v any, where func(key string) string, name string
 	}
 }
 
-// withOptions is a route's with: Zilla's cache credentials, which no kind
-// serves yet, and Sluice's timeout.
+// withOptions is a route's with: Zilla's cache credentials (the
+// credentials the hydrate session presents on the route) and Sluice's
+// timeout.
 type withOptions struct {
-	Cache   any `yaml:"cache"`
-	Timeout any `yaml:"timeout"`
+	Cache   *cacheCredentials `yaml:"cache"`
+	Timeout any               `yaml:"timeout"`
 }
 
 // compileTimeouts resolves each route's timeouts: the route's
@@ -149,6 +150,10 @@ func compileTimeouts(cfg *config.Raw, opt any, withs []*config.Raw, routes []rou
 			return err
 		}
 		routes[i].timed = routes[i].timed || with.Timeout != nil
+		if with.Cache != nil {
+			routes[i].cacheCredentials = with.Cache.Credentials
+			routes[i].cacheWhere = w.Where("cache")
+		}
 	}
 	return nil
 }
