@@ -297,6 +297,9 @@ func (e *Engine) Labels() *Labels { return e.labels }
 // Workers returns the number of workers.
 func (e *Engine) Workers() int { return e.opts.Workers }
 
+// Catalog reports whether the namespace declares a catalog called name.
+func (e *Engine) Catalog(name string) bool { return e.cfg.Catalog(name) != nil }
+
 // Worker returns worker i.
 func (e *Engine) Worker(i int) *Worker { return e.workers[i] }
 

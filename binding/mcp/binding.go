@@ -3,7 +3,6 @@ package mcp
 import (
 	"github.com/sluicehq/sluice/binding"
 	"github.com/sluicehq/sluice/engine"
-	"github.com/sluicehq/sluice/engine/config"
 )
 
 func init() {
@@ -14,9 +13,6 @@ func init() {
 		When:       whenSchema,
 		With:       withSchema,
 		KindSchema: kindSchemas,
-		Unsupported: []config.Unsupported{
-			{Path: "/tools", Feature: "options.tools (models that validate tool input and output)"},
-		},
 		// A client's exit is the http client that reaches options.server.
 		DefaultExit: map[string]string{"client": "sys:http_client"},
 	})

@@ -34,9 +34,7 @@ func (b *builder) build() {
 	b.cfg.Vaults = b.components("/vaults", root["vaults"])
 	b.cfg.Stores = b.components("/stores", root["stores"])
 	b.cfg.Guards = b.components("/guards", root["guards"])
-	if _, ok := root["catalogs"]; ok {
-		b.errorAt("/catalogs", "not supported yet: schema catalogs, which Zilla's models validate against")
-	}
+	b.cfg.Catalogs = b.components("/catalogs", root["catalogs"])
 	if tel, ok := root["telemetry"].(map[string]any); ok {
 		b.cfg.Telemetry = b.telemetry(tel)
 		b.cfg.Telemetry.Exporters = b.components("/telemetry/exporters", tel["exporters"])
@@ -51,7 +49,7 @@ func (b *builder) build() {
 			b.cfg.Bindings = append(b.cfg.Bindings, b.binding(name, ptr, m))
 		}
 	}
-	for _, ptr := range []string{"/bindings", "/guards", "/stores", "/vaults", "/telemetry/exporters"} {
+	for _, ptr := range []string{"/bindings", "/guards", "/stores", "/vaults", "/catalogs", "/telemetry/exporters"} {
 		for _, name := range b.keys(ptr) {
 			if !nameRE.MatchString(name) {
 				b.keyError(ptr, name, "%s", invalidName(name))

@@ -39,6 +39,9 @@ type Config struct {
 	Guards []*Component
 	Stores []*Component
 	Vaults []*Component
+	// Catalogs are Zilla's schema catalogs, in file order: names a
+	// binding's model may refer to (the mcp proxy's strategy tool).
+	Catalogs []*Component
 	// Telemetry holds the namespace's attributes, metrics and exporters.
 	Telemetry Telemetry
 	// File is the name the configuration was loaded under.
@@ -53,6 +56,9 @@ func (c *Config) Guard(name string) *Component { return findComponent(c.Guards, 
 
 // Store returns the store called name, or nil.
 func (c *Config) Store(name string) *Component { return findComponent(c.Stores, name) }
+
+// Catalog returns the catalog called name, or nil.
+func (c *Config) Catalog(name string) *Component { return findComponent(c.Catalogs, name) }
 
 // Vault returns the vault called name, or nil.
 func (c *Config) Vault(name string) *Component { return findComponent(c.Vaults, name) }

@@ -44,8 +44,7 @@
 //
 // Zilla options that Sluice does not implement are accepted by the schema
 // and listed in the fragment's Unsupported, so that Load names them as
-// not supported yet rather than as unknown keys; namespace-level
-// catalogs are reported the same way:
+// not supported yet rather than as unknown keys:
 //
 //	server.yaml:26: bindings.net0.options.overrides: not supported yet: options.overrides (rewriting request headers)
 //

@@ -233,7 +233,7 @@ func TestKindSchema(t *testing.T) {
 
 // TestUnsupported checks that options a fragment marks as not
 // implemented load through the schema and are then named, each at its
-// line, as not supported yet; so are namespace catalogs.
+// line, as not supported yet.
 func TestUnsupported(t *testing.T) {
 	s, err := config.NewSchema(config.Fragment{
 		Kind:    config.FragmentBinding,
@@ -246,12 +246,11 @@ func TestUnsupported(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	src := "name: t\ncatalogs:\n  c0: {type: test}\nbindings:\n  u0:\n    type: u\n    kind: server\n    options:\n      ok: fine\n      requests: []\n      items:\n        - {name: a}\n        - {model: m}\n"
+	src := "name: t\nbindings:\n  u0:\n    type: u\n    kind: server\n    options:\n      ok: fine\n      requests: []\n      items:\n        - {name: a}\n        - {model: m}\n"
 	_, err = config.Load("sluice.yaml", []byte(src), s)
 	require.Error(t, err)
-	assert.Equal(t, `sluice.yaml:2: catalogs: not supported yet: schema catalogs, which Zilla's models validate against
-sluice.yaml:10: bindings.u0.options.requests: not supported yet: request validation
-sluice.yaml:13: bindings.u0.options.items[1].model: not supported yet: models`, err.Error())
+	assert.Equal(t, `sluice.yaml:8: bindings.u0.options.requests: not supported yet: request validation
+sluice.yaml:11: bindings.u0.options.items[1].model: not supported yet: models`, err.Error())
 
 	_, err = config.Load("sluice.yaml", []byte("name: t\nbindings:\n  u0:\n    type: u\n    kind: server\n    options: {ok: fine}\n"), s)
 	require.NoError(t, err)

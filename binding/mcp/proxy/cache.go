@@ -17,21 +17,21 @@ import (
 // lifecycles until the lists have settled; the live downstream
 // lifecycles, told of list changes; and the hydrater.
 type cache struct {
-	h       *Handler
-	cfg     *cacheConfig
-	store   store.Handler
-	auth    int64 // the guard's session for the hydrate frames, 0 without one
+	h     *Handler
+	cfg   *cacheConfig
+	store store.Handler
+	auth  int64 // the guard's session for the hydrate frames, 0 without one
 	// routeAuth is the guard's session for the hydrate frames to each
 	// route with credentials of its own (with.cache.credentials), else 0.
 	routeAuth []int64
-	guard   guard.Handler
-	kinds   []kindState
-	open    bool // the gate: every kind has settled, or the gate timed out
-	timer   int64
-	waiting []*lifecycle
-	live    map[*lifecycle]struct{}
-	closed  bool
-	hy      hydrater
+	guard     guard.Handler
+	kinds     []kindState
+	open      bool // the gate: every kind has settled, or the gate timed out
+	timer     int64
+	waiting   []*lifecycle
+	live      map[*lifecycle]struct{}
+	closed    bool
+	hy        hydrater
 }
 
 // kindState is one cached kind on one worker.
@@ -402,12 +402,12 @@ func (c *cache) serve(r *request) bool {
 	return true
 }
 
-// noCatalog is the catalog of the search tools while no tools entry is
-// cached: they find nothing.
+// noCatalog is the catalog while no tools entry is cached: the search
+// tools find nothing, and no call's arguments are checked.
 var noCatalog = &catalog{}
 
-// catalog returns the cached tools list as the search tools read it,
-// reading it on the first call after it changed.
+// catalog returns the cached tools list as the search tools and argument
+// checks read it, reading it on the first call after it changed.
 func (c *cache) catalog() *catalog {
 	i := c.cfg.kindIndex(mcp.McpBeginExKindToolsList)
 	if i < 0 || c.kinds[i].raw == nil {

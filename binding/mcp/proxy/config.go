@@ -39,6 +39,7 @@ type options struct {
 	Prefix  string        `yaml:"prefix"`
 	Cache   *cacheOptions `yaml:"cache"`
 	Timeout any           `yaml:"timeout"`
+	Tools   *toolsModel   `yaml:"tools"`
 }
 
 // route is one compiled route: the exit it reaches, the toolkit it
@@ -72,6 +73,9 @@ type route struct {
 type settings struct {
 	routes   []route
 	prefixed bool
+	// validate is set by options.tools: a tools/call's arguments are
+	// checked against the tool's inputSchema before it goes upstream.
+	validate bool
 	// fingerprint identifies the routes in order, so that a cursor issued
 	// for another configuration is refused.
 	fingerprint uint32
@@ -87,7 +91,7 @@ type settings struct {
 func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 	var opts options
 	if err := cfg.Options().Decode(&opts); err != nil {
-		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix, options.cache and options.timeout: %w", cfg.Name, err)
+		return nil, fmt.Errorf("mcp %s: a proxy takes only options.prefix, options.cache, options.timeout and options.tools: %w", cfg.Name, err)
 	}
 	mode := opts.Prefix
 	switch mode {
@@ -184,6 +188,12 @@ func compile(e *engine.Engine, cfg *engine.BindingConfig) (*settings, error) {
 				}
 			}
 		}
+	}
+	if opts.Tools != nil {
+		if err := compileModel(e, cfg, opts.Tools, s.cache); err != nil {
+			return nil, err
+		}
+		s.validate = true
 	}
 	return s, nil
 }

@@ -40,7 +40,7 @@ func TestConfig(t *testing.T) {
 		{"server option", `    options: {origins: ["https://app.example"]}
     routes:
       - exit: app0
-        when: [{toolkit: local}]`, `test.mcp1: mcp mcp1: a proxy takes only options.prefix, options.cache and options.timeout: proxy.yaml:6: bindings.mcp1.options: unknown key "origins"`},
+        when: [{toolkit: local}]`, `test.mcp1: mcp mcp1: a proxy takes only options.prefix, options.cache, options.timeout and options.tools: proxy.yaml:6: bindings.mcp1.options: unknown key "origins"`},
 		{"no routes", ``, `mcp proxy: invalid configuration: mcp mcp1: a proxy needs routes, each with an exit and when: [{toolkit: …}] or no when`},
 		{"missing toolkit", `    routes:
       - exit: app0
@@ -107,6 +107,46 @@ func TestConfig(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestToolsModelConfig: options.tools loads in Zilla's shape and is
+// refused, at its line, when its catalog is not declared, asks for a
+// catalog's own schemas, or has no cached tools list to read schemas
+// from.
+func TestToolsModelConfig(t *testing.T) {
+	for name, tc := range map[string]struct{ catalogs, options, want string }{
+		"zilla's shape": {"catalogs:\n  tools_schema: {type: test}\n",
+			"      cache: {store: store0}\n      tools: {model: json, catalog: {tools_schema: [{strategy: tool}]}}\n", ""},
+		"undeclared catalog": {"",
+			"      cache: {store: store0}\n      tools: {model: json, catalog: {tools_schema: [{strategy: tool}]}}\n",
+			`proxy.yaml:11: bindings.mcp1.options.tools.catalog.tools_schema: mcp mcp1: no catalog named "tools_schema"`},
+		"subject": {"catalogs:\n  c0: {type: test}\n",
+			"      cache: {store: store0}\n      tools: {model: json, catalog: {c0: [{subject: s, version: latest}]}}\n",
+			`mcp mcp1: a catalog's own schemas (subject, id, version) are not supported yet`},
+		"other strategy": {"catalogs:\n  c0: {type: test}\n",
+			"      cache: {store: store0}\n      tools: {model: json, catalog: {c0: [{strategy: topic}]}}\n",
+			`mcp mcp1: strategy "topic": want tool`},
+		"no cache": {"catalogs:\n  c0: {type: test}\n",
+			"      tools: {model: json, catalog: {c0: [{strategy: tool}]}}\n",
+			`mcp mcp1: options.tools needs the tools list cached (options.cache)`},
+		"no catalog": {"", "      cache: {store: store0}\n      tools: {model: json}\n",
+			`mcp mcp1: options.tools needs catalog: {<catalog>: [{strategy: tool}]}`},
+		"other model": {"catalogs:\n  c0: {type: test}\n",
+			"      cache: {store: store0}\n      tools: {model: avro, catalog: {c0: [{strategy: tool}]}}\n",
+			`proxy.yaml:13: bindings.mcp1.options.tools.model: must be json`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := "name: test\nstores:\n  store0:\n    type: memory\n" + tc.catalogs +
+				"bindings:\n  mcp1:\n    type: mcp\n    kind: proxy\n    options:\n" + tc.options + "    routes:\n      - exit: app0\n"
+			err := enginetest.Check(t, "proxy.yaml", src, map[string]engine.Binding{"app0": enginetest.Refuse{}}, engine.WithWorkers(1))
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
 }

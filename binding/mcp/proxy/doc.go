@@ -294,6 +294,16 @@
 // hides it and its server strips securitySchemes. A route the caller may
 // not reach hides its tools from the search tools as from tools/list.
 //
+// options.tools (Zilla's json model with strategy tool) checks each
+// tools/call's arguments, and execute_tool's, against the tool's
+// inputSchema in the worker's copy of the cached tools list, compiled on
+// first use with santhosh-tekuri/jsonschema and a loader that reads
+// nothing: a failing call is answered -32602 with the first failure and
+// never reaches the route. Such a call waits for its params before its
+// route is opened, where an unchecked one is opened at its BEGIN. Zilla
+// answers "Invalid params" alone; Sluice says where and why, for the
+// agent to mend the call.
+//
 // Keys are prefixed with the binding's name, so that two proxies may
 // share a store: <binding>.tools, <binding>.prompts, <binding>.resources
 // and <binding>.resourceTemplates hold each list as one JSON result

@@ -10,6 +10,7 @@ import (
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
+	"github.com/sluicehq/sluice/engine/telemetry"
 )
 
 func init() { mcp.RegisterKind("proxy", Binding{}) }
@@ -124,6 +125,8 @@ type Handler struct {
 	cursors []cursorEntry
 	matches []match // a search's ranked tools
 
+	invalidArgs *telemetry.Counter // options.tools' refusals, once looked up
+
 	begin frame.Begin
 
 	beginEx mcp.McpBeginEx
@@ -195,8 +198,8 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
-	if kind == mcp.McpBeginExKindToolsCall && h.s.cache != nil && h.s.cache.tools.metaOf(rb.Ident) != metaNone {
-		return nil // a search tool: the proxy answers it
+	if kind == mcp.McpBeginExKindToolsCall && (h.s.validate || h.s.cache != nil && h.s.cache.tools.metaOf(rb.Ident) != metaNone) {
+		return nil // a search tool, which the proxy answers, or a call whose arguments it checks
 	}
 	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization())
 	if !ok || h.s.routes[route].timed {

@@ -223,7 +223,7 @@ func (r *request) onBegin(b *frame.Begin) {
 	// params in only when the route grants its window: a route that
 	// refuses before reading (RESET with McpResetEx) then finds the
 	// downstream's request still open, and the refusal passes through.
-	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && r.metaOf(r.ident) == metaNone {
+	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && r.metaOf(r.ident) == metaNone && !r.checked() {
 		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization)
 		if ok {
 			r.route, r.upIdent = route, up
@@ -295,6 +295,12 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 		}
 	}
 	return true
+}
+
+// checked reports whether the request is a tools/call whose arguments
+// options.tools checks: it goes to its route once its params are whole.
+func (r *request) checked() bool {
+	return r.kind == mcp.McpBeginExKindToolsCall && r.h.s.validate
 }
 
 // isURIKind reports whether a request kind names a resource uri rather
@@ -502,6 +508,9 @@ func (r *request) onParams() {
 			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name, r.authorization)
 			if !ok {
 				r.respondUnknown(name)
+				return
+			}
+			if r.checked() && !r.argumentsValid(name) {
 				return
 			}
 			r.route, r.upIdent = route, up

@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
@@ -21,15 +23,18 @@ const (
 var searchFieldNames = [fieldCount]string{"name", "description", "output-schema"}
 
 // catalogTool is one tool of a cached tools list: its name as served,
-// the JSON of its description (nil without one) and the whole item.
+// the JSON of its description (nil without one), the whole item, and its
+// inputSchema once compiled (options.tools).
 type catalogTool struct {
 	name        string
 	description []byte
 	item        []byte
+	schema      *jsonschema.Schema
+	schemaDone  bool
 }
 
-// catalog is a cached tools list read for the search tools: its tools in
-// list order and an index of their names. It views the entry's bytes,
+// catalog is a cached tools list read for the search tools and argument
+// checks: its tools in list order and an index of their names. It views the entry's bytes,
 // which the cache never writes again.
 type catalog struct {
 	tools  []catalogTool

@@ -485,6 +485,9 @@ func (r *request) executeTool(args []byte) {
 	p = append(p, '}')
 	r.rewritten = p
 	r.params = p
+	if r.checked() && !r.argumentsValid(name) {
+		return
+	}
 	r.ident = append(r.ident[:0], name...)
 	r.identNull = false
 	r.route, r.upIdent = route, up

@@ -1,12 +1,14 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -203,4 +205,64 @@ func BenchmarkToolSearchQuery10k(b *testing.B) {
 		got = x.query(got, []byte("weather invoice"), 5, all)
 	}
 	require.Len(b, got, 5)
+}
+
+// TestSchemaOfReadsNothingElse: a tool's inputSchema that refers outside
+// itself does not compile, so its calls go unchecked; nothing is read
+// from the file system or the network.
+func TestSchemaOfReadsNothingElse(t *testing.T) {
+	for _, ref := range []string{"file:///etc/passwd", "https://example.com/schema.json", "http://127.0.0.1:1/s.json"} {
+		c := readCatalog([]byte(`{"tools":[{"name":"t","inputSchema":{"$ref":"` + ref + `"}}]}`))
+		var logged error
+		assert.Nil(t, c.schemaOf(0, func(_ string, err error) { logged = err }), ref)
+		assert.Error(t, logged, ref)
+	}
+	c := readCatalog([]byte(`{"tools":[{"name":"t","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"n":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"integer"}}}}]}`))
+	sch := c.schemaOf(0, func(_ string, err error) { t.Fatal(err) })
+	require.NotNil(t, sch, "a schema with its own $defs and the standard $schema compiles")
+	assert.Error(t, sch.Validate(map[string]any{"n": "x"}))
+}
+
+// FuzzToolSchema compiles a tool's inputSchema as an upstream may give
+// it and checks arguments against it: whatever both are, neither
+// panics.
+func FuzzToolSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}`), []byte(`{"a":"x"}`))
+	f.Add([]byte(`{"pattern":"(a+)+$","format":"email"}`), []byte(`"aaaa!"`))
+	f.Add([]byte(`{"$ref":"#"}`), []byte(`{}`))
+	f.Add([]byte(`{"allOf":[{"$ref":"#/$defs/x"}],"$defs":{"x":{"minimum":1e400}}}`), []byte(`1e-400`))
+	f.Fuzz(func(t *testing.T, schema, args []byte) {
+		entry := append([]byte(`{"tools":[{"name":"t","inputSchema":`), schema...)
+		entry = append(entry, `}]}`...)
+		if !json.Valid(entry) {
+			return
+		}
+		c := readCatalog(entry)
+		if len(c.tools) != 1 {
+			return
+		}
+		sch := c.schemaOf(0, func(string, error) {})
+		if sch == nil {
+			return
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+		if err == nil {
+			_ = sch.Validate(inst)
+		}
+	})
+}
+
+// BenchmarkArgumentsCheck reads and checks the arguments of one call
+// against a compiled inputSchema, what options.tools adds to a call.
+func BenchmarkArgumentsCheck(b *testing.B) {
+	c := readCatalog([]byte(`{"tools":[{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}}]}`))
+	sch := c.schemaOf(0, func(_ string, err error) { b.Fatal(err) })
+	args := []byte(`{"a":2,"b":40}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+		if err != nil || sch.Validate(inst) != nil {
+			b.Fatal("invalid")
+		}
+	}
 }

@@ -6,9 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // searchOptions is a proxy's options.cache with the search tools under
@@ -137,4 +140,83 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// TestToolArgumentsChecked: with options.tools (a json model, strategy
+// tool), a tools/call whose arguments fail the cached tool's inputSchema
+// is answered -32602, naming where, and never reaches the route; good
+// arguments go through, as do those of execute_tool, which are checked
+// the same way. A tool the caller may not reach is an unknown tool, its
+// schema not consulted.
+func TestToolArgumentsChecked(t *testing.T) {
+	src := `  mcp1:
+    type: mcp
+    kind: proxy
+    options:
+      cache:
+        store: memory0
+        tools:
+          search: {toolkit: zilla}
+      tools:
+        model: json
+        catalog:
+          tools_schema: [{strategy: tool}]
+    routes:
+      - exit: a0
+        when: [{toolkit: a}]
+      - exit: b0
+        when: [{toolkit: b}]
+        guarded: {test0: [read]}
+  a0:
+    type: toolkit
+    kind: server
+  b0:
+    type: toolkit
+    kind: server
+guards:
+  test0:
+    type: test
+    options: {credentials: reader, roles: [read]}
+stores:
+  memory0:
+    type: memory
+catalogs:
+  tools_schema:
+    type: test
+`
+	endpoint, _ := enginetest.StartMCP(t, "proxy.yaml", "mcp1", src)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := connectAs(t, ctx, endpoint, "")
+	require.Contains(t, toolNames(t, ctx, s), "a__add", "the tools list is cached")
+
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "a__add", Arguments: map[string]any{"a": 2, "b": 40}})
+	require.NoError(t, err)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "42")
+
+	for args, want := range map[string]string{
+		`{"a":"two","b":40}`: "Invalid params: arguments/a: got string, want number",
+		`{"a":2}`:            "Invalid params: arguments: missing property 'b'",
+	} {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(args), &m))
+		_, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "a__add", Arguments: m})
+		var rpcErr *jsonrpc.Error
+		require.ErrorAs(t, err, &rpcErr, args)
+		assert.EqualValues(t, -32602, rpcErr.Code, args)
+		assert.Equal(t, want, rpcErr.Message, args)
+	}
+
+	_, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "zilla__execute_tool",
+		Arguments: map[string]any{"name": "a__echo", "arguments": map[string]any{"message": 7}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Invalid params: arguments/message: got number, want string")
+	res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "zilla__execute_tool",
+		Arguments: map[string]any{"name": "a__echo", "arguments": map[string]any{"message": "checked"}}})
+	require.NoError(t, err)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "checked")
+
+	_, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "b__add", Arguments: map[string]any{"a": "two"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Unknown tool: b__add", "a tool the caller may not reach tells nothing of its schema")
 }
