@@ -46,6 +46,13 @@ var cacheScenarios = []struct {
 	{"cache.serve.execute.tool", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
 	{"cache.serve.execute.tool.not.found", "proxy.cache.tools.search.serve.unmatched.yaml", []int{1, 2}},
 	{"cache.serve.execute.tool.invalid.params", "proxy.cache.tools.search.serve.yaml", []int{1, 2}},
+	{"cache.tools.call.valid.input", "proxy.validation.yaml", []int{1, 2}},
+	{"cache.tools.call.invalid.input", "proxy.validation.yaml", []int{1, 2}},
+	{"cache.tools.call.no.schema", "proxy.validation.yaml", []int{1, 2}},
+	// Every worker presents the route's credentials to the test guard,
+	// which numbers its sessions across workers: on two, the hydrating
+	// worker's is 1 or 2, whichever asked first; on the one worker it is 1.
+	{"cache.hydrate.credentials.toolkit", "proxy.cache.credentials.toolkit.yaml", []int{1}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
