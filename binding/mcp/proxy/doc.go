@@ -25,8 +25,8 @@
 // # Options and routes
 //
 // The options are prefix: always, never, or conditional (the default),
-// which prefixes names only when there is more than one route, cache and
-// timeout (below). The other kinds' options are refused. Every route has exactly one when condition
+// which prefixes names only when there is more than one route, cache,
+// timeout and tools (below). The other kinds' options are refused. Every route has exactly one when condition
 // with a toolkit name (letters, digits, _ and -), unique across the
 // routes, and optional tool, prompt and resource allow-sets, each a glob
 // or a list of globs matched as path.Match does against the route's own
