@@ -198,8 +198,8 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 	if kind == mcp.McpBeginExKindRequest || !rb.Read(ex) || rb.IdentNull {
 		return nil
 	}
-	if kind == mcp.McpBeginExKindToolsCall && (h.s.validate || h.s.cache != nil && h.s.cache.tools.metaOf(rb.Ident) != metaNone) {
-		return nil // a search tool, which the proxy answers, or a call whose arguments it checks
+	if h.holdsCall(kind, rb.Ident) {
+		return nil
 	}
 	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization())
 	if !ok || h.s.routes[route].timed {

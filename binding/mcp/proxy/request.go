@@ -223,7 +223,7 @@ func (r *request) onBegin(b *frame.Begin) {
 	// params in only when the route grants its window: a route that
 	// refuses before reading (RESET with McpResetEx) then finds the
 	// downstream's request still open, and the refusal passes through.
-	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && r.metaOf(r.ident) == metaNone && !r.checked() {
+	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && !h.holdsCall(r.kind, r.ident) {
 		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization)
 		if ok {
 			r.route, r.upIdent = route, up
@@ -301,6 +301,16 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 // options.tools checks: it goes to its route once its params are whole.
 func (r *request) checked() bool {
 	return r.kind == mcp.McpBeginExKindToolsCall && r.h.s.validate
+}
+
+// holdsCall reports whether a call of kind whose BEGIN names name waits
+// for its params before any route sees it: a search tool's, which the
+// proxy answers, or a tools/call whose arguments options.tools checks.
+func (h *Handler) holdsCall(kind uint8, name []byte) bool {
+	if kind != mcp.McpBeginExKindToolsCall {
+		return false
+	}
+	return h.s.validate || h.s.cache != nil && h.s.cache.tools.metaOf(name) != metaNone
 }
 
 // isURIKind reports whether a request kind names a resource uri rather
@@ -878,6 +888,9 @@ func (r *request) maybeRelease() {
 	r.legs = r.legs[:0]
 	if cap(r.answer) > maxList {
 		r.answer = nil
+	}
+	if cap(r.rewritten) > maxKeptSpill {
+		r.rewritten = nil
 	}
 	r.shared = nil
 	if len(h.freeRequests) < 1024 {
