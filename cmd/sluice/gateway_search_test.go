@@ -118,3 +118,53 @@ func TestGatewayToolSearch(t *testing.T) {
 	out = cli("--method", "tools/call", "--tool-name", "zilla__execute_tool", "--tool-arg", "name=node__echo", "--tool-arg", `arguments={"message":"hi"}`)
 	assert.Equal(t, "Echo: hi", firstText(t, out, "content"))
 }
+
+// TestGatewayEagerDeferred: with an eager policy and no search tools,
+// tools/list gives every tool, the deferred ones marked
+// "defer_loading": true, and real clients take the list as it is: the Go
+// SDK's client and the MCP Inspector's CLI list and call a deferred tool.
+func TestGatewayEagerDeferred(t *testing.T) {
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	cfg := searchGatewayConfig(port, gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL})
+	cfg = strings.Replace(cfg, "          search: {toolkit: zilla, limit: 4}\n", "", 1)
+	cfg = strings.Replace(cfg, "match: [node__echo]", "match: [echo]", 1) // one route: names go unprefixed
+	endpoint := startGateway(t, cfg, port, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "eager-test", Version: "1.0.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	require.NoError(t, err)
+	defer session.Close()
+	names := toolNames(t, ctx, session)
+	assert.Contains(t, names, "echo")
+	assert.Contains(t, names, "get-sum", "a deferred tool is still listed")
+	assert.NotContains(t, names, "zilla__search_tools")
+
+	resp, body := initializeWith(t, endpoint, "", "", oauthInitialize)
+	require.Equal(t, 200, resp.StatusCode, body)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp, body = initializeWith(t, endpoint, "", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	require.Equal(t, 200, resp.StatusCode, body)
+	var list struct {
+		Result struct {
+			Tools []map[string]any `json:"tools"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &list), body)
+	deferred := map[string]any{}
+	for _, tool := range list.Result.Tools {
+		deferred[tool["name"].(string)] = tool["defer_loading"]
+	}
+	assert.Nil(t, deferred["echo"], "the eager tool is given as it is")
+	assert.Equal(t, true, deferred["get-sum"])
+
+	cli := inspectorCLI(t, endpoint)
+	var cliNames []string
+	for _, tool := range cli("--method", "tools/list")["tools"].([]any) {
+		cliNames = append(cliNames, tool.(map[string]any)["name"].(string))
+	}
+	assert.Contains(t, cliNames, "get-sum")
+	assert.Equal(t, "The sum of 2 and 40 is 42.", firstText(t, cli("--method", "tools/call", "--tool-name", "get-sum", "--tool-arg", "a=2", "--tool-arg", "b=40"), "content"))
+}
