@@ -281,8 +281,8 @@
 // set; search adds <toolkit>__search_tools, __describe_tool and
 // __execute_tool after the last item. The first two are answered from
 // the worker's copy of the cached tools entry (a BM25 index built on the
-// first search after the entry changed), finding only tools the caller
-// may call; execute_tool becomes the tools/call of the tool it names,
+// first search after the entry changed, on a goroutine past 1,000 tools
+// while the searches wait), finding only tools the caller may call; execute_tool becomes the tools/call of the tool it names,
 // routed and relayed as the caller's own. Sluice differs from Zilla in
 // four ways: a tool named like a search tool is left out of the list
 // (Zilla lists both); search.toolkit may not be a route's toolkit;

@@ -22,3 +22,11 @@ func Respelled(text string) string {
 	last := strings.IndexByte(alphabet, text[len(text)-1])
 	return text[:len(text)-1] + alphabet[last|1:last|1+1]
 }
+
+// SetSyncIndexTools sets the most tools a worker indexes on its own
+// thread, and returns a function that restores it.
+func SetSyncIndexTools(n int) (restore func()) {
+	old := syncIndexTools
+	syncIndexTools = n
+	return func() { syncIndexTools = old }
+}

@@ -40,6 +40,10 @@ type catalog struct {
 	tools  []catalogTool
 	byName map[string]int32
 	index  *keywordIndex // built on the first search
+	// building is set while a goroutine builds the index (a large
+	// list), and waiting holds the searches that wait for it.
+	building bool
+	waiting  []indexWaiter
 }
 
 // readCatalog reads the tools of a cached tools entry (already checked by

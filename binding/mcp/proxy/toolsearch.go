@@ -401,9 +401,20 @@ func (r *request) searchTools(args []byte) {
 		query = query[:maxQuery]
 	}
 	c := h.cache.catalog()
-	if c.index == nil {
+	switch {
+	case c.index != nil:
+	case len(c.tools) <= syncIndexTools:
 		c.index = newKeywordIndex(c, &v.weights)
+	default:
+		r.awaitIndex(c, query, limit)
+		return
 	}
+	r.answerSearch(c, query, limit)
+}
+
+// answerSearch answers search_tools from c's index.
+func (r *request) answerSearch(c *catalog, query []byte, limit int) {
+	h := r.h
 	h.matches = c.index.query(h.matches, query, limit, func(t int32) bool { return r.reaches(c.tools[t].name) })
 	list := append(h.scratch[:0], `{"tools":[`...)
 	for i, m := range h.matches {
@@ -424,6 +435,59 @@ func (r *request) searchTools(args []byte) {
 	r.answer = appendStructured(r.answer[:0], list)
 	r.shared = nil
 	r.respond()
+}
+
+// syncIndexTools is the most tools a worker indexes on its own thread
+// (about 2 ms); a larger list is indexed on a goroutine of its own, so
+// that the worker's other streams do not wait for it. Tests lower it.
+var syncIndexTools = 1000
+
+// maxIndexWaiters bounds the searches a worker holds while an index is
+// built; more get -32603 "Server busy".
+const maxIndexWaiters = 1024
+
+// indexWaiter is a search held until its catalog's index is built.
+type indexWaiter struct {
+	r     *request
+	gen   uint32
+	query []byte
+	limit int
+}
+
+// awaitIndex holds the search until c's index is built, starting the
+// build if it is not under way.
+func (r *request) awaitIndex(c *catalog, query []byte, limit int) {
+	h := r.h
+	if len(c.waiting) >= maxIndexWaiters {
+		r.respondError(jsonrpc.CodeInternalError, []byte("Server busy"), nil, nil)
+		return
+	}
+	c.waiting = append(c.waiting, indexWaiter{r: r, gen: r.gen, query: slices.Clone(query), limit: limit})
+	if c.building {
+		return
+	}
+	c.building = true
+	weights, w := h.s.cache.tools.weights, h.w
+	go func() {
+		x := newKeywordIndex(c, &weights)
+		w.Dispatch(func() { c.indexed(x) })
+	}()
+}
+
+// indexed takes the index built for c and answers the searches that
+// waited for it, but those whose request has ended.
+func (c *catalog) indexed(x *keywordIndex) {
+	c.index, c.building = x, false
+	waiting := c.waiting
+	c.waiting = nil
+	for _, wt := range waiting {
+		r := wt.r
+		if r.gen != wt.gen || r.state&released != 0 || r.Out.Closed() {
+			continue
+		}
+		r.answerSearch(c, wt.query, wt.limit)
+		r.maybeRelease()
+	}
 }
 
 // appendToolsResult appends describe_tool's result: {"tools":[item]} as

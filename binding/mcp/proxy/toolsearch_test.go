@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/binding/mcp/proxy"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -67,7 +68,17 @@ func resultNames(sc map[string]any) []string {
 // to them; search_tools and describe_tool answer from the cached list,
 // each caller finding only the tools it may call; execute_tool calls the
 // tool it names.
+// It runs with the index built on the worker's thread and on a
+// goroutine of its own, as a large list's is.
 func TestToolSearchGateway(t *testing.T) {
+	t.Run("indexed on the worker", testToolSearchGateway)
+	t.Run("indexed on a goroutine", func(t *testing.T) {
+		defer proxy.SetSyncIndexTools(0)()
+		testToolSearchGateway(t)
+	})
+}
+
+func testToolSearchGateway(t *testing.T) {
 	endpoint := guardedGateway(t, searchOptions, threeGuardedRoutes, "a", "b", "c")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
