@@ -49,8 +49,20 @@ func NewCaller(w *engine.Worker, origin, target int64, ext, body []byte, window 
 // runs no more.
 func (c *Caller) Call(tb testing.TB, tm *Timer, n int) bool {
 	tb.Helper()
+	c.Start(n)
+	return c.Wait(tb, tm)
+}
+
+// Start runs n streams, one after the other, without waiting: Wait
+// waits for the last.
+func (c *Caller) Start(n int) {
 	c.left = n
 	c.w.Dispatch(c.startFn)
+}
+
+// Wait waits for the streams Start began, and reports as Call does.
+func (c *Caller) Wait(tb testing.TB, tm *Timer) bool {
+	tb.Helper()
 	return ReceiveBy(tb, tm, c.done, "the reply")
 }
 

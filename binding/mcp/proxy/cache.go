@@ -29,6 +29,7 @@ type cache struct {
 	open      bool // the gate: every kind has settled, or the gate timed out
 	timer     int64
 	waiting   []*lifecycle
+	held      []gatedRequest // calls that read the cached tools list, held by the gate
 	live      map[*lifecycle]struct{}
 	closed    bool
 	hy        hydrater
@@ -312,6 +313,37 @@ func (c *cache) openGate() {
 	for _, l := range waiting {
 		l.start()
 	}
+	held := c.held
+	c.held = nil
+	for _, hr := range held {
+		if r := hr.r; r.gen == hr.gen && r.state&released == 0 && !r.Out.Closed() {
+			r.onParams()
+			r.maybeRelease()
+		}
+	}
+}
+
+// gatedRequest is a request the gate holds: a call of a search tool, or
+// one whose arguments options.tools checks, that came before the cached
+// tools list settled (a stateless request: a session's come after its
+// lifecycle, which the gate holds too).
+type gatedRequest struct {
+	r   *request
+	gen uint32
+}
+
+// maxHeldRequests bounds the requests the gate holds; more are answered
+// at once, from what the worker has.
+const maxHeldRequests = 1024
+
+// hold keeps r until the gate opens, when its params are read again;
+// false when the gate is open or holds too many.
+func (c *cache) hold(r *request) bool {
+	if c.open || len(c.held) >= maxHeldRequests {
+		return false
+	}
+	c.held = append(c.held, gatedRequest{r: r, gen: r.gen})
+	return true
 }
 
 // listChanged sends kind's list_changed to every live downstream

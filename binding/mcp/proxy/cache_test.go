@@ -134,6 +134,13 @@ func newCacheRigOn(t testing.TB, store string, app *listApp, opts ...engine.Opti
 // exit app, the others app1, app2, …, each its own toolkit.
 func newCacheRigRoutes(t testing.TB, store string, apps []*listApp, opts ...engine.Option) *cacheRig {
 	t.Helper()
+	return newCacheRigWith(t, store, "", apps, opts...)
+}
+
+// newCacheRigWith is newCacheRigRoutes with more of options.cache (YAML
+// at its indentation).
+func newCacheRigWith(t testing.TB, store, cache string, apps []*listApp, opts ...engine.Option) *cacheRig {
+	t.Helper()
 	src := `name: test
 stores:
   store0:
@@ -147,7 +154,7 @@ bindings:
         store: store0
         ttl:
           tools: PT1H
-    routes:
+` + cache + `    routes:
 `
 	exits := []string{"driver"}
 	for i := range apps {

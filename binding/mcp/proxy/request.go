@@ -511,7 +511,11 @@ func (r *request) onParams() {
 					name, _ = jsonrpc.Unquote(nil, r.params[vs:ve])
 				}
 			}
-			if m := r.metaOf(name); m != metaNone {
+			m := r.metaOf(name)
+			if (m != metaNone || r.checked()) && h.cache.hold(r) {
+				return
+			}
+			if m != metaNone {
 				r.metaCall(m)
 				return
 			}

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/binding/mcp/proxy"
+	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
@@ -73,7 +75,8 @@ func resultNames(sc map[string]any) []string {
 func TestToolSearchGateway(t *testing.T) {
 	t.Run("indexed on the worker", testToolSearchGateway)
 	t.Run("indexed on a goroutine", func(t *testing.T) {
-		defer proxy.SetSyncIndexTools(0)()
+		// Restored once the engine has stopped: its workers read it.
+		t.Cleanup(proxy.SetSyncIndexTools(0))
 		testToolSearchGateway(t)
 	})
 }
@@ -230,4 +233,35 @@ catalogs:
 	_, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "b__add", Arguments: map[string]any{"a": "two"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Unknown tool: b__add", "a tool the caller may not reach tells nothing of its schema")
+}
+
+// TestGateHoldsSearch: a stateless search_tools that comes before the
+// cached tools list has settled waits at the cache's gate, as a session
+// does, and is answered from the list once it settles, rather than
+// finding nothing. The route answers no hydrate list, so the gate opens
+// at its timeout; the store is seeded meanwhile, as another instance
+// would.
+func TestGateHoldsSearch(t *testing.T) {
+	r := newCacheRigWith(t, "    type: test\n", "        tools:\n          search: {toolkit: zilla}\n", []*listApp{{silent: true}})
+	var exB mcp.McpBeginExBuilder
+	params := []byte(`{"name":"zilla__search_tools","arguments":{"query":"weather"}}`)
+	ext := make([]byte, 256)
+	n, err := exB.Wrap(ext, 0, len(ext)).TypeID(r.typeID).ToolsCall().SessionIDNull().Name("zilla__search_tools").
+		ContentLength(int32(len(params))).BuildLimit()
+	require.NoError(t, err)
+	c := enginetest.NewCaller(r.w, r.driver, r.proxy, ext[:n], params, 1<<20)
+	c.Start(1)
+	enginetest.Settle(t, r.e)
+
+	st, ok := r.w.Store("store0")
+	require.True(t, ok)
+	put := make(chan bool, 1)
+	require.NoError(t, r.e.Execute(0, func(*engine.Worker) {
+		st.Put("mcp1.tools", []byte(`{"tools":[{"name":"get_weather","description":"Weather"}]}`), 0, func(error) { put <- true })
+	}))
+	enginetest.ReceiveBy(t, r.timer, put, "the put")
+	enginetest.Settle(t, r.e)
+	r.clock.Tick(t, r.e, 5*time.Second)
+	require.True(t, c.Wait(t, r.timer))
+	assert.Contains(t, string(c.Reply()), `"structuredContent":{"tools":[{"name":"get_weather","description":"Weather"}]}`)
 }
