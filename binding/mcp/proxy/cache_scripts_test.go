@@ -53,6 +53,14 @@ var cacheScenarios = []struct {
 	// which numbers its sessions across workers: on two, the hydrating
 	// worker's is 1 or 2, whichever asked first; on the one worker it is 1.
 	{"cache.hydrate.credentials.toolkit", "proxy.cache.credentials.toolkit.yaml", []int{1}},
+	{"cache.notify.tools.list.changed", "proxy.cache.tools.yaml", []int{1, 2}},
+	{"cache.notify.tools.list.changed.after.tools.call", "proxy.cache.tools.yaml", []int{1, 2}},
+	{"cache.notify.tools.list.changed.during.refresh", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
+	{"cache.refresh.tools.error.retry", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
+	{"cache.hydrate.tools.retry.exceeds.max", "proxy.cache.tools.retry.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.during.hydrate", "proxy.cache.tools.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.toolkit.filtered", "proxy.cache.toolkit.filter.yaml", []int{1, 2}},
+	{"cache.hydrate.toolkit.multi.skip.unauthorized", "proxy.cache.toolkit.multi.yaml", []int{1, 2}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
