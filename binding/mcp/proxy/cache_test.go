@@ -548,9 +548,10 @@ func TestCacheLeaseTakeover(t *testing.T) {
 }
 
 // TestCachePartialList: with a second route that never answers, the
-// merged list leaves it out (its _meta names it): such a list does not
-// replace an entry, and one stored for want of any entry is listed again
-// after failRetry rather than the ttl.
+// merged list leaves it out (its _meta names it): such a list replaces
+// the answering route's part of an entry and keeps the silent route's,
+// and one stored for want of any entry is listed again after failRetry
+// rather than the ttl.
 func TestCachePartialList(t *testing.T) {
 	hydrateLists := func(r *cacheRig) (n int) {
 		for _, s := range r.seen(t) {
@@ -569,14 +570,15 @@ func TestCachePartialList(t *testing.T) {
 			settleChain(t, r)
 		}
 	}
-	t.Run("entry kept", func(t *testing.T) {
+	t.Run("the left-out route's part kept", func(t *testing.T) {
 		app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`)}
 		// The hydrated mark makes the session a takeover: it lists at once.
-		r := newCacheRigRoutes(t, "    type: test\n"+seeded(`{"tools":[{"name":"app__cached"}]}`)+"\n        mcp1.hydrated: \"x\"", []*listApp{app, {silent: true}})
+		r := newCacheRigRoutes(t, "    type: test\n"+seeded(`{"tools":[{"name":"app__cached"},{"name":"app1__stale"}]}`)+"\n        mcp1.hydrated: \"x\"", []*listApp{app, {silent: true}})
 		routeOut(r)
 		require.Equal(t, 1, hydrateLists(r), "the takeover listed")
 		reply, _ := r.list(t, `{}`)
-		assert.Equal(t, `{"tools":[{"name":"app__cached"}]}`, reply, "a partial list does not replace the entry")
+		assert.Equal(t, `{"tools":[{"name":"app__live"},{"name":"app1__stale"}]}`, reply,
+			"the answering route's items replace its part of the entry; the silent route's part is kept")
 	})
 	t.Run("stored, then listed again soon", func(t *testing.T) {
 		app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`)}

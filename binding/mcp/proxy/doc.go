@@ -374,7 +374,12 @@
 // listed, on the same hydrate session; resource templates with
 // resources. A list that fails (the routes' RESET, ABORT or ERROR, a
 // result that is not a list) keeps the entry there is; a kind without a
-// ttl whose list failed tries again after 5 s. A list equal to the entry
+// ttl whose list failed tries again after 5 s. A list that left some
+// routes out (prefixed) replaces the part of the entry of the routes
+// that answered and keeps that of the routes left out, each route's
+// items in route order, as Zilla keeps a stale toolkit; unprefixed, the
+// items cannot be told apart and the entry is kept. Such a kind is listed
+// again after 5 s rather than its ttl. A list equal to the entry
 // is not stored again. A list_changed that a route sends the hydrate
 // session has its kind listed at once (again after the list under way,
 // if one is); Zilla defers this. A route's list_changed for a cached kind

@@ -56,6 +56,8 @@ type hydrateKind struct {
 	shadowed int
 	pages    int
 	partial  bool // a page named routes that were left out of it
+	// missing marks, by route, the routes a page left out.
+	missing []bool
 }
 
 func (hy *hydrater) init(c *cache) {
@@ -337,6 +339,7 @@ func (hy *hydrater) refresh(i int) {
 		k.token = token
 		k.items, k.count, k.pages, k.partial, k.shadowed = k.items[:0], 0, 0, false, 0
 		clear(k.names)
+		clear(k.missing)
 		c.h.log.Info("cache: listing", "key", kc.key)
 		hy.fetchPage(i, nil)
 	})
@@ -381,8 +384,9 @@ func (hy *hydrater) page(i int, body []byte) {
 		return
 	}
 	if ms, me, ok := member(body, "_meta"); ok {
-		if _, _, missing := member(body[ms:me], metaMissing); missing {
+		if ls, le, missing := member(body[ms:me], metaMissing); missing {
 			k.partial = true
+			hy.noteMissing(k, body[ms:me][ls:le])
 		}
 	}
 	k.add(lk, body[as:ae])
@@ -434,20 +438,26 @@ func (hy *hydrater) listed(i int, ok bool, why string) {
 		hy.finish(i, false)
 		return
 	}
-	if k.partial && c.kinds[i].raw != nil {
+	var value []byte
+	switch {
+	case k.partial && c.kinds[i].raw != nil && !c.h.s.prefixed:
 		c.h.log.Warn("cache: list left routes out, the entry is kept", "key", kc.key)
 		hy.finish(i, false)
 		return
+	case k.partial && c.kinds[i].raw != nil:
+		c.h.log.Warn("cache: list left routes out, their part of the entry is kept", "key", kc.key)
+		value = hy.keepStale(i)
+	default:
+		value = make([]byte, 0, len(k.items)+len(kc.lk.key)+8)
+		value = append(value, `{"`...)
+		value = append(value, kc.lk.key...)
+		value = append(value, `":[`...)
+		value = append(value, k.items...)
+		value = append(value, `]}`...)
 	}
 	if k.shadowed > 0 {
 		c.h.log.Warn("cache: list items left out: an earlier page has their name", "key", kc.key, "items", k.shadowed)
 	}
-	value := make([]byte, 0, len(k.items)+len(kc.lk.key)+8)
-	value = append(value, `{"`...)
-	value = append(value, kc.lk.key...)
-	value = append(value, `":[`...)
-	value = append(value, k.items...)
-	value = append(value, `]}`...)
 	if bytes.Equal(value, c.kinds[i].raw) {
 		c.h.log.Info("cache: list unchanged", "key", kc.key)
 		hy.finish(i, true)
@@ -466,6 +476,88 @@ func (hy *hydrater) listed(i int, ok bool, why string) {
 		c.load(i, value)
 		hy.finish(i, true)
 	})
+}
+
+// noteMissing marks the routes a page's missingRoutes names, by label.
+func (hy *hydrater) noteMissing(k *hydrateKind, list []byte) {
+	routes := hy.c.h.s.routes
+	if k.missing == nil {
+		k.missing = make([]bool, len(routes))
+	}
+	for v, j, ok := jsonrpc.NextElement(list, 0); ok; v, j, ok = jsonrpc.NextElement(list, j) {
+		rs, re, ok := member(v, "route")
+		if !ok || v[rs] != '"' {
+			continue
+		}
+		label, err := jsonrpc.Unquote(nil, v[rs:re])
+		if err != nil {
+			continue
+		}
+		for r := range routes {
+			if routes[r].label() == string(label) {
+				k.missing[r] = true
+			}
+		}
+	}
+}
+
+// keepStale makes kind i's entry from a list that left routes out, as
+// Zilla keeps a stale toolkit: route by route in route order, the items
+// of the routes that answered, and for those left out, the items the
+// entry had. Items are told apart by their route's prefix.
+func (hy *hydrater) keepStale(i int) []byte {
+	c := hy.c
+	k := &hy.kinds[i]
+	lk := c.cfg.kinds[i].lk
+	fresh := make([]byte, 0, len(k.items)+2)
+	fresh = append(append(append(fresh, '['), k.items...), ']')
+	var stale []byte
+	if as, ae, ok := member(c.kinds[i].raw, lk.key); ok && c.kinds[i].raw[as] == '[' {
+		stale = c.kinds[i].raw[as:ae]
+	}
+	value := make([]byte, 0, len(fresh)+len(stale)+len(lk.key)+8)
+	value = append(value, `{"`...)
+	value = append(value, lk.key...)
+	value = append(value, `":[`...)
+	first := true
+	for r := range c.h.s.routes {
+		src := fresh
+		if r < len(k.missing) && k.missing[r] {
+			src = stale
+		}
+		for item, j, ok := jsonrpc.NextElement(src, 0); ok; item, j, ok = jsonrpc.NextElement(src, j) {
+			if c.h.routeOfItem(lk, item) != r {
+				continue
+			}
+			if !first {
+				value = append(value, ',')
+			}
+			first = false
+			value = append(value, item...)
+		}
+	}
+	return append(value, `]}`...)
+}
+
+// routeOfItem returns the route whose prefix (the longest that fits)
+// begins a merged list item's name or uri, -1 when none does.
+func (h *Handler) routeOfItem(lk *listKind, item []byte) int {
+	ns, ne, ok := member(item, lk.nameKey)
+	if !ok || item[ns] != '"' {
+		return -1
+	}
+	name, err := jsonrpc.Unquote(nil, item[ns:ne])
+	if err != nil {
+		return -1
+	}
+	best := -1
+	for r := range h.s.routes {
+		p := lk.prefix(&h.s.routes[r])
+		if bytes.HasPrefix(name, p) && (best < 0 || len(p) > len(lk.prefix(&h.s.routes[best]))) {
+			best = r
+		}
+	}
+	return best
 }
 
 // finish releases kind i's lock, settles it, and arms its next refresh:
