@@ -31,7 +31,9 @@ type listApp struct {
 	result []byte
 	silent bool
 	quiet  bool
-	seen   []string // "<kind>:<session>"
+	// drop is how many lifecycles it aborts right after opening them.
+	drop int
+	seen []string // "<kind>:<session>"
 }
 
 func (a *listApp) Attach(w *engine.Worker, _ *engine.BindingConfig) (engine.Handler, error) {
@@ -80,6 +82,11 @@ func (s *listStream) handle(t frame.FrameType, buf []byte) {
 		_ = s.Begin(nil)
 		s.In.Grant(8192)
 		_ = s.Window()
+		if s.lifecycle && s.a.drop > 0 {
+			s.a.drop--
+			_ = s.Abort(nil)
+			_ = s.Reset(nil)
+		}
 	case frame.FrameData:
 		_, _ = s.OnData(buf)
 	case frame.FrameEnd:
@@ -604,4 +611,21 @@ func settleChain(t *testing.T, r *cacheRig) {
 	for range 16 {
 		enginetest.Settle(t, r.e)
 	}
+}
+
+// TestCacheRouteLeftHydrate: a route that aborts its part of the hydrate
+// session is opened again within failRetry, by a list of every kind,
+// rather than at the next ttl (an hour here): its list_changed would
+// otherwise not reach the cache until then.
+func TestCacheRouteLeftHydrate(t *testing.T) {
+	app := &listApp{result: []byte(`{"tools":[{"name":"live"}]}`), drop: 1}
+	r := newCacheRig(t, seeded(`{"tools":[{"name":"cached"}]}`), app)
+	settleChain(t, r)
+	require.Equal(t, []string{"lifecycle:hydrate-mcp1"}, r.seen(t))
+	r.clock.Tick(t, r.e, 5*time.Second)
+	settleChain(t, r)
+	assert.Equal(t, []string{"lifecycle:hydrate-mcp1", "lifecycle:hydrate-mcp1", "tools/list:hydrate-mcp1"}, r.seen(t),
+		"the route is opened again and listed")
+	reply, _ := r.list(t, `{}`)
+	assert.Equal(t, `{"tools":[{"name":"live"}]}`, reply)
 }

@@ -379,7 +379,11 @@
 // that answered and keeps that of the routes left out, each route's
 // items in route order, as Zilla keeps a stale toolkit; unprefixed, the
 // items cannot be told apart and the entry is kept. Such a kind is listed
-// again after 5 s rather than its ttl. A list equal to the entry
+// again after 5 s rather than its ttl. A route that leaves the hydrate
+// session (it ends, aborts or refuses its lifecycle) has every kind
+// listed again within 5 s, which opens its part of the session again, so
+// that its list_changed reaches the cache again (Zilla reopens the whole
+// hydrate session). A list equal to the entry
 // is not stored again. A list_changed that a route sends the hydrate
 // session has its kind listed at once (again after the list under way,
 // if one is); Zilla defers this. A route's list_changed for a cached kind

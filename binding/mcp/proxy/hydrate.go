@@ -34,6 +34,7 @@ type hydrater struct {
 	renew    int64 // the timer of the next renewal of the leases
 	lc       *hydrateStream
 	open     bool // the hydrate session's reply has begun
+	left     bool // a route left the session before its reply began
 	reopen   int64
 	kinds    []hydrateKind
 	stopped  bool
@@ -46,6 +47,7 @@ type hydrateKind struct {
 	again   bool   // a list_changed came while busy: list once more
 	token   string // <kind>.lock's, while busy
 	timer   int64  // the next refresh
+	due     time.Time
 	fetch   *hydrateStream
 	items   []byte // the items of the pages so far
 	count   int    // of items
@@ -226,6 +228,9 @@ func (hy *hydrater) sessionOpened() {
 	for i := range hy.kinds {
 		hy.loaded(i)
 	}
+	if hy.left {
+		hy.routeLeft()
+	}
 }
 
 // sessionFailed runs when the hydrate lifecycle is refused or ends: the
@@ -282,7 +287,8 @@ func (hy *hydrater) armRefresh(i int, d time.Duration, failed bool) {
 	if d <= 0 || hy.c.cfg.kinds[i].follows && !failed {
 		return
 	}
-	k.timer = w.TimerAt(w.Now().Add(d), func() {
+	k.due = w.Now().Add(d)
+	k.timer = w.TimerAt(k.due, func() {
 		k.timer = 0
 		hy.refresh(i)
 		for j := i + 1; j < len(hy.kinds) && hy.c.cfg.kinds[j].follows; j++ {
@@ -303,6 +309,29 @@ func (hy *hydrater) listChanged(flush uint8) {
 }
 
 // refresh lists kind i under its lock, unless it is being listed already.
+// routeLeft lists every kind again within failRetry when a route left
+// the hydrate session (it aborted or refused its lifecycle): the list
+// opens the route's part of the session again, so that its list_changed
+// reaches the cache again, rather than at the next ttl, or never without
+// one. A kind listed or due sooner is left as it is.
+func (hy *hydrater) routeLeft() {
+	c := hy.c
+	w := c.h.w
+	// Before the session's reply has come, the kinds' timers are not
+	// armed yet: opening arms them, then this again.
+	hy.left = !hy.open
+	if hy.left {
+		return
+	}
+	for i := range hy.kinds {
+		k := &hy.kinds[i]
+		if k.busy || c.cfg.kinds[i].follows || k.timer != 0 && !k.due.After(w.Now().Add(c.cfg.failRetry)) {
+			continue
+		}
+		hy.armRefresh(i, c.cfg.failRetry, true)
+	}
+}
+
 func (hy *hydrater) refresh(i int) {
 	c := hy.c
 	k := &hy.kinds[i]

@@ -556,4 +556,7 @@ func (l *lifecycle) legOut(g *lifecycleLeg, why string) {
 	l.h.log.Warn("route left the session", "route", l.h.s.routes[g.route].label(), "session", string(l.sid), "reason", why)
 	l.routeOut(g.route, why)
 	l.h.sessions.markDown(l.sid, g.route)
+	if l.internal && l.h.cache != nil {
+		l.h.cache.hy.routeLeft()
+	}
 }
