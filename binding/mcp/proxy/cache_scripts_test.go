@@ -61,6 +61,7 @@ var cacheScenarios = []struct {
 	{"cache.serve.tools.list.during.hydrate", "proxy.cache.tools.yaml", []int{1, 2}},
 	{"cache.serve.tools.list.toolkit.filtered", "proxy.cache.toolkit.filter.yaml", []int{1, 2}},
 	{"cache.hydrate.toolkit.multi.skip.unauthorized", "proxy.cache.toolkit.multi.yaml", []int{1, 2}},
+	{"cache.refresh.toolkit.keep.stale.on.failure", "proxy.cache.refresh.toolkit.multi.yaml", []int{1, 2}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
