@@ -544,20 +544,26 @@ func (hy *hydrater) keepStale(i int) []byte {
 	if as, ae, ok := member(c.kinds[i].raw, lk.key); ok && c.kinds[i].raw[as] == '[' {
 		stale = c.kinds[i].raw[as:ae]
 	}
+	// Each list is read once, its items sorted into their routes: the
+	// fresh ones of the routes that answered, the stale ones of the rest.
+	byRoute := make([][][]byte, len(c.h.s.routes))
+	sort := func(src []byte, stale bool) {
+		for item, j, ok := jsonrpc.NextElement(src, 0); ok; item, j, ok = jsonrpc.NextElement(src, j) {
+			r := c.h.routeOfItem(lk, item)
+			if r >= 0 && (r < len(k.missing) && k.missing[r]) == stale {
+				byRoute[r] = append(byRoute[r], item)
+			}
+		}
+	}
+	sort(fresh, false)
+	sort(stale, true)
 	value := make([]byte, 0, len(fresh)+len(stale)+len(lk.key)+8)
 	value = append(value, `{"`...)
 	value = append(value, lk.key...)
 	value = append(value, `":[`...)
 	first := true
-	for r := range c.h.s.routes {
-		src := fresh
-		if r < len(k.missing) && k.missing[r] {
-			src = stale
-		}
-		for item, j, ok := jsonrpc.NextElement(src, 0); ok; item, j, ok = jsonrpc.NextElement(src, j) {
-			if c.h.routeOfItem(lk, item) != r {
-				continue
-			}
+	for _, items := range byRoute {
+		for _, item := range items {
 			if !first {
 				value = append(value, ',')
 			}
