@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 )
@@ -93,6 +94,9 @@ type conn interface {
 	inbox() *queue
 	// close releases the stream's resources once the script is done.
 	close()
+	// maxData is the most payload one DATA carrying an extension of ext
+	// bytes may hold.
+	maxData(ext int) int
 }
 
 // network opens script streams: a connect dials, an accept listens.
@@ -139,8 +143,9 @@ func (c *memConn) send(_ context.Context, f frame) error {
 	return nil
 }
 
-func (c *memConn) inbox() *queue { return c.in }
-func (c *memConn) close()        {}
+func (c *memConn) inbox() *queue   { return c.in }
+func (c *memConn) maxData(int) int { return math.MaxInt }
+func (c *memConn) close()          {}
 
 func (n *memNetwork) listen(uri string, _ *streamOptions) (listener, error) {
 	n.mu.Lock()

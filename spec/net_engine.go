@@ -205,11 +205,18 @@ type engineConn struct {
 }
 
 func newEngineConn(w *engine.Worker, server bool) *engineConn {
-	return &engineConn{w: w, q: newQueue(), server: server, buf: make([]byte, 64<<10)}
+	return &engineConn{w: w, q: newQueue(), server: server, buf: make([]byte, max(64<<10, w.MaxFrame()))}
 }
 
 func (c *engineConn) inbox() *queue { return c.q }
-func (c *engineConn) close()        {}
+
+// maxData keeps a DATA within the engine's largest frame (Worker.MaxFrame),
+// which a binding's credit may exceed: k3po's ZillaTarget likewise cuts a
+// write to its buffer.
+func (c *engineConn) maxData(ext int) int {
+	return c.w.MaxFrame() - core.DataPayloadOffset - 4 - ext
+}
+func (c *engineConn) close() {}
 
 func (c *engineConn) send(_ context.Context, f frame) error {
 	if err := c.err.Load(); err != nil {

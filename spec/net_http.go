@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -891,7 +892,8 @@ func newHTTPConn(w *wire, server bool, u *url.URL) *httpConn {
 	return hc
 }
 
-func (hc *httpConn) inbox() *queue { return hc.out }
+func (hc *httpConn) inbox() *queue   { return hc.out }
+func (hc *httpConn) maxData(int) int { return math.MaxInt }
 
 func (hc *httpConn) close() {
 	if !hc.server {

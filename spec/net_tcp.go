@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -137,7 +138,8 @@ func (c *tcpConn) readLoop() {
 	}
 }
 
-func (c *tcpConn) inbox() *queue { return c.q }
+func (c *tcpConn) inbox() *queue   { return c.q }
+func (c *tcpConn) maxData(int) int { return math.MaxInt }
 
 func (c *tcpConn) send(_ context.Context, f frame) error {
 	switch f.kind {
