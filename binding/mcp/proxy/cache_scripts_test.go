@@ -62,6 +62,12 @@ var cacheScenarios = []struct {
 	{"cache.serve.tools.list.toolkit.filtered", "proxy.cache.toolkit.filter.yaml", []int{1, 2}},
 	{"cache.hydrate.toolkit.multi.skip.unauthorized", "proxy.cache.toolkit.multi.yaml", []int{1, 2}},
 	{"cache.refresh.toolkit.keep.stale.on.failure", "proxy.cache.refresh.toolkit.multi.yaml", []int{1, 2}},
+	{"cache.hydrate.10k", "proxy.cache.yaml", []int{1, 2}},
+	{"cache.hydrate.100k", "proxy.cache.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.10k", "proxy.cache.seeded.tools.10k.yaml", []int{1, 2}},
+	{"cache.serve.tools.list.100k", "proxy.cache.seeded.tools.100k.yaml", []int{1, 2}},
+	{"cache.serve.search.tools.10k", "proxy.cache.seeded.tools.search.10k.yaml", []int{1, 2}},
+	{"cache.serve.search.tools.100k", "proxy.cache.seeded.tools.search.100k.yaml", []int{1, 2}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
