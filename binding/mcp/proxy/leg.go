@@ -316,11 +316,14 @@ func (l *leg) onReplyBegin(b *frame.Begin) {
 }
 
 func (l *leg) onReplyData(d *frame.Data) {
-	if !l.relays() {
+	switch {
+	case !l.relays():
 		l.collect(d)
-	} else if relayData(&l.r.Stream, d) != nil {
+	case l.r.state&rewriting != 0:
+		l.rewriteData(d)
+	case relayData(&l.r.Stream, d) != nil:
 		l.r.fail()
-	} else {
+	default:
 		l.r.dataOut = true
 	}
 }
@@ -344,6 +347,11 @@ func (l *leg) onReplyEnd(e *frame.End) {
 			r.answer = appendPrefixedURIs(r.answer, l.body, r.h.s.routes[l.route].uri)
 		}
 		r.respond()
+	case r.state&rewriting != 0 && len(r.held) > 0 && !r.Out.Closed():
+		// The END goes once the bytes before it have.
+		r.state |= endHeld
+		r.endExt = append(r.endExt[:0], e.Extension()...)
+		r.endTrace, r.endAuth = e.TraceID(), e.Authorization()
 	case !r.Out.Closed() && relayEnd(&r.Stream, e) != nil:
 		r.fail()
 	}

@@ -77,6 +77,17 @@ type request struct {
 
 	respError uint8 // a clientResponse's error flag
 
+	// A prefixed route's tools/call or prompts/get reply (rewriting):
+	// uris finds the resource uris in it, at where they are in a DATA,
+	// and held keeps what waits for the downstream's credit, prefixes put
+	// in. The route's END waits behind held (endHeld), its extension in
+	// endExt and its trace id and authorization in endTrace and endAuth.
+	uris              uriScanner
+	at                []int
+	held              []byte
+	endExt            []byte
+	endTrace, endAuth int64
+
 	answer    []byte // the proxy's own answer on the downstream reply
 	answerOff int
 	// shared, when set, is the answer instead: a cached list's bytes,
@@ -99,6 +110,8 @@ const (
 	buffered                       // a call whose reply is collected and rewritten
 	started                        // the legs are open
 	released
+	rewriting // a call whose reply's resource uris get the route's prefix
+	endHeld   // the route's END waits for held to go
 )
 
 // leg is the proxy's stream to one route for a request: its Stream sends
@@ -143,6 +156,7 @@ func (h *Handler) newRequest(b *frame.Begin) engine.MessageConsumer {
 	r.wait, r.deadline, r.dataOut = 0, time.Time{}, false
 	r.gen++
 	r.answer, r.answerOff, r.shared = r.answer[:0], 0, nil
+	r.held = r.held[:0]
 	r.internal = b.OriginID() == h.id
 	r.scan.Reset()
 	return r.onFrame
@@ -283,6 +297,11 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 	case mcp.McpBeginExKindResourcesRead:
 		if r.h.s.prefixed {
 			r.state |= buffered
+		}
+	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet:
+		if r.h.s.prefixed {
+			r.state |= rewriting
+			r.uris.reset()
 		}
 	case mcp.McpBeginExKindRequest:
 		switch string(r.ident) {
@@ -444,7 +463,15 @@ func (r *request) onDownFlush(f *frame.Flush) {
 // the route, or sends what it allows of the proxy's own answer.
 func (r *request) onReplyWindow(w *frame.Window) {
 	if r.state&(local|buffered) == 0 && len(r.legs) == 1 {
-		if l := r.legs[0]; l.In.Opening() && !l.In.Closed() && relayWindow(&l.Stream, &r.Stream, w) != nil {
+		l := r.legs[0]
+		if r.state&rewriting != 0 {
+			r.sendHeld()
+			if l.In.Opening() && !l.In.Closed() && !r.Out.Closed() && l.offerRewritten(&r.Stream, w) != nil {
+				r.fail()
+			}
+			return
+		}
+		if l.In.Opening() && !l.In.Closed() && relayWindow(&l.Stream, &r.Stream, w) != nil {
 			r.fail()
 		}
 		return
@@ -895,6 +922,9 @@ func (r *request) maybeRelease() {
 	}
 	if cap(r.rewritten) > maxKeptSpill {
 		r.rewritten = nil
+	}
+	if cap(r.held) > maxKeptSpill {
+		r.held = nil
 	}
 	r.shared = nil
 	if len(h.freeRequests) < 1024 {
