@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,53 @@ func TestGatewayResourceLinks(t *testing.T) {
 			assert.Equal(t, inPrompt.Resource.Blob, read.Contents[0].Blob)
 		})
 	}
+}
+
+// TestGatewayLargeResource reads a resource of 8 MiB through the gateway:
+// server-everything gzips 6 MiB of random bytes it fetches from the test
+// into a session resource, and the Go SDK's client reads its link back
+// through the prefixed route. The read streams with the prefix put on
+// its uri, so it is bounded by nothing the proxy holds.
+func TestGatewayLargeResource(t *testing.T) {
+	file := make([]byte, 6<<20)
+	r := rand.New(rand.NewPCG(11, 11))
+	for i := range file {
+		file[i] = byte(r.Uint32())
+	}
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write(file)
+	}))
+	defer files.Close()
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "",
+		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
+		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-large-resource-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer session.Close()
+
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__gzip-file-as-resource",
+		Arguments: map[string]any{"name": "big.gz", "data": files.URL + "/big", "outputType": "resourceLink"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content)
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	require.NotNil(t, link)
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	require.NoError(t, err)
+	require.Len(t, read.Contents, 1)
+	assert.Equal(t, link.URI, read.Contents[0].URI, "the prefix put back")
+	assert.Greater(t, len(read.Contents[0].Blob), 6<<20, "random bytes do not compress: 8 MiB of base64 on the wire")
+	assert.Equal(t, file, gunzip(t, read.Contents[0].Blob))
 }
 
 func gunzip(t *testing.T, blob []byte) []byte {

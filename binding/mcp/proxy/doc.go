@@ -68,18 +68,20 @@
 // carries, the longest when several do; the prefix is stripped from the
 // BEGIN's name or uri and from the params' "name" or "uri" member (the
 // params wait in a buffer slot for that, and their contentLength upstream
-// is then -1), and put back on the way down: on each contents[].uri of a
-// resources/read result, on the uri of a resourcesUpdated FLUSH, and on
-// the uri of each resource link and embedded resource a tools/call or
-// prompts/get result carries (result.content[].uri and .resource.uri,
-// result.messages[].content likewise), so that a client can read back
-// what a tool hands it. This last is Sluice's: Zilla passes a result's
-// uris through, and a client's resources/read of one then finds no route.
-// The result still streams: a uriScanner reads each DATA as it comes,
-// one that holds no uri goes on as it came, and the bytes of one that
-// does wait, prefixes put in, for the downstream's credit; the route is
-// offered the downstream's credit less what waits (uris.go). A uri in
-// text, structuredContent or _meta is left as it is.
+// is then -1), and put back on the way down: on the uri of a
+// resourcesUpdated FLUSH, on each contents[].uri of a resources/read
+// result, and on the uri of each resource link and embedded resource a
+// tools/call or prompts/get result carries (result.content[].uri and
+// .resource.uri, result.messages[].content likewise), so that a client
+// can read back what a tool hands it. The last is Sluice's: Zilla passes
+// a result's uris through, and a client's resources/read of one then
+// finds no route. These results still stream, of any size: a uriScanner
+// reads each DATA as it comes, one that holds no uri goes on as it came,
+// and the bytes of one that does wait, prefixes put in, for the
+// downstream's credit; the route is offered the downstream's credit less
+// what waits (uris.go). A FLUSH the route sends while bytes wait goes
+// ahead of them (a result's DATA is its last word, so none should). A
+// uri in text, structuredContent or _meta is left as it is.
 // Without prefixes (prefix never, or one route and conditional) a call
 // goes to the first route, in order, whose allow-set has the name. A name
 // no route serves, or one its route's globs do not allow, gets the ERROR

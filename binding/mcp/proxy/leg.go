@@ -171,16 +171,16 @@ func (l *leg) onReset(rs *frame.Reset) {
 }
 
 // relays reports whether the leg's reply is passed on to the downstream
-// as it comes: a call's, unless the proxy rewrites it (buffered).
-func (l *leg) relays() bool { return l.r.op == opCall && l.r.state&buffered == 0 }
+// as it comes: a call's (rewritten on the way, with rewriting).
+func (l *leg) relays() bool { return l.r.op == opCall }
 
 // onReply receives a frame of the route's reply: relayed for a call,
-// collected for a fan-out and for a call whose reply the proxy rewrites.
+// collected for a fan-out.
 // A malformed END or ABORT ends the reply as an ABORT would; a reply
 // that breaks flow control or frame order fails.
 func (l *leg) onReply(t frame.FrameType, buf []byte) {
 	r := l.r
-	if r.op == opCall && r.state&(local|buffered) == local {
+	if r.op == opCall && r.state&local != 0 {
 		// The proxy answers by itself (the params were refused): the
 		// route's reply is not wanted.
 		l.unwanted(t, buf)
@@ -310,8 +310,6 @@ func (l *leg) onReplyBegin(b *frame.Begin) {
 		}
 	case relayBegin(&r.Stream, b) != nil:
 		r.fail()
-	case r.state&buffered != 0:
-		l.grantReply()
 	}
 }
 
@@ -338,15 +336,6 @@ func (l *leg) onReplyEnd(e *frame.End) {
 		} else {
 			r.settle(l, 0)
 		}
-	case r.state&buffered != 0:
-		r.answer = r.answer[:0]
-		if l.outcome(e) == mcp.McpOutcomeError {
-			r.state |= answerError
-			r.answer = append(r.answer, l.body...)
-		} else {
-			r.answer = appendPrefixedURIs(r.answer, l.body, r.h.s.routes[l.route].uri)
-		}
-		r.respond()
 	case r.state&rewriting != 0 && len(r.held) > 0 && !r.Out.Closed():
 		// The END goes once the bytes before it have.
 		r.state |= endHeld
@@ -365,8 +354,6 @@ func (l *leg) onReplyAbort(a *frame.Abort) {
 	switch {
 	case r.op != opCall:
 		r.settle(l, legFailed)
-	case r.state&buffered != 0:
-		r.abortReply()
 	case !r.Out.Closed() && relayAbort(&r.Stream, a) != nil:
 		r.resetDown(0, "")
 	}

@@ -295,29 +295,6 @@ func appendCacheHints(dst []byte, k *listKind, parts []part) []byte {
 	return dst
 }
 
-// appendPrefixedURIs appends body with prefix injected into the uri of
-// each of its contents (a resources/read result); a body of another shape
-// goes through as it is.
-func appendPrefixedURIs(dst, body, prefix []byte) []byte {
-	as, ae, ok := member(body, "contents")
-	if !ok || body[as] != '[' {
-		return append(dst, body...)
-	}
-	last := 0
-	for item, i, ok := jsonrpc.NextElement(body[:ae], as+1); ok; item, i, ok = jsonrpc.NextElement(body[:ae], i) {
-		es := i - len(item)
-		us, _, ok := member(item, "uri")
-		if !ok || body[es+us] != '"' {
-			continue
-		}
-		at := es + us + 1
-		dst = append(dst, body[last:at]...)
-		dst = append(dst, prefix...)
-		last = at
-	}
-	return append(dst, body[last:]...)
-}
-
 // span is where a member's value is in an object's text; ok is false when
 // the object has no such member.
 type span struct {

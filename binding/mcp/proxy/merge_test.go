@@ -178,13 +178,6 @@ func TestCacheHints(t *testing.T) {
 	}
 }
 
-func TestPrefixedURIs(t *testing.T) {
-	in := `{"contents":[{"uri":"sluice://a","text":"x"},{"blob":"AA==","uri":"sluice://b"}],"_meta":{}}`
-	assert.Equal(t, `{"contents":[{"uri":"p+sluice://a","text":"x"},{"blob":"AA==","uri":"p+sluice://b"}],"_meta":{}}`,
-		string(appendPrefixedURIs(nil, []byte(in), []byte("p+"))))
-	assert.Equal(t, `{"x":1}`, string(appendPrefixedURIs(nil, []byte(`{"x":1}`), []byte("p+"))))
-}
-
 func TestMember(t *testing.T) {
 	obj := []byte(` { "a" : [1,{"b":"}"}] , "name":"x\"y", "n": -1.5e3 ,"o":{}} `)
 	s, e, ok := member(obj, "name")
@@ -223,7 +216,6 @@ func FuzzJSONSpans(f *testing.F) {
 				t.Fatalf("members(%q) %q: %+v, member: %v %v %v", b, key, spans[i], s, e, ok)
 			}
 		}
-		_ = appendPrefixedURIs(nil, b, []byte("p+"))
 		for i := range listKinds {
 			_, _, _, _ = appendMerged(nil, &listKinds[i], routes, true, []part{{route: 0, body: b}}, nil, nil)
 		}

@@ -77,7 +77,8 @@ type request struct {
 
 	respError uint8 // a clientResponse's error flag
 
-	// A prefixed route's tools/call or prompts/get reply (rewriting):
+	// A prefixed route's tools/call, prompts/get or resources/read reply
+	// (rewriting):
 	// uris finds the resource uris in it, at where they are in a DATA,
 	// and held keeps what waits for the downstream's credit, prefixes put
 	// in. The route's END waits behind held (endHeld), its extension in
@@ -107,7 +108,6 @@ const (
 	local                          // the proxy answers the reply itself
 	answerReady                    // answer holds all of it: END follows the last byte
 	answerError                    // the answer is an error object: END outcome ERROR
-	buffered                       // a call whose reply is collected and rewritten
 	started                        // the legs are open
 	released
 	rewriting // a call whose reply's resource uris get the route's prefix
@@ -294,14 +294,10 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 	case mcp.McpBeginExKindToolsList, mcp.McpBeginExKindPromptsList,
 		mcp.McpBeginExKindResourcesList, mcp.McpBeginExKindResourcesTemplatesList:
 		r.op = opList
-	case mcp.McpBeginExKindResourcesRead:
-		if r.h.s.prefixed {
-			r.state |= buffered
-		}
-	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet:
+	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet, mcp.McpBeginExKindResourcesRead:
 		if r.h.s.prefixed {
 			r.state |= rewriting
-			r.uris.reset()
+			r.uris.reset(r.kind)
 		}
 	case mcp.McpBeginExKindRequest:
 		switch string(r.ident) {
@@ -433,7 +429,7 @@ func (r *request) onAbort() {
 	if r.op == opCall && len(r.legs) == 1 {
 		l := r.legs[0]
 		l.abortInitial()
-		if r.state&(local|buffered) != 0 {
+		if r.state&local != 0 {
 			l.resetReply()
 			r.abortReply()
 		}
@@ -462,7 +458,7 @@ func (r *request) onDownFlush(f *frame.Flush) {
 // onReplyWindow passes the downstream's credit for a relayed reply on to
 // the route, or sends what it allows of the proxy's own answer.
 func (r *request) onReplyWindow(w *frame.Window) {
-	if r.state&(local|buffered) == 0 && len(r.legs) == 1 {
+	if r.state&local == 0 && len(r.legs) == 1 {
 		l := r.legs[0]
 		if r.state&rewriting != 0 {
 			r.sendHeld()
@@ -484,7 +480,7 @@ func (r *request) onReplyWindow(w *frame.Window) {
 func (r *request) onReplyReset(rs *frame.Reset) {
 	if r.op == opCall && len(r.legs) == 1 {
 		l := r.legs[0]
-		if rs != nil && r.state&(local|buffered) == 0 && l.In.Opening() && !l.In.Closed() {
+		if rs != nil && r.state&local == 0 && l.In.Opening() && !l.In.Closed() {
 			if relayReset(&l.Stream, rs) != nil {
 				l.abortInitial()
 			}

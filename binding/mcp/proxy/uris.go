@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"math"
 
+	"github.com/sluicehq/sluice/binding/mcp"
 	"github.com/sluicehq/sluice/engine"
 	"github.com/sluicehq/sluice/engine/frame"
 )
 
-// uriScanner finds, in a tools/call or prompts/get result streamed in
-// pieces, where each resource uri a client may read back begins: the
-// "uri" string of a content block (a resource_link) and of an embedded
-// resource, in result.content[] and in result.messages[].content. The
-// proxy puts the route's prefix there, so that a resources/read of the
-// uri comes back to the route that made it, as a listed resource's does.
-// Anything else (structuredContent, _meta, text that looks like a uri) is
-// left as it is.
+// uriScanner finds, in a tools/call, prompts/get or resources/read
+// result streamed in pieces, where each resource uri a client may read
+// back begins: the "uri" string of a content block (a resource_link) and
+// of an embedded resource, in a tool's result.content[] and a prompt's
+// result.messages[].content, and of each of a read's result.contents[].
+// The proxy puts the route's prefix there, so that a resources/read of
+// the uri comes back to the route that made it, as a listed resource's
+// does. Anything else (structuredContent, _meta, text that looks like a
+// uri) is left as it is.
 //
 // It reads JSON a byte at a time and keeps no more than a role per open
 // container, so a result of any size costs the same few dozen bytes. A
@@ -24,6 +26,7 @@ import (
 // JSON leave it in some state and never fail it: the result goes on as the
 // route sent it, bar the prefixes.
 type uriScanner struct {
+	result uint8 // the request kind whose result it reads
 	lex    uint8
 	key    keyID // the member whose value comes next
 	value  bool  // the next string is a value, not a key
@@ -50,6 +53,8 @@ const (
 	roleMessage       // one of result.messages
 	roleBlock         // a content block: its uri is a resource link's
 	roleEmbedded      // a block's resource: an embedded resource
+	roleContents      // a read's result.contents
+	roleRead          // one of result.contents: a resource's contents
 	isObject     role = 0x80
 )
 
@@ -59,6 +64,7 @@ const (
 	keyOther keyID = iota
 	keyContent
 	keyMessages
+	keyContents
 	keyResource
 	keyURI
 )
@@ -70,8 +76,9 @@ const (
 	lexHex                 // in \uXXXX
 )
 
-// reset readies the scanner for a new result.
-func (s *uriScanner) reset() { *s = uriScanner{} }
+// reset readies the scanner for the result of a request of kind (an
+// McpBeginExKind).
+func (s *uriScanner) reset(kind uint8) { *s = uriScanner{result: kind} }
 
 // scan reads p, the next bytes of the result, and appends to at the
 // offset in p where each uri's text begins (just past its opening quote).
@@ -169,7 +176,7 @@ func (s *uriScanner) structural(c byte, i int, at []int) []int {
 		s.lex, s.keyLen = lexString, 0
 		s.inKey = s.inObject() && !s.value
 		if !s.inKey {
-			if s.key == keyURI && (s.top() == roleBlock|isObject || s.top() == roleEmbedded|isObject) {
+			if top := s.top(); s.key == keyURI && (top == roleBlock|isObject || top == roleEmbedded|isObject || top == roleRead|isObject) {
 				at = append(at, i+1)
 			}
 			s.key = keyOther
@@ -186,10 +193,17 @@ func (s *uriScanner) childRole(object bool) role {
 		if object {
 			r = roleResult
 		}
-	case parent == roleResult|isObject && s.key == keyContent && !object:
-		r = roleContent
-	case parent == roleResult|isObject && s.key == keyMessages && !object:
-		r = roleMessages
+	case parent == roleResult|isObject && !object:
+		switch {
+		case s.key == keyContent && s.result == mcp.McpBeginExKindToolsCall:
+			r = roleContent
+		case s.key == keyMessages && s.result == mcp.McpBeginExKindPromptsGet:
+			r = roleMessages
+		case s.key == keyContents && s.result == mcp.McpBeginExKindResourcesRead:
+			r = roleContents
+		}
+	case parent == roleContents && object:
+		r = roleRead
 	case parent == roleContent && object:
 		r = roleBlock
 	case parent == roleMessages && object:
@@ -245,6 +259,8 @@ func (s *uriScanner) keyID() keyID {
 		return keyContent
 	case "messages":
 		return keyMessages
+	case "contents":
+		return keyContents
 	case "resource":
 		return keyResource
 	case "uri":
