@@ -29,6 +29,30 @@ func randomText(seed uint64, n int) string {
 	return base64.StdEncoding.EncodeToString(raw)[:n]
 }
 
+// nodeAndLocal starts server-everything and a gateway on two workers
+// with routes node (it) and local (the toolkit), and returns the
+// gateway's endpoint and the upstream.
+func nodeAndLocal(t *testing.T) (string, *upstream) {
+	t.Helper()
+	nodeUp := startNodeEverything(t, 0)
+	port := freePort(t)
+	return startGateway(t, gatewayConfig(port, "",
+		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
+		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2), nodeUp
+}
+
+// sdkSession connects the Go SDK's client to endpoint at version, closed
+// when the test ends.
+func sdkSession(t *testing.T, ctx context.Context, endpoint, version string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-gateway-test", Version: "1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = session.Close() })
+	return session
+}
+
 // TestGatewayLargeMessages sends requests and answers of 100 KiB to 900 KiB
 // through the whole gateway (tcp, http, mcp server, proxy, mcp client, http
 // client) at both eras, with the Go SDK's client in front and
@@ -36,21 +60,13 @@ func randomText(seed uint64, n int) string {
 // flow-control windows each way. A request over the http server's
 // 1 MiB body limit is refused, and the session goes on.
 func TestGatewayLargeMessages(t *testing.T) {
-	nodeUp := startNodeEverything(t, 0)
-	port := freePort(t)
-	endpoint := startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
-		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
+	endpoint, _ := nodeAndLocal(t)
 
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "sluice-large-test", Version: "1.0.0"}, nil)
-			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
-				&mcp.ClientSessionOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			defer session.Close()
+			session := sdkSession(t, ctx, endpoint, version)
 
 			// The toolkit holds a call's params in one 32 KiB buffer slot, so
 			// it takes 24 KiB: three of its 8 KiB windows.
@@ -121,21 +137,13 @@ func TestGatewayLargeMessages(t *testing.T) {
 // route's prefix, so that reading one back through the gateway goes to
 // the route that made it, at both eras.
 func TestGatewayResourceLinks(t *testing.T) {
-	nodeUp := startNodeEverything(t, 0)
-	port := freePort(t)
-	endpoint := startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
-		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
+	endpoint, _ := nodeAndLocal(t)
 
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "sluice-links-test", Version: "1.0.0"}, nil)
-			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1},
-				&mcp.ClientSessionOptions{ProtocolVersion: version})
-			require.NoError(t, err)
-			defer session.Close()
+			session := sdkSession(t, ctx, endpoint, version)
 
 			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__get-resource-links", Arguments: map[string]any{"count": 4}})
 			require.NoError(t, err)
@@ -202,18 +210,11 @@ func TestGatewayLargeResource(t *testing.T) {
 		_, _ = w.Write(file)
 	}))
 	defer files.Close()
-	nodeUp := startNodeEverything(t, 0)
-	port := freePort(t)
-	endpoint := startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
-		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
+	endpoint, _ := nodeAndLocal(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "sluice-large-resource-test", Version: "1.0.0"}, nil)
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
-	require.NoError(t, err)
-	defer session.Close()
+	session := sdkSession(t, ctx, endpoint, "2025-11-25")
 
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "node__gzip-file-as-resource",
 		Arguments: map[string]any{"name": "big.gz", "data": files.URL + "/big", "outputType": "resourceLink"}})

@@ -186,11 +186,7 @@ func TestGatewayTypeScriptClient(t *testing.T) {
 // serving the other routes, and once the upstream is back (a new process,
 // so new sessions) its tools work again through a re-initialized session.
 func TestGatewayUpstreamDies(t *testing.T) {
-	nodeUp := startNodeEverything(t, 0)
-	port := freePort(t)
-	endpoint := startGateway(t, gatewayConfig(port, "",
-		gatewayRoute{Toolkit: "node", Upstream: nodeUp.URL},
-		gatewayRoute{Toolkit: "local", Upstream: ""}), port, 2)
+	endpoint, nodeUp := nodeAndLocal(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	progressed := make(chan struct{}, 1)
