@@ -138,6 +138,31 @@ read "help!"
 	assert.Regexp(t, `client.rpt:4: expected DATA "help!", observed DATA "hello"`, err.Error())
 }
 
+// TestEngineDataCutToFrame: a write larger than the engine's largest
+// frame goes as several DATA however much credit the binding grants,
+// and comes back whole; a write the script asks to send as one frame
+// that no frame holds fails at its line.
+func TestEngineDataCutToFrame(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := PlaySources(ctx, Config(echoConfig), source(t, "client.rpt", `connect "zilla://streams/app0"
+        option zilla:window 1048576
+connected
+write ${core:randomBase64(100000)}
+read ${core:randomBase64(100000)}
+`))
+	require.NoError(t, err)
+
+	err = PlaySources(ctx, Config(echoConfig), source(t, "client.rpt", `connect "zilla://streams/app0"
+        option zilla:transmission "half-duplex"
+        option zilla:throttle "message"
+connected
+write ${core:randomBase64(100000)}
+`))
+	require.Error(t, err)
+	assert.Regexp(t, `client.rpt:5: cannot send DATA of 133336 bytes: one frame holds at most \d+`, err.Error())
+}
+
 func TestEngineUnknownBinding(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

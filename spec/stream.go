@@ -713,6 +713,13 @@ func (s *stream) writeData(ctx context.Context, n Node, b []byte) error {
 			return s.failf(n, "cannot send DATA: the stream is already closed")
 		}
 		size := len(b)
+		room := s.c.maxData(len(ext))
+		if !first {
+			room = s.c.maxData(0)
+		}
+		if whole && size > room {
+			return s.failf(n, "cannot send DATA of %d bytes: one frame holds at most %d", size, room)
+		}
 		if s.opts.throttle != "none" {
 			payload := int64(1)
 			if whole {
@@ -728,14 +735,7 @@ func (s *stream) writeData(ctx context.Context, n Node, b []byte) error {
 				size = min(len(b), int(s.credit)-s.padding)
 			}
 		}
-		room := s.c.maxData(len(ext))
-		if !first {
-			room = s.c.maxData(0)
-		}
 		if size > room {
-			if whole {
-				return s.failf(n, "cannot send DATA of %d bytes: one frame holds at most %d", size, room)
-			}
 			size = max(room, 1)
 		}
 		f := frame{kind: frameData, payload: bytes.Clone(b[:size]), reserved: size + s.padding, budgetID: s.opts.budgetID}
