@@ -117,7 +117,12 @@
 //     McpCapabilities bits: tools, prompts and resources with their
 //     listChanged bits, resources.subscribe, logging (SERVER_LOGGING) and
 //     completions (SERVER_COMPLETIONS). A failed initialize RESETs the
-//     lifecycle with McpResetEx.error -32603 "Upstream …". A lifecycle
+//     lifecycle with McpResetEx.error -32603 "Upstream …", or, when the
+//     upstream refused it 401 or 403 with a Bearer challenge, with
+//     McpResetEx.bearer carrying the challenge's realm, scope,
+//     resource_metadata and error, as a request's refusal does (Zilla's
+//     lifecycle.initialize.reject.bearer), so that the server kind in
+//     front answers the client's initialize with it. A lifecycle
 //     that ends before its reply began gets BEGIN (no capabilities) and
 //     END, since END may not come before BEGIN.
 //   - GET stream events: notifications/{tools,prompts,resources}/list_changed

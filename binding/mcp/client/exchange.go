@@ -616,7 +616,7 @@ func (x *exchange) onResponse(c *call, status int) {
 			x.failGen = x.u.reinit(h, x.snap.gen, x.resumeFn)
 			return
 		}
-	case (status == 401 || status == 403) && bytes.HasPrefix(bytes.ToLower(x.bearer), []byte("bearer")):
+	case (status == 401 || status == 403) && isBearer(x.bearer):
 		x.c = nil
 		c.abort()
 		x.onBearer(status)
@@ -629,16 +629,7 @@ func (x *exchange) onResponse(c *call, status int) {
 // error with the ERROR outcome.
 func (x *exchange) onBearer(status int) {
 	if !x.ds.In.Closed() {
-		ri := resetInfo{bearer: true, bErr: mcp.McpBearerErrorInvalidToken}
-		if status == 403 {
-			ri.bErr = mcp.McpBearerErrorInsufficientScope
-		}
-		ri.realm = authParam(x.bearer, "realm")
-		ri.scope = authParam(x.bearer, "scope")
-		ri.meta = authParam(x.bearer, "resource_metadata")
-		if e := authParam(x.bearer, "error"); string(e) == "invalid_request" {
-			ri.bErr = mcp.McpBearerErrorInvalidRequest
-		}
+		ri := bearerReset(status, x.bearer)
 		x.state |= xOver
 		x.cancelTimer()
 		x.ds.doReset(&ri)
@@ -646,6 +637,27 @@ func (x *exchange) onBearer(status int) {
 		return
 	}
 	x.fail(-32001, "Upstream authorization failed")
+}
+
+// isBearer reports whether a WWW-Authenticate value is a Bearer challenge.
+func isBearer(auth []byte) bool { return bytes.HasPrefix(bytes.ToLower(auth), []byte("bearer")) }
+
+// bearerReset is the McpResetEx.bearer that relays an upstream's Bearer
+// challenge auth, sent with status 401 (invalid token) or 403
+// (insufficient scope): its realm, scope and resource_metadata, and
+// invalid_request when the challenge names it. Its byte slices alias auth.
+func bearerReset(status int, auth []byte) resetInfo {
+	ri := resetInfo{bearer: true, bErr: mcp.McpBearerErrorInvalidToken}
+	if status == 403 {
+		ri.bErr = mcp.McpBearerErrorInsufficientScope
+	}
+	ri.realm = authParam(auth, "realm")
+	ri.scope = authParam(auth, "scope")
+	ri.meta = authParam(auth, "resource_metadata")
+	if e := authParam(auth, "error"); string(e) == "invalid_request" {
+		ri.bErr = mcp.McpBearerErrorInvalidRequest
+	}
+	return ri
 }
 
 // authParam returns a WWW-Authenticate parameter's value, unquoted.

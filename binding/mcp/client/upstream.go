@@ -23,11 +23,16 @@ type upstream struct {
 	sh  *shared
 	key string
 
-	mu         sync.Mutex
-	state      uint8
-	gen        uint64 // bumped at each (re-)initialize
-	failGen    uint64 // bumped when an initialize fails
-	failMsg    string
+	mu      sync.Mutex
+	state   uint8
+	gen     uint64 // bumped at each (re-)initialize
+	failGen uint64 // bumped when an initialize fails
+	failMsg string
+	// failStatus and failAuth are the status (401 or 403) and the
+	// WWW-Authenticate Bearer challenge of an initialize the upstream
+	// refused for its authorization; 0 and nil for another failure.
+	failStatus int
+	failAuth   []byte
 	sessionID  string
 	version    string
 	stateless  bool
@@ -213,14 +218,16 @@ func (u *upstream) ready(op *initOp) {
 }
 
 // failed records a failed initialize: its waiters get an error, and the
-// next request tries again.
-func (u *upstream) failed(msg string) {
+// next request tries again. status and auth are a Bearer challenge's
+// (failStatus, failAuth), or 0 and nil.
+func (u *upstream) failed(msg string, status int, auth []byte) {
 	u.mu.Lock()
 	if u.state != upClosed {
 		u.state = upNew
 	}
 	u.failGen++
 	u.failMsg = msg
+	u.failStatus, u.failAuth = status, append(u.failAuth[:0], auth...)
 	ws := u.waiters
 	u.waiters = nil
 	lc, owner := u.lc, u.owner
@@ -256,6 +263,7 @@ type initOp struct {
 	timeFn func()
 
 	status    int
+	auth      []byte // the step's WWW-Authenticate
 	sessionID string
 	version   string
 	stateless bool
@@ -302,7 +310,7 @@ func startInit(h *handler, u *upstream) {
 
 func (op *initOp) initialize() {
 	if op.h.s.legacy == "" {
-		op.u.failed("Upstream does not serve protocol version 2026-07-28, the only one offered")
+		op.u.failed("Upstream does not serve protocol version 2026-07-28, the only one offered", 0, nil)
 		return
 	}
 	op.post(stepInitialize)
@@ -374,6 +382,7 @@ var stepMethods = [...]string{stepDiscover: "server/discover", stepInitialize: "
 func (op *initOp) onResponse(c *call, status int) {
 	op.status = status
 	h := op.h
+	op.auth = append(op.auth[:0], h.resp.auth...)
 	if op.step == stepInitialize && h.resp.sessionID != nil {
 		op.sessionID = string(h.resp.sessionID)
 	}
@@ -477,6 +486,10 @@ func (op *initOp) closeStep(failed bool) {
 			op.fail(op.errMsg)
 		case !op.done && op.status == 0:
 			op.fail("Upstream unreachable at " + op.h.s.authority)
+		case (op.status == 401 || op.status == 403) && isBearer(op.auth):
+			// The lifecycle relays the challenge (McpResetEx.bearer), as a
+			// request's does, so that the server in front answers with it.
+			op.failWith("Upstream refused initialize with HTTP status "+strconv.Itoa(op.status), op.status, op.auth)
 		case !op.done || op.status != 200:
 			op.fail("Upstream refused initialize with HTTP status " + strconv.Itoa(op.status))
 		case op.served2026 && op.sessionID == "":
@@ -546,11 +559,15 @@ func (op *initOp) statelessLegacy() {
 	op.u.ready(op)
 }
 
-func (op *initOp) fail(msg string) {
+func (op *initOp) fail(msg string) { op.failWith(msg, 0, nil) }
+
+// failWith ends the op with a failure, a Bearer challenge's when status
+// is 401 or 403 (upstream.failed).
+func (op *initOp) failWith(msg string, status int, auth []byte) {
 	op.step = stepInitialized + 1
 	op.c = nil
 	op.h.w.Disarm(&op.timer)
-	op.u.failed(msg)
+	op.u.failed(msg, status, auth)
 }
 
 // deleteSession ends an upstream session nobody wants any more.
@@ -770,11 +787,15 @@ func (l *lifecycle) onReady() {
 	u := l.u
 	u.mu.Lock()
 	state, caps, stateless, msg := u.state, u.caps, u.stateless, u.failMsg
+	ri := resetInfo{code: -32603, message: msg}
+	if u.failStatus != 0 {
+		ri = bearerReset(u.failStatus, bytes.Clone(u.failAuth)) // failAuth is u.mu's
+	}
 	u.mu.Unlock()
 	if state != upReady {
 		if !l.ds.replied() {
 			l.over = true
-			l.ds.doReset(&resetInfo{code: -32603, message: msg})
+			l.ds.doReset(&ri)
 			l.ds.doAbort()
 			if !l.null {
 				l.unregister()
