@@ -274,7 +274,11 @@
 //
 // As Zilla's server kind: the application asks with a CHALLENGE
 // McpChallengeEx.elicitCreate{id, url, message, correlationId} on a
-// request's stream (before or after its params) or on the lifecycle. The
+// request's stream, before the END that follows its params, or on the
+// lifecycle. (Zilla's server holds a request's END until the reply ends,
+// so its application may also ask once it has read the END-less params,
+// as its tools.call.elicit.deferred does; Sluice's ends the request with
+// its params, and a CHALLENGE after that END is not read.) The
 // client gets {"method":"elicitation/create","params":{"mode":"url",
 // "elicitationId","url","message"}} on that request's response (an event
 // stream from then on) or on the GET stream; with a correlationId it is a
