@@ -791,6 +791,12 @@ func (p *post) initialize(params []byte) {
 		p.rpcError(codeInvalidParams, "Invalid params: protocolVersion must be a string")
 		return
 	}
+	if c, ok := field(params, "capabilities"); ok && !isObject(c) {
+		// Read as none, a session would open with a client that meant
+		// something else (MCP's schema has an object; Zilla refuses it).
+		p.rpcError(codeInvalidParams, "Invalid params: capabilities must be an object")
+		return
+	}
 	if max := h.s.maxSessions; max > 0 && h.s.live.Load() >= max {
 		// limits.sessions: the binding holds as many as it may. The
 		// initializes in flight are not counted, so it may pass the
