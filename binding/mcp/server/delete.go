@@ -43,7 +43,27 @@ func (d *deleteRequest) deleteSession() {
 	}
 	if h.unpublish(s) {
 		s.closed = true
-		h.endSession(s)
+		h.endSession(s) // first: requests out to the client end "Client session closed"
+		h.cancelInflight(s)
 	}
 	d.respondEmpty(200)
+}
+
+// cancelInflight cancels the session's requests in flight, as
+// notifications/cancelled cancels one: the client that ended the session
+// waits for none of their answers, and their applications stop (Zilla's
+// DELETE ends them too).
+func (h *server) cancelInflight(s *session) {
+	refs := h.refs[:0]
+	for _, e := range s.inflight {
+		refs = append(refs, e.ref)
+	}
+	h.refs = refs
+	for _, ref := range refs {
+		if ref.live() {
+			ref.p.cancelled(ref.gen, ref.p.res.id)
+		}
+		ref.release()
+	}
+	clear(h.refs)
 }

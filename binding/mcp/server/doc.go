@@ -64,7 +64,10 @@
 //     without requests for a session whose only use is its GET stream,
 //     however its keep-alives go, or the application ending it end the
 //     session: the lifecycle ENDs, the GET stream ends, and the
-//     session's requests get 404.
+//     session's requests get 404. DELETE also cancels the session's
+//     requests in flight, as notifications/cancelled cancels one (their
+//     responses end without an answer and their application replies are
+//     RESET): the client that ended the session waits for none of them.
 //   - limits.sessions (default 10000; 0 for none) bounds the binding's
 //     live sessions, on all its workers: an initialize beyond it gets 503
 //     -32000 "Service Unavailable: too many sessions" (initializes in
