@@ -132,8 +132,13 @@ func (c *call) writeHead(b *frame.BeginBuilder, rh *reqHead) {
 	for _, ph := range rh.params {
 		hs.Item().Name(ph.name).ValueBytes(ph.value)
 	}
-	if rh.bearer != nil {
+	switch {
+	case rh.bearer != nil:
 		hs.Item().Name("authorization").ValueBytes(rh.bearer)
+	case s.staticAuth != nil:
+		// The gateway's own credentials go on the session's requests too
+		// (initialize, its GET stream, DELETE).
+		hs.Item().Name("authorization").ValueBytes(s.staticAuth)
 	}
 	b.ExtensionDone(eb.BuildLimit())
 }

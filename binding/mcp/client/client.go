@@ -184,8 +184,15 @@ type settings struct {
 	// authorization names none of its own (or a {credentials}
 	// placeholder), as Zilla decides.
 	needsCredentials bool
-	elicitIDs        mcp.IDs // mcp.elicitation.id
-	correlationIDs   mcp.IDs // mcp.elicit.correlation.id
+	// credentials is options.authorization's credentials: the value of
+	// the authorization header upstream, {credentials} standing for the
+	// guard's; "" (none given) reads as "Bearer {credentials}". A value
+	// without the placeholder (an API key of the gateway's own) goes on
+	// every upstream request, the session's own included, as Zilla's.
+	credentials    string
+	staticAuth     []byte  // credentials when it names no placeholder, else nil
+	elicitIDs      mcp.IDs // mcp.elicitation.id
+	correlationIDs mcp.IDs // mcp.elicit.correlation.id
 
 	// The input_required rounds of reverse.go: the key of the states
 	// issued (with keyStore, the key until the store's arrives, and the
@@ -270,7 +277,7 @@ func compile(cfg *engine.BindingConfig) (*settings, error) {
 	for name, a := range o.Authorization {
 		// The schema allows one guard.
 		s.guardName = name
-		s.needsCredentials = a.Credentials == nil || strings.Contains(*a.Credentials, "{credentials}")
+		s.setCredentials(a.Credentials)
 	}
 	s.versions = o.Versions
 	if len(s.versions) == 0 {
@@ -486,3 +493,16 @@ var (
 	_ engine.Handler     = (*handler)(nil)
 	_ engine.Detacher    = (*handler)(nil)
 )
+
+// setCredentials reads options.authorization's credentials (nil: none
+// given), as Zilla decides whether the guard's are needed.
+func (s *settings) setCredentials(credentials *string) {
+	s.needsCredentials = credentials == nil || strings.Contains(*credentials, "{credentials}")
+	s.credentials, s.staticAuth = "", nil
+	if credentials != nil {
+		s.credentials = *credentials
+		if !s.needsCredentials && s.credentials != "" {
+			s.staticAuth = []byte(s.credentials)
+		}
+	}
+}

@@ -479,7 +479,13 @@
 // Zilla's client does: a stream whose authorization is a session of the
 // guard with credentials uses them; otherwise the guard is asked with no
 // credentials. A session it opens gives the credentials, which the POST
-// carries as authorization: Bearer <credentials>. When it answers "needs
+// carries as authorization: Bearer <credentials>, or as the
+// authorization's own credentials value with the guard's in place of its
+// {credentials} placeholder ("Token {credentials}" gives Token <c>). A
+// credentials value without the placeholder (a key of the gateway's own)
+// is the authorization header of every upstream request, the session's
+// initialize, GET stream and DELETE included, as Zilla injects it
+// (lifecycle.initialize.credentials). When it answers "needs
 // pre-authorization" (the test guard's preauthorize option), the request
 // is held, its reply already begun, its params not yet granted a window:
 //
@@ -504,7 +510,7 @@
 //
 // A guard that refuses outright resets the request and aborts its reply,
 // unless the authorization gives credentials of its own (without the
-// {credentials} placeholder), when the request goes on without.
+// {credentials} placeholder), when the request goes on with those.
 //
 // # Costs
 //

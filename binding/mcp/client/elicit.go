@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +56,7 @@ func (x *exchange) authorize() bool {
 		})
 		return false
 	case !h.s.needsCredentials:
+		x.credential = append(x.credential[:0], h.s.staticAuth...)
 		return true
 	default:
 		x.reject()
@@ -63,13 +65,31 @@ func (x *exchange) authorize() bool {
 }
 
 // setCredentials keeps the authorization header value the request's POST
-// carries.
+// carries: options.authorization's credentials with the guard's
+// credentials c in place of {credentials} ("Bearer c" when none is
+// given), or the static value as it is.
 func (x *exchange) setCredentials(c string) {
-	if c == "" {
+	s := x.h.s
+	switch {
+	case s.staticAuth != nil:
+		x.credential = append(x.credential[:0], s.staticAuth...)
+	case c == "":
 		x.credential = x.credential[:0]
-		return
+	case s.credentials == "":
+		x.credential = append(append(x.credential[:0], "Bearer "...), c...)
+	default:
+		x.credential = x.credential[:0]
+		tpl := s.credentials
+		for {
+			i := strings.Index(tpl, "{credentials}")
+			if i < 0 {
+				break
+			}
+			x.credential = append(append(x.credential, tpl[:i]...), c...)
+			tpl = tpl[i+len("{credentials}"):]
+		}
+		x.credential = append(x.credential, tpl...)
 	}
-	x.credential = append(append(x.credential[:0], "Bearer "...), c...)
 }
 
 // reject refuses a request the guard does not let through: the request
