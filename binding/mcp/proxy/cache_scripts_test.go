@@ -68,6 +68,11 @@ var cacheScenarios = []struct {
 	{"cache.serve.tools.list.100k", "proxy.cache.seeded.tools.100k.yaml", []int{1, 2}},
 	{"cache.serve.search.tools.10k", "proxy.cache.seeded.tools.search.10k.yaml", []int{1, 2}},
 	{"cache.serve.search.tools.100k", "proxy.cache.seeded.tools.search.100k.yaml", []int{1, 2}},
+	// The test guard's first session is 1 on the one worker.
+	{"cache.hydrate.credentials", "proxy.cache.credentials.yaml", []int{1}},
+	{"cache.tools.call.reject.bearer", "proxy.cache.seeded.yaml", []int{1, 2}},
+	{"cache.refresh.tools.notify", "proxy.cache.refresh.tools.yaml", []int{1, 2}},
+	{"cache.hydrate.lifecycle.reconnect", "proxy.cache.yaml", []int{1, 2}},
 }
 
 // TestCacheScriptsEngineDriven plays the cache scenarios against mcp1:
