@@ -184,3 +184,47 @@ func HeaderValue(v string) string {
 		return r
 	}, v))
 }
+
+// HasDuplicateNames reports whether the JSON text b names a member twice
+// in any of its objects, or cannot be read to its end: a text encoding/json
+// reads one way (the last of two members) and a scanner may read another,
+// which a fuzz oracle leaves out.
+func HasDuplicateNames(b []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(b))
+	var walk func() bool
+	walk = func() bool {
+		tok, err := d.Token()
+		if err != nil {
+			return true
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for d.More() {
+				k, err := d.Token()
+				if err != nil {
+					return true
+				}
+				if seen[k.(string)] {
+					return true
+				}
+				seen[k.(string)] = true
+				if walk() {
+					return true
+				}
+			}
+			_, err = d.Token()
+			return err != nil
+		case json.Delim('['):
+			for d.More() {
+				if walk() {
+					return true
+				}
+			}
+			_, err = d.Token()
+			return err != nil
+		}
+		return false
+	}
+	return walk()
+}

@@ -448,7 +448,7 @@ func FuzzReverseRound(f *testing.F) {
 
 		// What the upstream's requests were answered with.
 		var plain map[string]json.RawMessage
-		if utf8.Valid(responses) && json.Valid(responses) && !hasDuplicates(responses) {
+		if utf8.Valid(responses) && json.Valid(responses) && !enginetest.HasDuplicateNames(responses) {
 			_ = json.Unmarshal(responses, &plain)
 		}
 		taken := r.up.taken()

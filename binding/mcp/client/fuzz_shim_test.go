@@ -224,7 +224,7 @@ func (r *shimRig) call(t *testing.T, caps uint8) (requests []json.RawMessage, re
 // method by key, the requestState's JSON text, and the capability bits
 // (capsObject's) they need.
 func legsOf(result []byte) (legs map[string]string, state json.RawMessage, need uint8, ok bool) {
-	if !utf8.Valid(result) || !json.Valid(result) || hasDuplicates(result) {
+	if !utf8.Valid(result) || !json.Valid(result) || enginetest.HasDuplicateNames(result) {
 		return nil, nil, 0, false
 	}
 	// Maps, not structs: encoding/json matches a struct's fields without

@@ -372,7 +372,7 @@ func plainResult(body []byte, id string) (any, bool) {
 		return nil, false
 	}
 	r, ok := m["result"]
-	if !ok || len(r) == 0 || r[0] != '{' || hasDuplicates(body) {
+	if !ok || len(r) == 0 || r[0] != '{' || enginetest.HasDuplicateNames(body) {
 		return nil, false
 	}
 	var v any
@@ -396,48 +396,6 @@ func notObjectAnswer(body []byte, id string) bool {
 	result, hasResult := m["result"]
 	e, hasError := m["error"]
 	return hasResult && hasError || hasResult && result[0] != '{' || hasError && e[0] != '{'
-}
-
-// hasDuplicates reports whether a JSON value names a member twice in any
-// of its objects.
-func hasDuplicates(b []byte) bool {
-	d := json.NewDecoder(bytes.NewReader(b))
-	var walk func() bool
-	walk = func() bool {
-		tok, err := d.Token()
-		if err != nil {
-			return true
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for d.More() {
-				k, err := d.Token()
-				if err != nil {
-					return true
-				}
-				if seen[k.(string)] {
-					return true
-				}
-				seen[k.(string)] = true
-				if walk() {
-					return true
-				}
-			}
-			_, err = d.Token()
-			return err != nil
-		case json.Delim('['):
-			for d.More() {
-				if walk() {
-					return true
-				}
-			}
-			_, err = d.Token()
-			return err != nil
-		}
-		return false
-	}
-	return walk()
 }
 
 // streamsPerConn is how many streams an open upstream connection holds

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicehq/sluice/binding/mcp"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // prefixURIs runs the scanner over body in pieces of at most piece bytes
@@ -144,7 +145,7 @@ func FuzzURIScanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, piece, kind uint8) {
 		kind = []uint8{call, prompt, read}[kind%3]
 		out := prefixURIs(kind, body, int(piece), "p+")
-		if !json.Valid(body) || hasDuplicateNames(body) {
+		if !json.Valid(body) || enginetest.HasDuplicateNames(body) {
 			return
 		}
 		var want, got any
@@ -157,44 +158,6 @@ func FuzzURIScanner(f *testing.F) {
 		require.NoError(t, d.Decode(&got), "%s", out)
 		require.Equal(t, want, got, "%s\n%s", body, out)
 	})
-}
-
-// hasDuplicateNames reports whether an object in the valid JSON text b
-// names a member twice, which encoding/json reads as the last while the
-// scanner prefixes both.
-func hasDuplicateNames(b []byte) bool {
-	d := json.NewDecoder(bytes.NewReader(b))
-	var walk func() bool
-	walk = func() bool {
-		tok, err := d.Token()
-		if err != nil {
-			return false
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			for d.More() {
-				k, _ := d.Token()
-				if seen[k.(string)] {
-					return true
-				}
-				seen[k.(string)] = true
-				if walk() {
-					return true
-				}
-			}
-			_, _ = d.Token()
-		case json.Delim('['):
-			for d.More() {
-				if walk() {
-					return true
-				}
-			}
-			_, _ = d.Token()
-		}
-		return false
-	}
-	return walk()
 }
 
 // BenchmarkURIScan reads a small tool result and one of 100 KiB of text
