@@ -376,18 +376,11 @@ func (l *leg) collect(d *frame.Data) {
 	l.grantReply()
 }
 
-// failLeg gives up on a leg: a call's reply is aborted, a fan-out's
-// route left out.
+// failLeg gives up on a fan-out's leg: its route is left out.
 func (l *leg) failLeg() {
-	r := l.r
 	l.resetReply()
 	l.abortInitial()
-	if r.op == opCall {
-		r.state |= local
-		r.respondError(jsonrpc.CodeInternalError, []byte("Internal error: result too large"), nil, nil)
-		return
-	}
-	r.settle(l, legFailed)
+	l.r.settle(l, legFailed)
 }
 
 func (l *leg) grantReply() {
