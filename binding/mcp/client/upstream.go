@@ -786,10 +786,14 @@ func (l *lifecycle) onReady() {
 	}
 	u := l.u
 	u.mu.Lock()
-	state, caps, stateless, msg := u.state, u.caps, u.stateless, u.failMsg
-	ri := resetInfo{code: -32603, message: msg}
-	if u.failStatus != 0 {
+	state, caps, stateless := u.state, u.caps, u.stateless
+	var ri resetInfo
+	switch {
+	case state == upReady:
+	case u.failStatus != 0:
 		ri = bearerReset(u.failStatus, bytes.Clone(u.failAuth)) // failAuth is u.mu's
+	default:
+		ri = resetInfo{code: -32603, message: u.failMsg}
 	}
 	u.mu.Unlock()
 	if state != upReady {
