@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
 )
 
 // mcpMessage is one JSON-RPC message: its members by their exact names
@@ -227,4 +229,24 @@ func HasDuplicateNames(b []byte) bool {
 		return false
 	}
 	return walk()
+}
+
+// ScanPaths runs a jsonrpc.PathScanner on paths over body, fed in pieces
+// of at most piece bytes, and returns body with prefix put where it found
+// each string.
+func ScanPaths(paths []jsonrpc.Path, body []byte, piece int, prefix string) []byte {
+	var s jsonrpc.PathScanner
+	s.Reset(paths)
+	var out []byte
+	for len(body) > 0 {
+		n := min(max(piece, 1), len(body))
+		last := 0
+		for _, at := range s.Scan(body[:n], nil) {
+			out = append(append(out, body[last:at]...), prefix...)
+			last = at
+		}
+		out = append(out, body[last:n]...)
+		body = body[n:]
+	}
+	return out
 }

@@ -106,6 +106,14 @@
 // the members that are complete. [UnquoteTo] decodes a string into a
 // buffer of fixed size, and [AppendString] writes one.
 //
+// # Strings at paths, streamed
+//
+// A [PathScanner] follows a value streamed in chunks, as a Tracker does,
+// and reports where each string at one of a few [Path]s begins (the mcp
+// proxy puts a route's prefix on the resource uris of a result there).
+// It keeps a bit set of live paths per open container and does not
+// validate; the Tracker does that.
+//
 // # Event streams
 //
 // An MCP server may answer with a text/event-stream whose events carry

@@ -75,8 +75,9 @@
 // .resource.uri, result.messages[].content likewise), so that a client
 // can read back what a tool hands it. The last is Sluice's: Zilla passes
 // a result's uris through, and a client's resources/read of one then
-// finds no route. These results still stream, of any size: a uriScanner
-// reads each DATA as it comes, one that holds no uri goes on as it came,
+// finds no route. These results still stream, of any size: a
+// jsonrpc.PathScanner on the kind's uri paths (resultURIs) reads each
+// DATA as it comes, one that holds no uri goes on as it came,
 // and the bytes of one that does wait, prefixes put in, for the
 // downstream's credit; the route is offered the downstream's credit less
 // what waits (uris.go). A FLUSH the route sends while bytes wait goes

@@ -79,11 +79,12 @@ type request struct {
 
 	// A prefixed route's tools/call, prompts/get or resources/read reply
 	// (rewriting):
-	// uris finds the resource uris in it, at where they are in a DATA,
+	// uris finds the resource uris in it (resultURIs), at where they are
+	// in a DATA,
 	// and held keeps what waits for the downstream's credit, prefixes put
 	// in. The route's END waits behind held (endHeld), its extension in
 	// endExt and its trace id and authorization in endTrace and endAuth.
-	uris              uriScanner
+	uris              jsonrpc.PathScanner
 	at                []int
 	held              []byte
 	endExt            []byte
@@ -297,7 +298,7 @@ func (r *request) readBegin(ex *mcp.McpBeginEx) bool {
 	case mcp.McpBeginExKindToolsCall, mcp.McpBeginExKindPromptsGet, mcp.McpBeginExKindResourcesRead:
 		if r.h.s.prefixed {
 			r.state |= rewriting
-			r.uris.reset(r.kind)
+			r.uris.Reset(resultURIs(r.kind))
 		}
 	case mcp.McpBeginExKindRequest:
 		switch string(r.ident) {
