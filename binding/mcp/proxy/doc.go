@@ -62,13 +62,22 @@
 // # Naming
 //
 // With prefixes, tools and prompts appear as <toolkit>__<name> and
-// resources and resource templates as <toolkit>+<uri> (ZILLA.md §6). A
-// call (tools/call, prompts/get, resources/read, resources/subscribe,
-// resources/unsubscribe) goes to the route whose prefix its name or uri
-// carries, the longest when several do; the prefix is stripped from the
-// BEGIN's name or uri and from the params' "name" or "uri" member (the
-// params wait in a buffer slot for that, and their contentLength upstream
-// is then -1), and put back on the way down: on the uri of a
+// resources and resource templates as <toolkit>+<uri> (ZILLA.md §6), but
+// for the views of MCP Apps (SEP-1865): a host renders a view only when
+// its uri begins ui://, so a ui:// uri takes the prefix inside its
+// authority, ui://<toolkit>+<rest>, as agentgateway federates them (Zilla
+// prefixes every uri in front). The uri a tool's _meta names its view by
+// (ui.resourceUri, and the flat ui/resourceUri) gets it too, in tools/list
+// and in a tools/call result, so that a host's resources/read of the view
+// comes back to the route. A call (tools/call, prompts/get,
+// resources/read, resources/subscribe, resources/unsubscribe) goes to the
+// route whose prefix its name or uri carries, the longest when several
+// do; the prefix is stripped from the BEGIN's name or uri and from the
+// params' "name" or "uri" member (the params wait in a buffer slot for
+// that, and their contentLength upstream is then -1). A params member
+// that does not spell the prefix out (it escapes one of its characters)
+// is refused as naming no route: the route would read the prefix as part
+// of the name. The prefix is put back on the way down: on the uri of a
 // resourcesUpdated FLUSH, on each contents[].uri of a resources/read
 // result, and on the uri of each resource link and embedded resource a
 // tools/call or prompts/get result carries (result.content[].uri and
@@ -80,9 +89,11 @@
 // DATA as it comes, one that holds no uri goes on as it came,
 // and the bytes of one that does wait, prefixes put in, for the
 // downstream's credit; the route is offered the downstream's credit less
-// what waits (uris.go). A FLUSH the route sends while bytes wait goes
-// ahead of them (a result's DATA is its last word, so none should). A
-// uri in text, structuredContent or _meta is left as it is.
+// what waits (uris.go). A DATA that ends within a uri's first bytes,
+// before they tell whether it is a ui:// one, leaves them waiting for the
+// next. A FLUSH the route sends while bytes wait goes ahead of them (a
+// result's DATA is its last word, so none should). A uri in text,
+// structuredContent or other _meta is left as it is.
 // Without prefixes (prefix never, or one route and conditional) a call
 // goes to the first route, in order, whose allow-set has the name. A name
 // no route serves, or one its route's globs do not allow, gets the ERROR

@@ -585,11 +585,10 @@ func (h *Handler) routeOfItem(lk *listKind, item []byte) int {
 	if err != nil {
 		return -1
 	}
-	best := -1
+	best, n := -1, 0
 	for r := range h.s.routes {
-		p := lk.prefix(&h.s.routes[r])
-		if bytes.HasPrefix(name, p) && (best < 0 || len(p) > len(lk.prefix(&h.s.routes[best]))) {
-			best = r
+		if _, m, ok := h.s.routes[r].carries(lk.uri, name); ok && (best < 0 || m > n) {
+			best, n = r, m
 		}
 	}
 	return best

@@ -329,6 +329,9 @@ func (l *leg) onReplyData(d *frame.Data) {
 func (l *leg) onReplyEnd(e *frame.End) {
 	r := l.r
 	l.abortInitial() // a route that answered is done with the params
+	if r.state&rewriting != 0 {
+		l.closeURI()
+	}
 	switch {
 	case r.op != opCall:
 		if l.outcome(e) == mcp.McpOutcomeError {

@@ -339,7 +339,7 @@ func (l *lifecycle) onFlush(g *lifecycleLeg, f *frame.Flush) {
 	if h.s.prefixed && h.flushEx.TryWrap(ext, 0, len(ext)) && h.flushEx.TypeID() == h.typeID &&
 		h.flushEx.Kind() == mcp.McpFlushExKindResourcesUpdated {
 		v := h.flushEx.ResourcesUpdated()
-		uri := append(append(h.scratch[:0], h.s.routes[g.route].uri...), v.URI()...)
+		uri := h.s.routes[g.route].appendURI(h.scratch[:0], v.URI())
 		h.scratch = uri
 		c := h.exB.Flush.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID).ResourcesUpdated()
 		if v.HasID() {

@@ -175,6 +175,8 @@ func validate(body []byte) bool {
 func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts []part, next []cursorEntry, view *toolsView) ([]byte, []cursorEntry, []int, int) {
 	var bad []int
 	shadowed, seen := 0, nameSet{}
+	itemKeys := [2]string{k.nameKey, "_meta"}
+	var fields [2]span
 	dst = append(dst, '{', '"')
 	dst = append(dst, k.key...)
 	dst = append(dst, '"', ':', '[')
@@ -191,16 +193,24 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 		arr := p.body[as:ae]
 		globs, prefix := k.globs(r), k.prefix(r)
 		for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
-			ns, ne, ok := member(item, k.nameKey)
+			twice := members(item, itemKeys[:], fields[:])
+			ns, ne, ok := fields[0].start, fields[0].end, fields[0].ok
 			if !ok || item[ns] != '"' {
 				continue // an item without a name cannot be called
+			}
+			meta := fields[1]
+			if twice && !meta.ok && prefixed && k.kind == mcp.McpBeginExKindToolsList {
+				continue // a tool whose _meta is named twice, each naming a view maybe
 			}
 			name, err := jsonrpc.Unquote(nil, item[ns:ne])
 			if err != nil || !mcp.GlobsAllow(globs, unsafeString(name)) {
 				continue
 			}
 			key := string(name)
-			if prefixed {
+			switch {
+			case prefixed && k.uri:
+				key = string(r.appendURI(nil, name))
+			case prefixed:
 				key = string(prefix) + key
 			}
 			if !seen.add(key) {
@@ -219,12 +229,20 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 			}
 			first = false
 			start := len(dst)
-			if prefixed {
-				dst = append(dst, item[:ns+1]...)
-				dst = append(dst, prefix...)
-				dst = append(dst, item[ns+1:]...)
-			} else {
+			switch {
+			case !prefixed:
 				dst = append(dst, item...)
+			case k.kind == mcp.McpBeginExKindToolsList:
+				dst = appendPrefixedTool(dst, item, ns, meta, r)
+			default:
+				at := ns + 1
+				if k.uri {
+					cut, _ := rawURICut(item[at : ne-1])
+					at += cut
+				}
+				dst = append(dst, item[:at]...)
+				dst = append(dst, prefix...)
+				dst = append(dst, item[at:]...)
 			}
 			if d == itemDeferred {
 				dst = appendDeferred(dst, start)
@@ -240,6 +258,43 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 	}
 	dst = append(dst, ']')
 	return dst, next, bad, shadowed
+}
+
+// appendPrefixedTool appends a tool of the route's list, its name (at
+// ns) prefixed and so is the uri of the MCP Apps view its _meta (meta)
+// names (metaViewURIs), which a host reads back through the gateway.
+func appendPrefixedTool(dst, item []byte, ns int, meta span, r *route) []byte {
+	var buf [4]int
+	at := buf[:0]
+	if meta.ok && item[meta.start] == '{' {
+		var s jsonrpc.PathScanner
+		s.Reset(metaViewURIs)
+		at = s.Scan(item[meta.start:meta.end], at)
+		for i := range at {
+			at[i] += meta.start
+		}
+	}
+	last, named := 0, false
+	for i := 0; i <= len(at); i++ {
+		if !named && (i == len(at) || at[i] > ns) {
+			dst = append(dst, item[last:ns+1]...)
+			dst = append(dst, r.name...)
+			last, named = ns+1, true
+		}
+		if i == len(at) {
+			break
+		}
+		a := at[i]
+		end := a
+		for end < len(item) && item[end] != '"' {
+			end++ // to the string's end, for rawURICut to decide
+		}
+		cut, _ := rawURICut(item[a:end])
+		dst = append(dst, item[last:a+cut]...)
+		dst = append(dst, r.uri...)
+		last = a + cut
+	}
+	return append(dst, item[last:]...)
 }
 
 // nameSet holds the names of a list's items so far, so that a list names

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -230,4 +231,46 @@ func TestCompileRouteWithoutSchema(t *testing.T) {
 	_, err = compileRoute("mcp1", 0, "x", []any{map[string]any{"toolkit": "a b"}}, config.Pos{}, config.Pos{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `toolkit "a b": want letters, digits, _ and -`)
+}
+
+// BenchmarkMergeTools merges two routes' tools lists of 50 tools each,
+// prefixed: half the tools' descriptions hold an escape, and none or five
+// tools of each name an MCP Apps view, which the merge then scans for.
+func BenchmarkMergeTools(b *testing.B) {
+	for _, views := range []int{0, 5} {
+		b.Run(fmt.Sprintf("views=%d", 2*views), func(b *testing.B) { benchmarkMergeTools(b, views) })
+	}
+}
+
+func benchmarkMergeTools(b *testing.B, views int) {
+	routes := []route{}
+	for i, tk := range []string{"alpha", "beta"} {
+		rt, err := compileRoute("mcp1", i, "x", []any{map[string]any{"toolkit": tk}}, config.Pos{}, config.Pos{})
+		require.NoError(b, err)
+		routes = append(routes, rt)
+	}
+	body := []byte(`{"tools":[`)
+	for i := range 50 {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		desc := "Gets the weather for a city, by name or by coordinates, today or for a day of the coming week"
+		if i%2 == 1 {
+			desc += `\nwith a second line`
+		}
+		meta := ""
+		if i < views {
+			meta = `,"_meta":{"ui":{"resourceUri":"ui://weather/view.html"},"ui/resourceUri":"ui://weather/view.html"}`
+		}
+		body = fmt.Appendf(body, `{"name":"tool_%d","description":"%s","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"day":{"type":"integer"}},"required":["city"]}%s}`, i, desc, meta)
+	}
+	body = append(body, `]}`...)
+	k := listKindOf(mcp.McpBeginExKindToolsList)
+	var out []byte
+	b.SetBytes(int64(2 * len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		parts := []part{{route: 0, body: body}, {route: 1, body: body}}
+		out, _, _, _ = appendMerged(out[:0], k, routes, true, parts, nil, nil)
+	}
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"log/slog"
 	"unsafe"
 
@@ -201,7 +200,7 @@ func (h *Handler) passThrough(ex *mcp.McpBeginEx, buf []byte) engine.MessageCons
 	if h.holdsCall(kind, rb.Ident) {
 		return nil
 	}
-	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization())
+	route, _, ok := h.resolve(isURIKind(kind), kind, rb.Ident, h.begin.Authorization(), &h.scratch)
 	if !ok || h.s.routes[route].timed {
 		return nil
 	}
@@ -235,8 +234,8 @@ func unsafeString(b []byte) string {
 // route knows it by: with prefixes, the route whose prefix the name
 // carries (the longest, should toolkits share a beginning); without, the
 // first route whose allow-set has the name. Either way the route's globs
-// must allow the name.
-func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64) (int, []byte, bool) {
+// must allow the name. A ui:// uri's name upstream is built in *scratch.
+func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64, scratch *[]byte) (int, []byte, bool) {
 	routes := h.s.routes
 	if !h.s.prefixed {
 		for i := range routes {
@@ -246,25 +245,24 @@ func (h *Handler) resolve(uri bool, kind uint8, name []byte, auth int64) (int, [
 		}
 		return -1, nil, false
 	}
-	best := -1
+	best, at, n := -1, 0, 0
 	for i := range routes {
-		p := routes[i].name
-		if uri {
-			p = routes[i].uri
-		}
-		if bytes.HasPrefix(name, p) && (best < 0 || len(p) > len(routes[best].name)) {
-			best = i
+		if a, m, ok := routes[i].carries(uri, name); ok && (best < 0 || m > n) {
+			best, at, n = i, a, m
 		}
 	}
 	if best < 0 {
 		return -1, nil, false
 	}
-	p := routes[best].name
-	if uri {
-		p = routes[best].uri
+	rest := name[at+n:]
+	if len(rest) == 0 {
+		return -1, nil, false
 	}
-	rest := name[len(p):]
-	if len(rest) == 0 || !h.allowed(best, auth) || !mcp.GlobsAllow(routeGlobs(&routes[best], kind), unsafeString(rest)) {
+	if at > 0 {
+		*scratch = append(append((*scratch)[:0], name[:at]...), rest...)
+		rest = *scratch
+	}
+	if !h.allowed(best, auth) || !mcp.GlobsAllow(routeGlobs(&routes[best], kind), unsafeString(rest)) {
 		return -1, nil, false
 	}
 	return best, rest, true

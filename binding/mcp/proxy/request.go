@@ -54,7 +54,7 @@ type request struct {
 
 	route   int
 	upIdent []byte // the name or uri the route knows, or a clientResponse's route id
-	upBuf   []byte // a clientResponse's route id
+	upBuf   []byte // a clientResponse's route id, or a ui:// uri upstream (resolve)
 	legs    []*leg
 	open    int // legs not yet settled
 	total   int // bytes the legs collected
@@ -87,6 +87,7 @@ type request struct {
 	uris              jsonrpc.PathScanner
 	at                []int
 	held              []byte
+	uriAt             int // where in held an open uri's text begins (uriOpen)
 	endExt            []byte
 	endTrace, endAuth int64
 
@@ -113,6 +114,7 @@ const (
 	released
 	rewriting // a call whose reply's resource uris get the route's prefix
 	endHeld   // the route's END waits for held to go
+	uriOpen   // held ends in a uri's text that may yet be ui:// (uriAt)
 )
 
 // leg is the proxy's stream to one route for a request: its Stream sends
@@ -239,7 +241,7 @@ func (r *request) onBegin(b *frame.Begin) {
 	// refuses before reading (RESET with McpResetEx) then finds the
 	// downstream's request still open, and the refusal passes through.
 	if r.op == opCall && !r.identNull && r.kind != mcp.McpBeginExKindRequest && !h.holdsCall(r.kind, r.ident) {
-		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization)
+		route, up, ok := h.resolve(isURIKind(r.kind), r.kind, r.ident, r.authorization, &r.upBuf)
 		if ok {
 			r.route, r.upIdent = route, up
 			r.relay()
@@ -543,7 +545,7 @@ func (r *request) onParams() {
 				r.metaCall(m)
 				return
 			}
-			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name, r.authorization)
+			route, up, ok := h.resolve(isURIKind(r.kind), r.kind, name, r.authorization, &r.upBuf)
 			if !ok {
 				r.respondUnknown(name)
 				return
@@ -551,12 +553,20 @@ func (r *request) onParams() {
 			if r.checked() && !r.argumentsValid(name) {
 				return
 			}
+			if !r.stripParams(0, key, route) {
+				r.respondUnknown(name)
+				return
+			}
 			r.route, r.upIdent = route, up
-			r.stripParams(0, key, route)
 			r.relay()
 			return
 		}
-		r.stripParams(0, key, r.route)
+		if !r.stripParams(0, key, r.route) {
+			// The route has the BEGIN but not yet a byte of the params.
+			r.cancelLegs()
+			r.respondUnknown(r.ident)
+			return
+		}
 		r.legs[0].params = r.params
 		r.legs[0].sendParams()
 	}
@@ -564,25 +574,35 @@ func (r *request) onParams() {
 
 // stripParams removes the route's prefix from the string member key of
 // the object at r.params[base:], shifting the rest of the params left in
-// the slot.
-func (r *request) stripParams(base int, key string, route int) {
+// the slot. It reports false when the member does not spell the prefix
+// out (it escapes one of its characters, say): the route was chosen by the
+// name decoded, and the route would read the prefix as part of the name.
+func (r *request) stripParams(base int, key string, route int) bool {
 	h := r.h
 	if !h.s.prefixed {
-		return
+		return true
 	}
 	rt := &h.s.routes[route]
 	prefix := rt.name
-	if key == "uri" {
-		prefix = rt.uri
-	}
 	obj := r.params[base:]
 	vs, ve, ok := member(obj, key)
-	if !ok || obj[vs] != '"' || ve-vs-2 < len(prefix) || string(obj[vs+1:vs+1+len(prefix)]) != string(prefix) {
-		return
+	if !ok || obj[vs] != '"' {
+		return false
 	}
-	at := base + vs + 1
+	vs++ // past the quote
+	if key == "uri" {
+		prefix = rt.uri
+		if cut, decided := rawURICut(obj[vs : ve-1]); decided {
+			vs += cut // ui://<toolkit>+…
+		}
+	}
+	if ve-1-vs < len(prefix) || string(obj[vs:vs+len(prefix)]) != string(prefix) {
+		return false
+	}
+	at := base + vs
 	n := copy(r.params[at:], r.params[at+len(prefix):])
 	r.params = r.params[:at+n]
+	return true
 }
 
 // routeCompletion routes completion/complete by params.ref: a prompt's
@@ -603,8 +623,8 @@ func (r *request) routeCompletion() {
 	if vs, ve, ok := member(ref, key); ok && ref[vs] == '"' {
 		name, _ = jsonrpc.Unquote(nil, ref[vs:ve])
 	}
-	route, _, ok := h.resolve(key == "uri", kind, name, r.authorization)
-	if !ok {
+	route, _, ok := h.resolve(key == "uri", kind, name, r.authorization, &r.upBuf)
+	if !ok || !r.stripParams(rs, key, route) {
 		if key == "uri" {
 			r.respondError(mcp.CodeResourceNotFound, []byte("Resource not found"), []byte("uri"), name)
 		} else {
@@ -613,7 +633,6 @@ func (r *request) routeCompletion() {
 		return
 	}
 	r.route = route
-	r.stripParams(rs, key, route)
 	r.relay()
 }
 

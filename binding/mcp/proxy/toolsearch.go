@@ -373,7 +373,7 @@ func stringArg(args []byte, key string) ([]byte, bool) {
 // reaches reports whether the request's caller may call the tool named
 // name: a route it may reach serves it.
 func (r *request) reaches(name string) bool {
-	_, _, ok := r.h.resolve(false, mcp.McpBeginExKindToolsCall, []byte(name), r.authorization)
+	_, _, ok := r.h.resolve(false, mcp.McpBeginExKindToolsCall, []byte(name), r.authorization, &r.upBuf)
 	return ok
 }
 
@@ -533,7 +533,7 @@ func (r *request) executeTool(args []byte) {
 		r.respondResult(toolNotFound)
 		return
 	}
-	route, up, ok := h.resolve(false, mcp.McpBeginExKindToolsCall, name, r.authorization)
+	route, up, ok := h.resolve(false, mcp.McpBeginExKindToolsCall, name, r.authorization, &r.upBuf)
 	if !ok {
 		r.respondResult(toolNotFound)
 		return
@@ -554,7 +554,10 @@ func (r *request) executeTool(args []byte) {
 	}
 	r.ident = append(r.ident[:0], name...)
 	r.identNull = false
+	if !r.stripParams(0, "name", route) {
+		r.respondUnknown(name)
+		return
+	}
 	r.route, r.upIdent = route, up
-	r.stripParams(0, "name", route)
 	r.relay()
 }

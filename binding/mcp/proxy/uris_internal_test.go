@@ -50,3 +50,74 @@ func TestResultURIs(t *testing.T) {
 		})
 	}
 }
+
+// TestRouteURIs: where a route's prefix goes in a uri and where the
+// proxy finds it again.
+func TestRouteURIs(t *testing.T) {
+	rt := &route{name: []byte("w__"), uri: []byte("w+")}
+	for _, tc := range []struct{ up, gw string }{
+		{"ui://weather/view.html", "ui://w+weather/view.html"},
+		{"ui:///view.html", "ui://w+/view.html"},
+		{"ui://", "ui://w+"},
+		{"file:///ui://x", "w+file:///ui://x"},
+		{"UI://x", "w+UI://x"}, // a host reads only ui:// as a view
+		{"ui:/x", "w+ui:/x"},
+		{"", "w+"},
+	} {
+		assert.Equal(t, tc.gw, string(rt.appendURI(nil, []byte(tc.up))), tc.up)
+		at, n, ok := rt.carries(true, []byte(tc.gw))
+		if assert.True(t, ok, tc.gw) {
+			assert.Equal(t, tc.up, tc.gw[:at]+tc.gw[at+n:], tc.gw)
+		}
+	}
+	// The prefix in front reaches the route too; one elsewhere does not.
+	at, n, ok := rt.carries(true, []byte("w+ui://x"))
+	assert.True(t, ok)
+	assert.Equal(t, "ui://x", "w+ui://x"[at+n:])
+	for _, gw := range []string{"ui://x/w+y", "ui://ww+x", "x+w+ui://x", "ui:/w+x"} {
+		_, _, ok := rt.carries(true, []byte(gw))
+		assert.False(t, ok, gw)
+	}
+	_, _, ok = rt.carries(false, []byte("ui://w__x"))
+	assert.False(t, ok, "a name's prefix is at its start")
+
+	for _, tc := range []struct {
+		raw     string
+		at      int
+		decided bool
+	}{
+		{`ui://x"`, 5, true}, {`ui:\/\/x"`, 7, true}, {`ui:\/x"`, 0, true}, {`"`, 0, true}, {`x`, 0, true},
+		{``, 0, false}, {`u`, 0, false}, {`ui:/`, 0, false}, {`ui:\`, 0, false}, {`ui:\/\`, 0, false},
+		{`\u0075i://x"`, 0, true}, // any other escape reads as another scheme
+	} {
+		at, decided := rawURICut([]byte(tc.raw))
+		assert.Equal(t, tc.at, at, tc.raw)
+		assert.Equal(t, tc.decided, decided, tc.raw)
+	}
+}
+
+// TestPrefixedTool: a listed tool's name gets the route's name prefix and
+// the view its _meta names the route's uri prefix, wherever the members
+// are and however the uri's slashes are written; a tool that names _meta
+// twice is left out, since a client may read either.
+func TestPrefixedTool(t *testing.T) {
+	rt := route{name: []byte("w__"), uri: []byte("w+")}
+	k := listKindOf(mcp.McpBeginExKindToolsList)
+	for _, tc := range []struct{ in, want string }{
+		{`{"name":"t","inputSchema":{}}`, `{"name":"w__t","inputSchema":{}}`},
+		{`{"name":"t","_meta":{"ui":{"resourceUri":"ui://a/v.html"},"ui/resourceUri":"ui://a/v.html"}}`,
+			`{"name":"w__t","_meta":{"ui":{"resourceUri":"ui://w+a/v.html"},"ui/resourceUri":"ui://w+a/v.html"}}`},
+		{`{"_meta":{"ui":{"resourceUri":"ui:\/\/a"}},"name":"t"}`, `{"_meta":{"ui":{"resourceUri":"ui:\/\/w+a"}},"name":"w__t"}`},
+		{`{"_m\u0065ta":{"ui\/resourceUri":"ui://a","ui":{"resourceUr\u0069":"x:1"}},"name":"t"}`,
+			`{"_m\u0065ta":{"ui\/resourceUri":"ui://w+a","ui":{"resourceUr\u0069":"w+x:1"}},"name":"w__t"}`},
+		{`{"_meta":{"ui/resourceUri":"ui://a"},"name":"t","_meta":{}}`, ``},
+		{`{"name":"t","_meta":{"resourceUri":"ui://a","ui":{"other":"ui://b"}},"annotations":{"_meta":{"ui":{"resourceUri":"ui://c"}}}}`,
+			`{"name":"w__t","_meta":{"resourceUri":"ui://a","ui":{"other":"ui://b"}},"annotations":{"_meta":{"ui":{"resourceUri":"ui://c"}}}}`},
+		{`{"name":"t\n","_meta":{"ui":{"resourceUri":7}}}`, `{"name":"w__t\n","_meta":{"ui":{"resourceUri":7}}}`},
+		{`{"name":"t","_meta":"ui://a"}`, `{"name":"w__t","_meta":"ui://a"}`},
+	} {
+		body := []byte(`{"tools":[` + tc.in + `]}`)
+		out, _, _, _ := appendMerged(nil, k, []route{rt}, true, []part{{route: 0, body: body}}, nil, nil)
+		assert.Equal(t, `{"tools":[`+tc.want+`]`, string(out), tc.in)
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// startAppsServer runs testdata/ts-apps-server.mjs, an MCP Apps server on
+// the TypeScript SDK and ext-apps, whose answers carry label.
+func startAppsServer(t *testing.T, label string) *upstream {
+	t.Helper()
+	dir, node := peers(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "ts-apps-server.mjs"))
+	require.NoError(t, err)
+	script := filepath.Join(dir, "ts-apps-server.mjs")
+	require.NoError(t, os.WriteFile(script, src, 0o644))
+	port := freePort(t)
+	cmd := exec.Command(node, script, fmt.Sprint(port), label)
+	cmd.Dir = dir
+	return startProcess(t, cmd, port)
+}
+
+// appsHost is what testdata/ts-apps-host.mjs prints.
+type appsHost struct {
+	Tools map[string]struct {
+		URI        string `json:"uri"`
+		Flat       string `json:"flat"`
+		MimeType   string `json:"mimeType"`
+		HTML       string `json:"html"`
+		ReadURI    string `json:"readUri"`
+		Text       string `json:"text"`
+		Link       string `json:"link"`
+		LinkedHTML string `json:"linkedHtml"`
+		View       bool   `json:"view"`
+	} `json:"tools"`
+	Resources []string `json:"resources"`
+}
+
+func runAppsHost(t *testing.T, endpoint string) appsHost {
+	t.Helper()
+	var out appsHost
+	stdout := runNodeScript(t, "ts-apps-host.mjs", 60*time.Second, endpoint)
+	require.NoError(t, json.Unmarshal(stdout, &out), "%s", stdout)
+	return out
+}
+
+// TestGatewayApps puts two MCP Apps servers that serve the same view,
+// ui://weather/view.html, behind one gateway, and has an MCP Apps host
+// (the TypeScript SDK's client with ext-apps' getToolUiResourceUri, which
+// refuses a view whose uri is not ui://) find each tool's view, read it,
+// call the tool and read the view its result links to. Each route's view
+// keeps its ui:// scheme, the route's prefix in its authority, and reads
+// back from its own server; so does the link. Directly, the host sees the
+// server's own uri.
+func TestGatewayApps(t *testing.T) {
+	a, b := startAppsServer(t, "alpha"), startAppsServer(t, "beta")
+
+	direct := runAppsHost(t, a.URL)
+	require.Contains(t, direct.Tools, "weather")
+	assert.Equal(t, "ui://weather/view.html", direct.Tools["weather"].URI)
+	assert.Equal(t, []string{"ui://weather/view.html"}, direct.Resources)
+
+	port := freePort(t)
+	endpoint := startGateway(t, gatewayConfig(port, "",
+		gatewayRoute{Toolkit: "a", Upstream: a.URL},
+		gatewayRoute{Toolkit: "b", Upstream: b.URL}), port, 2)
+	out := runAppsHost(t, endpoint)
+	require.Len(t, out.Tools, 2, "%+v", out)
+	for _, tc := range []struct{ tool, view, label string }{
+		{"a__weather", "ui://a+weather/view.html", "alpha"},
+		{"b__weather", "ui://b+weather/view.html", "beta"},
+	} {
+		got, ok := out.Tools[tc.tool]
+		if !assert.True(t, ok, "%s listed with a view: %+v", tc.tool, out) {
+			continue
+		}
+		assert.Equal(t, tc.view, got.URI, tc.tool)
+		assert.Equal(t, tc.view, got.Flat, "%s: the flat _meta key", tc.tool)
+		assert.Equal(t, tc.view, got.ReadURI, "%s: the read's contents[].uri", tc.tool)
+		assert.True(t, got.View, "%s: mime type %q", tc.tool, got.MimeType)
+		assert.Equal(t, "<html><body>"+tc.label+"</body></html>", got.HTML, tc.tool)
+		assert.Equal(t, tc.label+": sunny in Oslo", got.Text, tc.tool)
+		assert.Equal(t, tc.view, got.Link, "%s: the result's resource link", tc.tool)
+		assert.Equal(t, got.HTML, got.LinkedHTML, tc.tool)
+	}
+	assert.Equal(t, []string{"ui://a+weather/view.html", "ui://b+weather/view.html"}, out.Resources)
+}
