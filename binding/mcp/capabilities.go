@@ -13,10 +13,10 @@ const (
 		McpCapabilitiesServerResources | McpCapabilitiesServerToolsListChanged |
 		McpCapabilitiesServerPromptsListChanged | McpCapabilitiesServerResourcesListChanged |
 		McpCapabilitiesServerResourcesSubscribe | McpCapabilitiesServerLogging |
-		McpCapabilitiesServerCompletions
+		McpCapabilitiesServerCompletions | McpCapabilitiesServerExtensionUi
 	ClientCapabilities = McpCapabilitiesClientRoots | McpCapabilitiesClientSampling |
 		McpCapabilitiesClientElicitation | McpCapabilitiesClientElicitationForm |
-		McpCapabilitiesClientElicitationUrl
+		McpCapabilitiesClientElicitationUrl | McpCapabilitiesClientExtensionUi
 	// ListChangedCapabilities are the list_changed notifications, as
 	// server capabilities and as a lifecycle's subscriptions alike.
 	ListChangedCapabilities = McpCapabilitiesServerToolsListChanged |
@@ -100,10 +100,60 @@ var serverMembers = [...]struct {
 	{"completions", McpCapabilitiesServerCompletions, 0, 0},
 }
 
+// The MCP Apps extension (SEP-1865, negotiated as SEP-2133 has
+// extensions negotiated): its key under capabilities.extensions, and the
+// mime type of its views, which a client that renders them lists.
+const (
+	ExtensionUI = "io.modelcontextprotocol/ui"
+	MimeTypeApp = "text/html;profile=mcp-app"
+)
+
+// The capabilities of the MCP Apps extension the gateway declares for
+// its side: a client that renders views, a server that has them. The
+// gateway declares no extension it does not carry end to end: one that
+// adds methods (tasks) would find no route for them.
+const (
+	clientExtensionUI = `"extensions":{"` + ExtensionUI + `":{"mimeTypes":["` + MimeTypeApp + `"]}}`
+	serverExtensionUI = `"extensions":{"` + ExtensionUI + `":{}}`
+)
+
+// extensionUI returns the capabilities' MCP Apps object, nil when they
+// declare none.
+func extensionUI(caps []byte) []byte {
+	ext, ok := member(caps, "extensions")
+	if !ok {
+		return nil
+	}
+	ui, ok := member(ext, ExtensionUI)
+	if !ok || len(ui) == 0 || ui[0] != '{' {
+		return nil
+	}
+	return ui
+}
+
+// rendersApps reports whether a client's MCP Apps object lists the mime
+// type of views among its mimeTypes.
+func rendersApps(ui []byte) bool {
+	types, ok := member(ui, "mimeTypes")
+	if !ok {
+		return false
+	}
+	for v, i, ok := jsonrpc.NextElement(types, 0); ok; v, i, ok = jsonrpc.NextElement(types, i) {
+		var buf [len(MimeTypeApp)]byte
+		if s, err := jsonrpc.UnquoteTo(buf[:0], v); err == nil && string(s) == MimeTypeApp {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseServerCapabilities returns the server bits of an initialize or
 // server/discover result's capabilities object.
 func ParseServerCapabilities(caps []byte) McpCapabilities {
 	var bits McpCapabilities
+	if extensionUI(caps) != nil {
+		bits |= McpCapabilitiesServerExtensionUi
+	}
 	for _, m := range serverMembers {
 		v, ok := member(caps, m.name)
 		if !ok {
@@ -146,6 +196,12 @@ func AppendServerCapabilities(dst []byte, c McpCapabilities) []byte {
 		}
 		dst = append(dst, '}')
 	}
+	if c&McpCapabilitiesServerExtensionUi != 0 {
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, serverExtensionUI...)
+	}
 	return append(dst, '}')
 }
 
@@ -170,6 +226,9 @@ func ParseClientCapabilities(caps []byte) McpCapabilities {
 		if url {
 			bits |= McpCapabilitiesClientElicitationUrl
 		}
+	}
+	if ui := extensionUI(caps); ui != nil && rendersApps(ui) {
+		bits |= McpCapabilitiesClientExtensionUi
 	}
 	return bits
 }
@@ -205,6 +264,12 @@ func AppendClientCapabilities(dst []byte, c McpCapabilities) []byte {
 			dst = append(dst, `"url":{}`...)
 		}
 		dst = append(dst, '}')
+	}
+	if c&McpCapabilitiesClientExtensionUi != 0 {
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, clientExtensionUI...)
 	}
 	return append(dst, '}')
 }

@@ -26,6 +26,8 @@ const (
 	elicit      = mcp.McpCapabilitiesClientElicitation
 	elicitForm  = mcp.McpCapabilitiesClientElicitationForm
 	elicitURL   = mcp.McpCapabilitiesClientElicitationUrl
+	clientUI    = mcp.McpCapabilitiesClientExtensionUi
+	serverUI    = mcp.McpCapabilitiesServerExtensionUi
 )
 
 func TestCapabilitySides(t *testing.T) {
@@ -51,8 +53,9 @@ func TestServerCapabilities(t *testing.T) {
 		{"tools", tools, `{"tools":{}}`, tools},
 		{"list changed alone", toolsLC, `{"tools":{"listChanged":true}}`, tools | toolsLC},
 		{"all", mcp.ServerCapabilities,
-			`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{}}`,
+			`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{},"completions":{},"extensions":{"io.modelcontextprotocol/ui":{}}}`,
 			mcp.ServerCapabilities},
+		{"apps", serverUI, `{"extensions":{"io.modelcontextprotocol/ui":{}}}`, serverUI},
 		{"subscribe alone", subscribe, `{"resources":{"subscribe":true}}`, resources | subscribe},
 		{"client bits ignored", roots | prompts, `{"prompts":{}}`, prompts},
 	} {
@@ -69,6 +72,9 @@ func TestServerCapabilities(t *testing.T) {
 		{"not an object", `[]`, 0},
 		{"flags false", `{"tools":{"listChanged":false},"resources":{"subscribe":"yes"}}`, tools | resources},
 		{"unknown members", `{"experimental":{},"tasks":{}}`, 0},
+		{"apps with settings", `{"tools":{},"extensions":{"io.modelcontextprotocol/ui":{"x":1},"io.modelcontextprotocol/tasks":{}}}`, tools | serverUI},
+		{"apps not an object", `{"extensions":{"io.modelcontextprotocol/ui":true}}`, 0},
+		{"other extensions", `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, mcp.ParseServerCapabilities([]byte(tt.json)))
@@ -104,9 +110,10 @@ func TestClientCapabilities(t *testing.T) {
 		{"sampling", sampling, `{"sampling":{}}`, sampling},
 		{"elicitation without a mode is form", elicit, `{"elicitation":{}}`, elicit | elicitForm},
 		{"url only", elicit | elicitURL, `{"elicitation":{"url":{}}}`, elicit | elicitURL},
-		{"all", mcp.ClientCapabilities, `{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`,
+		{"all", mcp.ClientCapabilities, `{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`,
 			mcp.ClientCapabilities},
-		{"server bits ignored", tools | sampling, `{"sampling":{}}`, sampling},
+		{"apps", clientUI, `{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, clientUI},
+		{"server bits ignored", tools | sampling | serverUI, `{"sampling":{}}`, sampling},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := mcp.AppendClientCapabilities([]byte("x"), tt.bits)
@@ -115,6 +122,16 @@ func TestClientCapabilities(t *testing.T) {
 		})
 	}
 	assert.Zero(t, mcp.ParseClientCapabilities([]byte(`"roots"`)))
+	// A client renders views only when it lists their mime type.
+	for json, want := range map[string]mcp.McpCapabilities{
+		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/plain","text\/html;profile=mcp-app"]}}}`: clientUI,
+		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html"]}}}`:                               0,
+		`{"extensions":{"io.modelcontextprotocol/ui":{}}}`:                                                        0,
+		`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":"text/html;profile=mcp-app"}}}`:                 0,
+		`{"extensions":{"io.modelcontextprotocol/tasks":{"mimeTypes":["text/html;profile=mcp-app"]}}}`:            0,
+	} {
+		assert.Equal(t, want, mcp.ParseClientCapabilities([]byte(json)), json)
+	}
 }
 
 func TestClientRequestNeed(t *testing.T) {

@@ -45,7 +45,8 @@
 //   - [LookupMethod] and [KindMethod] map JSON-RPC methods and request
 //     kinds, and [Method] says what a kind's params name.
 //   - [ParseServerCapabilities], [AppendServerCapabilities] and their
-//     client twins code capabilities objects as McpCapabilities bits.
+//     client twins code capabilities objects as McpCapabilities bits,
+//     the MCP Apps extension ([ExtensionUI]) among them.
 //   - [ListChanges] names each list_changed notification as a bit, a
 //     FLUSH kind, a method and a subscriptions/listen member.
 //   - [Version] and [ParseVersion] are the protocol revisions.

@@ -28,6 +28,8 @@ const (
 	McpCapabilitiesServerResourcesSubscribe   McpCapabilities = 2048
 	McpCapabilitiesServerLogging              McpCapabilities = 4096
 	McpCapabilitiesServerCompletions          McpCapabilities = 8192
+	McpCapabilitiesClientExtensionUi          McpCapabilities = 16384
+	McpCapabilitiesServerExtensionUi          McpCapabilities = 32768
 )
 
 // String returns the IDL name of the value.
@@ -61,6 +63,10 @@ func (v McpCapabilities) String() string {
 		return "SERVER_LOGGING"
 	case McpCapabilitiesServerCompletions:
 		return "SERVER_COMPLETIONS"
+	case McpCapabilitiesClientExtensionUi:
+		return "CLIENT_EXTENSION_UI"
+	case McpCapabilitiesServerExtensionUi:
+		return "SERVER_EXTENSION_UI"
 	}
 	return "McpCapabilities(" + strconv.FormatInt(int64(v), 10) + ")"
 }
@@ -68,7 +74,7 @@ func (v McpCapabilities) String() string {
 // Valid reports whether v is one of the declared values.
 func (v McpCapabilities) Valid() bool {
 	switch v {
-	case McpCapabilitiesServerTools, McpCapabilitiesServerPrompts, McpCapabilitiesServerResources, McpCapabilitiesServerToolsListChanged, McpCapabilitiesServerPromptsListChanged, McpCapabilitiesServerResourcesListChanged, McpCapabilitiesClientRoots, McpCapabilitiesClientSampling, McpCapabilitiesClientElicitation, McpCapabilitiesClientElicitationForm, McpCapabilitiesClientElicitationUrl, McpCapabilitiesServerResourcesSubscribe, McpCapabilitiesServerLogging, McpCapabilitiesServerCompletions:
+	case McpCapabilitiesServerTools, McpCapabilitiesServerPrompts, McpCapabilitiesServerResources, McpCapabilitiesServerToolsListChanged, McpCapabilitiesServerPromptsListChanged, McpCapabilitiesServerResourcesListChanged, McpCapabilitiesClientRoots, McpCapabilitiesClientSampling, McpCapabilitiesClientElicitation, McpCapabilitiesClientElicitationForm, McpCapabilitiesClientElicitationUrl, McpCapabilitiesServerResourcesSubscribe, McpCapabilitiesServerLogging, McpCapabilitiesServerCompletions, McpCapabilitiesClientExtensionUi, McpCapabilitiesServerExtensionUi:
 		return true
 	}
 	return false

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,7 +32,9 @@ func startAppsServer(t *testing.T, label string) *upstream {
 
 // appsHost is what testdata/ts-apps-host.mjs prints.
 type appsHost struct {
-	Tools map[string]struct {
+	Extension bool     `json:"extension"`
+	Plain     []string `json:"plain"`
+	Tools     map[string]struct {
 		URI        string `json:"uri"`
 		Flat       string `json:"flat"`
 		MimeType   string `json:"mimeType"`
@@ -44,10 +48,10 @@ type appsHost struct {
 	Resources []string `json:"resources"`
 }
 
-func runAppsHost(t *testing.T, endpoint string) appsHost {
+func runAppsHost(t *testing.T, endpoint string, args ...string) appsHost {
 	t.Helper()
 	var out appsHost
-	stdout := runNodeScript(t, "ts-apps-host.mjs", 60*time.Second, endpoint)
+	stdout := runNodeScript(t, "ts-apps-host.mjs", 60*time.Second, append([]string{endpoint}, args...)...)
 	require.NoError(t, json.Unmarshal(stdout, &out), "%s", stdout)
 	return out
 }
@@ -60,10 +64,16 @@ func runAppsHost(t *testing.T, endpoint string) appsHost {
 // keeps its ui:// scheme, the route's prefix in its authority, and reads
 // back from its own server; so does the link. Directly, the host sees the
 // server's own uri.
+//
+// The extension is negotiated through the gateway both ways: the servers
+// serve the view only to a client that declares it renders views (as
+// ext-apps documents), and the gateway declares the servers' extension.
+// A host that declares nothing gets the text-only tools.
 func TestGatewayApps(t *testing.T) {
 	a, b := startAppsServer(t, "alpha"), startAppsServer(t, "beta")
 
-	direct := runAppsHost(t, a.URL)
+	direct := runAppsHost(t, a.URL, "ui")
+	assert.True(t, direct.Extension)
 	require.Contains(t, direct.Tools, "weather")
 	assert.Equal(t, "ui://weather/view.html", direct.Tools["weather"].URI)
 	assert.Equal(t, []string{"ui://weather/view.html"}, direct.Resources)
@@ -72,7 +82,9 @@ func TestGatewayApps(t *testing.T) {
 	endpoint := startGateway(t, gatewayConfig(port, "",
 		gatewayRoute{Toolkit: "a", Upstream: a.URL},
 		gatewayRoute{Toolkit: "b", Upstream: b.URL}), port, 2)
-	out := runAppsHost(t, endpoint)
+	out := runAppsHost(t, endpoint, "ui")
+	assert.True(t, out.Extension, "the gateway declares the servers' MCP Apps extension")
+	assert.Equal(t, []string{"a__time", "b__time"}, out.Plain)
 	require.Len(t, out.Tools, 2, "%+v", out)
 	for _, tc := range []struct{ tool, view, label string }{
 		{"a__weather", "ui://a+weather/view.html", "alpha"},
@@ -92,4 +104,29 @@ func TestGatewayApps(t *testing.T) {
 		assert.Equal(t, got.HTML, got.LinkedHTML, tc.tool)
 	}
 	assert.Equal(t, []string{"ui://a+weather/view.html", "ui://b+weather/view.html"}, out.Resources)
+
+	plain := runAppsHost(t, endpoint)
+	assert.Empty(t, plain.Tools, "a host that renders no views is served none")
+	assert.Equal(t, []string{"a__time", "a__weather", "b__time", "b__weather"}, plain.Plain)
+
+	// A 2026-07-28 client is served through the worker's own session,
+	// which declares views upstream for all the clients it serves.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session := sdkSession(t, ctx, endpoint, "2026-07-28")
+	list, err := session.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var view string
+	for _, tool := range list.Tools {
+		if tool.Name == "b__weather" {
+			ui, _ := tool.Meta["ui"].(map[string]any)
+			view, _ = ui["resourceUri"].(string)
+		}
+	}
+	require.Equal(t, "ui://b+weather/view.html", view, "%+v", list.Tools)
+	read, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: view})
+	require.NoError(t, err)
+	require.Len(t, read.Contents, 1)
+	assert.Equal(t, "<html><body>beta</body></html>", read.Contents[0].Text)
+	assert.Equal(t, view, read.Contents[0].URI)
 }

@@ -156,7 +156,7 @@ func TestClientRequestSessionless(t *testing.T) {
 		// The worker's own session declares every client capability: a
 		// request on a call's stream is checked against that call's own
 		// (reverse.go).
-		{`"capabilities":{"roots":{"listChanged":true}}`, `"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`},
+		{`"capabilities":{"roots":{"listChanged":true}}`, `"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`},
 		{`read '{"jsonrpc":"2.0","id":"r1","result":{"roots":[{"uri":"file:///work","name":"work"}]}}'`,
 			`read '{"jsonrpc":"2.0","id":"r1","error":{"code":-32603,"message":"No stream open to the client"}}'`},
 	} {

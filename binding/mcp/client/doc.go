@@ -115,8 +115,10 @@
 //     the session's GET event stream opened.
 //   - The lifecycle's reply BEGIN carries the result's capabilities as
 //     McpCapabilities bits: tools, prompts and resources with their
-//     listChanged bits, resources.subscribe, logging (SERVER_LOGGING) and
-//     completions (SERVER_COMPLETIONS). A failed initialize RESETs the
+//     listChanged bits, resources.subscribe, logging (SERVER_LOGGING),
+//     completions (SERVER_COMPLETIONS) and the MCP Apps extension
+//     (SERVER_EXTENSION_UI; no other extension is declared downstream,
+//     since the gateway carries no other end to end). A failed initialize RESETs the
 //     lifecycle with McpResetEx.error -32603 "Upstream …", or, when the
 //     upstream refused it 401 or 403 with a Bearer challenge, with
 //     McpResetEx.bearer carrying the challenge's realm, scope,
@@ -299,8 +301,9 @@
 // mcp.MaxNotification). The client kind keeps no table of them: the ids
 // are the upstream's, and the hops in front map their own. What it
 // declares upstream in initialize are the client capabilities of the
-// lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url),
-// no more, so the upstream asks only what the downstream client takes.
+// lifecycle's CLIENT_* bits (roots, sampling, elicitation form and url,
+// and the MCP Apps extension's views), no more, so the upstream asks only
+// what the downstream client takes.
 // A request on the stream of a downstream request without a session (a
 // 2026-07-28 client's, other than those its rounds carry; see "Input
 // required rounds") has no client to answer it: the upstream gets -32601

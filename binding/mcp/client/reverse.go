@@ -21,9 +21,11 @@ import (
 
 // reverseCaps are the client capabilities a worker's own session declares
 // upstream: every request to the client is checked against those of the
-// call it came on instead.
+// call it came on instead. It declares MCP Apps views too: a client that
+// does not render one still reads the tool's content.
 const reverseCaps = uint16(mcp.McpCapabilitiesClientRoots | mcp.McpCapabilitiesClientSampling |
-	mcp.McpCapabilitiesClientElicitationForm | mcp.McpCapabilitiesClientElicitationUrl)
+	mcp.McpCapabilitiesClientElicitationForm | mcp.McpCapabilitiesClientElicitationUrl |
+	mcp.McpCapabilitiesClientExtensionUi)
 
 // asked is a request the upstream sent its client during a pending call,
 // not answered yet.
