@@ -20,7 +20,7 @@ const Elem = "[]"
 const (
 	MaxPaths     = 16
 	MaxPathDepth = 8
-	maxPathKey   = 16
+	maxPathKey   = 32
 )
 
 // A PathScanner follows one JSON value streamed in pieces, a byte at a

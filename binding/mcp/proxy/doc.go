@@ -67,7 +67,8 @@
 // its uri begins ui://, so a ui:// uri takes the prefix inside its
 // authority, ui://<toolkit>+<rest>, as agentgateway federates them (Zilla
 // prefixes every uri in front). The uri a tool's _meta names its view by
-// (ui.resourceUri, and the flat ui/resourceUri) gets it too, in tools/list
+// (ui.resourceUri, the flat ui/resourceUri, and the OpenAI Apps SDK's
+// openai/outputTemplate) gets it too, in tools/list
 // and in a tools/call result, so that a host's resources/read of the view
 // comes back to the route. A call (tools/call, prompts/get,
 // resources/read, resources/subscribe, resources/unsubscribe) goes to the

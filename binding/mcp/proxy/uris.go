@@ -15,10 +15,10 @@ import (
 // a client may read back in its result: the "uri" of a content block (a
 // resource_link) and of an embedded resource, in a tool's
 // result.content[] and a prompt's result.messages[].content (one block,
-// or an array of them), of the MCP Apps view a tool's result._meta names,
-// and of each of a read's result.contents[]. The
-// proxy puts the route's prefix there, so that a resources/read of the
-// uri comes back to the route that made it, as a listed resource's does.
+// or an array of them), of the MCP Apps view a tool's result._meta names
+// (as metaViewURIs), and of each of a read's result.contents[]. The proxy
+// puts the route's prefix there, so that a resources/read of the uri
+// comes back to the route that made it, as a listed resource's does.
 // Anything else (structuredContent, other _meta, text that looks like a
 // uri) is left as it is.
 func resultURIs(kind uint8) []jsonrpc.Path {
@@ -39,11 +39,13 @@ var (
 		{"content", jsonrpc.Elem, "resource", "uri"},
 		{"_meta", "ui", "resourceUri"},
 		{"_meta", "ui/resourceUri"},
+		{"_meta", "openai/outputTemplate"},
 	}
 	// metaViewURIs are where a tool's _meta names its MCP Apps view in
 	// tools/list, as a tools/call result's does (toolURIs):
-	// ui.resourceUri, and the flat key ext-apps still writes beside it.
-	metaViewURIs = []jsonrpc.Path{{"ui", "resourceUri"}, {"ui/resourceUri"}}
+	// ui.resourceUri, the flat key ext-apps still writes beside it, and
+	// the OpenAI Apps SDK's openai/outputTemplate, a ui:// uri as well.
+	metaViewURIs = []jsonrpc.Path{{"ui", "resourceUri"}, {"ui/resourceUri"}, {"openai/outputTemplate"}}
 	promptURIs   = []jsonrpc.Path{
 		{"messages", jsonrpc.Elem, "content", "uri"},
 		{"messages", jsonrpc.Elem, "content", "resource", "uri"},

@@ -115,9 +115,24 @@ func TestPrefixedTool(t *testing.T) {
 			`{"name":"w__t","_meta":{"resourceUri":"ui://a","ui":{"other":"ui://b"}},"annotations":{"_meta":{"ui":{"resourceUri":"ui://c"}}}}`},
 		{`{"name":"t\n","_meta":{"ui":{"resourceUri":7}}}`, `{"name":"w__t\n","_meta":{"ui":{"resourceUri":7}}}`},
 		{`{"name":"t","_meta":"ui://a"}`, `{"name":"w__t","_meta":"ui://a"}`},
+		{`{"name":"t","_meta":{"openai/outputTemplate":"ui://widget/t.html","openai/widgetAccessible":true}}`,
+			`{"name":"w__t","_meta":{"openai/outputTemplate":"ui://w+widget/t.html","openai/widgetAccessible":true}}`},
 	} {
 		body := []byte(`{"tools":[` + tc.in + `]}`)
 		out, _, _, _ := appendMerged(nil, k, []route{rt}, true, []part{{route: 0, body: body}}, nil, nil)
 		assert.Equal(t, `{"tools":[`+tc.want+`]`, string(out), tc.in)
 	}
+}
+
+// TestPrefixedTemplates: a resource template of a view keeps ui:// too,
+// so that the uri a client makes of it routes back as a listed view's.
+func TestPrefixedTemplates(t *testing.T) {
+	rt := route{name: []byte("w__"), uri: []byte("w+")}
+	k := listKindOf(mcp.McpBeginExKindResourcesTemplatesList)
+	body := []byte(`{"resourceTemplates":[{"uriTemplate":"ui://{id}/view.html","name":"v"},{"name":"f","uriTemplate":"file:///{p}"},{"uriTemplate":"ui:\/\/{id}"}]}`)
+	out, _, _, _ := appendMerged(nil, k, []route{rt}, true, []part{{route: 0, body: body}}, nil, nil)
+	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"ui://w+{id}/view.html","name":"v"},{"name":"f","uriTemplate":"w+file:///{p}"},{"uriTemplate":"ui:\/\/w+{id}"}]`, string(out))
+	at, n, ok := rt.carries(true, []byte("ui://w+42/view.html"))
+	assert.True(t, ok)
+	assert.Equal(t, "ui://42/view.html", "ui://w+42/view.html"[:at]+"ui://w+42/view.html"[at+n:])
 }
