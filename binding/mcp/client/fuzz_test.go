@@ -106,6 +106,7 @@ func FuzzProxyUpstreamList(f *testing.F) {
 		body   string
 	}{
 		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b\u00e9","x":[1,{"y":null}]}]}}`},
+		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"_meta":{"ui":{"resourceUri":"ui://v/a.html"},"ui/resourceUri":"\u0075i:\/\/v/a.html"},"name":"a"},{"name":"b","_meta":{"openai/outputTemplate":"file:x","ui":{"resourceUri":7}}}]}}`},
 		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[],"nextCursor":"c1"}}`},
 		{0, true, "data: {\"jsonrpc\":\"2.0\",\"id\":%ID%,\"result\":{\"tools\":[{\"name\":\"z\"}]}}\n\n"},
 		{0, false, `{"jsonrpc":"2.0","id":%ID%,"result":{"tools":[{"name":1}]}}`},
@@ -144,6 +145,7 @@ func FuzzProxyUpstreamList(f *testing.F) {
 					}
 					seen[name] = true
 					tool["name"] = "up__" + name
+					prefixViews(tool)
 					prefixed = append(prefixed, tool)
 				}
 				require.Equal(t, map[string]any{"tools": prefixed}, reply["result"], "upstream answered %q", body)
@@ -151,6 +153,36 @@ func FuzzProxyUpstreamList(f *testing.F) {
 		}
 		r.settled(t)
 	})
+}
+
+// prefixViews puts route up's uri prefix on the MCP Apps views a listed
+// tool's _meta names, as the proxy does: inside a ui:// uri's authority,
+// in front of any other.
+func prefixViews(tool map[string]any) {
+	meta, _ := tool["_meta"].(map[string]any)
+	if meta == nil {
+		return
+	}
+	prefix := func(v any) any {
+		s, ok := v.(string)
+		if !ok {
+			return v
+		}
+		if rest, ok := strings.CutPrefix(s, "ui://"); ok {
+			return "ui://up+" + rest
+		}
+		return "up+" + s
+	}
+	for _, k := range []string{"ui/resourceUri", "openai/outputTemplate"} {
+		if v, ok := meta[k]; ok {
+			meta[k] = prefix(v)
+		}
+	}
+	if ui, ok := meta["ui"].(map[string]any); ok {
+		if v, ok := ui["resourceUri"]; ok {
+			ui["resourceUri"] = prefix(v)
+		}
+	}
 }
 
 // FuzzGatewayDownstream posts arbitrary bodies through the whole gateway
@@ -165,6 +197,7 @@ func FuzzGatewayDownstream(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__t","arguments":{"x":[1,2]}}}`,
 		`{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"cursor":"AQFgg4oCAAJjMQ"}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"up+a:b"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ui://up+a/b.html"}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"nope"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"up__p"},"argument":{"name":"a","value":"b"}}}`,

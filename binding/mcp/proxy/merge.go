@@ -234,15 +234,16 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 				dst = append(dst, item...)
 			case k.kind == mcp.McpBeginExKindToolsList:
 				dst = appendPrefixedTool(dst, item, ns, meta, r)
+			case k.uri:
+				// The uri as the merge read it, the prefix where that
+				// reading puts it, escapes and all.
+				dst = append(dst, item[:ns]...)
+				dst = jsonrpc.AppendString(dst, key)
+				dst = append(dst, item[ne:]...)
 			default:
-				at := ns + 1
-				if k.uri {
-					cut, _ := rawURICut(item[at : ne-1])
-					at += cut
-				}
-				dst = append(dst, item[:at]...)
+				dst = append(dst, item[:ns+1]...)
 				dst = append(dst, prefix...)
-				dst = append(dst, item[at:]...)
+				dst = append(dst, item[ns+1:]...)
 			}
 			if d == itemDeferred {
 				dst = appendDeferred(dst, start)
@@ -262,7 +263,8 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 
 // appendPrefixedTool appends a tool of the route's list, its name (at
 // ns) prefixed and so is the uri of the MCP Apps view its _meta (meta)
-// names (metaViewURIs), which a host reads back through the gateway.
+// names (metaViewURIs), which a host reads back through the gateway: the
+// uri is read, escapes and all, and written again with the prefix.
 func appendPrefixedTool(dst, item []byte, ns int, meta span, r *route) []byte {
 	var buf [4]int
 	at := buf[:0]
@@ -271,7 +273,7 @@ func appendPrefixedTool(dst, item []byte, ns int, meta span, r *route) []byte {
 		s.Reset(metaViewURIs)
 		at = s.Scan(item[meta.start:meta.end], at)
 		for i := range at {
-			at[i] += meta.start
+			at[i] += meta.start - 1 // at the opening quote
 		}
 	}
 	last, named := 0, false
@@ -285,14 +287,14 @@ func appendPrefixedTool(dst, item []byte, ns int, meta span, r *route) []byte {
 			break
 		}
 		a := at[i]
-		end := a
-		for end < len(item) && item[end] != '"' {
-			end++ // to the string's end, for rawURICut to decide
+		end := jsonrpc.StringEnd(item, a)
+		uri, err := jsonrpc.Unquote(nil, item[a:max(end, a)])
+		if end < 0 || err != nil {
+			continue // not JSON: the list was, so never
 		}
-		cut, _ := rawURICut(item[a:end])
-		dst = append(dst, item[last:a+cut]...)
-		dst = append(dst, r.uri...)
-		last = a + cut
+		dst = append(dst, item[last:a]...)
+		dst = jsonrpc.AppendString(dst, r.appendURI(nil, uri))
+		last = end
 	}
 	return append(dst, item[last:]...)
 }

@@ -98,8 +98,8 @@ func TestRouteURIs(t *testing.T) {
 
 // TestPrefixedTool: a listed tool's name gets the route's name prefix and
 // the view its _meta names the route's uri prefix, wherever the members
-// are and however the uri's slashes are written; a tool that names _meta
-// twice is left out, since a client may read either.
+// are; the view's uri is written again as read, escapes decoded. A tool
+// that names _meta twice is left out, since a client may read either.
 func TestPrefixedTool(t *testing.T) {
 	rt := route{name: []byte("w__"), uri: []byte("w+")}
 	k := listKindOf(mcp.McpBeginExKindToolsList)
@@ -107,7 +107,7 @@ func TestPrefixedTool(t *testing.T) {
 		{`{"name":"t","inputSchema":{}}`, `{"name":"w__t","inputSchema":{}}`},
 		{`{"name":"t","_meta":{"ui":{"resourceUri":"ui://a/v.html"},"ui/resourceUri":"ui://a/v.html"}}`,
 			`{"name":"w__t","_meta":{"ui":{"resourceUri":"ui://w+a/v.html"},"ui/resourceUri":"ui://w+a/v.html"}}`},
-		{`{"_meta":{"ui":{"resourceUri":"ui:\/\/a"}},"name":"t"}`, `{"_meta":{"ui":{"resourceUri":"ui:\/\/w+a"}},"name":"w__t"}`},
+		{`{"_meta":{"ui":{"resourceUri":"ui:\/\/a"}},"name":"t"}`, `{"_meta":{"ui":{"resourceUri":"ui://w+a"}},"name":"w__t"}`},
 		{`{"_m\u0065ta":{"ui\/resourceUri":"ui://a","ui":{"resourceUr\u0069":"x:1"}},"name":"t"}`,
 			`{"_m\u0065ta":{"ui\/resourceUri":"ui://w+a","ui":{"resourceUr\u0069":"w+x:1"}},"name":"w__t"}`},
 		{`{"_meta":{"ui/resourceUri":"ui://a"},"name":"t","_meta":{}}`, ``},
@@ -129,9 +129,10 @@ func TestPrefixedTool(t *testing.T) {
 func TestPrefixedTemplates(t *testing.T) {
 	rt := route{name: []byte("w__"), uri: []byte("w+")}
 	k := listKindOf(mcp.McpBeginExKindResourcesTemplatesList)
-	body := []byte(`{"resourceTemplates":[{"uriTemplate":"ui://{id}/view.html","name":"v"},{"name":"f","uriTemplate":"file:///{p}"},{"uriTemplate":"ui:\/\/{id}"}]}`)
+	body := []byte(`{"resourceTemplates":[{"uriTemplate":"ui://{id}/view.html","name":"v"},{"name":"f","uriTemplate":"file:///{p}"},{"uriTemplate":"ui:\/\/{id}"},{"uriTemplate":"\u0075i://{id}/x"}]}`)
 	out, _, _, _ := appendMerged(nil, k, []route{rt}, true, []part{{route: 0, body: body}}, nil, nil)
-	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"ui://w+{id}/view.html","name":"v"},{"name":"f","uriTemplate":"w+file:///{p}"},{"uriTemplate":"ui:\/\/w+{id}"}]`, string(out))
+	assert.Equal(t, `{"resourceTemplates":[{"uriTemplate":"ui://w+{id}/view.html","name":"v"},{"name":"f","uriTemplate":"w+file:///{p}"},{"uriTemplate":"ui://w+{id}"},{"uriTemplate":"ui://w+{id}/x"}]`, string(out),
+		"a listed uri is written again as read, escapes decoded")
 	at, n, ok := rt.carries(true, []byte("ui://w+42/view.html"))
 	assert.True(t, ok)
 	assert.Equal(t, "ui://42/view.html", "ui://w+42/view.html"[:at]+"ui://w+42/view.html"[at+n:])
