@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,33 +24,60 @@ const (
 		`{"uri":"everything+ui:/w","text":"3"},{"uri":"everything+ui:\/w","text":"4"},{"uri":"everything+urn:x","text":"5"},{"uri":"everything+","text":"6"},{"uri":"everything+u","text":"7"}]}`
 )
 
-// TestResultURIsCutAnywhere reads cutReply back through the proxy with
-// the route's reply cut in two at every byte, and cut into single bytes:
-// wherever a DATA ends, within a uri's scheme or not, each uri gets the
-// route's prefix where the whole reply would have it.
+// TestResultURIsCutAnywhere plays resources.read.app.prefixed with the
+// route answering cutReply instead, its reply cut in two at every byte,
+// and cut into single bytes: wherever a DATA ends, within a uri's scheme
+// or not, each uri gets the route's prefix where the whole reply would
+// have it.
 func TestResultURIsCutAnywhere(t *testing.T) {
 	cfg := filepath.Join(scripts, "config", "proxy.yaml")
-	cuts := [][]int{}
-	for i := 1; i < len(cutReply); i++ {
-		cuts = append(cuts, []int{i})
-	}
+	dir := filepath.Join(proxyDir, "resources.read.app.prefixed")
+	down := readScript(t, filepath.Join(dir, "downstream.rpt"))
+	routes := readScript(t, filepath.Join(dir, "routes.rpt"))
+	// The downstream's read of the result, and the route's writes of it.
+	down = replaceBetween(t, down, "read '{\"contents\"", "read closed", "read "+rptString(cutWant)+"\n")
 	every := []int{}
 	for i := 1; i < len(cutReply); i++ {
 		every = append(every, i)
 	}
-	cuts = append(cuts, every)
+	cuts := [][]int{every}
+	for i := 1; i < len(cutReply); i++ {
+		cuts = append(cuts, []int{i})
+	}
 	for _, cut := range cuts {
-		name := fmt.Sprint(cut)
-		if len(cut) > 1 {
-			name = "every byte"
+		var writes strings.Builder
+		last := 0
+		for _, c := range append(cut, len(cutReply)) {
+			writes.WriteString("write " + rptString(cutReply[last:c]) + "\nwrite flush\n")
+			last = c
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := spec.PlaySources(ctx, spec.Config(cfg, spec.Workers(1)),
-			cutSource(t, "downstream.rpt", cutDownstream),
-			cutSource(t, "routes.rpt", cutRoutes(cut)))
+			cutSource(t, "downstream.rpt", down),
+			cutSource(t, "routes.rpt", replaceBetween(t, routes, "write '{\"contents\"", "write close", writes.String())))
 		cancel()
-		require.NoError(t, err, "reply cut at %s", name)
+		at := fmt.Sprint(cut)
+		if len(cut) > 1 {
+			at = "every byte"
+		}
+		require.NoError(t, err, "reply cut at %s", at)
 	}
+}
+
+func readScript(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// replaceBetween replaces the text of s from the first from up to the
+// first to after it with with.
+func replaceBetween(t *testing.T, s, from, to, with string) string {
+	i := strings.Index(s, from)
+	require.GreaterOrEqual(t, i, 0, "%q", from)
+	j := strings.Index(s[i:], to)
+	require.GreaterOrEqual(t, j, 0, "%q", to)
+	return s[:i] + with + s[i+j:]
 }
 
 func cutSource(t *testing.T, name, text string) *spec.Source {
@@ -61,69 +89,4 @@ func cutSource(t *testing.T, name, text string) *spec.Source {
 // rptString quotes s as a script's byte string.
 func rptString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
-var cutDownstream = `connect "zilla://streams/mcp1"
-        option zilla:window 8192
-        option zilla:transmission "half-duplex"
-
-write zilla:begin.ext ${mcp:beginEx()
-                           .typeId(zilla:id("mcp"))
-                           .resourcesRead()
-                               .sessionId("s1")
-                               .uri("everything+file:///x")
-                               .contentLength(30)
-                               .build()
-                           .build()}
-connected
-write '{"uri":"everything+file:///x"}'
-write close
-read zilla:begin.ext ${mcp:matchBeginEx()
-                          .typeId(zilla:id("mcp"))
-                          .resourcesRead()
-                              .sessionId("s1")
-                              .build()
-                          .build()}
-read ` + rptString(cutWant) + `
-read closed
-`
-
-// cutRoutes is route app1 answering cutReply in DATA frames that end at
-// each of cuts.
-func cutRoutes(cuts []int) string {
-	var b strings.Builder
-	b.WriteString(`accept "zilla://streams/app1"
-       option zilla:window 8192
-       option zilla:transmission "half-duplex"
-accepted
-read zilla:begin.ext ${mcp:matchBeginEx()
-                          .typeId(zilla:id("mcp"))
-                          .resourcesRead()
-                              .sessionId("s1")
-                              .uri("file:///x")
-                              .build()
-                          .build()}
-connected
-write zilla:begin.ext ${mcp:beginEx()
-                           .typeId(zilla:id("mcp"))
-                           .resourcesRead()
-                               .sessionId("s1")
-                               .uri("file:///x")
-                               .build()
-                           .build()}
-write flush
-read '{"uri":"file:///x"}'
-read closed
-`)
-	last := 0
-	for _, c := range append(cuts, len(cutReply)) {
-		b.WriteString("write " + rptString(cutReply[last:c]) + "\nwrite flush\n")
-		last = c
-	}
-	b.WriteString(`write close
-accept "zilla://streams/app0"
-       option zilla:window 8192
-       option zilla:transmission "half-duplex"
-`)
-	return b.String()
 }
