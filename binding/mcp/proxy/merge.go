@@ -199,7 +199,7 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 				continue // an item without a name cannot be called
 			}
 			meta := fields[1]
-			if twice && !meta.ok && prefixed && k.kind == mcp.McpBeginExKindToolsList {
+			if twice && prefixed && k.kind == mcp.McpBeginExKindToolsList {
 				continue // a tool whose _meta is named twice, each naming a view maybe
 			}
 			name, err := jsonrpc.Unquote(nil, item[ns:ne])
