@@ -210,6 +210,62 @@ func LookupUnique(obj []byte, name string) (v []byte, twice bool) {
 	return v, false
 }
 
+// NamesTwice reports whether the object obj gives two of its members one
+// name, the names compared as they decode (as [KeyIs] compares them):
+// parsers disagree on which of the two counts, so a caller whose reading
+// a peer must share refuses the object. A key that does not decode
+// counts as named twice.
+func NamesTwice(obj []byte) bool {
+	var names Names
+	for f, i, ok := NextField(obj, 0); ok; f, i, ok = NextField(obj, i) {
+		if names.Twice(f.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Names holds the member names of one object as a walk of its members
+// meets them, for [NamesTwice] and walks of their own. The zero value is
+// empty; a Names is not reused across objects.
+type Names struct {
+	small [16][]byte
+	n     int
+	set   map[string]struct{} // past len(small) names
+}
+
+// Twice adds the raw key (a JSON string, quotes included, as [Field.Key]
+// holds it) and reports whether it names a member already added, or does
+// not decode.
+func (s *Names) Twice(key []byte) bool {
+	k, err := Unquote(nil, key)
+	if err != nil {
+		return true
+	}
+	if s.set == nil {
+		for _, p := range s.small[:s.n] {
+			if string(p) == string(k) {
+				return true
+			}
+		}
+		if s.n < len(s.small) {
+			s.small[s.n] = k
+			s.n++
+			return false
+		}
+		// Past a few members, a set rather than a comparison with each.
+		s.set = make(map[string]struct{}, 2*len(s.small))
+		for _, p := range s.small {
+			s.set[string(p)] = struct{}{}
+		}
+	}
+	if _, dup := s.set[string(k)]; dup {
+		return true
+	}
+	s.set[string(k)] = struct{}{}
+	return false
+}
+
 // keyBuf is the room KeyIs decodes an escaped key in without allocating.
 const keyBuf = 256
 

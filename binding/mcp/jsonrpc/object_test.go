@@ -2,12 +2,15 @@ package jsonrpc_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sluicehq/sluice/binding/mcp/jsonrpc"
+	"github.com/sluicehq/sluice/internal/enginetest"
 )
 
 // stringEndOracle is StringEnd by encoding/json: the end of the shortest
@@ -189,6 +192,41 @@ func TestLookup(t *testing.T) {
 	assert.Nil(t, jsonrpc.Lookup([]byte(`[1]`), "a"))
 	assert.Nil(t, jsonrpc.Lookup([]byte(`{"a"`), "a"))
 	assert.Nil(t, jsonrpc.Lookup([]byte(`{"n":12`), "n"), "a number at the end may go on")
+}
+
+func TestNamesTwice(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += fmt.Sprintf(`"k%d":%d,`, i, i)
+	}
+	for obj, want := range map[string]bool{
+		`{}`:                               false,
+		`{"a":1,"b":{"a":2}}`:              false,
+		`{"a":1,"b":2,"a":3}`:              true,
+		`{"a":1,"\u0061":2}`:              true,
+		`{"ab":1,"a\u0062":2}`:            true,
+		`{"a\/b":1,"a/b":2}`:              true,
+		many + `"k40":40}`:                 false,
+		many + `"k3":40}`:                  true,
+		many + `"k\u0033\u0039":40}`:     true,
+		`{"a":[{"a":1},{"a":2}],"b":null}`: false,
+	} {
+		assert.Equal(t, want, jsonrpc.NamesTwice([]byte(obj)), obj)
+	}
+}
+
+// FuzzNamesTwice checks NamesTwice against encoding/json's reading of an
+// object's member names.
+func FuzzNamesTwice(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":2}`, `{"a":1,"a":2}`, `{"\u0061":1,"a":{}}`, `{"é":1,"\u00e9":2}`, `[]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		if !json.Valid(obj) || !utf8.Valid(obj) {
+			return
+		}
+		assert.Equal(t, enginetest.NamedTwice(obj) != nil, jsonrpc.NamesTwice(obj), "%q", obj)
+	})
 }
 
 func TestLookupUnique(t *testing.T) {

@@ -163,7 +163,7 @@ func validate(body []byte) bool {
 // items of each that its route allows, with the route's prefix injected
 // into their names when prefixed, and each part's nextCursor noted in
 // next. Items are copied byte for byte but for the prefix; an item that
-// names its name twice is left out, as one without a name is, and so is
+// names a member twice is left out, as one without a name is, and so is
 // one whose name (as merged) an earlier item has, counted in shadowed:
 // the first is the one a call reaches. A part that is not a list result,
 // or names a member the merge reads twice, is skipped and reported in
@@ -193,15 +193,14 @@ func appendMerged(dst []byte, k *listKind, routes []route, prefixed bool, parts 
 		arr := p.body[as:ae]
 		globs, prefix := k.globs(r), k.prefix(r)
 		for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
-			twice := members(item, itemKeys[:], fields[:])
+			if membersOnce(item, itemKeys[:], fields[:]) {
+				continue // which of the two a client reads is its own
+			}
 			ns, ne, ok := fields[0].start, fields[0].end, fields[0].ok
 			if !ok || item[ns] != '"' {
 				continue // an item without a name cannot be called
 			}
 			meta := fields[1]
-			if twice && prefixed && k.kind == mcp.McpBeginExKindToolsList {
-				continue // a tool whose _meta is named twice, each naming a view maybe
-			}
 			name, err := jsonrpc.Unquote(nil, item[ns:ne])
 			if err != nil || !mcp.GlobsAllow(globs, unsafeString(name)) {
 				continue
@@ -375,9 +374,23 @@ func member(obj []byte, key string) (start, end int, ok bool) {
 // span unset, as member leaves it. len(spans) must be len(keys), at most
 // 64.
 func members(obj []byte, keys []string, spans []span) (twice bool) {
+	return walkMembers(obj, keys, spans, false)
+}
+
+// membersOnce is members that reports whether obj names any member
+// twice, one of keys or not.
+func membersOnce(obj []byte, keys []string, spans []span) (twice bool) {
+	return walkMembers(obj, keys, spans, true)
+}
+
+func walkMembers(obj []byte, keys []string, spans []span, all bool) (twice bool) {
 	clear(spans)
 	var doubled uint64
+	var names jsonrpc.Names
 	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		if all && !twice {
+			twice = names.Twice(f.Key)
+		}
 		for k, key := range keys {
 			if !jsonrpc.KeyIs(f.Key, key) {
 				continue
@@ -390,5 +403,5 @@ func members(obj []byte, keys []string, spans []span) (twice bool) {
 			spans[k] = span{i - len(f.Value), i, true}
 		}
 	}
-	return doubled != 0
+	return twice || doubled != 0
 }

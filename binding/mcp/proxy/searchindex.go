@@ -71,12 +71,12 @@ func readCatalog(entry []byte) *catalog {
 
 // namedItems yields the items of a JSON array that are objects with a
 // string name, and the name unquoted; the others are skipped, as a list
-// merge skips them.
+// merge skips them, and so are those that name a member twice.
 func namedItems(arr []byte) iter.Seq2[[]byte, []byte] {
 	return func(yield func(item, name []byte) bool) {
 		for item, i, ok := jsonrpc.NextElement(arr, 0); ok; item, i, ok = jsonrpc.NextElement(arr, i) {
 			ns, ne, ok := member(item, "name")
-			if !ok || item[ns] != '"' {
+			if !ok || item[ns] != '"' || jsonrpc.NamesTwice(item) {
 				continue
 			}
 			name, err := jsonrpc.Unquote(nil, item[ns:ne])
