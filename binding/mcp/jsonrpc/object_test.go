@@ -203,12 +203,12 @@ func TestNamesTwice(t *testing.T) {
 		`{}`:                               false,
 		`{"a":1,"b":{"a":2}}`:              false,
 		`{"a":1,"b":2,"a":3}`:              true,
-		`{"a":1,"\u0061":2}`:              true,
-		`{"ab":1,"a\u0062":2}`:            true,
-		`{"a\/b":1,"a/b":2}`:              true,
+		`{"a":1,"\u0061":2}`:               true,
+		`{"ab":1,"a\u0062":2}`:             true,
+		`{"a\/b":1,"a/b":2}`:               true,
 		many + `"k40":40}`:                 false,
 		many + `"k3":40}`:                  true,
-		many + `"k\u0033\u0039":40}`:     true,
+		many + `"k\u0033\u0039":40}`:       true,
 		`{"a":[{"a":1},{"a":2}],"b":null}`: false,
 	} {
 		assert.Equal(t, want, jsonrpc.NamesTwice([]byte(obj)), obj)
