@@ -218,11 +218,29 @@ func LookupUnique(obj []byte, name string) (v []byte, twice bool) {
 func NamesTwice(obj []byte) bool {
 	var names Names
 	for f, i, ok := NextField(obj, 0); ok; f, i, ok = NextField(obj, i) {
-		if names.Twice(f.Key) {
+		name, ok := KeyName(f.Key)
+		if !ok || names.Add(name) {
 			return true
 		}
 	}
 	return false
+}
+
+// KeyName returns the name the raw key (a JSON string, quotes included,
+// as [Field.Key] holds it) decodes to, as [KeyIs] reads it: the key's own
+// bytes when it holds no escape and no non-ASCII byte. ok is false when it
+// does not decode.
+func KeyName(key []byte) (name []byte, ok bool) {
+	if len(key) < 2 {
+		return nil, false
+	}
+	for _, c := range key[1 : len(key)-1] {
+		if c == '\\' || c >= utf8.RuneSelf {
+			s, err := Unquote(nil, key)
+			return s, err == nil
+		}
+	}
+	return key[1 : len(key)-1], true
 }
 
 // Names holds the member names of one object as a walk of its members
@@ -234,22 +252,17 @@ type Names struct {
 	set   map[string]struct{} // past len(small) names
 }
 
-// Twice adds the raw key (a JSON string, quotes included, as [Field.Key]
-// holds it) and reports whether it names a member already added, or does
-// not decode.
-func (s *Names) Twice(key []byte) bool {
-	k, err := Unquote(nil, key)
-	if err != nil {
-		return true
-	}
+// Add adds a member's name, decoded as [KeyName] gives it, and reports
+// whether it was added before.
+func (s *Names) Add(name []byte) bool {
 	if s.set == nil {
 		for _, p := range s.small[:s.n] {
-			if string(p) == string(k) {
+			if string(p) == string(name) {
 				return true
 			}
 		}
 		if s.n < len(s.small) {
-			s.small[s.n] = k
+			s.small[s.n] = name
 			s.n++
 			return false
 		}
@@ -259,10 +272,10 @@ func (s *Names) Twice(key []byte) bool {
 			s.set[string(p)] = struct{}{}
 		}
 	}
-	if _, dup := s.set[string(k)]; dup {
+	if _, dup := s.set[string(name)]; dup {
 		return true
 	}
-	s.set[string(k)] = struct{}{}
+	s.set[string(name)] = struct{}{}
 	return false
 }
 

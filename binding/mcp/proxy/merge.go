@@ -383,16 +383,23 @@ func membersOnce(obj []byte, keys []string, spans []span) (twice bool) {
 	return walkMembers(obj, keys, spans, true)
 }
 
+// walkMembers is members, and membersOnce when all is set. It decodes
+// each key once (jsonrpc.KeyName) for the keys and the names seen.
 func walkMembers(obj []byte, keys []string, spans []span, all bool) (twice bool) {
 	clear(spans)
 	var doubled uint64
 	var names jsonrpc.Names
 	for f, i, ok := jsonrpc.NextField(obj, 0); ok; f, i, ok = jsonrpc.NextField(obj, i) {
+		name, ok := jsonrpc.KeyName(f.Key)
+		if !ok {
+			twice = twice || all
+			continue
+		}
 		if all && !twice {
-			twice = names.Twice(f.Key)
+			twice = names.Add(name)
 		}
 		for k, key := range keys {
-			if !jsonrpc.KeyIs(f.Key, key) {
+			if string(name) != key {
 				continue
 			}
 			if spans[k].ok || doubled&(1<<k) != 0 {
