@@ -215,6 +215,18 @@ func TestNamesTwice(t *testing.T) {
 	}
 }
 
+func TestKeyName(t *testing.T) {
+	for key, want := range map[string]string{`"id"`: "id", `"\u0069d"`: "id", `"a\/b"`: "a/b", `"é"`: "é", `""`: ""} {
+		name, ok := jsonrpc.KeyName([]byte(key))
+		assert.True(t, ok, key)
+		assert.Equal(t, want, string(name), key)
+	}
+	for _, key := range []string{`"\x"`, `"`, ``} {
+		_, ok := jsonrpc.KeyName([]byte(key))
+		assert.False(t, ok, key)
+	}
+}
+
 // FuzzNamesTwice checks NamesTwice against encoding/json's reading of an
 // object's member names.
 func FuzzNamesTwice(f *testing.F) {
