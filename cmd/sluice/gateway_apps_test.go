@@ -68,7 +68,8 @@ func runAppsHost(t *testing.T, endpoint string, args ...string) appsHost {
 // The extension is negotiated through the gateway both ways: the servers
 // serve the view only to a client that declares it renders views (as
 // ext-apps documents), and the gateway declares the servers' extension.
-// A host that declares nothing gets the text-only tools.
+// A host that declares nothing gets the text-only tools. Through one
+// route, unprefixed, the host sees the server's own uris.
 func TestGatewayApps(t *testing.T) {
 	a, b := startAppsServer(t, "alpha"), startAppsServer(t, "beta")
 
@@ -108,6 +109,14 @@ func TestGatewayApps(t *testing.T) {
 	plain := runAppsHost(t, endpoint)
 	assert.Empty(t, plain.Tools, "a host that renders no views is served none")
 	assert.Equal(t, []string{"a__time", "a__weather", "b__time", "b__weather"}, plain.Plain)
+
+	// With one route the proxy puts no prefix on, and hands calls through.
+	port1 := freePort(t)
+	one := runAppsHost(t, startGateway(t, gatewayConfig(port1, "", gatewayRoute{Toolkit: "a", Upstream: a.URL}), port1, 2), "ui")
+	assert.True(t, one.Extension)
+	require.Contains(t, one.Tools, "weather", "%+v", one)
+	assert.Equal(t, "ui://weather/view.html", one.Tools["weather"].URI)
+	assert.Equal(t, "<html><body>alpha</body></html>", one.Tools["weather"].LinkedHTML)
 
 	// A 2026-07-28 client is served through the worker's own session,
 	// which declares views upstream for all the clients it serves.
