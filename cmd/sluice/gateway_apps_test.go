@@ -123,6 +123,9 @@ func TestGatewayApps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	session := sdkSession(t, ctx, endpoint, "2026-07-28")
+	require.NotNil(t, session.InitializeResult())
+	assert.Contains(t, session.InitializeResult().Capabilities.Extensions, "io.modelcontextprotocol/ui",
+		"server/discover declares the servers' MCP Apps extension")
 	list, err := session.ListTools(ctx, nil)
 	require.NoError(t, err)
 	var view string
