@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,4 +142,43 @@ func TestGatewayApps(t *testing.T) {
 	require.Len(t, read.Contents, 1)
 	assert.Equal(t, "<html><body>beta</body></html>", read.Contents[0].Text)
 	assert.Equal(t, view, read.Contents[0].URI)
+}
+
+// TestGatewayAppsCached puts the proxy's list cache in front of the two
+// MCP Apps servers. The cache lists the routes' tools on a hydrate
+// session of its own and serves that list to every client, so what the
+// session declares decides what all get: it declares views, and a host
+// that renders them gets them from the cache as from the routes. A client
+// that declares nothing is served the same list once it is cached, its
+// tools' views in _meta for it to ignore.
+func TestGatewayAppsCached(t *testing.T) {
+	a, b := startAppsServer(t, "alpha"), startAppsServer(t, "beta")
+	port := freePort(t)
+	cfg := gatewayConfig(port, "", gatewayRoute{Toolkit: "a", Upstream: a.URL}, gatewayRoute{Toolkit: "b", Upstream: b.URL})
+	const proxy = "  proxy0:\n    type: mcp\n    kind: proxy\n"
+	cfg = strings.Replace(cfg, proxy, proxy+"    options:\n      cache: {store: memory0}\n", 1)
+	endpoint := startGateway(t, cfg+"stores:\n  memory0:\n    type: memory\n", port, 2)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	session := sdkSession(t, ctx, endpoint, "2025-11-25")
+	view := func() string {
+		list, err := session.ListTools(ctx, nil)
+		require.NoError(t, err)
+		for _, tool := range list.Tools {
+			if tool.Name == "a__weather" {
+				ui, _ := tool.Meta["ui"].(map[string]any)
+				s, _ := ui["resourceUri"].(string)
+				return s
+			}
+		}
+		return ""
+	}
+	require.Eventually(t, func() bool { return view() == "ui://a+weather/view.html" }, 10*time.Second, 50*time.Millisecond,
+		"the cached list holds the view this client did not ask for: the hydrate session declared views")
+
+	out := runAppsHost(t, endpoint, "ui")
+	require.Len(t, out.Tools, 2, "%+v", out)
+	assert.Equal(t, "<html><body>beta</body></html>", out.Tools["b__weather"].HTML)
+	assert.Equal(t, "ui://b+weather/view.html", out.Tools["b__weather"].Link)
 }

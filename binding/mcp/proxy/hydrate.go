@@ -186,9 +186,9 @@ func (hy *hydrater) stop() {
 }
 
 // openSession opens the hydrate lifecycle: to the proxy itself, with the
-// session id of this worker's hydrater, no client capabilities, and the
-// list_changed subscriptions of the cached kinds; its frames carry the
-// guard's session.
+// session id of this worker's hydrater, the list_changed subscriptions of
+// the cached kinds, and of the client capabilities only MCP Apps views
+// (hydrateCaps); its frames carry the guard's session.
 func (hy *hydrater) openSession() {
 	c := hy.c
 	h := c.h
@@ -201,7 +201,7 @@ func (hy *hydrater) openSession() {
 	s.Out.Trace, s.Out.Auth = h.w.SupplyTraceID(), c.auth
 	s.In.Trace, s.In.Auth = s.Out.Trace, c.auth
 	b := h.exB.Begin.Wrap(h.extBuf, 0, len(h.extBuf)).TypeID(h.typeID)
-	b.Lifecycle().SessionIDBytes(hy.sid).Capabilities(0).AuthCallbackNull().Subscriptions(subs)
+	b.Lifecycle().SessionIDBytes(hy.sid).Capabilities(hydrateCaps).AuthCallbackNull().Subscriptions(subs)
 	n, err := b.BuildLimit()
 	if err != nil || s.Begin(h.extBuf[:n]) != nil {
 		hy.sessionFailed()
@@ -210,6 +210,14 @@ func (hy *hydrater) openSession() {
 	hy.lc = s
 	h.log.Info("cache: hydrate session opening", "session", string(hy.sid))
 }
+
+// hydrateCaps are the client capabilities the hydrate session declares.
+// What a client declares changes what a server lists, and the cache serves
+// the list to every client: it declares MCP Apps views, which an ext-apps
+// server lists only to a client that renders them (a client that does not
+// still reads the tool's content), and no capability that has the server
+// ask the client, which the hydrate session cannot answer.
+const hydrateCaps = uint16(mcp.McpCapabilitiesClientExtensionUi)
 
 // closeSession ends the hydrate lifecycle.
 func (hy *hydrater) closeSession() {
@@ -728,7 +736,8 @@ func (s *hydrateStream) onFrame(t frame.FrameType, buf []byte) {
 }
 
 // answerClientRequest answers a route's request to the hydrate session's
-// client, which is the proxy itself and declares no capabilities: a ping
+// client, which is the proxy itself and declares no capability a server
+// asks its client under (hydrateCaps): a ping
 // with an empty result (an upstream that pings to keep its session, as
 // go-sdk's KeepAlive does, would otherwise close it), anything else with
 // -32601, as the server kind answers for a client without the capability.
