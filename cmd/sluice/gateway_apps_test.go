@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +18,7 @@ import (
 // the TypeScript SDK and ext-apps, whose answers carry label.
 func startAppsServer(t *testing.T, label string) *upstream {
 	t.Helper()
-	dir, node := peers(t)
-	src, err := os.ReadFile(filepath.Join("testdata", "ts-apps-server.mjs"))
-	require.NoError(t, err)
-	script := filepath.Join(dir, "ts-apps-server.mjs")
-	require.NoError(t, os.WriteFile(script, src, 0o644))
+	dir, node, script := peerScript(t, "ts-apps-server.mjs")
 	port := freePort(t)
 	cmd := exec.Command(node, script, fmt.Sprint(port), label)
 	cmd.Dir = dir

@@ -58,19 +58,27 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	assert.Contains(t, out.Add, "5")
 }
 
+// peerScript copies testdata/name into the peers' directory, where its
+// imports resolve, and returns that directory, node and the copy's path.
+func peerScript(t *testing.T, name string) (dir, node, script string) {
+	t.Helper()
+	dir, node = peers(t)
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	script = filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(script, src, 0o644))
+	return dir, node, script
+}
+
 // runNodeScript runs testdata/name with Node and args, within timeout,
 // and returns what it printed, trimmed. The scripts import the SDK as ES
 // modules, which Node resolves from the script's own directory, so a
 // copy runs inside .peers.
 func runNodeScript(t *testing.T, name string, timeout time.Duration, args ...string) []byte {
 	t.Helper()
-	dir, node := peers(t)
+	dir, node, script := peerScript(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	script := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(script, src, 0o644))
 	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
